@@ -1,0 +1,94 @@
+"""The trajectory log (seed 002, V14): every event of an episode, in order.
+
+Events are small dicts-with-structure so the engine's hot loop stays cheap;
+they are written as JSONL and reload into the same objects.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(slots=True)
+class Event:
+    """One logged event.
+
+    ``kind`` is one of ``move`` (a valid move), ``invalid`` (a rejected attempt,
+    with ``reason`` and ``feedback``), ``note`` (a protocol note: stagnation,
+    mediator suggestion, judge verdict, guard flags) or ``end``.
+    """
+
+    seq: int
+    round: int
+    party: str | None
+    kind: str
+    move: dict[str, Any] | None = None
+    reason: str | None = None
+    feedback: str | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+    t: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (empty fields dropped)."""
+        return {k: v for k, v in asdict(self).items() if v not in (None, {})}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Event:
+        """Rebuild an event from :meth:`to_dict` output."""
+        return cls(**data)
+
+
+@dataclass
+class Trajectory:
+    """An ordered event log with JSONL persistence."""
+
+    events: list[Event] = field(default_factory=list)
+
+    def add(
+        self,
+        round: int,
+        party: str | None,
+        kind: str,
+        *,
+        move: dict[str, Any] | None = None,
+        reason: str | None = None,
+        feedback: str | None = None,
+        data: dict[str, Any] | None = None,
+        t: float = 0.0,
+    ) -> Event:
+        """Append an event and return it."""
+        ev = Event(len(self.events), round, party, kind, move, reason, feedback, data or {}, t)
+        self.events.append(ev)
+        return ev
+
+    def __iter__(self) -> Iterator[Event]:
+        return iter(self.events)
+
+    def __len__(self) -> int:
+        return len(self.events)
+
+    def of_kind(self, kind: str) -> list[Event]:
+        """The events of one kind, in order."""
+        return [e for e in self.events if e.kind == kind]
+
+    def to_jsonl(self) -> str:
+        """The log as JSON lines."""
+        return "".join(json.dumps(e.to_dict(), default=str) + "\n" for e in self.events)
+
+    def write(self, path: str | Path) -> None:
+        """Write the log as JSONL to ``path``."""
+        Path(path).write_text(self.to_jsonl(), encoding="utf-8")
+
+    @classmethod
+    def from_jsonl(cls, text: str) -> Trajectory:
+        """Parse a JSONL log."""
+        return cls([Event.from_dict(json.loads(line)) for line in text.splitlines() if line])
+
+    @classmethod
+    def read(cls, path: str | Path) -> Trajectory:
+        """Load a log written by :meth:`write`."""
+        return cls.from_jsonl(Path(path).read_text(encoding="utf-8"))

@@ -1,0 +1,123 @@
+"""The protocol interface: an explicit, pure state machine (DESIGN.md principle 2).
+
+A protocol says who moves (``to_move``), what each mover sees (``observe``),
+whether a move is legal (``validate``), how moves change the state (``apply``)
+and when the episode ends (``termination``). It never does I/O and never parses
+text. :func:`accord.protocols.engine.run_episode` drives any protocol.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, Literal, TypeVar
+
+from accord.core.moves import Move
+
+S = TypeVar("S")
+
+Status = Literal["agreement", "no_deal", "error"]
+
+
+@dataclass(frozen=True, slots=True)
+class Invalid:
+    """Why a move was refused: a machine-readable ``reason`` and ``feedback`` for the mover."""
+
+    reason: str
+    feedback: str
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Termination:
+    """How an episode ended.
+
+    ``status`` is ``agreement``, ``no_deal`` or ``error``; ``reason`` is ``None`` for an
+    agreement, otherwise ``walk``, ``bound_hit``, ``stagnation``, ``error``, ``judge`` or a
+    domain reason; ``who`` names the party responsible, when there is one.
+    """
+
+    status: Status
+    reason: str | None = None
+    who: str | None = None
+    detail: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """Counters the engine checks against its bounds."""
+
+    round: int
+    offers: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """A protocol note for the trajectory log (stagnation fired, mediator asked, ...)."""
+
+    name: str
+    party: str | None = None
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """What one role sees when asked to move.
+
+    Protocols subclass this. The engine fills ``feedback`` and ``attempt`` when a
+    previous attempt in the same turn was invalid (``attempt`` counts from 1).
+    """
+
+    role: str
+    round: int
+    legal: tuple[str, ...] = ()
+    feedback: Invalid | None = None
+    attempt: int = 1
+
+
+class Protocol(ABC, Generic[S]):
+    """A turn-taking state machine over typed moves."""
+
+    #: the party roles, in their configured order
+    parties: tuple[str, ...]
+
+    @abstractmethod
+    def initial_state(self) -> S:
+        """The state before the first move."""
+
+    @abstractmethod
+    def to_move(self, state: S) -> Sequence[str]:
+        """Roles that must move now; several roles are asked concurrently."""
+
+    @abstractmethod
+    def observe(self, state: S, role: str) -> Observation:
+        """The role's projection of the state (it never holds another party's private data)."""
+
+    @abstractmethod
+    def validate(self, state: S, role: str, move: Move) -> Invalid | None:
+        """``None`` if the move is legal now, else why not."""
+
+    @abstractmethod
+    def apply(self, state: S, moves: Mapping[str, Move]) -> tuple[S, list[Note]]:
+        """The next state after the (valid) moves of the roles in ``to_move``."""
+
+    @abstractmethod
+    def termination(self, state: S) -> Termination | None:
+        """How the episode ended, or ``None`` while it continues."""
+
+    @abstractmethod
+    def progress(self, state: S) -> Progress:
+        """Round and offer counters for the engine's bounds."""
+
+    @abstractmethod
+    def result(self, state: S, termination: Termination) -> dict[str, Any]:
+        """The structured outcome record (agreement artefact, no-deal record, payoffs)."""
+
+    def public_view(self, state: S) -> dict[str, Any]:
+        """What a judge or mediator may see: offers and trajectory, never private data."""
+        return {"progress": self.progress(state).round}
+
+    def flags(self, state: S, termination: Termination) -> dict[str, Any]:
+        """Post-hoc flags for the record (e.g. ``accepted_below_batna``)."""
+        return {}

@@ -1,0 +1,200 @@
+"""The episode loop: drives any :class:`~accord.protocols.base.Protocol` with agents.
+
+The loop fits on one screen (DESIGN.md principle 5): ask the roles that must move
+(concurrently when several), validate each move before anyone else sees it, let an
+invalid mover retry with targeted feedback up to ``max_retries`` times inside its
+turn, apply, log, ask the judge, check the bounds. A bound always wins.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from accord.agents.base import Agent
+from accord.core.moves import Move
+from accord.core.trajectory import Trajectory
+from accord.protocols.base import Protocol, Termination
+from accord.protocols.judge import RuleJudge, TerminationJudge
+
+
+@dataclass(frozen=True, slots=True)
+class Bounds:
+    """Hard limits (seed 002, V9): any ``None`` is unbounded."""
+
+    max_rounds: int | None = None
+    max_offers: int | None = None
+    wall_clock: float | None = None
+    max_retries: int = 5
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain dict for judges and records."""
+        return dataclasses.asdict(self)
+
+
+@dataclass
+class EpisodeResult:
+    """Everything an episode produced: status, record, flags and the full log."""
+
+    status: str
+    reason: str | None
+    who: str | None
+    rounds: int
+    record: dict[str, Any]
+    flags: dict[str, Any]
+    trajectory: Trajectory
+    wall_time: float
+    usage: dict[str, dict[str, Any]] = field(default_factory=dict)
+    detail: str | None = None
+
+    def summary(self) -> dict[str, Any]:
+        """The record without the trajectory, JSON-ready."""
+        return {
+            "status": self.status,
+            "reason": self.reason,
+            "who": self.who,
+            "rounds": self.rounds,
+            "record": self.record,
+            "flags": self.flags,
+            "wall_time": self.wall_time,
+            "usage": self.usage,
+            "detail": self.detail,
+        }
+
+
+class _Failure(Exception):
+    def __init__(self, termination: Termination) -> None:
+        super().__init__(termination.detail or termination.reason)
+        self.termination = termination
+
+
+async def _ask(
+    protocol: Protocol[Any],
+    state: Any,
+    role: str,
+    agent: Agent,
+    bounds: Bounds,
+    log: Trajectory,
+    t0: float,
+) -> Move:
+    """One role's turn: retry invalid moves with feedback, up to ``max_retries`` retries."""
+    obs = protocol.observe(state, role)
+    rnd = obs.round
+    for attempt in range(1, bounds.max_retries + 2):
+        try:
+            move = await agent.act(obs)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # an agent crash ends the run cleanly, with its text
+            detail = f"{type(exc).__name__}: {exc}"
+            log.add(rnd, role, "agent_error", reason="agent_exception", feedback=detail,
+                    t=time.monotonic() - t0)
+            raise _Failure(Termination("error", "error", role, detail)) from exc
+        invalid = protocol.validate(state, role, move)
+        if invalid is None:
+            return move
+        log.add(rnd, role, "invalid", move=move.to_dict(), reason=invalid.reason,
+                feedback=invalid.feedback, data={"attempt": attempt, **invalid.details},
+                t=time.monotonic() - t0)
+        obs = dataclasses.replace(obs, feedback=invalid, attempt=attempt + 1)
+    detail = f"{role} made {bounds.max_retries + 1} invalid attempts in one turn"
+    raise _Failure(Termination("error", "error", role, detail))
+
+
+def _bound_hit(protocol: Protocol[Any], state: Any, bounds: Bounds, t0: float) -> str | None:
+    prog = protocol.progress(state)
+    if bounds.max_rounds is not None and prog.round > bounds.max_rounds:
+        return "max_rounds"
+    if bounds.max_offers is not None and prog.offers > bounds.max_offers:
+        return "max_offers"
+    if bounds.wall_clock is not None and time.monotonic() - t0 > bounds.wall_clock:
+        return "wall_clock"
+    return None
+
+
+async def _loop(
+    protocol: Protocol[Any],
+    agents: Mapping[str, Agent],
+    bounds: Bounds,
+    judge: TerminationJudge,
+    log: Trajectory,
+    t0: float,
+    box: list[Any],
+) -> Termination:
+    state = box[0]
+    while True:
+        roles = protocol.to_move(state)
+        if len(roles) == 1:
+            moves = {roles[0]: await _ask(protocol, state, roles[0], agents[roles[0]],
+                                          bounds, log, t0)}
+        else:
+            got = await asyncio.gather(
+                *(_ask(protocol, state, r, agents[r], bounds, log, t0) for r in roles))
+            moves = dict(zip(roles, got, strict=True))
+        rnd = protocol.progress(state).round
+        now = time.monotonic() - t0
+        for role, move in moves.items():
+            log.add(rnd, role, "move", move=move.to_dict(), t=now)
+        state, notes = protocol.apply(state, moves)
+        box[0] = state
+        for note in notes:
+            log.add(rnd, note.party, "note", reason=note.name, data=dict(note.data), t=now)
+        proposed = protocol.termination(state)
+        if proposed is not None and proposed.status == "agreement":
+            return proposed  # an agreement reached within bounds stands
+        which = _bound_hit(protocol, state, bounds, t0)
+        if which is not None and proposed is None:
+            return Termination("no_deal", "bound_hit", None, which)
+        if proposed is None and isinstance(judge, RuleJudge):
+            continue  # the rule judge cannot disagree with the protocol; skip the call
+        verdict = await judge.judge(protocol.public_view(state), proposed, bounds.to_dict())
+        if not isinstance(judge, RuleJudge):
+            log.add(rnd, None, "note", reason="judge", data={
+                "judge": judge.name, "decision": verdict.decision, "why": verdict.reason})
+        if proposed is not None:
+            return proposed
+        if verdict.decision == "no_deal":
+            return Termination("no_deal", "judge", None, verdict.reason)
+
+
+async def run_episode(
+    protocol: Protocol[Any],
+    agents: Mapping[str, Agent],
+    *,
+    bounds: Bounds | None = None,
+    judge: TerminationJudge | None = None,
+) -> EpisodeResult:
+    """Run one episode to a clean end and return its record and trajectory.
+
+    ``agents`` maps every role the protocol may ask (parties, and ``mediator`` when the
+    protocol has one) to an agent. Agents are expected to be reset by the caller.
+    """
+    bounds = bounds or Bounds()
+    judge = judge or RuleJudge()
+    log = Trajectory()
+    t0 = time.monotonic()
+    box: list[Any] = [protocol.initial_state()]
+    coro = _loop(protocol, agents, bounds, judge, log, t0, box)
+    try:
+        if bounds.wall_clock is not None:
+            term = await asyncio.wait_for(coro, timeout=bounds.wall_clock)
+        else:
+            term = await coro
+    except TimeoutError:
+        term = Termination("no_deal", "bound_hit", None, "wall_clock")
+    except _Failure as failure:
+        term = failure.termination
+    state = box[0]
+    wall = time.monotonic() - t0
+    rounds = min(protocol.progress(state).round, bounds.max_rounds or 1 << 30)
+    record = protocol.result(state, term)
+    flags = protocol.flags(state, term)
+    log.add(rounds, term.who, "end", reason=term.reason,
+            data={"status": term.status, "detail": term.detail, "flags": flags}, t=wall)
+    usage = {role: u for role, a in agents.items() if (u := a.usage())}
+    return EpisodeResult(term.status, term.reason, term.who, rounds, record, flags, log, wall,
+                         usage, term.detail)
