@@ -1,0 +1,104 @@
+"""The domain plug-in interface used by the CLI and the experiment runner.
+
+A domain (bargaining, task-exchange, games, deal-or-no-deal, deliberation) names its
+scenarios and agent kinds, runs one episode from an :class:`EpisodeSpec`, and computes
+its metrics as a pure function of the result (DESIGN.md principle 6). The runner in
+``accord.bench`` only talks to this interface, so domains plug in without touching it.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from accord.agents.spec import AgentSpec
+from accord.protocols.engine import EpisodeResult
+
+
+@dataclass(frozen=True)
+class EpisodeSpec:
+    """Everything that defines one episode; its hash is the episode id."""
+
+    domain: str
+    scenario: str
+    agents: tuple[AgentSpec, ...]
+    params: Mapping[str, Any] = field(default_factory=dict)
+    seed: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """Canonical JSON-ready form (used for hashing and storage)."""
+        return {
+            "domain": self.domain,
+            "scenario": self.scenario,
+            "agents": [str(a) for a in self.agents],
+            "params": dict(sorted(self.params.items())),
+            "seed": self.seed,
+        }
+
+
+@dataclass
+class RunContext:
+    """Side-effect settings handed down from the CLI or runner (never part of the spec).
+
+    ``llm`` holds LLM settings (cache path and mode, endpoint overrides); ``data`` the data
+    directory; ``episode_id`` scopes LLM cache entries.
+    """
+
+    episode_id: str = ""
+    llm: dict[str, Any] = field(default_factory=dict)
+    data: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Domain(ABC):
+    """A family of scenarios with its protocol, agents and metrics."""
+
+    #: registry name, e.g. ``bargaining``
+    name: str
+
+    @abstractmethod
+    def scenarios(self) -> list[str]:
+        """Names of the built-in scenarios (or instances)."""
+
+    @abstractmethod
+    def agent_kinds(self) -> list[str]:
+        """Agent kinds this domain can build from specs."""
+
+    @abstractmethod
+    async def run_episode(self, spec: EpisodeSpec, ctx: RunContext) -> EpisodeResult:
+        """Build the scenario, protocol and agents from ``spec`` and run one episode."""
+
+    @abstractmethod
+    def metrics(self, spec: EpisodeSpec, result: EpisodeResult) -> dict[str, Any]:
+        """Pure per-episode metrics (numbers, bools or None) for aggregation."""
+
+
+_DOMAINS: dict[str, Domain] = {}
+
+
+def register_domain(domain: Domain) -> Domain:
+    """Add a domain to the registry (explicit, DESIGN.md principle 10)."""
+    _DOMAINS[domain.name] = domain
+    return domain
+
+
+def get_domain(name: str) -> Domain:
+    """The registered domain called ``name``, with a helpful error otherwise."""
+    from accord.domains import load_builtin_domains
+
+    load_builtin_domains()
+    try:
+        return _DOMAINS[name]
+    except KeyError:
+        known = ", ".join(sorted(_DOMAINS)) or "none"
+        raise KeyError(f"unknown domain {name!r}; known domains: {known}") from None
+
+
+def all_domains() -> dict[str, Domain]:
+    """Every registered domain, by name."""
+    from accord.domains import load_builtin_domains
+
+    load_builtin_domains()
+    return dict(_DOMAINS)
