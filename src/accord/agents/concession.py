@@ -1,0 +1,230 @@
+"""Classic concession strategies for multi-issue negotiation.
+
+Time-based agents (Faratin, Sierra & Jennings 1998) aim at a utility that falls with
+relative time ``t`` in [0, 1] from their best outcome to their floor
+``max(BATNA, worst outcome)``::
+
+    target(t) = floor + (best - floor) * (1 - t ** (1 / e))
+
+Exponent convention: ``e < 1`` is Boulware (holds firm, concedes late; ``boulware``
+uses e = 0.2), ``e = 1`` is linear (``linear``), ``e > 1`` is Conceder (concedes
+early; ``conceder`` uses e = 2). Every agent here accepts only offers at or above
+its BATNA, and offers only packages at or above it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from accord.agents.base import Agent
+from accord.core.moves import Accept, Move, Offer, Reject, Walk
+from accord.core.outcomes import OutcomeSpace
+from accord.core.utility import UtilityFunction
+from accord.protocols.base import Observation
+from accord.protocols.negotiation import NegotiationObservation
+
+
+@dataclass
+class _Prepared:
+    space: OutcomeSpace
+    values: np.ndarray  # utility of every outcome index
+    order: np.ndarray  # outcome indices sorted by ascending utility
+    sorted_u: np.ndarray
+    best: float
+    floor: float
+    grid: np.ndarray
+
+
+class NegotiatorAgent(Agent):
+    """Shared machinery: per-episode utility tables, offer choice and acceptance."""
+
+    #: how many near-target candidates to consider when matching the opponent's offer
+    window: int = 64
+
+    def __init__(self) -> None:
+        self._prep: _Prepared | None = None
+        self._key: tuple[int, int] | None = None
+        self.reset()
+
+    def prepare(self, obs: NegotiationObservation) -> _Prepared:
+        """Utility tables for this observation's space and utility (cached per episode)."""
+        assert obs.space is not None and obs.utility is not None
+        key = (id(obs.space), id(obs.utility))
+        if self._prep is None or self._key != key:
+            values = obs.utility.values(obs.space)
+            order = np.argsort(values, kind="stable")
+            su = values[order]
+            self._prep = _Prepared(obs.space, values, order, su, float(su[-1]),
+                                   max(float(obs.batna), float(su[0])), obs.space.grid)
+            self._key = key
+        return self._prep
+
+    def utility_of(self, obs: NegotiationObservation, utility: UtilityFunction) -> float:
+        """Own utility of the offer on the table."""
+        p = self.prepare(obs)
+        if obs.current_index is not None:
+            return float(p.values[obs.current_index])
+        assert obs.current_offer is not None
+        return utility(obs.current_offer)
+
+    def choose(self, obs: NegotiationObservation, target: float) -> int:
+        """An outcome index with utility at or just above ``target`` (and above BATNA).
+
+        Among near-target candidates it picks the one closest to the other parties'
+        latest offers, which finds integrative trades without knowing their utilities.
+        """
+        p = self.prepare(obs)
+        target = max(target, p.floor)
+        pos = int(np.searchsorted(p.sorted_u, target - 1e-12, side="left"))
+        if pos >= len(p.order):
+            return int(p.order[-1])
+        hi = min(len(p.order), pos + self.window)
+        cand = p.order[pos:hi]
+        cand = cand[p.sorted_u[pos:hi] <= p.sorted_u[pos] + 0.05 * (p.best - p.floor + 1e-12)]
+        others = [r.index for r in obs.history[-len(obs.parties):] if r.party != obs.role]
+        if len(cand) <= 1 or not others:
+            return int(cand[0])
+        ref = p.grid[others].astype(np.float64).mean(axis=0)
+        dist = np.abs(p.grid[cand] - ref).sum(axis=1)
+        return int(cand[int(np.argmin(dist))])
+
+    def target(self, obs: NegotiationObservation) -> float:
+        """The utility this agent demands now."""
+        raise NotImplementedError
+
+    def next_proposer(self, obs: NegotiationObservation) -> str:
+        """Who proposes in the next round."""
+        return obs.parties[obs.round % len(obs.parties)]
+
+    async def act(self, observation: Observation) -> Move:
+        obs = observation
+        assert isinstance(obs, NegotiationObservation)
+        p = self.prepare(obs)
+        if obs.phase == "propose":
+            return Offer(p.space.package(self.choose(obs, self.target(obs))))
+        assert obs.utility is not None
+        u = self.utility_of(obs, obs.utility)
+        if u >= obs.batna and self.accepts(obs, u):
+            return Accept()
+        if obs.round >= obs.max_rounds and self.walk_at_deadline and u < obs.batna:
+            return Walk("final offer is below my BATNA")
+        if self.next_proposer(obs) == obs.role and obs.round < obs.max_rounds:
+            nxt = self.next_target(obs)
+            return Reject(counter=Offer(p.space.package(self.choose(obs, nxt))))
+        return Reject()
+
+    #: walk instead of letting the bound hit when the last offer is below BATNA
+    walk_at_deadline: bool = True
+
+    def accepts(self, obs: NegotiationObservation, u: float) -> bool:
+        """Acceptance rule: the offer is worth at least what we would demand next."""
+        return u >= self.next_target(obs) - 1e-12
+
+    def next_target(self, obs: NegotiationObservation) -> float:
+        """The target at the next round (what a counter-offer would ask)."""
+        return self.target(obs)
+
+
+class TimeBasedAgent(NegotiatorAgent):
+    """Faratin time-dependent tactic with exponent ``e`` (see module docstring)."""
+
+    def __init__(self, e: float = 1.0, name: str = "time-based") -> None:
+        if e <= 0:
+            raise ValueError("the concession exponent e must be positive")
+        self.e = float(e)
+        self.name = name
+        super().__init__()
+
+    def target_at(self, obs: NegotiationObservation, t: float) -> float:
+        """Target utility at relative time ``t``."""
+        p = self.prepare(obs)
+        t = min(max(t, 0.0), 1.0)
+        return p.floor + (p.best - p.floor) * (1.0 - t ** (1.0 / self.e))
+
+    def target(self, obs: NegotiationObservation) -> float:
+        return self.target_at(obs, obs.time)
+
+    def next_target(self, obs: NegotiationObservation) -> float:
+        step = 1.0 / max(1, obs.max_rounds - 1)
+        return self.target_at(obs, obs.time + step)
+
+
+class TitForTatAgent(NegotiatorAgent):
+    """Relative tit-for-tat: concede, as a share of its own concession range, what the
+    other side's last move gained it (Faratin's imitative tactic, delta = 1)."""
+
+    name = "tit-for-tat"
+
+    def __init__(self, initial_concession: float = 0.02) -> None:
+        self.initial_concession = initial_concession
+        super().__init__()
+
+    def reset(self, rng: np.random.Generator | None = None) -> None:
+        super().reset(rng)
+        self._level = 1.0  # share of the concession range still demanded
+
+    def target(self, obs: NegotiationObservation) -> float:
+        p = self.prepare(obs)
+        theirs = [r.package for r in obs.history if r.party != obs.role]
+        assert obs.utility is not None
+        if len(theirs) >= 2:
+            span = max(p.best - p.floor, 1e-12)
+            gained = (obs.utility(theirs[-1]) - obs.utility(theirs[-2])) / span
+            self._level = min(1.0, max(0.0, self._level - max(0.0, gained)))
+        elif len(theirs) == 1 and self._level == 1.0:
+            self._level = 1.0 - self.initial_concession
+        return p.floor + (p.best - p.floor) * self._level
+
+
+class HardlinerAgent(NegotiatorAgent):
+    """Never concedes: offers its best package and accepts only that value."""
+
+    name = "hardliner"
+    walk_at_deadline = False
+
+    def target(self, obs: NegotiationObservation) -> float:
+        return self.prepare(obs).best
+
+
+class RandomAgent(NegotiatorAgent):
+    """Offers random packages at or above its BATNA; accepts such offers with prob. ``p``."""
+
+    name = "random"
+
+    def __init__(self, p_accept: float = 0.5) -> None:
+        self.p_accept = p_accept
+        super().__init__()
+
+    def target(self, obs: NegotiationObservation) -> float:
+        return self.prepare(obs).floor
+
+    def choose(self, obs: NegotiationObservation, target: float) -> int:
+        p = self.prepare(obs)
+        ok = np.flatnonzero(p.values >= p.floor)
+        pool = ok if len(ok) else np.arange(len(p.values))
+        return int(self.rng.choice(pool))
+
+    def accepts(self, obs: NegotiationObservation, u: float) -> bool:
+        return bool(self.rng.random() < self.p_accept)
+
+
+class AcceptAllAgent(NegotiatorAgent):
+    """A deliberately sycophantic test agent: accepts every offer, even below its BATNA.
+
+    It exists so tests and audits can show the ``accepted_below_batna`` flag firing; it is
+    the only agent in accord that breaks the BATNA floor.
+    """
+
+    name = "accept-all"
+
+    def target(self, obs: NegotiationObservation) -> float:
+        return self.prepare(obs).best
+
+    async def act(self, observation: Observation) -> Move:
+        obs = observation
+        assert isinstance(obs, NegotiationObservation)
+        if obs.phase == "respond":
+            return Accept()
+        return await super().act(obs)

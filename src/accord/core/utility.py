@@ -1,0 +1,188 @@
+"""Utility functions: a scalar call on a package and a vectorised evaluation.
+
+Every utility is immutable once built (seed 002: a utility that drifts mid-episode
+lets an agent rationalise any deal). ``values(space)`` returns a read-only array of
+the utility of every outcome index, computed once and cached per space.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+
+from accord.core.moves import Package, Value
+from accord.core.outcomes import OutcomeSpace
+
+
+class UtilityFunction(ABC):
+    """Scores packages. Subclasses are immutable; the vectorised cache is derived data."""
+
+    kind: str = "utility"
+
+    def __init__(self) -> None:
+        self._cache: dict[int, np.ndarray] = {}
+
+    @abstractmethod
+    def __call__(self, package: Package) -> float:
+        """The utility of one full package."""
+
+    @abstractmethod
+    def _evaluate(self, space: OutcomeSpace) -> np.ndarray:
+        """Utility of every outcome index of ``space`` (uncached)."""
+
+    def values(self, space: OutcomeSpace) -> np.ndarray:
+        """Read-only array of utilities for all outcome indices of ``space`` (cached)."""
+        key = id(space)
+        arr = self._cache.get(key)
+        if arr is None:
+            arr = np.asarray(self._evaluate(space), dtype=np.float64)
+            arr.setflags(write=False)
+            self._cache[key] = arr
+        return arr
+
+    def at(self, space: OutcomeSpace, indices: np.ndarray) -> np.ndarray:
+        """Utilities of the given outcome indices."""
+        return self.values(space)[indices]
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if getattr(self, "_frozen", False):
+            raise AttributeError(f"{type(self).__name__} is immutable for an episode")
+        object.__setattr__(self, name, value)
+
+    def _freeze(self) -> None:
+        object.__setattr__(self, "_frozen", True)
+
+    @abstractmethod
+    def to_dict(self) -> dict[str, Any]:
+        """The scenario-file form of this utility."""
+
+
+class LinearAdditiveUtility(UtilityFunction):
+    """``sum_i weight_i * score_i(value_i)`` over issues (the scenario format's default)."""
+
+    kind = "linear_additive"
+
+    def __init__(self, weights: Mapping[str, float], scores: Mapping[str, Mapping[Value, float]]):
+        super().__init__()
+        self.weights = MappingProxyType({k: float(v) for k, v in weights.items()})
+        self.scores = MappingProxyType(
+            {k: MappingProxyType({vv: float(s) for vv, s in m.items()}) for k, m in scores.items()}
+        )
+        self._lookup = {k: {str(vv): s for vv, s in m.items()} for k, m in self.scores.items()}
+        self._freeze()
+
+    def __call__(self, package: Package) -> float:
+        total = 0.0
+        for issue, w in self.weights.items():
+            total += w * self._lookup[issue][str(package[issue])]
+        return total
+
+    def issue_scores(self, space: OutcomeSpace) -> list[np.ndarray]:
+        """Per issue, the weighted score of each value position."""
+        out = []
+        for issue in space.issues:
+            w = self.weights.get(issue.name, 0.0)
+            table = self._lookup.get(issue.name, {})
+            out.append(np.array([w * table.get(str(v), 0.0) for v in issue.values]))
+        return out
+
+    def _evaluate(self, space: OutcomeSpace) -> np.ndarray:
+        total = np.zeros(space.size)
+        grid = space.grid
+        for k, col in enumerate(self.issue_scores(space)):
+            total += col[grid[:, k]]
+        return total
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.kind, "weights": dict(self.weights),
+                "values": {k: dict(v) for k, v in self.scores.items()}}
+
+
+class TableUtility(UtilityFunction):
+    """An explicit utility per outcome, ``default`` elsewhere."""
+
+    kind = "table"
+
+    def __init__(self, space: OutcomeSpace, table: Mapping[int, float], default: float = 0.0):
+        super().__init__()
+        self.space = space
+        self.table = MappingProxyType({int(k): float(v) for k, v in table.items()})
+        self.default = float(default)
+        self._freeze()
+
+    def __call__(self, package: Package) -> float:
+        return self.table.get(self.space.index_of(package), self.default)
+
+    def _evaluate(self, space: OutcomeSpace) -> np.ndarray:
+        if space is not self.space and space.names != self.space.names:
+            raise ValueError("table utility evaluated on a different outcome space")
+        arr = np.full(space.size, self.default)
+        if self.table:
+            idx = np.fromiter(self.table.keys(), dtype=np.int64)
+            arr[idx] = np.fromiter(self.table.values(), dtype=np.float64)
+        return arr
+
+    def to_dict(self) -> dict[str, Any]:
+        keys = {
+            ",".join(f"{n}={v}" for n, v in self.space.package(i).items()): u
+            for i, u in self.table.items()
+        }
+        return {"type": self.kind, "default": self.default, "table": keys}
+
+
+class AllocationUtility(UtilityFunction):
+    """Item allocation: units received x per-unit value (seeds 001 and 003).
+
+    Issues are item names whose value is the number of units allocated to the
+    *first* party; ``side=0`` scores that share, ``side=1`` scores the complement
+    ``counts - value`` (what the second party receives).
+    """
+
+    kind = "allocation"
+
+    def __init__(self, counts: Mapping[str, int], unit_values: Mapping[str, float], side: int = 0):
+        super().__init__()
+        if side not in (0, 1):
+            raise ValueError("side must be 0 (first party's share) or 1 (the complement)")
+        missing = set(counts) - set(unit_values)
+        if missing:
+            raise ValueError(f"allocation utility lacks unit values for {sorted(missing)}")
+        self.counts = MappingProxyType({k: int(v) for k, v in counts.items()})
+        self.unit_values = MappingProxyType({k: float(unit_values[k]) for k in counts})
+        self.side = side
+        self._freeze()
+
+    def share(self, package: Package) -> dict[str, int]:
+        """Units this party receives under ``package``."""
+        first = {k: int(package[k]) for k in self.counts}
+        if self.side == 0:
+            return first
+        return {k: self.counts[k] - first[k] for k in self.counts}
+
+    def __call__(self, package: Package) -> float:
+        return float(sum(n * self.unit_values[k] for k, n in self.share(package).items()))
+
+    def _evaluate(self, space: OutcomeSpace) -> np.ndarray:
+        total = np.zeros(space.size)
+        grid = space.grid
+        for k, issue in enumerate(space.issues):
+            if issue.name not in self.counts:
+                continue
+            units = np.array([int(v) for v in issue.values], dtype=np.float64)
+            if self.side == 1:
+                units = self.counts[issue.name] - units
+            total += (units * self.unit_values[issue.name])[grid[:, k]]
+        return total
+
+    @staticmethod
+    def space_for(counts: Mapping[str, int]) -> OutcomeSpace:
+        """The outcome space of all allocations of ``counts`` between two parties."""
+        return OutcomeSpace.from_mapping({k: list(range(int(n) + 1)) for k, n in counts.items()})
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.kind, "counts": dict(self.counts),
+                "unit_values": dict(self.unit_values), "side": self.side}

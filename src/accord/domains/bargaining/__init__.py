@@ -1,0 +1,56 @@
+"""The ``bargaining`` domain: multi-issue negotiation over YAML scenarios (seed 002)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from accord.agents.registry import NEGOTIATORS
+from accord.domains.bargaining.analysis import analyze
+from accord.domains.bargaining.catalog import builtin_scenarios, resolve_scenario
+from accord.domains.bargaining.loader import ScenarioError, load_scenario, parse_scenario
+from accord.domains.bargaining.metrics import bargaining_metrics
+from accord.domains.bargaining.runner import build_agents, check_params, run_negotiation
+from accord.domains.base import Domain, EpisodeSpec, RunContext, register_domain
+from accord.protocols.engine import EpisodeResult
+
+
+class BargainingDomain(Domain):
+    """Alternating-offers negotiation over the built-in or user scenario files."""
+
+    name = "bargaining"
+
+    def scenarios(self) -> list[str]:
+        return builtin_scenarios()
+
+    def agent_kinds(self) -> list[str]:
+        from accord.agents.registry import _load_optional
+
+        _load_optional()
+        return sorted(NEGOTIATORS)
+
+    async def run_episode(self, spec: EpisodeSpec, ctx: RunContext) -> EpisodeResult:
+        scenario = resolve_scenario(spec.scenario)
+        llm_ctx: dict[str, Any] = {"episode_id": ctx.episode_id, "llm": ctx.llm}
+        return await run_negotiation(scenario, spec.agents, params=spec.params, seed=spec.seed,
+                                     ctx=llm_ctx)
+
+    def metrics(self, spec: EpisodeSpec, result: EpisodeResult) -> dict[str, Any]:
+        return bargaining_metrics(resolve_scenario(spec.scenario), result)
+
+
+DOMAIN = register_domain(BargainingDomain())
+
+__all__ = [
+    "DOMAIN",
+    "BargainingDomain",
+    "ScenarioError",
+    "analyze",
+    "bargaining_metrics",
+    "build_agents",
+    "builtin_scenarios",
+    "check_params",
+    "load_scenario",
+    "parse_scenario",
+    "resolve_scenario",
+    "run_negotiation",
+]

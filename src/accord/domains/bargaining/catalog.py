@@ -1,0 +1,38 @@
+"""Built-in bargaining scenarios, shipped as YAML files next to this module."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+from accord.core.scenario import Scenario
+from accord.domains.bargaining.loader import ScenarioError, load_scenario, parse_scenario
+
+_DATA = "accord.domains.bargaining"
+
+
+def builtin_scenarios() -> list[str]:
+    """Names of the built-in scenarios."""
+    root = resources.files(_DATA).joinpath("data")
+    return sorted(p.name[:-5] for p in root.iterdir() if p.name.endswith(".yaml"))
+
+
+@lru_cache(maxsize=64)
+def _builtin(name: str) -> Scenario:
+    import yaml
+
+    ref = resources.files(_DATA).joinpath("data", f"{name}.yaml")
+    return parse_scenario(yaml.safe_load(ref.read_text(encoding="utf-8")), f"bargaining/{name}")
+
+
+def resolve_scenario(target: str) -> Scenario:
+    """A scenario from ``bargaining/<name>``, ``<name>`` or a path to a YAML file."""
+    name = target.removeprefix("bargaining/")
+    if name in builtin_scenarios():
+        return _builtin(name)
+    path = Path(target)
+    if path.suffix in (".yaml", ".yml") or path.exists():
+        return load_scenario(path)
+    raise ScenarioError(target, "<scenario>", "not a built-in bargaining scenario "
+                        f"({', '.join(builtin_scenarios())}) nor a YAML file")

@@ -1,0 +1,197 @@
+"""The bargaining scenario file format (YAML), parsed with errors that name the key.
+
+::
+
+    name: laptop-sale
+    issues:
+      price: [900, 1000, 1100, 1200]
+      warranty: [0, 1, 2]
+    parties:
+      buyer:
+        batna: 0.3
+        utility:
+          type: linear_additive
+          weights: {price: 0.7, warranty: 0.3}
+          values:
+            price: {900: 1.0, 1000: 0.7, 1100: 0.3, 1200: 0.0}
+            warranty: {0: 0.0, 1: 0.6, 2: 1.0}
+      seller:
+        batna: 0.2
+        utility:
+          type: table      # keys "issue=value,..." in issue order
+          default: 0.0
+          table: {"price=1200,warranty=0": 1.0}
+
+Utility types: ``linear_additive`` (sum over issues of weight x value score),
+``table`` (explicit utility per outcome) and ``allocation`` (``counts``,
+``unit_values``, ``side`` 0 or 1; the issues are item counts given to the first party).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from accord.core.outcomes import Issue, OutcomeSpace
+from accord.core.scenario import Party, Scenario
+from accord.core.utility import (
+    AllocationUtility,
+    LinearAdditiveUtility,
+    TableUtility,
+    UtilityFunction,
+)
+
+
+class ScenarioError(ValueError):
+    """A scenario file that cannot be used; the message names the file, key and problem."""
+
+    def __init__(self, source: str, key: str, problem: str) -> None:
+        super().__init__(f"{source}: {key}: {problem}")
+        self.source, self.key, self.problem = source, key, problem
+
+
+def _number(src: str, key: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ScenarioError(src, key, f"expected a number, got {value!r}")
+    return float(value)
+
+
+def _mapping(src: str, key: str, value: Any) -> Mapping[Any, Any]:
+    if not isinstance(value, Mapping):
+        raise ScenarioError(src, key, f"expected a mapping, got {type(value).__name__}")
+    return value
+
+
+def _issues(src: str, data: Any) -> OutcomeSpace:
+    raw = _mapping(src, "issues", data)
+    if not raw:
+        raise ScenarioError(src, "issues", "at least one issue is required")
+    issues = []
+    for name, values in raw.items():
+        key = f"issues.{name}"
+        if not isinstance(values, list) or not values:
+            raise ScenarioError(src, key, "expected a non-empty list of values")
+        for v in values:
+            if isinstance(v, bool) or not isinstance(v, (int, str)):
+                raise ScenarioError(src, key, f"values must be ints or strings, got {v!r}")
+        try:
+            issues.append(Issue(str(name), tuple(values)))
+        except ValueError as exc:
+            raise ScenarioError(src, key, str(exc)) from None
+    return OutcomeSpace(issues)
+
+
+def _linear(src: str, key: str, spec: Mapping[Any, Any], space: OutcomeSpace) -> UtilityFunction:
+    weights = _mapping(src, f"{key}.weights", spec.get("weights"))
+    values = _mapping(src, f"{key}.values", spec.get("values"))
+    for issue in weights:
+        if str(issue) not in space.names:
+            raise ScenarioError(src, f"{key}.weights.{issue}", f"unknown issue; issues are "
+                                f"{list(space.names)}")
+    w = {str(k): _number(src, f"{key}.weights.{k}", v) for k, v in weights.items()}
+    scores: dict[str, dict[Any, float]] = {}
+    for issue in space.issues:
+        if issue.name not in w:
+            raise ScenarioError(src, f"{key}.weights.{issue.name}", "missing weight for issue")
+        table = _mapping(src, f"{key}.values.{issue.name}", values.get(issue.name))
+        by_str = {str(k): (k, v) for k, v in table.items()}
+        unknown = [k for k in by_str if k not in {str(v) for v in issue.values}]
+        if unknown:
+            raise ScenarioError(src, f"{key}.values.{issue.name}.{unknown[0]}",
+                                f"not a value of issue {issue.name!r} {list(issue.values)}")
+        scores[issue.name] = {}
+        for v in issue.values:
+            if str(v) not in by_str:
+                raise ScenarioError(src, f"{key}.values.{issue.name}.{v}",
+                                    "missing score for this value")
+            scores[issue.name][v] = _number(src, f"{key}.values.{issue.name}.{v}",
+                                            by_str[str(v)][1])
+    extra = [k for k in values if str(k) not in space.names]
+    if extra:
+        raise ScenarioError(src, f"{key}.values.{extra[0]}", "unknown issue")
+    return LinearAdditiveUtility(w, scores)
+
+
+def _table(src: str, key: str, spec: Mapping[Any, Any], space: OutcomeSpace) -> UtilityFunction:
+    default = _number(src, f"{key}.default", spec.get("default", 0.0))
+    raw = _mapping(src, f"{key}.table", spec.get("table", {}))
+    table: dict[int, float] = {}
+    for k, v in raw.items():
+        ek = f"{key}.table.{k}"
+        parts = [p.strip() for p in str(k).split(",")]
+        pkg: dict[str, str] = {}
+        for part in parts:
+            name, eq, val = part.partition("=")
+            if not eq:
+                raise ScenarioError(src, ek, f"entry {part!r} must look like issue=value")
+            pkg[name.strip()] = val.strip()
+        if list(pkg) != list(space.names):
+            raise ScenarioError(src, ek, f"keys must give every issue in order {list(space.names)}")
+        try:
+            table[space.index_of(pkg)] = _number(src, ek, v)
+        except KeyError as exc:
+            raise ScenarioError(src, ek, str(exc.args[0])) from None
+    return TableUtility(space, table, default)
+
+
+def _allocation(src: str, key: str, spec: Mapping[Any, Any], space: OutcomeSpace
+                ) -> UtilityFunction:
+    counts = _mapping(src, f"{key}.counts", spec.get("counts"))
+    vals = _mapping(src, f"{key}.unit_values", spec.get("unit_values"))
+    side = spec.get("side", 0)
+    if side not in (0, 1):
+        raise ScenarioError(src, f"{key}.side", "must be 0 or 1")
+    try:
+        return AllocationUtility({str(k): int(v) for k, v in counts.items()},
+                                 {str(k): _number(src, f"{key}.unit_values.{k}", v)
+                                  for k, v in vals.items()}, side)
+    except ValueError as exc:
+        raise ScenarioError(src, key, str(exc)) from None
+
+
+_UTILITY_TYPES = {"linear_additive": _linear, "table": _table, "allocation": _allocation}
+
+
+def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
+    """Build a :class:`Scenario` from the parsed YAML mapping."""
+    root = _mapping(source, "<root>", data)
+    name = root.get("name")
+    if not isinstance(name, str) or not name:
+        raise ScenarioError(source, "name", "a non-empty string is required")
+    space = _issues(source, root.get("issues"))
+    parties_raw = _mapping(source, "parties", root.get("parties"))
+    if len(parties_raw) < 2:
+        raise ScenarioError(source, "parties", "at least two parties are required")
+    parties = []
+    for pname, pspec in parties_raw.items():
+        key = f"parties.{pname}"
+        pspec = _mapping(source, key, pspec)
+        if "batna" not in pspec:
+            raise ScenarioError(source, f"{key}.batna", "every party must declare a BATNA")
+        batna = _number(source, f"{key}.batna", pspec["batna"])
+        uspec = _mapping(source, f"{key}.utility", pspec.get("utility"))
+        utype = uspec.get("type", "linear_additive")
+        builder = _UTILITY_TYPES.get(str(utype))
+        if builder is None:
+            raise ScenarioError(source, f"{key}.utility.type",
+                                f"unknown type {utype!r}; use one of {sorted(_UTILITY_TYPES)}")
+        parties.append(Party(str(pname), builder(source, f"{key}.utility", uspec, space), batna))
+    desc = root.get("description", "")
+    return Scenario(name, space, tuple(parties), str(desc or ""), source)
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    """Read and parse a scenario YAML file."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ScenarioError(str(p), "<file>", f"cannot read: {exc.strerror or exc}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ScenarioError(str(p), "<yaml>", f"invalid YAML: {exc}") from None
+    return parse_scenario(data, str(p))

@@ -1,0 +1,42 @@
+"""Pure per-episode metrics for bargaining (computed after the episode)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from accord.core.pareto import distance_to_frontier, pareto_mask
+from accord.core.scenario import Scenario
+from accord.core.solutions import nash_point
+from accord.protocols.engine import EpisodeResult
+
+
+def bargaining_metrics(scenario: Scenario, result: EpisodeResult) -> dict[str, Any]:
+    """Agreement, each party's utility and gain over BATNA, welfare, Pareto distance."""
+    agreed = result.status == "agreement"
+    utils = result.record.get("utilities", {})
+    out: dict[str, Any] = {
+        "agreement": agreed,
+        "error": result.status == "error",
+        "rounds": result.rounds,
+        "walk": result.reason == "walk",
+        "stagnation": result.reason == "stagnation",
+        "bound_hit": result.reason == "bound_hit",
+        "sycophancy": bool(result.flags.get("sycophancy", False)),
+    }
+    for p in scenario.parties:
+        u = utils.get(p.name)
+        out[f"u_{p.name}"] = u
+        out[f"gain_{p.name}"] = None if u is None else u - p.batna
+    vec = [utils.get(p) for p in scenario.party_names]
+    out["welfare"] = sum(vec) if None not in vec else None
+    if agreed and None not in vec:
+        um = scenario.utility_matrix
+        front = um[pareto_mask(um)]
+        out["l2_to_pareto"] = distance_to_frontier(vec, front)
+        n = nash_point(um, scenario.batnas)
+        out["l2_to_nash"] = (None if n is None else
+                             float(sum((a - b) ** 2 for a, b in zip(vec, um[n], strict=True)) ** .5))
+    else:
+        out["l2_to_pareto"] = None
+        out["l2_to_nash"] = None
+    return out

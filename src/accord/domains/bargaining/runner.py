@@ -1,0 +1,88 @@
+"""Run one bargaining episode from a scenario, agent specs and protocol parameters."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from accord.agents.base import Agent
+from accord.agents.registry import build_judge, build_mediator, build_negotiator
+from accord.agents.spec import AgentSpec, AgentSpecError, parse_agent_spec
+from accord.core.scenario import Scenario
+from accord.protocols.alternating import MEDIATOR, AlternatingConfig, AlternatingOffers
+from accord.protocols.engine import Bounds, EpisodeResult, run_episode
+
+#: protocol parameters accepted in ``params`` (CLI flags and bench configs)
+PARAMS = {
+    "max_rounds": int, "acceptance": int, "turn_order": list, "stagnation_rounds": int,
+    "stagnation_epsilon": float, "max_messages_per_turn": int, "mediator": str,
+    "judge": str, "max_offers": int, "wall_clock": float, "max_retries": int,
+}
+
+
+class ParamError(ValueError):
+    """A protocol parameter that is unknown or has the wrong type."""
+
+
+def check_params(params: Mapping[str, Any]) -> None:
+    """Reject unknown or mistyped protocol parameters with a specific message."""
+    for key, val in params.items():
+        if key not in PARAMS:
+            raise ParamError(f"unknown bargaining parameter {key!r}; known: {sorted(PARAMS)}")
+        want = PARAMS[key]
+        if val is None:
+            continue
+        if want is float and isinstance(val, int) and not isinstance(val, bool):
+            continue
+        if not isinstance(val, want) or isinstance(val, bool):
+            raise ParamError(f"parameter {key!r} must be {want.__name__}, got {val!r}")
+
+
+def build_agents(scenario: Scenario, specs: Sequence[AgentSpec | str], seed: int,
+                 ctx: Mapping[str, Any] | None = None) -> dict[str, Agent]:
+    """One reset agent per party, in scenario order, each with its own seeded generator."""
+    names = scenario.party_names
+    if len(specs) != len(names):
+        raise AgentSpecError(f"scenario {scenario.name!r} has {len(names)} parties "
+                             f"({', '.join(names)}); got {len(specs)} agent spec(s)")
+    agents: dict[str, Agent] = {}
+    for i, (name, raw) in enumerate(zip(names, specs, strict=True)):
+        spec = parse_agent_spec(raw)
+        agent = build_negotiator(spec, {**(ctx or {}), "party": name, "scenario": scenario})
+        agent.reset(np.random.default_rng([seed, i]))
+        agents[name] = agent
+    return agents
+
+
+async def run_negotiation(scenario: Scenario, specs: Sequence[AgentSpec | str], *,
+                          params: Mapping[str, Any] | None = None, seed: int = 0,
+                          ctx: Mapping[str, Any] | None = None) -> EpisodeResult:
+    """Build protocol, agents, mediator and judge and run one negotiation."""
+    params = dict(params or {})
+    check_params(params)
+    max_rounds = int(params.get("max_rounds") or 20)
+    mediator = params.get("mediator")
+    order = params.get("turn_order")
+    config = AlternatingConfig(
+        max_rounds=max_rounds,
+        acceptance=params.get("acceptance"),
+        turn_order=tuple(order) if order else None,
+        stagnation_rounds=int(params.get("stagnation_rounds", 3)),
+        stagnation_epsilon=float(params.get("stagnation_epsilon", 1e-9)),
+        max_messages_per_turn=int(params.get("max_messages_per_turn", 2)),
+        mediator=bool(mediator),
+    )
+    protocol = AlternatingOffers(scenario, config)
+    agents = build_agents(scenario, specs, seed, ctx)
+    context = dict(ctx or {})
+    if mediator:
+        med = build_mediator(parse_agent_spec(mediator), context)
+        med.reset(np.random.default_rng([seed, 99]))
+        agents[MEDIATOR] = med
+    judge = build_judge(parse_agent_spec(params.get("judge") or "rules"), context)
+    bounds = Bounds(max_rounds=max_rounds, max_offers=params.get("max_offers"),
+                    wall_clock=params.get("wall_clock"),
+                    max_retries=int(params.get("max_retries", 5)))
+    return await run_episode(protocol, agents, bounds=bounds, judge=judge)

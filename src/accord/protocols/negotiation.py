@@ -1,0 +1,84 @@
+"""Observations and records of multi-issue negotiations (seed 002).
+
+:class:`NegotiationObservation` is a party's projection of the state: public offers,
+messages and the issue tracker, plus *its own* utility and BATNA and nothing private
+of anyone else. The mediator gets :class:`MediatorObservation`, which holds no
+utility at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from accord.core.moves import Package, Value
+from accord.core.outcomes import OutcomeSpace
+from accord.core.utility import UtilityFunction
+from accord.protocols.base import Observation
+
+
+@dataclass(frozen=True, slots=True)
+class OfferRecord:
+    """A public offer: who made it, when, and the package (with its outcome index)."""
+
+    round: int
+    party: str
+    package: Package
+    index: int
+    source: str = "offer"  # offer | counter | mediator
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {"round": self.round, "party": self.party, "package": dict(self.package),
+                "source": self.source}
+
+
+@dataclass(frozen=True, slots=True)
+class NegotiationObservation(Observation):
+    """What a party sees when asked to move in an alternating-offers negotiation."""
+
+    phase: str = "propose"  # propose | respond
+    max_rounds: int = 0
+    space: OutcomeSpace | None = None
+    parties: tuple[str, ...] = ()
+    proposer: str | None = None
+    current_offer: Package | None = None
+    current_index: int | None = None
+    history: tuple[OfferRecord, ...] = ()
+    messages: tuple[tuple[int, str, str], ...] = ()
+    my_last_offer: Package | None = None
+    suggestion: Package | None = None
+    #: private to this party
+    utility: UtilityFunction | None = None
+    batna: float = 0.0
+
+    @property
+    def time(self) -> float:
+        """Relative time in [0, 1]: 0 at the first round, 1 at the last."""
+        if self.max_rounds <= 1:
+            return 1.0
+        return min(1.0, (self.round - 1) / (self.max_rounds - 1))
+
+    def issue_values(self) -> dict[str, tuple[Value, ...]]:
+        """The public issue set: ``{issue: values}``."""
+        assert self.space is not None
+        return {i.name: i.values for i in self.space.issues}
+
+    def last_offer_of(self, party: str) -> OfferRecord | None:
+        """The latest offer ``party`` made, if any."""
+        for rec in reversed(self.history):
+            if rec.party == party:
+                return rec
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class MediatorObservation(Observation):
+    """What a mediator sees: the issues, the offers and the trajectory, never utilities."""
+
+    space: OutcomeSpace | None = None
+    parties: tuple[str, ...] = ()
+    history: tuple[OfferRecord, ...] = ()
+    latest: Mapping[str, Package] = field(default_factory=dict)
+    messages: tuple[tuple[int, str, str], ...] = ()

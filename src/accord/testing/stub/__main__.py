@@ -1,0 +1,54 @@
+"""Run the stub server as a process: ``python -m accord.testing.stub --policy NAME``.
+
+Prints one JSON line ``{"base_url": ..., "root_url": ..., "pid": ...}`` on stdout when
+ready, then serves until stdin closes or the process is terminated. Benchmarks use
+this so that the client's CPU time is measured without the server's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import sys
+import threading
+from typing import Any
+
+import yaml
+
+from accord.testing.stub.policies import make_policy
+from accord.testing.stub.server import StubServer
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse arguments, serve, and return the exit code."""
+    parser = argparse.ArgumentParser(prog="python -m accord.testing.stub",
+                                     description="accord's OpenAI-compatible stub server")
+    parser.add_argument("--policy", default="echo", help="default policy name")
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                        help="policy option (YAML-typed), repeatable: --option latency=0.1")
+    parser.add_argument("--port", type=int, default=0, help="port (0: ephemeral)")
+    args = parser.parse_args(argv)
+    options: dict[str, Any] = {}
+    for item in args.option:
+        key, eq, value = item.partition("=")
+        if not eq:
+            parser.error(f"--option {item!r} must look like KEY=VALUE")
+        options[key] = yaml.safe_load(value)
+    server = StubServer(make_policy(args.policy, **options), port=args.port).start()
+    print(json.dumps({"base_url": server.base_url, "root_url": server.root_url,
+                      "pid": os.getpid()}), flush=True)
+    done = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: done.set())
+    threading.Thread(target=lambda: (sys.stdin.read(), done.set()), daemon=True).start()
+    try:
+        done.wait()
+    except KeyboardInterrupt:
+        pass
+    server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,317 @@
+"""Reply policies for the stub server and the in-process ``mock`` provider.
+
+A policy turns one chat request into one outcome: a :class:`Reply` (text, optional
+delay, finish reason) or an :class:`HttpError` (status, headers such as
+``Retry-After``). Policies never sleep or touch sockets themselves; the HTTP server
+and the ``mock`` provider carry out the delay, so the same policy object serves a
+threaded HTTP server and an asyncio client alike.
+
+Policies are pluggable by name (DESIGN.md principle 10): :data:`POLICIES` maps a
+name to a factory; :func:`register_policy` adds one (a domain registers its own
+rule-based party, e.g. ``deal-or-no-deal``), :func:`make_policy` builds one. The
+stub server routes a request to the policy named by its ``model`` field when no
+policy was configured for that model explicitly.
+
+Built-ins: ``echo``, ``scripted``, ``fixed-latency``, ``faulty``, ``negotiator`` (in
+:mod:`accord.testing.stub.negotiator`) and the shortcuts ``faulty-malformed``,
+``faulty-unclosed``, ``faulty-invalid-json``, ``faulty-unknown-fields``,
+``faulty-rate-limit``, ``faulty-server-error`` and ``slow``: one fault (the first
+request of the server or mock backend), then the rule-based negotiator.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+Fault = Literal[
+    "malformed", "unclosed", "invalid-json", "unknown-fields", "rate-limit", "server-error",
+    "delay",
+]
+FAULTS: tuple[str, ...] = (
+    "malformed", "unclosed", "invalid-json", "unknown-fields", "rate-limit", "server-error",
+    "delay",
+)
+
+
+class PolicyError(ValueError):
+    """The request cannot be answered by this policy (the server answers HTTP 400)."""
+
+
+@dataclass(frozen=True)
+class PolicyRequest:
+    """One chat request as a policy sees it.
+
+    ``messages`` are ``{"role", "content"}`` dicts (system first when present);
+    ``index`` counts requests handled by the same server or mock backend from 0;
+    ``conversation`` identifies the session (the ``X-Accord-Session`` header, else a
+    hash of the first message).
+    """
+
+    messages: tuple[Mapping[str, str], ...]
+    model: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+    index: int = 0
+    conversation: str = ""
+
+    def last(self, role: str = "user") -> str:
+        """Content of the last message with ``role`` ('' if none)."""
+        for message in reversed(self.messages):
+            if message.get("role") == role:
+                return str(message.get("content", ""))
+        return ""
+
+    def system(self) -> str:
+        """All system (or developer) message contents joined by blank lines."""
+        return "\n\n".join(
+            str(m.get("content", "")) for m in self.messages
+            if m.get("role") in ("system", "developer"))
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A successful completion: ``text`` after ``delay`` seconds."""
+
+    text: str
+    delay: float = 0.0
+    finish_reason: str = "stop"
+
+
+@dataclass(frozen=True)
+class HttpError:
+    """An error answer: HTTP ``status`` with ``message``, extra ``headers``, after ``delay``."""
+
+    status: int
+    message: str
+    headers: Mapping[str, str] = field(default_factory=dict)
+    delay: float = 0.0
+    error_type: str = "server_error"
+
+
+Outcome = Reply | HttpError
+"""What a policy returns for one request."""
+
+
+class Policy(ABC):
+    """Answers chat requests; must be safe to call from several threads."""
+
+    name: ClassVar[str] = "policy"
+
+    @abstractmethod
+    def respond(self, request: PolicyRequest) -> Outcome:
+        """The outcome for ``request`` (raise :class:`PolicyError` for a bad request)."""
+
+
+PolicyFactory = Callable[..., Policy]
+POLICIES: dict[str, PolicyFactory] = {}
+"""Policy factories by name; extend with :func:`register_policy`."""
+
+
+def register_policy(name: str) -> Callable[[PolicyFactory], PolicyFactory]:
+    """Decorator registering a policy class or factory under ``name``."""
+
+    def deco(factory: PolicyFactory) -> PolicyFactory:
+        if name in POLICIES and POLICIES[name] is not factory:
+            raise ValueError(f"stub policy {name!r} is already registered")
+        POLICIES[name] = factory
+        return factory
+
+    return deco
+
+
+def make_policy(name: str, **options: Any) -> Policy:
+    """Build the registered policy ``name`` with ``options``."""
+    from accord.testing.stub import negotiator  # noqa: F401  (registers 'negotiator')
+
+    factory = POLICIES.get(name)
+    if factory is None:
+        known = ", ".join(sorted(POLICIES))
+        raise KeyError(f"unknown stub policy {name!r}; known policies: {known}")
+    try:
+        return factory(**options)
+    except TypeError as exc:
+        raise PolicyError(f"stub policy {name!r} cannot be built with {options!r}: {exc}") from exc
+
+
+def as_policy(policy: Policy | str) -> Policy:
+    """A policy object from an object or a registered name."""
+    return make_policy(policy) if isinstance(policy, str) else policy
+
+
+@register_policy("echo")
+class EchoPolicy(Policy):
+    """Replies with the content of the last user message."""
+
+    name = "echo"
+
+    def respond(self, request: PolicyRequest) -> Outcome:
+        """Echo the last user message."""
+        return Reply(request.last("user"))
+
+
+@register_policy("scripted")
+class ScriptedPolicy(Policy):
+    """Replies from a fixed list, in order; cycles, or errors once exhausted.
+
+    Items are strings (reply texts) or ready :class:`Reply` / :class:`HttpError`
+    outcomes, so a script can mix good answers with faults.
+    """
+
+    name = "scripted"
+
+    def __init__(self, replies: Sequence[str | Outcome], cycle: bool = False) -> None:
+        if not replies:
+            raise PolicyError("scripted policy needs at least one reply")
+        self.replies = [Reply(r) if isinstance(r, str) else r for r in replies]
+        self.cycle = cycle
+        self._next = 0
+        self._lock = threading.Lock()
+
+    def respond(self, request: PolicyRequest) -> Outcome:
+        """The next scripted outcome; HTTP 400 once a non-cycling script is used up."""
+        with self._lock:
+            i = self._next
+            self._next += 1
+        if self.cycle:
+            return self.replies[i % len(self.replies)]
+        if i >= len(self.replies):
+            return HttpError(400, f"stub scripted policy exhausted: all {len(self.replies)} "
+                                  f"replies used, request #{i + 1} has none",
+                             error_type="invalid_request_error")
+        return self.replies[i]
+
+
+@register_policy("fixed-latency")
+class FixedLatencyPolicy(Policy):
+    """Every answer takes exactly ``latency`` seconds; text from ``inner`` or a fixed reply."""
+
+    name = "fixed-latency"
+
+    def __init__(self, latency: float = 0.1, inner: Policy | str | None = None,
+                 text: str = '<CONSIDER>hold</CONSIDER>\n<PROPOSAL>{"price": 50}</PROPOSAL>'
+                 ) -> None:
+        self.latency = float(latency)
+        self.inner = None if inner is None else as_policy(inner)
+        self.text = text
+
+    def respond(self, request: PolicyRequest) -> Outcome:
+        """The inner outcome (or the fixed text) delivered after ``latency`` seconds."""
+        if self.inner is None:
+            return Reply(self.text, delay=self.latency)
+        out = self.inner.respond(request)
+        if isinstance(out, Reply):
+            return Reply(out.text, delay=self.latency, finish_reason=out.finish_reason)
+        return HttpError(out.status, out.message, out.headers, self.latency, out.error_type)
+
+
+_TAG_RE = re.compile(r"</?[A-Za-z_][\w-]*\s*/?>")
+_PROPOSAL_RE = re.compile(r"(<PROPOSAL>)(.*?)(</PROPOSAL>)", re.S)
+_CLOSE_RE = re.compile(r"</([A-Za-z_][\w-]*)>")
+_SELF_CLOSE_RE = re.compile(r"<([A-Za-z_][\w-]*)\s*/>")
+
+
+def corrupt(text: str, fault: str) -> str:
+    """``text`` broken the way ``fault`` says (one of the text faults in :data:`FAULTS`).
+
+    * ``malformed``: every tag removed, leaving bare prose;
+    * ``unclosed``: the last closing tag removed (or the last ``<X/>`` turned into ``<X>``);
+    * ``invalid-json``: the PROPOSAL body made invalid JSON (a trailing comma and a
+      single-quoted key), or such a PROPOSAL appended when there is none;
+    * ``unknown-fields``: an issue nobody negotiates (``"surprise"``) added to the
+      PROPOSAL, or a PROPOSAL with only that issue appended.
+    """
+    if fault == "malformed":
+        prose = " ".join(_TAG_RE.sub(" ", text).split())
+        return prose or "I think we are close to a deal, what do you say?"
+    if fault == "unclosed":
+        closers = list(_CLOSE_RE.finditer(text))
+        if closers:
+            m = closers[-1]
+            return text[: m.start()] + text[m.end():]
+        selfs = list(_SELF_CLOSE_RE.finditer(text))
+        if selfs:
+            m = selfs[-1]
+            return text[: m.start()] + f"<{m.group(1)}>" + text[m.end():]
+        return text + "\n<PROPOSAL>{}"
+    if fault == "invalid-json":
+        m = _PROPOSAL_RE.search(text)
+        if m is None:
+            return text + "\n<PROPOSAL>{'price': 10,}</PROPOSAL>"
+        body = m.group(2).strip()
+        broken = "{'surprise': 1, " + body[1:-1] + ",}" if body.startswith("{") else body + ",}"
+        return text[: m.start(2)] + broken + text[m.end(2):]
+    if fault == "unknown-fields":
+        m = _PROPOSAL_RE.search(text)
+        try:
+            data = json.loads(m.group(2)) if m else None
+        except json.JSONDecodeError:
+            data = None
+        if m is None or not isinstance(data, dict):
+            return text + '\n<PROPOSAL>{"surprise": "gift"}</PROPOSAL>'
+        data["surprise"] = "gift"
+        return text[: m.start(2)] + json.dumps(data) + text[m.end(2):]
+    raise PolicyError(f"unknown text fault {fault!r}; known: malformed, unclosed, "
+                      "invalid-json, unknown-fields")
+
+
+@register_policy("faulty")
+class FaultyPolicy(Policy):
+    """Misbehaves ``times`` times (``None``: always), then answers like ``inner``.
+
+    Text faults corrupt the inner reply (see :func:`corrupt`); ``rate-limit`` answers
+    HTTP 429 with ``Retry-After: retry_after``; ``server-error`` answers HTTP 500;
+    ``delay`` delivers the inner reply after ``delay`` seconds.
+    """
+
+    name = "faulty"
+
+    def __init__(self, fault: str, times: int | None = None, inner: Policy | str = "echo",
+                 retry_after: float | str = 1, delay: float = 1.0) -> None:
+        if fault not in FAULTS:
+            raise PolicyError(f"unknown fault {fault!r}; known faults: {', '.join(FAULTS)}")
+        self.fault = fault
+        self.times = times
+        self.inner = as_policy(inner)
+        self.retry_after = retry_after
+        self.delay = float(delay)
+        self._count = 0
+        self._lock = threading.Lock()
+
+    def respond(self, request: PolicyRequest) -> Outcome:
+        """A fault while faults remain, then the inner outcome."""
+        with self._lock:
+            faulty = self.times is None or self._count < self.times
+            self._count += 1
+        if self.fault == "rate-limit" and faulty:
+            return HttpError(429, "stub: rate limit reached, retry later",
+                             {"Retry-After": str(self.retry_after)},
+                             error_type="rate_limit_exceeded")
+        if self.fault == "server-error" and faulty:
+            return HttpError(500, "stub: internal server error")
+        out = self.inner.respond(request)
+        if not faulty or not isinstance(out, Reply):
+            return out
+        if self.fault == "delay":
+            return Reply(out.text, delay=out.delay + self.delay, finish_reason=out.finish_reason)
+        return Reply(corrupt(out.text, self.fault), out.delay, out.finish_reason)
+
+
+def _faulty(fault: str) -> PolicyFactory:
+    def factory(**options: Any) -> Policy:
+        options = {"times": 1, "inner": "negotiator", **options}
+        return FaultyPolicy(fault, **options)
+
+    factory.__doc__ = (f"A :class:`FaultyPolicy` with fault {fault!r}, by default once and "
+                       "then the rule-based negotiator.")
+    return factory
+
+
+for _fault in FAULTS:
+    if _fault != "delay":
+        register_policy(f"faulty-{_fault}")(_faulty(_fault))
+register_policy("slow")(_faulty("delay"))
