@@ -102,6 +102,8 @@ class NegotiatorAgent(Agent):
         obs = observation
         assert isinstance(obs, NegotiationObservation)
         p = self.prepare(obs)
+        if p.best < obs.batna:
+            return Walk("no package reaches my BATNA")  # nothing here beats the alternative
         if obs.phase == "propose":
             return Offer(p.space.package(self.choose(obs, self.target(obs))))
         assert obs.utility is not None

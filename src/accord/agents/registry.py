@@ -7,6 +7,7 @@ the spec and a context dict (LLM settings, episode id). ``llm`` is added by
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -46,9 +47,9 @@ NEGOTIATORS: dict[str, Factory] = {
     "conceder": _time_based(2.0, "conceder"),
     "time-based": _time_based(1.0, "time-based"),
     "tit-for-tat": lambda s, c: TitForTatAgent(**_opts(s, {"initial_concession"})),
-    "hardliner": lambda s, c: HardlinerAgent() if not _opts(s, set()) else HardlinerAgent(),
+    "hardliner": lambda s, c: HardlinerAgent(**_opts(s, set())),
     "random": lambda s, c: RandomAgent(**_opts(s, {"p_accept"})),
-    "accept-all": lambda s, c: AcceptAllAgent() if not _opts(s, set()) else AcceptAllAgent(),
+    "accept-all": lambda s, c: AcceptAllAgent(**_opts(s, set())),
 }
 
 MEDIATORS: dict[str, Factory] = {
@@ -119,7 +120,5 @@ def _load_optional() -> None:
     import importlib
 
     for mod in ("accord.agents.llm_negotiator",):
-        try:
+        with contextlib.suppress(ImportError):
             importlib.import_module(mod)
-        except ImportError:
-            pass

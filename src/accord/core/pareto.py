@@ -11,6 +11,7 @@ lexicographically and sweep in blocks, where any dominator precedes its victim.
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
 
 def _pareto_2d(u: np.ndarray) -> np.ndarray:
@@ -44,11 +45,11 @@ def _pareto_nd(u: np.ndarray, block: int = 512) -> np.ndarray:
         alive = np.ones(len(chunk), dtype=bool)
         if len(frontier):
             # a frontier point dominates if it is >= everywhere (it differs: de-duplicated)
-            dom = (frontier[None, :, :] >= chunk[:, None, :]).all(axis=2).any(axis=1)
+            dom = np.asarray((frontier[None, :, :] >= chunk[:, None, :]).all(axis=2)).any(axis=1)
             alive &= ~dom
         cand = np.flatnonzero(alive)
         c = chunk[cand]
-        ge = (c[:, None, :] >= c[None, :, :]).all(axis=2)  # ge[j, i]: j weakly above i
+        ge = np.asarray((c[:, None, :] >= c[None, :, :]).all(axis=2))  # ge[j, i]: j >= i
         np.fill_diagonal(ge, False)
         inner = ge.any(axis=0)
         survivors = cand[~inner]
@@ -83,11 +84,11 @@ def pareto_mask_bruteforce(utilities: np.ndarray) -> np.ndarray:
     u = np.asarray(utilities, dtype=np.float64)
     ge = (u[:, None, :] >= u[None, :, :]).all(axis=2)
     gt = (u[:, None, :] > u[None, :, :]).any(axis=2)
-    dominated = (ge & gt).any(axis=0)
+    dominated = np.asarray((ge & gt).any(axis=0))
     return ~dominated
 
 
-def distance_to_frontier(point: np.ndarray, frontier: np.ndarray) -> float:
+def distance_to_frontier(point: npt.ArrayLike, frontier: npt.ArrayLike) -> float:
     """Euclidean distance from a utility vector to the nearest frontier point (seed 000's L2)."""
     f = np.asarray(frontier, dtype=np.float64)
     p = np.asarray(point, dtype=np.float64)

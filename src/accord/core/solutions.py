@@ -7,14 +7,14 @@ utility, then by the lowest outcome index, so results are deterministic.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
+import numpy.typing as npt
 
 
-def individually_rational(utilities: np.ndarray, batna: Sequence[float]) -> np.ndarray:
+def individually_rational(utilities: np.ndarray, batna: npt.ArrayLike) -> np.ndarray:
     """Mask of outcomes where every party gets at least its BATNA."""
-    return (np.asarray(utilities) >= np.asarray(batna, dtype=np.float64)[None, :]).all(axis=1)
+    ge = np.asarray(utilities) >= np.asarray(batna, dtype=np.float64)[None, :]
+    return np.asarray(ge.all(axis=1))
 
 
 def _argbest(score: np.ndarray, utilities: np.ndarray, mask: np.ndarray) -> int | None:
@@ -29,21 +29,21 @@ def _argbest(score: np.ndarray, utilities: np.ndarray, mask: np.ndarray) -> int 
     return int(top.min())
 
 
-def nash_point(utilities: np.ndarray, batna: Sequence[float]) -> int | None:
+def nash_point(utilities: np.ndarray, batna: npt.ArrayLike) -> int | None:
     """Outcome maximising the product of gains over BATNA (Nash bargaining solution)."""
     u = np.asarray(utilities, dtype=np.float64)
     gains = u - np.asarray(batna, dtype=np.float64)[None, :]
     return _argbest(np.prod(gains, axis=1), u, individually_rational(u, batna))
 
 
-def kalai_point(utilities: np.ndarray, batna: Sequence[float]) -> int | None:
+def kalai_point(utilities: np.ndarray, batna: npt.ArrayLike) -> int | None:
     """Egalitarian (Kalai) point: maximises the smallest gain over BATNA."""
     u = np.asarray(utilities, dtype=np.float64)
     gains = u - np.asarray(batna, dtype=np.float64)[None, :]
     return _argbest(gains.min(axis=1), u, individually_rational(u, batna))
 
 
-def kalai_smorodinsky_point(utilities: np.ndarray, batna: Sequence[float]) -> int | None:
+def kalai_smorodinsky_point(utilities: np.ndarray, batna: npt.ArrayLike) -> int | None:
     """Kalai-Smorodinsky point: maximises the smallest gain relative to each ideal gain.
 
     The ideal of a party is its best utility among individually rational outcomes; a
@@ -60,7 +60,7 @@ def kalai_smorodinsky_point(utilities: np.ndarray, batna: Sequence[float]) -> in
     return _argbest(ratio.min(axis=1), u, ir)
 
 
-def max_welfare_point(utilities: np.ndarray, batna: Sequence[float] | None = None) -> int | None:
+def max_welfare_point(utilities: np.ndarray, batna: npt.ArrayLike | None = None) -> int | None:
     """Outcome with the largest sum of utilities (among IR outcomes when ``batna`` is given)."""
     u = np.asarray(utilities, dtype=np.float64)
     mask = np.ones(len(u), dtype=bool) if batna is None else individually_rational(u, batna)

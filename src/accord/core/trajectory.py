@@ -39,7 +39,8 @@ class Event:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Event:
         """Rebuild an event from :meth:`to_dict` output."""
-        return cls(**data)
+        d = dict(data)
+        return cls(d.pop("seq"), d.pop("round"), d.pop("party", None), d.pop("kind"), **d)
 
 
 @dataclass

@@ -74,6 +74,16 @@ class Domain(ABC):
     def metrics(self, spec: EpisodeSpec, result: EpisodeResult) -> dict[str, Any]:
         """Pure per-episode metrics (numbers, bools or None) for aggregation."""
 
+    def validate(self, spec: EpisodeSpec) -> None:
+        """Check ``spec`` before any episode runs; raise ``ValueError`` naming the problem.
+
+        The experiment runner calls this for every expanded episode so a bad scenario,
+        parameter or agent line-up is reported as a config error up front instead of
+        as thousands of failed episodes. The default accepts everything (``run_episode``
+        still validates).
+        """
+        return None
+
 
 _DOMAINS: dict[str, Domain] = {}
 

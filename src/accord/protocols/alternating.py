@@ -17,7 +17,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from accord.core.moves import Accept, Malformed, Message, Move, Offer, Package, Reject, Suggest, Walk
+from accord.core.moves import (
+    Accept,
+    Malformed,
+    Message,
+    Move,
+    Offer,
+    Package,
+    Reject,
+    Suggest,
+    Walk,
+)
 from accord.core.scenario import Scenario
 from accord.protocols.base import Invalid, Note, Observation, Progress, Protocol, Termination
 from accord.protocols.negotiation import MediatorObservation, NegotiationObservation, OfferRecord

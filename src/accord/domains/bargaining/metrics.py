@@ -34,8 +34,7 @@ def bargaining_metrics(scenario: Scenario, result: EpisodeResult) -> dict[str, A
         front = um[pareto_mask(um)]
         out["l2_to_pareto"] = distance_to_frontier(vec, front)
         n = nash_point(um, scenario.batnas)
-        out["l2_to_nash"] = (None if n is None else
-                             float(sum((a - b) ** 2 for a, b in zip(vec, um[n], strict=True)) ** .5))
+        out["l2_to_nash"] = None if n is None else distance_to_frontier(vec, um[n:n + 1])
     else:
         out["l2_to_pareto"] = None
         out["l2_to_nash"] = None

@@ -1,0 +1,278 @@
+"""Deliberation instances and their JSON file format.
+
+The format is exactly the issue's (more keys allowed and preserved)::
+
+    {"setting": "menu-numeric",
+     "ingredients": {"egg": 4, "rice": 2},
+     "recipes": {"fried rice": {"egg": 1, "rice": 2}},
+     "guest_scores": {"Alice": {"fried rice": 3.2}}}
+
+    {"setting": "task-allocation",
+     "agents": ["agent_0", "agent_1", "agent_2"], "leader": "agent_2",
+     "tasks": ["t1", "t2"],
+     "efficiency": {"agent_0": {"t1": 0.8, "t2": 0.6}},
+     "private_resources": {"agent_0": {"Time": 10}},
+     "public_resources": {"Budget": 200},
+     "requirements": {"t1": {"Time": 3, "Budget": 100}}}
+
+Optional keys used by accord: ``id``; ``agents`` for menus (default ``agent_0``,
+``agent_1``); ``personas`` (guest -> persona fields, menu-semantic); ``observations``
+(agent -> what it observes, see :mod:`accord.domains.deliberation.observations`).
+A missing guest score or efficiency counts as 0. A requirement key that names a public
+resource is public; any other requirement key is a private resource (an agent without it
+has 0). Numbers are read exactly (``Fraction`` of their decimal form) where feasibility
+is decided.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from accord.domains.deliberation.errors import (
+    InstanceError,
+    as_mapping,
+    as_number,
+    as_str_list,
+    key_path,
+)
+
+MENU_SETTINGS: tuple[str, ...] = ("menu-numeric", "menu-semantic")
+"""The two menu-design settings."""
+TASK_SETTING = "task-allocation"
+"""The task-allocation setting."""
+SETTINGS: tuple[str, ...] = (*MENU_SETTINGS, TASK_SETTING)
+"""All settings, in the paper's order."""
+
+Number = int | float
+
+
+def exact(x: Number | Fraction) -> Fraction:
+    """The exact rational value of a number as written (``0.1`` -> 1/10)."""
+    if isinstance(x, Fraction):
+        return x
+    if isinstance(x, int):
+        return Fraction(x)
+    return Fraction(repr(float(x)))
+
+
+@dataclass(frozen=True)
+class MenuInstance:
+    """A menu-design instance: inventory, recipes and guests' per-dish scores."""
+
+    setting: str
+    ingredients: Mapping[str, Number]
+    recipes: Mapping[str, Mapping[str, Number]]
+    guest_scores: Mapping[str, Mapping[str, Number]]
+    agents: tuple[str, ...] = ("agent_0", "agent_1")
+    id: str = ""
+    personas: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    observations: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def dishes(self) -> list[str]:
+        """Candidate dishes, in file order."""
+        return list(self.recipes)
+
+    @property
+    def guests(self) -> list[str]:
+        """Guest names, in file order."""
+        return list(self.guest_scores)
+
+    def dish_value(self, dish: str) -> float:
+        """c_j: the sum of the guests' scores for ``dish`` (missing scores count 0)."""
+        return float(sum(row.get(dish, 0) for row in self.guest_scores.values()))
+
+
+@dataclass(frozen=True)
+class TaskInstance:
+    """A task-allocation instance with private and public resources and a leader."""
+
+    agents: tuple[str, ...]
+    leader: str
+    tasks: tuple[str, ...]
+    efficiency: Mapping[str, Mapping[str, Number]]
+    private_resources: Mapping[str, Mapping[str, Number]]
+    public_resources: Mapping[str, Number]
+    requirements: Mapping[str, Mapping[str, Number]]
+    id: str = ""
+    observations: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    setting: str = TASK_SETTING
+
+    def eff(self, agent: str, task: str) -> float:
+        """Efficiency of ``agent`` on ``task`` (0 when missing)."""
+        return float(self.efficiency.get(agent, {}).get(task, 0))
+
+    def private_keys(self) -> list[str]:
+        """Private resource types: every non-public resource named anywhere, sorted."""
+        keys = {r for row in self.private_resources.values() for r in row}
+        keys |= {r for row in self.requirements.values() for r in row}
+        return sorted(keys - set(self.public_resources))
+
+
+Instance = MenuInstance | TaskInstance
+"""Either kind of instance."""
+
+_MENU_KEYS = {"setting", "ingredients", "recipes", "guest_scores", "agents", "id",
+              "personas", "observations"}
+_TASK_KEYS = {"setting", "agents", "leader", "tasks", "efficiency", "private_resources",
+              "public_resources", "requirements", "id", "observations"}
+
+
+def _num_table(raw: Any, src: str, key: str) -> dict[str, Number]:
+    table = as_mapping(raw, InstanceError, src, key)
+    return {k: as_number(v, InstanceError, src, key_path(key, k)) for k, v in table.items()}
+
+
+def _parse_menu(data: Mapping[str, Any], src: str) -> MenuInstance:
+    for need in ("ingredients", "recipes", "guest_scores"):
+        if need not in data:
+            raise InstanceError(src, need, "missing required key")
+    ingredients = _num_table(data["ingredients"], src, "ingredients")
+    recipes_raw = as_mapping(data["recipes"], InstanceError, src, "recipes")
+    if not recipes_raw:
+        raise InstanceError(src, "recipes", "needs at least one dish")
+    recipes = {}
+    for dish, rec in recipes_raw.items():
+        rk = key_path("recipes", dish)
+        recipes[dish] = _num_table(rec, src, rk)
+        for ing, amount in recipes[dish].items():
+            if amount <= 0:
+                raise InstanceError(src, key_path(rk, ing), f"amount must be > 0, got {amount}")
+    scores = {}
+    for guest, row in as_mapping(data["guest_scores"], InstanceError, src,
+                                 "guest_scores").items():
+        gk = key_path("guest_scores", guest)
+        scores[guest] = _num_table(row, src, gk) if row is not None else {}
+        for dish in scores[guest]:
+            if dish not in recipes:
+                raise InstanceError(src, key_path(gk, dish), f"unknown dish {dish!r} "
+                                    "(not in recipes)")
+    agents = tuple(as_str_list(data.get("agents", ["agent_0", "agent_1"]), InstanceError,
+                               src, "agents"))
+    personas = as_mapping(data.get("personas", {}), InstanceError, src, "personas")
+    for guest in personas:
+        if guest not in scores:
+            raise InstanceError(src, key_path("personas", guest), f"unknown guest {guest!r}")
+    return MenuInstance(
+        str(data["setting"]), ingredients, recipes, scores, agents, str(data.get("id", "")),
+        personas, _observations(data, agents, src),
+        {k: v for k, v in data.items() if k not in _MENU_KEYS})
+
+
+def _observations(data: Mapping[str, Any], agents: tuple[str, ...], src: str
+                  ) -> dict[str, dict[str, Any]]:
+    obs = as_mapping(data.get("observations", {}), InstanceError, src, "observations")
+    for agent, spec in obs.items():
+        if agent not in agents:
+            raise InstanceError(src, key_path("observations", agent), f"unknown agent {agent!r}")
+        as_mapping(spec, InstanceError, src, key_path("observations", agent))
+    return {a: dict(v) for a, v in obs.items()}
+
+
+def _parse_task(data: Mapping[str, Any], src: str) -> TaskInstance:
+    for need in ("agents", "leader", "tasks", "requirements"):
+        if need not in data:
+            raise InstanceError(src, need, "missing required key")
+    agents = tuple(as_str_list(data["agents"], InstanceError, src, "agents"))
+    if not agents:
+        raise InstanceError(src, "agents", "needs at least one agent")
+    leader = data["leader"]
+    if leader not in agents:
+        raise InstanceError(src, "leader", f"{leader!r} is not one of the agents {list(agents)}")
+    tasks = tuple(as_str_list(data["tasks"], InstanceError, src, "tasks"))
+    eff: dict[str, dict[str, Number]] = {}
+    for agent, row in as_mapping(data.get("efficiency", {}), InstanceError, src,
+                                 "efficiency").items():
+        ak = key_path("efficiency", agent)
+        if agent not in agents:
+            raise InstanceError(src, ak, f"unknown agent {agent!r}")
+        eff[agent] = _num_table(row, src, ak)
+        for task in eff[agent]:
+            if task not in tasks:
+                raise InstanceError(src, key_path(ak, task), f"unknown task {task!r}")
+    public = _num_table(data.get("public_resources", {}), src, "public_resources")
+    private: dict[str, dict[str, Number]] = {}
+    for agent, row in as_mapping(data.get("private_resources", {}), InstanceError, src,
+                                 "private_resources").items():
+        pk = key_path("private_resources", agent)
+        if agent not in agents:
+            raise InstanceError(src, pk, f"unknown agent {agent!r}")
+        private[agent] = _num_table(row, src, pk)
+        for res in private[agent]:
+            if res in public:
+                raise InstanceError(src, key_path(pk, res),
+                                    f"{res!r} is also a public resource; names must differ")
+    reqs: dict[str, dict[str, Number]] = {}
+    for task, row in as_mapping(data["requirements"], InstanceError, src,
+                                "requirements").items():
+        if task not in tasks:
+            raise InstanceError(src, key_path("requirements", task), f"unknown task {task!r}")
+        reqs[task] = _num_table(row, src, key_path("requirements", task))
+    return TaskInstance(
+        agents, leader, tasks, eff, private, public, reqs, str(data.get("id", "")),
+        _observations(data, agents, src),
+        {k: v for k, v in data.items() if k not in _TASK_KEYS})
+
+
+def parse_instance(data: Any, source: str = "<dict>") -> Instance:
+    """Build an instance from its JSON-shaped dict; errors name ``source`` and the key."""
+    data = as_mapping(data, InstanceError, source, "")
+    setting = data.get("setting")
+    if setting in MENU_SETTINGS:
+        return _parse_menu(data, source)
+    if setting == TASK_SETTING:
+        return _parse_task(data, source)
+    raise InstanceError(source, "setting", f"unknown setting {setting!r}; expected one of "
+                        f"{list(SETTINGS)}")
+
+
+def load_instance(path: str | Path) -> Instance:
+    """Read and parse an instance JSON file."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InstanceError(str(p), "", f"cannot read file: {exc.strerror or exc}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InstanceError(str(p), f"line {exc.lineno} column {exc.colno}",
+                            f"invalid JSON: {exc.msg}") from None
+    return parse_instance(data, str(p))
+
+
+def instance_to_dict(inst: Instance) -> dict[str, Any]:
+    """The instance in its JSON file form (issue keys first, then accord's extras)."""
+    out: dict[str, Any] = {"setting": inst.setting}
+    if inst.id:
+        out["id"] = inst.id
+    if isinstance(inst, MenuInstance):
+        out.update(ingredients=dict(inst.ingredients),
+                   recipes={d: dict(r) for d, r in inst.recipes.items()},
+                   guest_scores={g: dict(r) for g, r in inst.guest_scores.items()},
+                   agents=list(inst.agents))
+        if inst.personas:
+            out["personas"] = {g: dict(p) for g, p in inst.personas.items()}
+    else:
+        out.update(agents=list(inst.agents), leader=inst.leader, tasks=list(inst.tasks),
+                   efficiency={a: dict(r) for a, r in inst.efficiency.items()},
+                   private_resources={a: dict(r) for a, r in inst.private_resources.items()},
+                   public_resources=dict(inst.public_resources),
+                   requirements={t: dict(r) for t, r in inst.requirements.items()})
+    if inst.observations:
+        out["observations"] = {a: dict(o) for a, o in inst.observations.items()}
+    out.update(inst.extra)
+    return out
+
+
+def dump_instance(inst: Instance, path: str | Path) -> None:
+    """Write an instance as indented JSON."""
+    Path(path).write_text(json.dumps(instance_to_dict(inst), indent=1, ensure_ascii=False)
+                          + "\n", encoding="utf-8")

@@ -1,0 +1,1 @@
+"""Deterministic authoring tools for the deliberation databases (run once, output committed)."""

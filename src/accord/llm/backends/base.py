@@ -1,0 +1,55 @@
+"""The backend interface: one provider API behind accord's client.
+
+A backend sends one request and returns a :class:`RawReply`, or raises
+:class:`~accord.llm.retry.Transient` (worth retrying) or an
+:class:`~accord.llm.errors.LLMError` (not). Limits, retries, caching and accounting
+live in :class:`~accord.llm.client.LLMClient`, not here.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from accord.llm.errors import AuthenticationError, LLMError, RequestError
+from accord.llm.providers import Endpoint
+from accord.llm.retry import RETRYABLE_STATUS, Transient, parse_retry_after
+from accord.llm.types import ChatMessage, GenerationConfig, Usage
+
+
+@dataclass(frozen=True)
+class RawReply:
+    """What a backend got back: text, usage and the provider's raw finish reason."""
+
+    text: str
+    usage: Usage
+    finish_reason: str | None
+
+
+class Backend(ABC):
+    """Talks to one endpoint; created lazily by the runtime, one per event loop."""
+
+    def __init__(self, endpoint: Endpoint, api_key: str | None, timeout: float) -> None:
+        self.endpoint = endpoint
+        self.timeout = timeout
+        self._api_key = api_key
+
+    @abstractmethod
+    async def send(self, messages: list[ChatMessage], config: GenerationConfig, *,
+                   timeout: float, headers: Mapping[str, str]) -> RawReply:
+        """One attempt; raises :class:`Transient` for retryable failures."""
+
+    async def aclose(self) -> None:  # noqa: B027  (optional hook)
+        """Release connections."""
+
+
+def status_failure(url: str, status: int, message: str, headers: Mapping[str, str]
+                   ) -> Transient | LLMError:
+    """The exception for an HTTP error answer: retryable or final."""
+    if status in RETRYABLE_STATUS:
+        kind = ("rate_limit" if status == 429 else "timeout" if status == 408 else "server")
+        return Transient(kind, f"HTTP {status}: {message}", status, parse_retry_after(headers))
+    if status in (401, 403):
+        return AuthenticationError(url, status, message)
+    return RequestError(url, status, message)

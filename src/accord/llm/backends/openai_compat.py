@@ -1,0 +1,96 @@
+"""OpenAI-compatible endpoints (OpenAI, vLLM, Ollama, gateways) through ``openai.AsyncOpenAI``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import openai
+
+from accord.llm.backends.base import Backend, RawReply, status_failure
+from accord.llm.errors import LLMError
+from accord.llm.providers import Endpoint
+from accord.llm.retry import Transient
+from accord.llm.types import ChatMessage, GenerationConfig, Usage
+
+NO_KEY = "not-needed"
+"""Placeholder key for endpoints that need none (the SDK insists on a value)."""
+
+
+def request_params(endpoint: Endpoint, config: GenerationConfig) -> dict[str, Any]:
+    """Chat Completions keyword arguments for ``config`` (``None`` fields left out).
+
+    OpenAI itself takes ``max_completion_tokens`` (its reasoning models refuse
+    ``max_tokens``); other compatible servers take ``max_tokens``.
+    """
+    params: dict[str, Any] = {}
+    if config.temperature is not None:
+        params["temperature"] = config.temperature
+    if config.top_p is not None:
+        params["top_p"] = config.top_p
+    if config.seed is not None:
+        params["seed"] = config.seed
+    if config.stop:
+        params["stop"] = list(config.stop)
+    if config.max_tokens is not None:
+        key = "max_completion_tokens" if endpoint.provider == "openai" else "max_tokens"
+        params[key] = config.max_tokens
+    if config.extra:
+        params["extra_body"] = dict(config.extra)
+    return params
+
+
+class OpenAIBackend(Backend):
+    """Chat Completions over HTTP with the official SDK, SDK retries off."""
+
+    def __init__(self, endpoint: Endpoint, api_key: str | None, timeout: float) -> None:
+        super().__init__(endpoint, api_key, timeout)
+        self._client = openai.AsyncOpenAI(api_key=api_key or NO_KEY, base_url=endpoint.base_url,
+                                          max_retries=0, timeout=timeout)
+
+    async def send(self, messages: list[ChatMessage], config: GenerationConfig, *,
+                   timeout: float, headers: Mapping[str, str]) -> RawReply:
+        """One Chat Completions request."""
+        url = self.endpoint.public_url
+        try:
+            response = await self._client.chat.completions.create(
+                model=self.endpoint.model, messages=messages,  # type: ignore[arg-type]
+                timeout=timeout, extra_headers=dict(headers) or None,
+                **request_params(self.endpoint, config))
+        except openai.APITimeoutError as exc:
+            raise Transient("timeout", f"no answer within {timeout:g} s") from exc
+        except openai.APIConnectionError as exc:
+            raise Transient("connection", _cause(exc)) from exc
+        except openai.APIStatusError as exc:
+            failure = status_failure(url, exc.status_code, _message(exc), exc.response.headers)
+            raise failure from exc
+        except openai.OpenAIError as exc:
+            raise LLMError(f"unexpected answer from {url}: {exc}") from exc
+        if not response.choices:
+            raise LLMError(f"{url} returned no choices for model {self.endpoint.model!r}")
+        choice = response.choices[0]
+        u = response.usage
+        details = getattr(u, "prompt_tokens_details", None) if u else None
+        usage = Usage(prompt_tokens=u.prompt_tokens if u else 0,
+                      completion_tokens=u.completion_tokens if u else 0,
+                      cached_tokens=(getattr(details, "cached_tokens", None) or 0))
+        text = choice.message.content or getattr(choice.message, "refusal", None) or ""
+        return RawReply(text, usage, choice.finish_reason)
+
+    async def aclose(self) -> None:
+        """Close the SDK's HTTP connections."""
+        await self._client.close()
+
+
+def _message(exc: openai.APIStatusError) -> str:
+    body = exc.body
+    if isinstance(body, dict):
+        err = body.get("error", body)
+        if isinstance(err, dict) and err.get("message"):
+            return str(err["message"])
+    return exc.message
+
+
+def _cause(exc: BaseException) -> str:
+    inner = exc.__cause__ or exc.__context__
+    return f"{exc}" + (f" ({type(inner).__name__}: {inner})" if inner else "")

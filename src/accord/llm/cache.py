@@ -1,0 +1,235 @@
+"""Completion cache and record/replay in one SQLite file.
+
+The key is a SHA-256 over a canonical JSON of the provider, the base URL (without
+credentials), the model, the messages, the generation config and the call scope
+(episode, agent, turn): a rerun of the same study with the same scopes hits every
+entry, while identical prompts in different episodes stay distinct samples.
+
+Modes (:class:`CacheMode`): ``off`` (no cache), ``rw`` (read, and record misses),
+``replay`` (read only; a miss raises :class:`~accord.llm.errors.CacheMiss`, so a
+replay can never spend money or drift silently).
+
+Concurrency: WAL journal, a busy timeout, and ``INSERT OR IGNORE`` (the first
+recorded answer for a key wins) make several processes safe on one file; inside a
+process one connection is shared under a lock and used from worker threads so the
+event loop never blocks on the file lock. Stored: text, finish reason, usage,
+latency, and the scope for statistics. Never stored: API keys, headers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Sequence
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from accord.llm.errors import CacheError
+from accord.llm.providers import Endpoint
+from accord.llm.types import CallScope, ChatMessage, Completion, GenerationConfig, Usage
+
+SCHEMA_VERSION = "1"
+KEY_VERSION = 1
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS completions (
+    key TEXT PRIMARY KEY,
+    provider TEXT NOT NULL,
+    base_url TEXT NOT NULL,
+    model TEXT NOT NULL,
+    episode TEXT,
+    agent TEXT,
+    turn INTEGER,
+    text TEXT NOT NULL,
+    finish_reason TEXT,
+    prompt_tokens INTEGER NOT NULL,
+    completion_tokens INTEGER NOT NULL,
+    cached_tokens INTEGER NOT NULL,
+    cache_write_tokens INTEGER NOT NULL,
+    latency REAL NOT NULL,
+    created REAL NOT NULL
+);
+"""
+
+
+class CacheMode(StrEnum):
+    """``off``, ``rw`` (read-write) or ``replay`` (replay-only)."""
+
+    OFF = "off"
+    RW = "rw"
+    REPLAY = "replay"
+
+    @classmethod
+    def parse(cls, value: CacheMode | str) -> CacheMode:
+        """The mode for ``value``; accepts ``read-write`` and ``replay-only`` too."""
+        if isinstance(value, CacheMode):
+            return value
+        aliases = {"read-write": "rw", "readwrite": "rw", "replay-only": "replay", "none": "off"}
+        text = aliases.get(value.strip().lower(), value.strip().lower())
+        try:
+            return cls(text)
+        except ValueError:
+            raise ValueError(f"unknown cache mode {value!r}; use off, rw or replay") from None
+
+
+def cache_key(endpoint: Endpoint, messages: Sequence[ChatMessage], config: GenerationConfig,
+              scope: CallScope | None) -> str:
+    """The hex SHA-256 identifying a request (see the module docstring)."""
+    scope = scope or CallScope()
+    payload = {
+        "v": KEY_VERSION,
+        "provider": endpoint.provider,
+        "base_url": endpoint.public_url,
+        "model": endpoint.model,
+        "messages": [[m["role"], m["content"]] for m in messages],
+        "config": config.key_data(),
+        "scope": [scope.episode, scope.agent, scope.turn],
+    }
+    data = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(data.encode()).hexdigest()
+
+
+class CompletionCache:
+    """An SQLite-backed completion cache (see the module docstring)."""
+
+    def __init__(self, path: str | Path, mode: CacheMode | str = CacheMode.RW, *,
+                 busy_timeout: float = 30.0) -> None:
+        self.path = Path(path)
+        self.mode = CacheMode.parse(mode)
+        self.busy_timeout = busy_timeout
+        self._lock = threading.Lock()
+        self._conn: sqlite3.Connection | None = None
+        if self.mode is not CacheMode.OFF:
+            self._open()
+
+    def _open(self) -> None:
+        if self.mode is CacheMode.REPLAY and not self.path.exists():
+            raise CacheError(f"replay-only cache {self.path} does not exist; record it first "
+                             "with cache mode 'rw'")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(self.path, timeout=self.busy_timeout,
+                                   check_same_thread=False, isolation_level=None)
+            conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
+            _retry_locked(lambda: conn.execute("PRAGMA journal_mode = WAL"), self.busy_timeout)
+            conn.execute("PRAGMA synchronous = NORMAL")
+            _retry_locked(lambda: conn.executescript(_SCHEMA), self.busy_timeout)
+            conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)",
+                         (SCHEMA_VERSION,))
+            found = conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise CacheError(f"cannot open LLM cache {self.path}: {exc}") from exc
+        if found is None or found[0] != SCHEMA_VERSION:
+            conn.close()
+            raise CacheError(f"LLM cache {self.path} has schema version "
+                             f"{found[0] if found else None}, expected {SCHEMA_VERSION}")
+        self._conn = conn
+
+    @property
+    def enabled(self) -> bool:
+        """Whether the cache is consulted at all."""
+        return self.mode is not CacheMode.OFF
+
+    # synchronous core ----------------------------------------------------------
+    def get_sync(self, key: str) -> Completion | None:
+        """The stored completion for ``key`` (``from_cache=True``), or ``None``."""
+        if self._conn is None:
+            return None
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT text, finish_reason, prompt_tokens, completion_tokens, cached_tokens, "
+                "cache_write_tokens, latency, model, provider FROM completions WHERE key = ?",
+                (key,)).fetchone()
+        if row is None:
+            return None
+        usage = Usage(row[2], row[3], row[4], row[5])
+        return Completion(row[0], usage, row[6], row[7], row[8], row[1], from_cache=True,
+                          attempts=0)
+
+    def put_sync(self, key: str, completion: Completion, endpoint: Endpoint,
+                 scope: CallScope | None) -> None:
+        """Record ``completion`` under ``key`` (kept if already present); no-op in replay."""
+        if self._conn is None or self.mode is not CacheMode.RW:
+            return
+        scope = scope or CallScope()
+        u = completion.usage
+        row = (key, endpoint.provider, endpoint.public_url, completion.model, scope.episode,
+               scope.agent, scope.turn, completion.text, completion.finish_reason,
+               u.prompt_tokens, u.completion_tokens, u.cached_tokens, u.cache_write_tokens,
+               completion.latency, time.time())
+        with self._lock:
+            self._conn.execute("INSERT OR IGNORE INTO completions VALUES "
+                               "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", row)
+
+    # asyncio wrappers ----------------------------------------------------------
+    async def get(self, key: str) -> Completion | None:
+        """:meth:`get_sync` on a worker thread."""
+        return await asyncio.to_thread(self.get_sync, key)
+
+    async def put(self, key: str, completion: Completion, endpoint: Endpoint,
+                  scope: CallScope | None) -> None:
+        """:meth:`put_sync` on a worker thread."""
+        await asyncio.to_thread(self.put_sync, key, completion, endpoint, scope)
+
+    # maintenance ---------------------------------------------------------------
+    def stats(self) -> dict[str, Any]:
+        """Entries, tokens and recorded latency, overall and per model; file sizes."""
+        sizes = {s: (self.path.parent / (self.path.name + s)).stat().st_size
+                 for s in ("", "-wal") if (self.path.parent / (self.path.name + s)).exists()}
+        out: dict[str, Any] = {"path": str(self.path), "bytes": sum(sizes.values()),
+                               "entries": 0, "models": {}}
+        if self._conn is None:
+            return out
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT model, COUNT(*), SUM(prompt_tokens), SUM(completion_tokens), "
+                "SUM(cached_tokens), SUM(latency), MIN(created), MAX(created), "
+                "COUNT(DISTINCT episode) FROM completions GROUP BY model ORDER BY model"
+            ).fetchall()
+        for model, n, pt, ct, cached, lat, first, last, episodes in rows:
+            out["models"][model] = {"entries": n, "prompt_tokens": pt, "completion_tokens": ct,
+                                    "cached_tokens": cached, "latency_s": round(lat, 3),
+                                    "episodes": episodes, "first": first, "last": last}
+            out["entries"] += n
+        return out
+
+    def clear(self) -> int:
+        """Delete every entry; return how many there were."""
+        if self._conn is None:
+            return 0
+        with self._lock:
+            n = self._conn.execute("SELECT COUNT(*) FROM completions").fetchone()[0]
+            self._conn.execute("DELETE FROM completions")
+            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            self._conn.execute("VACUUM")
+        return int(n)
+
+    def close(self) -> None:
+        """Close the connection."""
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    def __enter__(self) -> CompletionCache:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _retry_locked(fn: Any, budget: float) -> Any:
+    """Run ``fn``; on 'database is locked' (some pragmas skip the busy handler) retry."""
+    deadline = time.monotonic() + budget
+    while True:
+        try:
+            return fn()
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)

@@ -1,0 +1,265 @@
+"""The one async client interface: ``await client.complete(messages, config)``.
+
+:class:`LLMRuntime` holds what calls share: per-endpoint concurrency limits
+(``asyncio.Semaphore`` keyed by base URL), the retry policy, the request timeout,
+the cache, the usage tracker, and one SDK client per endpoint (connection reuse).
+:class:`LLMClient` is a handle on one model string within a runtime::
+
+    async with LLMRuntime(cache=CompletionCache("runs/cache.sqlite", "rw")) as rt:
+        client = rt.client("openai/gpt-4.1-mini")
+        done = await client.complete(messages, GenerationConfig(temperature=0),
+                                     scope=CallScope(episode="e1", agent="buyer", turn=3))
+
+A call: validate messages -> cache lookup (replay: a miss raises ``CacheMiss``) ->
+wait for an endpoint slot -> one attempt -> on a transient failure release the slot,
+wait (``Retry-After`` or jittered backoff) and retry within bounds -> record in the
+cache and the tracker. Identical concurrent requests in one runtime are fetched once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Callable, Mapping, Sequence
+from types import TracebackType
+from typing import Any
+
+import numpy as np
+
+from accord.llm.accounting import UsageTracker
+from accord.llm.backends.base import Backend
+from accord.llm.cache import CacheMode, CompletionCache, cache_key
+from accord.llm.errors import (
+    CacheMiss,
+    EndpointUnreachableError,
+    LLMError,
+    LLMTimeoutError,
+    RateLimitedError,
+    ServerError,
+)
+from accord.llm.providers import Endpoint, resolve_model
+from accord.llm.redact import get_logger, register_secret
+from accord.llm.retry import RetryPolicy, Transient
+from accord.llm.types import CallScope, ChatMessage, Completion, GenerationConfig
+from accord.llm.types import normalize_messages
+
+log = get_logger("accord.llm")
+DEFAULT_CONCURRENCY = 16
+BackendFactory = Callable[[Endpoint, "str | None", float], Backend]
+
+
+def _backend_factory(api: str) -> BackendFactory:
+    # imported lazily: the SDKs are heavy and only one is usually needed
+    if api == "openai":
+        from accord.llm.backends.openai_compat import OpenAIBackend
+
+        return OpenAIBackend
+    if api == "anthropic":
+        from accord.llm.backends.anthropic_api import AnthropicBackend
+
+        return AnthropicBackend
+    from accord.llm.backends.mock import MockBackend
+
+    return MockBackend
+
+
+class LLMRuntime:
+    """Shared limits, retries, cache, accounting and connections for many clients.
+
+    ``max_concurrency`` is the default in-flight limit per endpoint; ``limits``
+    overrides it per base URL (or ``mock://<policy>``). ``env`` (default
+    ``os.environ``) is where model strings find URLs and keys. ``mock_policies``
+    maps ``mock/<name>`` names to ready policy objects (e.g. a scripted policy).
+    """
+
+    def __init__(self, *, cache: CompletionCache | None = None,
+                 tracker: UsageTracker | None = None, retry: RetryPolicy | None = None,
+                 timeout: float = 60.0, max_concurrency: int = DEFAULT_CONCURRENCY,
+                 limits: Mapping[str, int] | None = None, env: Mapping[str, str] | None = None,
+                 rng: np.random.Generator | None = None,
+                 mock_policies: Mapping[str, Any] | None = None) -> None:
+        if max_concurrency < 1 or any(v < 1 for v in (limits or {}).values()):
+            raise ValueError("concurrency limits must be at least 1")
+        self.cache = cache
+        self.tracker = tracker if tracker is not None else UsageTracker()
+        self.retry = retry or RetryPolicy()
+        self.timeout = timeout
+        self.max_concurrency = max_concurrency
+        self.limits = {k.rstrip("/"): v for k, v in (limits or {}).items()}
+        self.env: Mapping[str, str] = os.environ if env is None else env
+        self.rng = rng if rng is not None else np.random.default_rng()
+        self.mock_policies = dict(mock_policies or {})
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._semaphores: dict[str, asyncio.Semaphore] = {}
+        self._backends: dict[str, Backend] = {}
+        self._pending: dict[str, asyncio.Future[Completion]] = {}
+
+    def client(self, model: str, config: GenerationConfig | None = None) -> LLMClient:
+        """A client for ``model`` (``provider/model``) sharing this runtime."""
+        return LLMClient(model, self, config=config)
+
+    @property
+    def replay_only(self) -> bool:
+        """Whether every answer must come from the cache."""
+        return self.cache is not None and self.cache.mode is CacheMode.REPLAY
+
+    def limit_for(self, endpoint: Endpoint) -> int:
+        """The in-flight limit for ``endpoint``."""
+        return self.limits.get(endpoint.limit_key.rstrip("/"), self.max_concurrency)
+
+    def _bind_loop(self) -> None:
+        loop = asyncio.get_running_loop()
+        if loop is not self._loop:  # asyncio primitives and SDK clients belong to one loop
+            self._loop, self._semaphores, self._backends, self._pending = loop, {}, {}, {}
+
+    def semaphore(self, endpoint: Endpoint) -> asyncio.Semaphore:
+        """The endpoint's slot semaphore in the running loop."""
+        self._bind_loop()
+        key = endpoint.limit_key
+        if key not in self._semaphores:
+            self._semaphores[key] = asyncio.Semaphore(self.limit_for(endpoint))
+        return self._semaphores[key]
+
+    def backend(self, endpoint: Endpoint) -> Backend:
+        """The (shared) backend for ``endpoint`` in the running loop."""
+        self._bind_loop()
+        key = f"{endpoint.api}|{endpoint.limit_key}|{endpoint.key_env}"
+        if key not in self._backends:
+            api_key = endpoint.api_key(self.env)
+            register_secret(api_key)
+            if endpoint.api == "mock":
+                from accord.llm.backends.mock import MockBackend
+
+                policy = self.mock_policies.get(endpoint.model)
+                self._backends[key] = MockBackend(endpoint, api_key, self.timeout, policy)
+            else:
+                self._backends[key] = _backend_factory(endpoint.api)(endpoint, api_key,
+                                                                     self.timeout)
+        return self._backends[key]
+
+    async def aclose(self) -> None:
+        """Close SDK connections (the cache stays open; close it yourself)."""
+        backends, self._backends = list(self._backends.values()), {}
+        for backend in backends:
+            await backend.aclose()
+
+    async def __aenter__(self) -> LLMRuntime:
+        return self
+
+    async def __aexit__(self, et: type[BaseException] | None, ev: BaseException | None,
+                        tb: TracebackType | None) -> None:
+        await self.aclose()
+
+
+class LLMClient:
+    """A model string bound to a runtime; ``complete`` is the whole interface.
+
+    Construction resolves the model string (unknown provider or missing base URL
+    fail here) and checks the API key unless the runtime is replay-only.
+    """
+
+    def __init__(self, model: str, runtime: LLMRuntime | None = None, *,
+                 config: GenerationConfig | None = None) -> None:
+        self.runtime = runtime or LLMRuntime()
+        self.model = model
+        self.config = config or GenerationConfig()
+        self.endpoint = resolve_model(model, self.runtime.env)
+        if not self.runtime.replay_only:
+            register_secret(self.endpoint.api_key(self.runtime.env))
+
+    def __repr__(self) -> str:
+        return f"LLMClient({self.model!r}, url={self.endpoint.public_url!r})"
+
+    async def complete(self, messages: Sequence[Mapping[str, Any]],
+                       config: GenerationConfig | None = None, *,
+                       scope: CallScope | None = None) -> Completion:
+        """The model's answer to ``messages`` (see the module docstring for the steps)."""
+        msgs = normalize_messages(messages)
+        cfg = config or self.config
+        rt = self.runtime
+        cache = rt.cache if rt.cache is not None and rt.cache.enabled else None
+        if cache is None:
+            done = await self._fetch(msgs, cfg, scope)
+        else:
+            key = cache_key(self.endpoint, msgs, cfg, scope)
+            hit = await cache.get(key)
+            if hit is not None:
+                done = hit
+            elif cache.mode is CacheMode.REPLAY:
+                raise CacheMiss(str(cache.path), key, self.model,
+                                (scope or CallScope()).describe())
+            else:
+                done = await self._fetch_once(key, msgs, cfg, scope, cache)
+        rt.tracker.record(done, scope)
+        log.debug("%s %s: %d+%d tokens (%d cached), %.3f s, %d attempt(s)%s", self.model,
+                  (scope or CallScope()).describe(), done.usage.prompt_tokens,
+                  done.usage.completion_tokens, done.usage.cached_tokens, done.latency,
+                  done.attempts, " [cache]" if done.from_cache else "")
+        return done
+
+    async def _fetch_once(self, key: str, msgs: list[ChatMessage], cfg: GenerationConfig,
+                          scope: CallScope | None, cache: CompletionCache) -> Completion:
+        """Fetch and record, sharing one fetch between identical concurrent requests."""
+        rt = self.runtime
+        rt._bind_loop()
+        pending = rt._pending.get(key)
+        if pending is not None:
+            done = await asyncio.shield(pending)
+            return Completion(done.text, done.usage, done.latency, done.model, done.provider,
+                              done.finish_reason, from_cache=True, attempts=0)
+        future: asyncio.Future[Completion] = asyncio.get_running_loop().create_future()
+        rt._pending[key] = future
+        try:
+            done = await self._fetch(msgs, cfg, scope)
+            await cache.put(key, done, self.endpoint, scope)
+            future.set_result(done)
+            return done
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # mark retrieved: waiters re-raise it, nobody else must
+            raise
+        finally:
+            rt._pending.pop(key, None)
+
+    async def _fetch(self, msgs: list[ChatMessage], cfg: GenerationConfig,
+                     scope: CallScope | None) -> Completion:
+        """Attempts with limits and retries until an answer or a final error."""
+        rt, ep = self.runtime, self.endpoint
+        backend = rt.backend(ep)
+        session = scope.session() if scope else None
+        headers = {"X-Accord-Session": session} if session else {}
+        attempt = 0
+        while True:
+            attempt += 1
+            async with rt.semaphore(ep):
+                started = time.monotonic()
+                try:
+                    raw = await backend.send(msgs, cfg, timeout=rt.timeout, headers=headers)
+                except Transient as exc:
+                    failure = exc
+                else:
+                    return Completion(raw.text, raw.usage, time.monotonic() - started,
+                                      self.model, ep.provider, raw.finish_reason,
+                                      attempts=attempt)
+            delay = rt.retry.delay_for(failure, attempt, rt.rng)
+            if delay is None:
+                raise self._final(failure, attempt) from failure
+            log.warning("%s: attempt %d failed (%s: %s); retrying in %.2f s", self.model,
+                        attempt, failure.kind, failure.detail, delay)
+            await asyncio.sleep(delay)
+
+    def _final(self, failure: Transient, attempts: int) -> LLMError:
+        url = self.endpoint.public_url
+        if failure.kind == "rate_limit":
+            detail = failure.detail
+            if failure.retry_after is not None and \
+                    failure.retry_after > self.runtime.retry.max_retry_after:
+                detail += (f" (Retry-After {failure.retry_after:g} s exceeds the allowed "
+                           f"{self.runtime.retry.max_retry_after:g} s)")
+            return RateLimitedError(url, attempts, detail)
+        if failure.kind == "server":
+            return ServerError(url, failure.status or 500, attempts, failure.detail)
+        if failure.kind == "timeout":
+            return LLMTimeoutError(url, attempts, self.runtime.timeout)
+        return EndpointUnreachableError(url, attempts, failure.detail)

@@ -1,0 +1,112 @@
+"""Exceptions raised by accord's LLM layer.
+
+Every message is passed through :func:`accord.llm.redact.redact`, so an API key that
+a server echoes back never reaches a traceback, a log or a results store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from accord.llm.redact import redact
+
+
+class LLMError(Exception):
+    """Base class of accord's LLM errors; the message is redacted."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(redact(message))
+
+
+class ConfigurationError(LLMError):
+    """A model string or environment that cannot work (e.g. a missing base URL)."""
+
+
+class UnknownProviderError(ConfigurationError):
+    """The provider part of a model string is not registered."""
+
+    def __init__(self, provider: str, known: Iterable[str], model: str) -> None:
+        self.provider = provider
+        self.known = sorted(known)
+        super().__init__(f"unknown LLM provider {provider!r} in model string {model!r}; "
+                         f"known providers: {', '.join(self.known)}")
+
+
+class MissingAPIKeyError(ConfigurationError):
+    """The environment variable that must hold the API key is unset or empty."""
+
+    def __init__(self, env_var: str, model: str) -> None:
+        self.env_var = env_var
+        super().__init__(f"model {model!r} needs an API key: set the environment variable "
+                         f"{env_var}")
+
+
+class InvalidMessagesError(LLMError, ValueError):
+    """The chat messages are not a list of ``{role, content}`` with known roles."""
+
+
+class EndpointUnreachableError(LLMError):
+    """No connection could be made to the endpoint (after the allowed retries)."""
+
+    def __init__(self, url: str, attempts: int, cause: str) -> None:
+        self.url = url
+        self.attempts = attempts
+        super().__init__(f"cannot reach the LLM endpoint {url} after {attempts} attempt(s): "
+                         f"{cause}")
+
+
+class LLMTimeoutError(LLMError):
+    """Every attempt timed out."""
+
+    def __init__(self, url: str, attempts: int, timeout: float) -> None:
+        self.url = url
+        self.attempts = attempts
+        super().__init__(f"LLM request to {url} timed out {attempts} time(s) "
+                         f"(timeout {timeout:g} s per attempt)")
+
+
+class RateLimitedError(LLMError):
+    """The endpoint kept answering 429, or asked to wait longer than allowed."""
+
+    def __init__(self, url: str, attempts: int, detail: str) -> None:
+        self.url = url
+        self.attempts = attempts
+        super().__init__(f"rate limited by {url} after {attempts} attempt(s): {detail}")
+
+
+class ServerError(LLMError):
+    """The endpoint kept answering 5xx."""
+
+    def __init__(self, url: str, status: int, attempts: int, detail: str) -> None:
+        self.url = url
+        self.status = status
+        self.attempts = attempts
+        super().__init__(f"LLM endpoint {url} answered HTTP {status} {attempts} time(s): "
+                         f"{detail}")
+
+
+class RequestError(LLMError):
+    """The endpoint refused the request (4xx other than 408/429): not retried."""
+
+    def __init__(self, url: str, status: int, detail: str) -> None:
+        self.url = url
+        self.status = status
+        super().__init__(f"LLM endpoint {url} refused the request with HTTP {status}: {detail}")
+
+
+class AuthenticationError(RequestError):
+    """HTTP 401/403: the key is wrong or lacks access (the key itself is never shown)."""
+
+
+class CacheMiss(LLMError):
+    """Replay-only mode and the request is not in the cache."""
+
+    def __init__(self, path: str, key: str, model: str, scope: str) -> None:
+        self.key = key
+        super().__init__(f"replay-only cache {path} has no entry for model {model!r} "
+                         f"{scope} (key {key[:16]}…): the request differs from the recorded "
+                         "run; rerun with cache mode 'rw' to record it")
+
+
+class CacheError(LLMError):
+    """The cache file cannot be opened or has an unexpected format."""

@@ -1,0 +1,122 @@
+"""Cost estimates from an editable price table (``data/prices.yaml``).
+
+:func:`load_prices` reads, in order of precedence, an explicit path, the file named
+by ``ACCORD_PRICES``, or the packaged table. A model that matches no entry has an
+unknown cost (``None``), never 0.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from accord.llm.types import Usage
+
+PRICES_ENV = "ACCORD_PRICES"
+_FIELDS = ("input", "output", "cached_input", "cache_write")
+
+
+class PriceTableError(ValueError):
+    """A price file that cannot be read; the message names the file and key."""
+
+
+@dataclass(frozen=True)
+class Price:
+    """US dollars per million tokens; cached/cache-write default to the input price."""
+
+    input: float
+    output: float
+    cached_input: float | None = None
+    cache_write: float | None = None
+
+    def cost(self, usage: Usage) -> float:
+        """Dollars for one call with ``usage``."""
+        cached = usage.cached_tokens
+        written = usage.cache_write_tokens
+        fresh = max(0, usage.prompt_tokens - cached - written)
+        total = (fresh * self.input
+                 + cached * (self.input if self.cached_input is None else self.cached_input)
+                 + written * (self.input if self.cache_write is None else self.cache_write)
+                 + usage.completion_tokens * self.output)
+        return total / 1_000_000
+
+
+class PriceTable:
+    """Model string -> :class:`Price`: exact keys first, then patterns in file order."""
+
+    def __init__(self, entries: Mapping[str, Price], source: str = "<memory>") -> None:
+        self.entries = dict(entries)
+        self.source = source
+
+    def price(self, model: str) -> Price | None:
+        """The price of ``model`` (an accord model string), or ``None`` if unknown."""
+        if model in self.entries:
+            return self.entries[model]
+        for pattern, price in self.entries.items():
+            if any(c in pattern for c in "*?[") and fnmatch.fnmatchcase(model, pattern):
+                return price
+        return None
+
+    def cost(self, model: str, usage: Usage) -> float | None:
+        """Dollars for one call of ``model`` with ``usage``; ``None`` if the price is unknown."""
+        price = self.price(model)
+        return None if price is None else price.cost(usage)
+
+
+def parse_prices(data: Any, source: str) -> PriceTable:
+    """A :class:`PriceTable` from the YAML structure of a price file."""
+    if not isinstance(data, Mapping) or not isinstance(data.get("models"), Mapping):
+        raise PriceTableError(f"{source}: expected a mapping with a 'models' mapping")
+    entries: dict[str, Price] = {}
+    for model, spec in data["models"].items():
+        where = f"{source}: models.{model}"
+        if not isinstance(spec, Mapping):
+            raise PriceTableError(f"{where}: expected a mapping of prices, got {spec!r}")
+        unknown = set(spec) - set(_FIELDS)
+        if unknown:
+            raise PriceTableError(f"{where}: unknown field(s) {sorted(unknown)}; "
+                                  f"allowed: {', '.join(_FIELDS)}")
+        for required in ("input", "output"):
+            if required not in spec:
+                raise PriceTableError(f"{where}: missing '{required}'")
+        values: dict[str, float | None] = {}
+        for name in _FIELDS:
+            raw = spec.get(name)
+            if raw is None:
+                values[name] = None
+                continue
+            if isinstance(raw, bool) or not isinstance(raw, int | float) or raw < 0:
+                raise PriceTableError(f"{where}.{name}: expected a non-negative number, "
+                                      f"got {raw!r}")
+            values[name] = float(raw)
+        entries[str(model)] = Price(values["input"] or 0.0, values["output"] or 0.0,
+                                    values["cached_input"], values["cache_write"])
+    return PriceTable(entries, source)
+
+
+def load_prices(path: str | Path | None = None, env: Mapping[str, str] | None = None
+                ) -> PriceTable:
+    """The price table from ``path``, else ``$ACCORD_PRICES``, else the packaged file."""
+    env = os.environ if env is None else env
+    chosen = path or env.get(PRICES_ENV) or None
+    if chosen is None:
+        text = resources.files("accord.llm").joinpath("data/prices.yaml").read_text("utf-8")
+        source = "accord/llm/data/prices.yaml"
+    else:
+        source = str(chosen)
+        try:
+            text = Path(chosen).read_text("utf-8")
+        except OSError as exc:
+            raise PriceTableError(f"cannot read price table {source}: {exc}") from exc
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise PriceTableError(f"{source}: invalid YAML: {exc}") from exc
+    return parse_prices(data, source)

@@ -1,0 +1,159 @@
+"""Model strings and the provider registry (DESIGN.md, "LLM conventions").
+
+=================================  ==========================================================
+model string                       endpoint
+=================================  ==========================================================
+``openai/<model>``                 OpenAI; ``OPENAI_API_KEY``, optional ``OPENAI_BASE_URL``
+``anthropic/<model>``              Anthropic; ``ANTHROPIC_API_KEY``, optional
+                                   ``ANTHROPIC_BASE_URL``
+``vllm/<model>``                   vLLM at ``VLLM_BASE_URL``; ``VLLM_API_KEY`` optional
+``ollama/<model>``                 Ollama at ``OLLAMA_BASE_URL`` (default
+                                   ``http://127.0.0.1:11434/v1``); no key
+``openai-api/<name>/<model>``      any OpenAI-compatible endpoint at ``<NAME>_BASE_URL``
+                                   with ``<NAME>_API_KEY`` (``<NAME>`` is ``name``
+                                   upper-cased, non-alphanumerics as ``_``)
+``mock/<policy>``                  in process, answered by the stub policy ``<policy>``
+=================================  ==========================================================
+
+:data:`PROVIDERS` maps a provider name to a resolver ``(rest, model_string, env) ->
+Endpoint``; add one with :func:`register_provider`. Resolution reads only the
+environment mapping it is given and never stores a key in the :class:`Endpoint`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Literal
+from urllib.parse import urlsplit, urlunsplit
+
+from accord.llm.errors import ConfigurationError, MissingAPIKeyError, UnknownProviderError
+
+Api = Literal["openai", "anthropic", "mock"]
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """A resolved model string: which API, where, which model, which key variable.
+
+    ``key_env`` names the environment variable holding the key (``None``: no key);
+    ``key_required`` says whether a missing key is an error. ``base_url`` is ``None``
+    for the in-process ``mock`` provider.
+    """
+
+    provider: str
+    model: str
+    api: Api
+    base_url: str | None
+    key_env: str | None
+    key_required: bool
+    spec: str
+
+    @property
+    def limit_key(self) -> str:
+        """What concurrency limits are keyed by: the base URL (``mock://`` for mocks)."""
+        return self.base_url or f"mock://{self.model}"
+
+    @property
+    def public_url(self) -> str:
+        """The base URL without credentials or query, safe to log and to store."""
+        return sanitize_url(self.base_url) if self.base_url else f"mock://{self.model}"
+
+    def api_key(self, env: Mapping[str, str]) -> str | None:
+        """The key from ``env``; raises :class:`MissingAPIKeyError` if required and absent."""
+        key = env.get(self.key_env, "").strip() if self.key_env else ""
+        if not key and self.key_required and self.key_env:
+            raise MissingAPIKeyError(self.key_env, self.spec)
+        return key or None
+
+
+def sanitize_url(url: str) -> str:
+    """``url`` without user info, query and fragment (they may carry credentials)."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if parts.port:
+        host += f":{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
+
+
+Resolver = Callable[[str, str, Mapping[str, str]], Endpoint]
+PROVIDERS: dict[str, Resolver] = {}
+"""Provider resolvers by name; see the module docstring."""
+
+
+def register_provider(name: str) -> Callable[[Resolver], Resolver]:
+    """Decorator registering a provider resolver under ``name``."""
+
+    def deco(fn: Resolver) -> Resolver:
+        PROVIDERS[name] = fn
+        return fn
+
+    return deco
+
+
+def resolve_model(spec: str, env: Mapping[str, str]) -> Endpoint:
+    """The :class:`Endpoint` for a model string such as ``openai/gpt-4.1-mini``."""
+    provider, sep, rest = spec.partition("/")
+    if provider not in PROVIDERS:
+        raise UnknownProviderError(provider if sep else spec, PROVIDERS, spec)
+    if not rest:
+        raise ConfigurationError(f"model string {spec!r} names no model after "
+                                 f"'{provider}/'")
+    return PROVIDERS[provider](rest, spec, env)
+
+
+def _base_url(env: Mapping[str, str], var: str, spec: str, default: str | None = None) -> str:
+    url = env.get(var, "").strip() or default
+    if not url:
+        raise ConfigurationError(f"model {spec!r} needs a base URL: set the environment "
+                                 f"variable {var} (e.g. http://127.0.0.1:8000/v1)")
+    if not url.startswith(("http://", "https://")):
+        raise ConfigurationError(f"{var}={sanitize_url(url)!r} for model {spec!r} must start "
+                                 "with http:// or https://")
+    return url.rstrip("/")
+
+
+@register_provider("openai")
+def _openai(rest: str, spec: str, env: Mapping[str, str]) -> Endpoint:
+    url = _base_url(env, "OPENAI_BASE_URL", spec, "https://api.openai.com/v1")
+    return Endpoint("openai", rest, "openai", url, "OPENAI_API_KEY", True, spec)
+
+
+@register_provider("anthropic")
+def _anthropic(rest: str, spec: str, env: Mapping[str, str]) -> Endpoint:
+    url = _base_url(env, "ANTHROPIC_BASE_URL", spec, "https://api.anthropic.com")
+    return Endpoint("anthropic", rest, "anthropic", url, "ANTHROPIC_API_KEY", True, spec)
+
+
+@register_provider("vllm")
+def _vllm(rest: str, spec: str, env: Mapping[str, str]) -> Endpoint:
+    url = _base_url(env, "VLLM_BASE_URL", spec)
+    return Endpoint("vllm", rest, "openai", url, "VLLM_API_KEY", False, spec)
+
+
+@register_provider("ollama")
+def _ollama(rest: str, spec: str, env: Mapping[str, str]) -> Endpoint:
+    url = _base_url(env, "OLLAMA_BASE_URL", spec, "http://127.0.0.1:11434/v1")
+    return Endpoint("ollama", rest, "openai", url, "OLLAMA_API_KEY", False, spec)
+
+
+def env_prefix(name: str) -> str:
+    """The environment-variable prefix of an ``openai-api`` endpoint name."""
+    return re.sub(r"[^A-Za-z0-9]", "_", name).upper()
+
+
+@register_provider("openai-api")
+def _openai_api(rest: str, spec: str, env: Mapping[str, str]) -> Endpoint:
+    name, sep, model = rest.partition("/")
+    if not sep or not name or not model:
+        raise ConfigurationError(f"model string {spec!r} must look like "
+                                 "openai-api/<name>/<model>, e.g. openai-api/together/llama-3")
+    prefix = env_prefix(name)
+    url = _base_url(env, f"{prefix}_BASE_URL", spec)
+    return Endpoint(f"openai-api/{name}", model, "openai", url, f"{prefix}_API_KEY", True, spec)
+
+
+@register_provider("mock")
+def _mock(rest: str, spec: str, env: Mapping[str, str]) -> Endpoint:
+    return Endpoint("mock", rest, "mock", None, None, False, spec)

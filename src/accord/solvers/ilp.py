@@ -1,0 +1,190 @@
+"""Binary integer programs solved exactly with HiGHS (via highspy).
+
+Pure functions over plain numbers, used by the deliberation domain for its optimum
+(menu design: a 0/1 multi-knapsack; task allocation: a generalized assignment with
+private per-agent and pooled public capacities) and by its Solver tool.
+
+Constraint rows are scaled to integers from the exact decimal value of every
+coefficient (``Fraction``), so HiGHS never accepts a solution that is infeasible by a
+rounding hair; the MIP gaps are set to zero so the objective is the true optimum.
+Every returned solution is re-checked in exact arithmetic.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+import highspy
+import numpy as np
+
+Number = int | float | Fraction
+
+
+class ILPError(RuntimeError):
+    """HiGHS did not report an optimal solution (should not happen for these models)."""
+
+
+@dataclass(frozen=True)
+class ILPResult:
+    """An optimal 0/1 solution ``x`` and its objective value."""
+
+    x: tuple[int, ...]
+    objective: float
+
+
+def _frac(x: Number) -> Fraction:
+    if isinstance(x, Fraction):
+        return x
+    if isinstance(x, int):
+        return Fraction(x)
+    return Fraction(repr(float(x)))
+
+
+def _integer_row(coeffs: Sequence[Number], rhs: Number) -> tuple[list[int], int]:
+    fr = [_frac(a) for a in coeffs]
+    b = _frac(rhs)
+    scale = math.lcm(*(f.denominator for f in [*fr, b]))
+    return [int(f * scale) for f in fr], int(b * scale)
+
+
+def solve_binary_program(
+    values: Sequence[Number],
+    rows: Sequence[Sequence[Number]],
+    rhs: Sequence[Number],
+) -> ILPResult:
+    """Maximize ``values @ x`` over ``x in {0,1}^n`` subject to ``rows @ x <= rhs``.
+
+    Variables with a non-positive value are fixed to 0 (they can never help). Raises
+    :class:`ValueError` on shape mismatch and :class:`ILPError` if HiGHS fails.
+    """
+    n = len(values)
+    if len(rows) != len(rhs):
+        raise ValueError(f"{len(rows)} constraint rows but {len(rhs)} right-hand sides")
+    int_rows: list[list[int]] = []
+    int_rhs: list[int] = []
+    for i, (row, b) in enumerate(zip(rows, rhs, strict=True)):
+        if len(row) != n:
+            raise ValueError(f"constraint row {i} has {len(row)} coefficients, expected {n}")
+        r, rb = _integer_row(row, b)
+        int_rows.append(r)
+        int_rhs.append(rb)
+    upper = [1.0 if float(v) > 0 else 0.0 for v in values]
+    if n == 0 or not any(upper):
+        return ILPResult((0,) * n, 0.0)
+    x = _highs(np.array([-float(v) for v in values]), int_rows, int_rhs, upper)
+    for row, b in zip(int_rows, int_rhs, strict=True):  # exact re-check
+        if sum(a * xi for a, xi in zip(row, x, strict=True)) > b:
+            raise ILPError("HiGHS returned a solution that violates a constraint")
+    return ILPResult(tuple(x), float(sum(_frac(v) for v, xi in zip(values, x, strict=True)
+                                         if xi)))
+
+
+def _highs(cost: np.ndarray, rows: list[list[int]], rhs: list[int], upper: list[float]
+           ) -> list[int]:
+    n, m = len(cost), len(rows)
+    h = highspy.Highs()
+    for opt, val in (("output_flag", False), ("mip_rel_gap", 0.0), ("mip_abs_gap", 0.0),
+                     ("random_seed", 0), ("threads", 1)):
+        h.setOptionValue(opt, val)
+    lp = highspy.HighsLp()
+    lp.num_col_ = n
+    lp.num_row_ = m
+    lp.col_cost_ = cost
+    lp.col_lower_ = np.zeros(n)
+    lp.col_upper_ = np.array(upper)
+    lp.row_lower_ = np.full(m, -highspy.kHighsInf)
+    lp.row_upper_ = np.array(rhs, dtype=float)
+    start, index, value = [0], [], []
+    for j in range(n):
+        for i in range(m):
+            if rows[i][j]:
+                index.append(i)
+                value.append(float(rows[i][j]))
+        start.append(len(index))
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_ = np.array(start, dtype=np.int32)
+    lp.a_matrix_.index_ = np.array(index, dtype=np.int32)
+    lp.a_matrix_.value_ = np.array(value)
+    lp.integrality_ = [highspy.HighsVarType.kInteger] * n
+    h.passModel(lp)
+    h.run()
+    status = h.getModelStatus()
+    if status != highspy.HighsModelStatus.kOptimal:
+        raise ILPError(f"HiGHS status {h.modelStatusToString(status)}")
+    return [int(round(v)) for v in h.getSolution().col_value]
+
+
+def max_weight_selection(
+    values: Sequence[Number],
+    usage: Sequence[Sequence[Number]],
+    capacity: Sequence[Number],
+) -> ILPResult:
+    """Choose items (each at most once) to maximize total value within capacities.
+
+    ``usage[r][j]`` is how much of resource ``r`` item ``j`` uses; ``capacity[r]`` what
+    exists. This is the menu-design program ``max c^T x s.t. A x <= S``.
+    """
+    return solve_binary_program(values, usage, capacity)
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """An optimal assignment: ``agent_of[t]`` is the agent index of task ``t`` or None."""
+
+    agent_of: tuple[int | None, ...]
+    objective: float
+
+
+def max_value_assignment(
+    values: Sequence[Sequence[Number]],
+    private_need: Sequence[Sequence[Number]],
+    private_capacity: Sequence[Sequence[Number]],
+    public_need: Sequence[Sequence[Number]],
+    public_capacity: Sequence[Number],
+) -> Assignment:
+    """Assign each task to at most one agent to maximize the total value.
+
+    ``values[a][t]``: value of agent ``a`` doing task ``t``; ``private_need[r][t]`` and
+    ``private_capacity[a][r]``: each agent's own use of private resource ``r`` stays within
+    its capacity; ``public_need[p][t]`` summed over all assigned tasks stays within
+    ``public_capacity[p]``.
+    """
+    n_a = len(values)
+    n_t = len(values[0]) if n_a else 0
+    if any(len(row) != n_t for row in values):
+        raise ValueError("values must be an agents x tasks matrix")
+    if len(private_capacity) != n_a:
+        raise ValueError("private_capacity needs one row per agent")
+    n_r = len(private_need)
+    if any(len(row) != n_r for row in private_capacity):
+        raise ValueError("each private_capacity row needs one entry per private resource")
+    flat = [values[a][t] for a in range(n_a) for t in range(n_t)]
+    nvar = n_a * n_t
+    rows: list[list[Number]] = []
+    rhs: list[Number] = []
+    for t in range(n_t):
+        row: list[Number] = [0] * nvar
+        for a in range(n_a):
+            row[a * n_t + t] = 1
+        rows.append(row)
+        rhs.append(1)
+    for a in range(n_a):
+        for r in range(n_r):
+            row = [0] * nvar
+            for t in range(n_t):
+                row[a * n_t + t] = private_need[r][t]
+            rows.append(row)
+            rhs.append(private_capacity[a][r])
+    for p, cap in enumerate(public_capacity):
+        rows.append([public_need[p][t] for _a in range(n_a) for t in range(n_t)])
+        rhs.append(cap)
+    res = solve_binary_program(flat, rows, rhs)
+    agent_of: list[int | None] = [None] * n_t
+    for a in range(n_a):
+        for t in range(n_t):
+            if res.x[a * n_t + t]:
+                agent_of[t] = a
+    return Assignment(tuple(agent_of), res.objective)

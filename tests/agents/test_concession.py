@@ -1,0 +1,98 @@
+import asyncio
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from accord.agents.registry import build_negotiator
+from accord.agents.spec import AgentSpecError, parse_agent_list, parse_agent_spec
+from accord.core import LinearAdditiveUtility, OutcomeSpace, Party, Scenario
+from accord.domains.bargaining import resolve_scenario, run_negotiation
+
+KINDS = ["boulware", "linear", "conceder", "tit-for-tat", "hardliner", "random"]
+
+
+@st.composite
+def random_scenario(draw):
+    sizes = [draw(st.integers(2, 5)) for _ in range(draw(st.integers(1, 3)))]
+    space = OutcomeSpace.from_mapping({f"i{k}": list(range(s)) for k, s in enumerate(sizes)})
+    parties = []
+    for name in ("a", "b"):
+        w = {f"i{k}": draw(st.floats(0.1, 1.0)) for k in range(len(sizes))}
+        sc = {f"i{k}": {v: draw(st.floats(0, 1)) for v in range(s)} for k, s in enumerate(sizes)}
+        parties.append(Party(name, LinearAdditiveUtility(w, sc), draw(st.floats(0, 1.5))))
+    return Scenario("random", space, tuple(parties))
+
+
+@settings(max_examples=60, deadline=None)
+@given(random_scenario(), st.sampled_from(KINDS), st.sampled_from(KINDS), st.integers(0, 99))
+def test_no_agent_accepts_below_batna(scenario, ka, kb, seed):
+    res = asyncio.run(run_negotiation(scenario, [ka, kb], seed=seed,
+                                      params={"max_rounds": 12}))
+    assert res.flags["sycophancy"] is False
+    if res.status == "agreement":
+        for p in scenario.parties:
+            assert res.record["utilities"][p.name] >= p.batna - 1e-12
+
+
+def _concession_curve(kind):
+    scenario = resolve_scenario("split")
+    res = asyncio.run(run_negotiation(scenario, [kind, "hardliner"], seed=0,
+                                      params={"max_rounds": 20, "stagnation_rounds": 0}))
+    u = scenario.party("alice").utility
+    return [u(e.move["package"]) for e in res.trajectory.of_kind("move")
+            if e.party == "alice" and e.move["kind"] == "offer"] + [
+        u(e.move["counter"]["package"]) for e in res.trajectory.of_kind("move")
+        if e.party == "alice" and e.move["kind"] == "reject" and e.move.get("counter")]
+
+
+def test_boulware_concedes_later_than_conceder():
+    boulware, conceder = _concession_curve("boulware"), _concession_curve("conceder")
+    mid = len(boulware) // 2
+    assert boulware[mid] > conceder[mid]
+    assert boulware[0] == conceder[0] == 1.0  # both open with their best
+
+
+def test_hardliner_never_concedes():
+    curve = _concession_curve("hardliner")
+    assert set(curve) == {1.0}
+
+
+def test_random_agent_is_seeded():
+    scenario = resolve_scenario("procurement")
+    runs = [asyncio.run(run_negotiation(scenario, ["random", "random"], seed=4))
+            for _ in range(2)]
+    assert runs[0].record == runs[1].record
+
+
+def test_agent_spec_grammar():
+    s = parse_agent_spec("llm:openai/gpt-4.1-mini?temperature=0.2&max_tokens=400")
+    assert (s.kind, s.arg, dict(s.options)) == ("llm", "openai/gpt-4.1-mini",
+                                                 {"temperature": 0.2, "max_tokens": 400})
+    assert str(parse_agent_spec(str(s))) == str(s)
+    assert [a.kind for a in parse_agent_list("boulware, conceder")] == ["boulware", "conceder"]
+    assert parse_agent_spec({"kind": "time-based", "e": 0.5}).options == {"e": 0.5}
+    with pytest.raises(AgentSpecError, match="key=value"):
+        parse_agent_spec("boulware?e")
+    with pytest.raises(AgentSpecError, match="unknown agent 'nope'"):
+        build_negotiator(parse_agent_spec("nope"))
+    with pytest.raises(AgentSpecError, match="no option"):
+        build_negotiator(parse_agent_spec("boulware?speed=3"))
+    agent = build_negotiator(parse_agent_spec("time-based?e=0.5"))
+    assert agent.e == 0.5
+
+
+def test_time_based_target_convention():
+    from accord.agents.concession import TimeBasedAgent
+
+    scenario = resolve_scenario("split")
+    obs_agent = TimeBasedAgent(0.2)
+    from accord.protocols.alternating import AlternatingOffers
+
+    proto = AlternatingOffers(scenario)
+    obs = proto.observe(proto.initial_state(), "alice")
+    assert obs_agent.target_at(obs, 0.0) == pytest.approx(1.0)
+    assert obs_agent.target_at(obs, 1.0) == pytest.approx(0.2)  # BATNA floor
+    assert obs_agent.target_at(obs, 0.5) == pytest.approx(0.2 + 0.8 * (1 - 0.5 ** 5))
+    assert np.isclose(TimeBasedAgent(2.0).target_at(obs, 0.5), 0.2 + 0.8 * (1 - 0.5 ** 0.5))

@@ -1,0 +1,91 @@
+"""The CLI contract of issue 2, through the real console entry point."""
+
+import json
+import subprocess
+import sys
+
+from typer.testing import CliRunner
+
+from accord.cli.main import app
+
+runner = CliRunner()
+
+
+def test_run_json_contract():
+    res = runner.invoke(app, ["run", "bargaining/buyer-seller", "--agents", "boulware,conceder",
+                              "--seed", "3", "--json"])
+    assert res.exit_code == 0, res.output
+    lines = [ln for ln in res.stdout.splitlines() if ln.strip()]
+    assert len(lines) == 1
+    data = json.loads(lines[0])
+    for key in ("status", "reason", "agreement", "utilities", "batna", "rounds", "flags"):
+        assert key in data
+    assert data["status"] in ("agreement", "no_deal", "error")
+    assert set(data["utilities"]) == set(data["batna"]) == {"buyer", "seller"}
+    if data["status"] == "agreement":
+        assert data["reason"] is None and set(data["agreement"]) == {
+            "price", "delivery_days", "warranty_years"}
+    else:
+        assert data["agreement"] is None
+
+
+def test_run_transcript_and_log(tmp_path):
+    log = tmp_path / "t.jsonl"
+    res = runner.invoke(app, ["run", "bargaining/split", "--agents", "linear,linear",
+                              "--max-rounds", "8", "--log", str(log)])
+    assert res.exit_code == 0, res.output
+    assert "offers" in res.stdout and ("AGREEMENT" in res.stdout or "NO DEAL" in res.stdout)
+    from accord.core import Trajectory
+
+    assert Trajectory.read(log).events[-1].kind == "end"
+
+
+def test_run_yaml_path_and_errors(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text("name: x\nissues: {a: [1, 2]}\nparties: {p: {batna: 0, utility: "
+                    "{weights: {a: 1}, values: {a: {1: 0, 2: 1}}}}, q: {batna: 0, utility: "
+                    "{weights: {a: 1}, values: {a: {1: 1, 2: 0}}}}}\n")
+    res = runner.invoke(app, ["run", str(path), "--agents", "linear,linear", "--json"])
+    assert res.exit_code == 0 and json.loads(res.stdout)["status"] == "agreement"
+    res = runner.invoke(app, ["run", "bargaining/nope", "--agents", "linear,linear"])
+    assert res.exit_code == 2 and "not a built-in bargaining scenario" in res.output
+    res = runner.invoke(app, ["run", "bargaining/split", "--agents", "linear"])
+    assert res.exit_code == 2 and "2 parties" in res.output
+
+
+def test_analyze_json_contract():
+    res = runner.invoke(app, ["analyze", "bargaining/buyer-seller", "--json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert data["outcomes"] == 9 * 3 * 4
+    for key in ("nash", "kalai", "kalai_smorodinsky", "max_welfare"):
+        assert set(data[key]) >= {"outcome", "utilities"}
+    assert data["pareto"] and all(set(p) == {"outcome", "utilities"} for p in data["pareto"])
+
+
+def test_analyze_no_ir_outcomes(tmp_path, laptop_dict):
+    import yaml
+
+    path = tmp_path / "laptop.yaml"
+    path.write_text(yaml.safe_dump(laptop_dict))
+    data = json.loads(runner.invoke(app, ["analyze", str(path), "--json"]).stdout)
+    assert data["nash"] is None and data["kalai"] is None and data["kalai_smorodinsky"] is None
+    assert data["max_welfare"]["individually_rational"] is False
+    assert len(data["pareto"]) >= 1
+
+
+def test_scenarios_lists_domains():
+    res = runner.invoke(app, ["scenarios"])
+    assert res.exit_code == 0 and "buyer-seller" in res.stdout and "bargaining" in res.stdout
+
+
+def test_console_script_and_module_entry_points():
+    out = subprocess.run([sys.executable, "-m", "accord", "--version"], capture_output=True,
+                         text=True, check=True)
+    assert out.stdout.startswith("accord ")
+
+
+def test_demo_runs_offline():
+    res = runner.invoke(app, ["demo", "--quick"])
+    assert res.exit_code == 0, res.output
+    assert "AGREEMENT" in res.stdout

@@ -1,0 +1,53 @@
+"""Known-value tests: the frontier equals brute force on random scenarios of 2-4 parties."""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from accord.core import (
+    LinearAdditiveUtility,
+    OutcomeSpace,
+    distance_to_frontier,
+    pareto_mask,
+    pareto_mask_bruteforce,
+)
+
+
+@st.composite
+def scenarios(draw):
+    n_issues = draw(st.integers(1, 3))
+    sizes = [draw(st.integers(1, 5)) for _ in range(n_issues)]
+    space = OutcomeSpace.from_mapping({f"i{k}": list(range(s)) for k, s in enumerate(sizes)})
+    parties = draw(st.integers(2, 4))
+    cols = []
+    for _ in range(parties):
+        weights = {f"i{k}": draw(st.sampled_from([0.0, 0.25, 0.5, 1.0])) for k in range(n_issues)}
+        scores = {f"i{k}": {v: float(draw(st.integers(0, 3))) for v in range(s)}
+                  for k, s in enumerate(sizes)}
+        cols.append(LinearAdditiveUtility(weights, scores).values(space))
+    return np.stack(cols, axis=1)
+
+
+@settings(max_examples=150, deadline=None)
+@given(scenarios())
+def test_frontier_equals_bruteforce(u):
+    assert (pareto_mask(u) == pareto_mask_bruteforce(u)).all()
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 300), st.integers(2, 5), st.integers(0, 10_000))
+def test_frontier_with_many_ties(n, k, seed):
+    u = np.random.default_rng(seed).integers(0, 4, size=(n, k)).astype(float)
+    assert (pareto_mask(u) == pareto_mask_bruteforce(u)).all()
+
+
+def test_duplicates_all_kept():
+    u = np.array([[1.0, 1.0], [1.0, 1.0], [0.5, 0.5], [2.0, 0.0]])
+    assert pareto_mask(u).tolist() == [True, True, False, True]
+
+
+def test_distance_to_frontier():
+    front = np.array([[1.0, 0.0], [0.0, 1.0]])
+    assert distance_to_frontier(np.array([0.0, 0.0]), front) == 1.0
+    assert distance_to_frontier(np.array([1.0, 0.0]), front) == 0.0
+    assert abs(distance_to_frontier(np.array([0.6, 0.6]), front) - np.hypot(0.4, 0.6)) < 1e-12

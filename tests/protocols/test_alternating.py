@@ -1,0 +1,258 @@
+"""One test per termination path, plus verdict concurrency, k-of-n and the mediator."""
+
+import asyncio
+
+import numpy as np
+import pytest
+
+from accord.agents.base import Agent
+from accord.agents.concession import AcceptAllAgent, HardlinerAgent, TimeBasedAgent
+from accord.agents.mediator import MidpointMediator
+from accord.core import Accept, Malformed, Offer, Reject, Walk
+from accord.domains.bargaining import resolve_scenario
+from accord.protocols.alternating import MEDIATOR, AlternatingConfig, AlternatingOffers
+from accord.protocols.engine import Bounds, run_episode
+from accord.protocols.judge import JudgeVerdict, TerminationJudge
+
+
+class Scripted(Agent):
+    """Plays a fixed list of moves (the last one repeats)."""
+
+    def __init__(self, moves):
+        self.moves = list(moves)
+        self.observations = []
+        self.reset()
+
+    async def act(self, observation):
+        self.observations.append(observation)
+        return self.moves.pop(0) if len(self.moves) > 1 else self.moves[0]
+
+
+def _reset(*agents):
+    for i, a in enumerate(agents):
+        a.reset(np.random.default_rng(i))
+    return agents
+
+
+def run(protocol, agents, **bounds):
+    return asyncio.run(run_episode(protocol, agents, bounds=Bounds(**bounds)))
+
+
+@pytest.fixture
+def split():
+    return resolve_scenario("split")
+
+
+def test_agreement_path():
+    scenario = resolve_scenario("buyer-seller")
+    proto = AlternatingOffers(scenario, AlternatingConfig(max_rounds=10))
+    buyer, seller = _reset(TimeBasedAgent(1.0), TimeBasedAgent(1.0))
+    res = run(proto, {"buyer": buyer, "seller": seller}, max_rounds=10)
+    assert res.status == "agreement" and res.reason is None
+    rec = res.record
+    assert set(rec["agreement"]) == {"price", "delivery_days", "warranty_years"}
+    assert rec["utilities"]["buyer"] >= 0.4 and rec["utilities"]["seller"] >= 0.35
+    assert rec["accepted_below_batna"] == {"buyer": False, "seller": False}
+    assert res.trajectory.events[-1].kind == "end"
+
+
+def test_no_zopa_ends_without_deal(laptop):
+    """The issue's example file has no outcome both parties rate above their BATNA."""
+    buyer, seller = _reset(TimeBasedAgent(1.0), TimeBasedAgent(1.0))
+    res = run(AlternatingOffers(laptop), {"buyer": buyer, "seller": seller}, max_rounds=20)
+    assert res.status == "no_deal" and res.reason in ("walk", "stagnation")
+
+
+def test_walk_path(split):
+    proto = AlternatingOffers(split)
+    alice = Scripted([Offer({"alice_share": 9})])
+    bob = Scripted([Walk("better offer elsewhere")])
+    res = run(proto, {"alice": alice, "bob": bob}, max_rounds=20)
+    assert (res.status, res.reason, res.who) == ("no_deal", "walk", "bob")
+    assert res.record["last_offers"] == {"alice": {"alice_share": 9}}
+    assert res.record["utilities"] == {"alice": 0.2, "bob": 0.2}
+
+
+def test_stagnation_walks_party_below_batna(split):
+    proto = AlternatingOffers(split, AlternatingConfig(max_rounds=20, stagnation_rounds=3))
+    a, b = _reset(HardlinerAgent(), HardlinerAgent())
+    res = run(proto, {"alice": a, "bob": b}, max_rounds=20)
+    assert (res.status, res.reason) == ("no_deal", "stagnation")
+    assert res.who == "alice"  # first in turn order whose best available offer is below BATNA
+    assert res.rounds == 5  # rounds 3, 4, 5 repeat earlier offers
+    names = [e.reason for e in res.trajectory.of_kind("note")]
+    assert "stagnation" in names and "stagnation_walk" in names
+
+
+def test_stagnation_goes_to_mediator_when_configured(split):
+    class TakesMediation(HardlinerAgent):
+        async def act(self, observation):
+            if observation.phase == "respond" and observation.proposer == MEDIATOR:
+                return Accept()
+            return await super().act(observation)
+
+    cfg = AlternatingConfig(max_rounds=12, stagnation_rounds=2, mediator=True)
+    a, b, m = _reset(TakesMediation(), TakesMediation(), MidpointMediator())
+    res = run(AlternatingOffers(split, cfg), {"alice": a, "bob": b, MEDIATOR: m}, max_rounds=12)
+    assert res.status == "agreement"
+    assert res.record["proposer"] == MEDIATOR
+    assert res.record["agreement"] == {"alice_share": 5}  # median of 10 and 0
+    notes = [e.reason for e in res.trajectory.of_kind("note")]
+    assert notes[:2] == ["stagnation", "mediator_suggestion"]
+
+
+def test_mediator_observation_has_no_utilities(split):
+    seen = []
+
+    class Spy(MidpointMediator):
+        async def act(self, observation):
+            seen.append(observation)
+            return await super().act(observation)
+
+    cfg = AlternatingConfig(max_rounds=6, stagnation_rounds=1, mediator=True)
+    a, b, m = _reset(HardlinerAgent(), HardlinerAgent(), Spy())
+    run(AlternatingOffers(split, cfg), {"alice": a, "bob": b, MEDIATOR: m}, max_rounds=6)
+    assert seen
+    for obs in seen:
+        assert not hasattr(obs, "utility") and not hasattr(obs, "batna")
+
+
+def test_bound_hit_path(split):
+    proto = AlternatingOffers(split, AlternatingConfig(max_rounds=6, stagnation_rounds=0))
+    a, b = _reset(HardlinerAgent(), HardlinerAgent())
+    res = run(proto, {"alice": a, "bob": b}, max_rounds=6)
+    assert (res.status, res.reason, res.detail) == ("no_deal", "bound_hit", "max_rounds")
+    assert res.rounds == 6
+    offers = [e for e in res.trajectory.of_kind("move") if e.move["kind"] == "offer"]
+    assert len(offers) == 1  # the rest are counters carried by rejects
+
+
+def test_max_offers_bound(split):
+    proto = AlternatingOffers(split, AlternatingConfig(max_rounds=50, stagnation_rounds=0))
+    a, b = _reset(HardlinerAgent(), HardlinerAgent())
+    res = run(proto, {"alice": a, "bob": b}, max_rounds=50, max_offers=4)
+    assert (res.reason, res.detail) == ("bound_hit", "max_offers")
+
+
+def test_wall_clock_bound(split):
+    class Slow(Agent):
+        async def act(self, observation):
+            await asyncio.sleep(10)
+
+    proto = AlternatingOffers(split)
+    res = run(proto, {"alice": Slow(), "bob": Slow()}, max_rounds=20, wall_clock=0.2)
+    assert (res.status, res.reason, res.detail) == ("no_deal", "bound_hit", "wall_clock")
+    assert res.wall_time < 5
+
+
+def test_error_after_k_invalid_moves(split):
+    bad = Malformed("parse_error", "Reply with <PROPOSAL>{...}</PROPOSAL>.", raw="??")
+    alice = Scripted([bad])
+    bob = Scripted([Accept()])
+    res = run(AlternatingOffers(split), {"alice": alice, "bob": bob}, max_rounds=5, max_retries=5)
+    assert (res.status, res.reason, res.who) == ("error", "error", "alice")
+    invalid = res.trajectory.of_kind("invalid")
+    assert len(invalid) == 6  # the first attempt and five retries
+    assert all(e.reason == "parse_error" and e.feedback for e in invalid)
+    # feedback reached the mover on each retry, and the attempt counter grew
+    assert [o.attempt for o in alice.observations] == [1, 2, 3, 4, 5, 6]
+    assert alice.observations[1].feedback.reason == "parse_error"
+
+
+def test_retries_do_not_consume_turn_and_reset(split):
+    alice = Scripted([Offer({"alice_share": 99}), Offer({"alice_share": 6}), Accept()])
+    bob = Scripted([Reject(), Offer({"bogus": 1}), Offer({"alice_share": 5})])
+    res = run(AlternatingOffers(split), {"alice": alice, "bob": bob}, max_rounds=20,
+              max_retries=1)
+    assert res.status == "agreement"  # one invalid per turn never exceeds K = 1
+    assert [e.reason for e in res.trajectory.of_kind("invalid")] == ["invalid_value",
+                                                                     "unknown_issue"]
+    assert res.record["agreement"] == {"alice_share": 5}
+    assert res.record["round"] == 2
+
+
+def test_sycophancy_flag(split):
+    alice = Scripted([Offer({"alice_share": 10})])
+    bob = AcceptAllAgent()
+    bob.reset()
+    res = run(AlternatingOffers(split), {"alice": alice, "bob": bob}, max_rounds=5)
+    assert res.status == "agreement"
+    assert res.record["accepted_below_batna"] == {"alice": False, "bob": True}
+    assert res.flags["sycophancy"] is True
+
+
+def test_verdicts_are_asked_concurrently():
+    scenario = resolve_scenario("sprint-planning")
+    started: list[str] = []
+    both = asyncio.Event()
+
+    class Barrier(Agent):
+        async def act(self, observation):
+            if observation.phase == "propose":
+                return Offer(observation.space.package(0))
+            started.append(observation.role)
+            if len(started) == 2:
+                both.set()
+            await asyncio.wait_for(both.wait(), 2)  # deadlocks if asked one after the other
+            return Accept()
+
+    agents = {p: Barrier() for p in scenario.party_names}
+    res = run(AlternatingOffers(scenario), agents, max_rounds=3)
+    assert res.status == "agreement" and sorted(started) == ["operations", "product"]
+
+
+def test_k_of_n_acceptance():
+    scenario = resolve_scenario("sprint-planning")
+    eng = Scripted([Offer(scenario.space.package(5))])
+    prod = Scripted([Accept()])
+    ops = Scripted([Reject()])
+    cfg = AlternatingConfig(max_rounds=3, acceptance=2)
+    res = run(AlternatingOffers(scenario, cfg),
+              {"engineering": eng, "product": prod, "operations": ops}, max_rounds=3)
+    assert res.status == "agreement" and res.record["accepted_by"] == ["product"]
+    res = run(AlternatingOffers(scenario, AlternatingConfig(max_rounds=1)),
+              {"engineering": Scripted([Offer(scenario.space.package(5))]),
+               "product": Scripted([Accept()]), "operations": Scripted([Reject()])},
+              max_rounds=1)
+    assert res.status == "no_deal"
+
+
+def test_turn_order_is_configurable(split):
+    cfg = AlternatingConfig(turn_order=("bob", "alice"))
+    alice, bob = Scripted([Accept()]), Scripted([Offer({"alice_share": 3})])
+    res = run(AlternatingOffers(split, cfg), {"alice": alice, "bob": bob}, max_rounds=3)
+    assert res.record["proposer"] == "bob"
+
+
+def test_judge_can_end_with_no_deal(split):
+    class Impatient(TerminationJudge):
+        async def judge(self, view, proposed, bounds):
+            if view["round"] >= 3:
+                return JudgeVerdict("no_deal", "parties are not converging")
+            return JudgeVerdict("continue")
+
+    a, b = _reset(HardlinerAgent(), HardlinerAgent())
+    proto = AlternatingOffers(split, AlternatingConfig(stagnation_rounds=0))
+    res = asyncio.run(run_episode(proto, {"alice": a, "bob": b},
+                                  bounds=Bounds(max_rounds=20), judge=Impatient()))
+    assert (res.status, res.reason) == ("no_deal", "judge")
+    assert any(e.reason == "judge" for e in res.trajectory.of_kind("note"))
+
+
+def test_agent_crash_ends_cleanly(split):
+    class Broken(Agent):
+        async def act(self, observation):
+            raise RuntimeError("model endpoint vanished")
+
+    res = run(AlternatingOffers(split), {"alice": Broken(), "bob": Broken()}, max_rounds=3)
+    assert (res.status, res.who) == ("error", "alice")
+    assert "model endpoint vanished" in res.detail
+
+
+def test_observations_hold_only_own_private_data(laptop):
+    buyer, seller = Scripted([Offer({"price": 1000, "warranty": 1})]), Scripted([Reject()])
+    run(AlternatingOffers(laptop), {"buyer": buyer, "seller": seller}, max_rounds=2)
+    for obs in buyer.observations:
+        assert obs.utility is laptop.party("buyer").utility and obs.batna == 0.3
+    for obs in seller.observations:
+        assert obs.utility is laptop.party("seller").utility and obs.batna == 0.2
