@@ -14,22 +14,51 @@ import numpy as np
 import numpy.typing as npt
 
 
-def _pareto_2d(u: np.ndarray) -> np.ndarray:
-    u0, u1 = u[:, 0], u[:, 1]
-    order = np.lexsort((-u1, -u0))
+def _pareto_2d_exact(u0: np.ndarray, u1: np.ndarray) -> np.ndarray:
+    order = np.argsort(-u0, kind="stable")
     s0, s1 = u0[order], u1[order]
     start = np.empty(len(order), dtype=bool)
     start[0] = True
     np.not_equal(s0[1:], s0[:-1], out=start[1:])
+    starts = np.flatnonzero(start)
     group = np.cumsum(start) - 1
-    gmax = s1[start]  # best second utility inside each group of equal first utility
+    gmax = np.maximum.reduceat(s1, starts)  # best second utility per tie group of the first
     before = np.empty_like(gmax)
     before[0] = -np.inf
     if len(gmax) > 1:
         before[1:] = np.maximum.accumulate(gmax)[:-1]
     keep = (s1 == gmax[group]) & (gmax[group] > before[group])
-    mask = np.zeros(len(u), dtype=bool)
+    mask = np.zeros(len(u0), dtype=bool)
     mask[order[keep]] = True
+    return mask
+
+
+def _dominated_by(u0: np.ndarray, u1: np.ndarray, a0: np.ndarray, a1: np.ndarray) -> np.ndarray:
+    """Which points some anchor strictly dominates (exact, O(n log m))."""
+    order = np.argsort(-a0, kind="stable")
+    d0, pm1 = a0[order], np.maximum.accumulate(a1[order])
+    asc = d0[::-1]
+    m = len(asc)
+    n_gt = m - np.searchsorted(asc, u0, side="right")  # anchors with a0 > u0
+    n_ge = m - np.searchsorted(asc, u0, side="left")  # anchors with a0 >= u0
+    best_gt = np.where(n_gt > 0, pm1[np.maximum(n_gt - 1, 0)], -np.inf)
+    best_ge = np.where(n_ge > 0, pm1[np.maximum(n_ge - 1, 0)], -np.inf)
+    return (best_gt >= u1) | (best_ge > u1)
+
+
+def _pareto_2d(u: np.ndarray) -> np.ndarray:
+    u0, u1 = np.ascontiguousarray(u[:, 0]), np.ascontiguousarray(u[:, 1])
+    n = len(u0)
+    if n < 20_000:
+        return _pareto_2d_exact(u0, u1)
+    # The frontier of a strided sample consists of real outcomes; every point they
+    # dominate is off the frontier, which leaves few candidates for the exact sort.
+    step = max(1, n // 8192)
+    sample = np.arange(0, n, step)
+    anchors = sample[_pareto_2d_exact(u0[sample], u1[sample])]
+    alive = np.flatnonzero(~_dominated_by(u0, u1, u0[anchors], u1[anchors]))
+    mask = np.zeros(n, dtype=bool)
+    mask[alive[_pareto_2d_exact(u0[alive], u1[alive])]] = True
     return mask
 
 
@@ -60,6 +89,36 @@ def _pareto_nd(u: np.ndarray, block: int = 512) -> np.ndarray:
     return uniq_keep[inverse]
 
 
+def _dominated_by_nd(u: np.ndarray, anchors: np.ndarray) -> np.ndarray:
+    """Which rows of ``u`` some anchor strictly dominates (one vectorised pass per anchor)."""
+    cols = [np.ascontiguousarray(u[:, k]) for k in range(u.shape[1])]
+    alive = np.arange(len(u))
+    for a in anchors[np.argsort(-anchors.sum(axis=1))]:  # strong anchors first
+        ge = np.ones(len(alive), dtype=bool)
+        gt = np.zeros(len(alive), dtype=bool)
+        for k, col in enumerate(cols):
+            c = col[alive]
+            ge &= a[k] >= c
+            gt |= a[k] > c
+        alive = alive[~(ge & gt)]
+    out = np.ones(len(u), dtype=bool)
+    out[alive] = False
+    return out
+
+
+def _pareto_nd_filtered(u: np.ndarray) -> np.ndarray:
+    n = len(u)
+    if n < 20_000:
+        return _pareto_nd(u)
+    step = max(1, n // 4096)
+    sample = np.arange(0, n, step)
+    anchors = u[sample[_pareto_nd(u[sample])]]
+    alive = np.flatnonzero(~_dominated_by_nd(u, anchors))
+    mask = np.zeros(n, dtype=bool)
+    mask[alive[_pareto_nd(u[alive])]] = True
+    return mask
+
+
 def pareto_mask(utilities: np.ndarray) -> np.ndarray:
     """Boolean mask of Pareto-optimal rows of an ``(n, k)`` utility array, ``k >= 1``."""
     u = np.asarray(utilities, dtype=np.float64)
@@ -71,7 +130,7 @@ def pareto_mask(utilities: np.ndarray) -> np.ndarray:
         return u[:, 0] == u[:, 0].max()
     if u.shape[1] == 2:
         return _pareto_2d(u)
-    return _pareto_nd(u)
+    return _pareto_nd_filtered(u)
 
 
 def pareto_indices(utilities: np.ndarray) -> np.ndarray:

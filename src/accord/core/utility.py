@@ -18,6 +18,21 @@ from accord.core.moves import Package, Value
 from accord.core.outcomes import OutcomeSpace
 
 
+def _outer_sum(columns: list[np.ndarray]) -> np.ndarray:
+    """``out[i] = sum_k columns[k][value position of issue k in outcome i]`` by broadcasting.
+
+    Outcome indices are mixed radix with the first issue most significant, which is
+    exactly C order of the broadcast array, so no index grid is materialised.
+    """
+    n = len(columns)
+    total: np.ndarray = np.zeros((1,) * n)
+    for k, col in enumerate(columns):
+        shape = [1] * n
+        shape[k] = len(col)
+        total = total + np.asarray(col, dtype=np.float64).reshape(shape)
+    return total.ravel()
+
+
 class UtilityFunction(ABC):
     """Scores packages. Subclasses are immutable; the vectorised cache is derived data."""
 
@@ -91,11 +106,7 @@ class LinearAdditiveUtility(UtilityFunction):
         return out
 
     def _evaluate(self, space: OutcomeSpace) -> np.ndarray:
-        total = np.zeros(space.size)
-        grid = space.grid
-        for k, col in enumerate(self.issue_scores(space)):
-            total += col[grid[:, k]]
-        return total
+        return _outer_sum(self.issue_scores(space))
 
     def to_dict(self) -> dict[str, Any]:
         return {"type": self.kind, "weights": dict(self.weights),
@@ -167,16 +178,16 @@ class AllocationUtility(UtilityFunction):
         return float(sum(n * self.unit_values[k] for k, n in self.share(package).items()))
 
     def _evaluate(self, space: OutcomeSpace) -> np.ndarray:
-        total = np.zeros(space.size)
-        grid = space.grid
-        for k, issue in enumerate(space.issues):
+        cols = []
+        for issue in space.issues:
             if issue.name not in self.counts:
+                cols.append(np.zeros(len(issue)))
                 continue
             units = np.array([int(v) for v in issue.values], dtype=np.float64)
             if self.side == 1:
                 units = self.counts[issue.name] - units
-            total += (units * self.unit_values[issue.name])[grid[:, k]]
-        return total
+            cols.append(units * self.unit_values[issue.name])
+        return _outer_sum(cols)
 
     @staticmethod
     def space_for(counts: Mapping[str, int]) -> OutcomeSpace:

@@ -41,8 +41,13 @@ from accord.llm.errors import (
 from accord.llm.providers import Endpoint, resolve_model
 from accord.llm.redact import get_logger, register_secret
 from accord.llm.retry import RetryPolicy, Transient
-from accord.llm.types import CallScope, ChatMessage, Completion, GenerationConfig
-from accord.llm.types import normalize_messages
+from accord.llm.types import (
+    CallScope,
+    ChatMessage,
+    Completion,
+    GenerationConfig,
+    normalize_messages,
+)
 
 log = get_logger("accord.llm")
 DEFAULT_CONCURRENCY = 16
@@ -215,6 +220,9 @@ class LLMClient:
             await cache.put(key, done, self.endpoint, scope)
             future.set_result(done)
             return done
+        except asyncio.CancelledError:
+            future.cancel()
+            raise
         except BaseException as exc:
             future.set_exception(exc)
             future.exception()  # mark retrieved: waiters re-raise it, nobody else must
@@ -244,7 +252,7 @@ class LLMClient:
                                       attempts=attempt)
             delay = rt.retry.delay_for(failure, attempt, rt.rng)
             if delay is None:
-                raise self._final(failure, attempt) from failure
+                raise self._final(failure, attempt) from None
             log.warning("%s: attempt %d failed (%s: %s); retrying in %.2f s", self.model,
                         attempt, failure.kind, failure.detail, delay)
             await asyncio.sleep(delay)

@@ -21,7 +21,7 @@ RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
 """HTTP statuses worth retrying (529: Anthropic 'overloaded')."""
 
 
-class Transient(Exception):  # noqa: N818  (internal signal, not an error for users)
+class Transient(Exception):
     """A failure worth retrying, raised by backends and handled by the client."""
 
     def __init__(self, kind: TransientKind, detail: str, status: int | None = None,

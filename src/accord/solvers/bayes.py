@@ -128,7 +128,8 @@ def belief_model(counts: Vector, own: Vector, total: int | None = None) -> Belie
     # the partner's own view: it cannot know our values, so a share is plausibly fair to us
     # when some valuation of ours (on the same lattice) makes us not envy the partner
     mine = np.array(valuation_space(counts, total), dtype=np.int64).reshape(-1, len(counts))
-    plausible = ((mine @ shares.T) >= (mine @ (cvec - shares).T)).any(axis=0)
+    plausible = np.asarray(((mine @ shares.T) >= (mine @ (cvec - shares).T)).any(axis=0),
+                           dtype=bool)
     best_plausible = np.where(p_ok & plausible[None, :], p_util, -1).max(axis=1)
     return BeliefModel(counts, own, total, shares, vals, own_u, own_ok, p_util, p_ok, ef,
                        best, accepts, plausible, best_plausible)

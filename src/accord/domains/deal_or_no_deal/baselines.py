@@ -76,9 +76,9 @@ class HumanReplayAgent(Agent):
     def decide(self, obs: Any) -> Move:
         """Next human line, then the human outcome."""
         target = None if self.share is None else utility(obs.values, self.share)
-        if obs.offer_for_you is not None and target is not None:
-            if utility(obs.values, share_of(obs.offer_for_you, obs.items)) >= target:
-                return Accept()
+        offered = None if obs.offer_for_you is None else share_of(obs.offer_for_you, obs.items)
+        if offered is not None and target is not None and utility(obs.values, offered) >= target:
+            return Accept()
         if self.next_line < len(self.lines):
             self.next_line += 1
             return Message(self.lines[self.next_line - 1] or "...")

@@ -131,7 +131,8 @@ def _ints(path: str, line: int, field: str, text: str) -> Vector:
     try:
         nums = tuple(int(p) for p in parts)
     except ValueError:
-        raise DataFormatError(path, line, f"<{field}> holds a non-integer: {text.strip()!r}")
+        raise DataFormatError(path, line,
+                              f"<{field}> holds a non-integer: {text.strip()!r}") from None
     if any(n < 0 for n in nums):
         raise DataFormatError(path, line, f"<{field}> holds a negative number: {text.strip()!r}")
     return nums

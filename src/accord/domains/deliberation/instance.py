@@ -84,9 +84,13 @@ class MenuInstance:
         """Guest names, in file order."""
         return list(self.guest_scores)
 
+    def dish_value_exact(self, dish: str) -> Fraction:
+        """c_j exactly: the sum of the guests' scores for ``dish`` (missing scores count 0)."""
+        return sum((exact(row.get(dish, 0)) for row in self.guest_scores.values()), Fraction(0))
+
     def dish_value(self, dish: str) -> float:
         """c_j: the sum of the guests' scores for ``dish`` (missing scores count 0)."""
-        return float(sum(row.get(dish, 0) for row in self.guest_scores.values()))
+        return float(self.dish_value_exact(dish))
 
 
 @dataclass(frozen=True)

@@ -185,10 +185,11 @@ def check_decision(inst: Instance, decision: Any) -> Feasibility:
 def decision_value(inst: Instance, decision: Decision) -> float:
     """The objective of a normalized decision ignoring feasibility (unknown parts count 0)."""
     if isinstance(inst, MenuInstance):
-        return float(sum(inst.dish_value(d) for d in dict.fromkeys(decision)
-                         if d in inst.recipes))
+        return float(sum((inst.dish_value_exact(d) for d in dict.fromkeys(decision)
+                          if d in inst.recipes), Fraction(0)))
     assert isinstance(decision, Mapping)
-    return float(sum(inst.eff(a, t) for t, a in decision.items() if t in inst.tasks))
+    return float(sum((exact(inst.efficiency.get(a, {}).get(t, 0))
+                      for t, a in decision.items() if t in inst.tasks), Fraction(0)))
 
 
 def reward(inst: Instance, decision: Any) -> float:

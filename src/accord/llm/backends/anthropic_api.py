@@ -93,9 +93,9 @@ class AnthropicBackend(Backend):
             raise Transient("connection", f"{exc} ({exc.__cause__!r})") from exc
         except anthropic.APIStatusError as exc:
             raise status_failure(url, exc.status_code, _message(exc),
-                                 exc.response.headers) from exc
+                                 exc.response.headers) from None
         except anthropic.AnthropicError as exc:
-            raise LLMError(f"unexpected answer from {url}: {exc}") from exc
+            raise LLMError(f"unexpected answer from {url}: {exc}") from None
         text = "".join(getattr(b, "text", "") for b in response.content
                        if getattr(b, "type", None) == "text")
         u = response.usage

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from accord.llm.errors import AuthenticationError, LLMError, RequestError
 from accord.llm.providers import Endpoint
-from accord.llm.retry import RETRYABLE_STATUS, Transient, parse_retry_after
+from accord.llm.retry import RETRYABLE_STATUS, Transient, TransientKind, parse_retry_after
 from accord.llm.types import ChatMessage, GenerationConfig, Usage
 
 
@@ -48,7 +48,8 @@ def status_failure(url: str, status: int, message: str, headers: Mapping[str, st
                    ) -> Transient | LLMError:
     """The exception for an HTTP error answer: retryable or final."""
     if status in RETRYABLE_STATUS:
-        kind = ("rate_limit" if status == 429 else "timeout" if status == 408 else "server")
+        kind: TransientKind = ("rate_limit" if status == 429
+                               else "timeout" if status == 408 else "server")
         return Transient(kind, f"HTTP {status}: {message}", status, parse_retry_after(headers))
     if status in (401, 403):
         return AuthenticationError(url, status, message)

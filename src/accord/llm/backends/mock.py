@@ -19,10 +19,8 @@ from accord.llm.errors import RequestError
 from accord.llm.providers import Endpoint
 from accord.llm.retry import Transient
 from accord.llm.types import ChatMessage, GenerationConfig, Usage
-from accord.testing.stub.policies import HttpError, Policy, PolicyError, PolicyRequest
-from accord.testing.stub.policies import make_policy
-from accord.testing.stub.tokens import PrefixTracker, count_tokens, message_tokens
-from accord.testing.stub.tokens import truncate_tokens
+from accord.testing.stub.policies import HttpError, Policy, PolicyError, PolicyRequest, make_policy
+from accord.testing.stub.tokens import PrefixTracker, count_tokens, message_tokens, truncate_tokens
 
 
 class MockBackend(Backend):
@@ -45,8 +43,9 @@ class MockBackend(Backend):
         session = headers.get("X-Accord-Session")
         conversation = session or "h:" + hashlib.sha256(
             json.dumps(messages[:1], sort_keys=True).encode()).hexdigest()[:16]
-        request = PolicyRequest(tuple(dict(m) for m in messages), self.endpoint.model,
-                                config.key_data(), self._index, conversation)
+        plain = tuple({"role": m["role"], "content": m["content"]} for m in messages)
+        request = PolicyRequest(plain, self.endpoint.model, config.key_data(), self._index,
+                                conversation)
         self._index += 1
         try:
             outcome = self.policy.respond(request)

@@ -63,9 +63,9 @@ class OpenAIBackend(Backend):
             raise Transient("connection", _cause(exc)) from exc
         except openai.APIStatusError as exc:
             failure = status_failure(url, exc.status_code, _message(exc), exc.response.headers)
-            raise failure from exc
+            raise failure from None
         except openai.OpenAIError as exc:
-            raise LLMError(f"unexpected answer from {url}: {exc}") from exc
+            raise LLMError(f"unexpected answer from {url}: {exc}") from None
         if not response.choices:
             raise LLMError(f"{url} returned no choices for model {self.endpoint.model!r}")
         choice = response.choices[0]

@@ -8,6 +8,7 @@ this so that the client's CPU time is measured without the server's.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import signal
@@ -41,11 +42,14 @@ def main(argv: list[str] | None = None) -> int:
                       "pid": os.getpid()}), flush=True)
     done = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: done.set())
-    threading.Thread(target=lambda: (sys.stdin.read(), done.set()), daemon=True).start()
-    try:
+
+    def wait_stdin() -> None:
+        sys.stdin.read()
+        done.set()
+
+    threading.Thread(target=wait_stdin, daemon=True).start()
+    with contextlib.suppress(KeyboardInterrupt):
         done.wait()
-    except KeyboardInterrupt:
-        pass
     server.stop()
     return 0
 

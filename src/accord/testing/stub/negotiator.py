@@ -50,8 +50,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from accord.testing.stub.policies import Outcome, Policy, PolicyError, PolicyRequest, Reply
-from accord.testing.stub.policies import register_policy
+from accord.testing.stub.policies import (
+    Outcome,
+    Policy,
+    PolicyError,
+    PolicyRequest,
+    Reply,
+    register_policy,
+)
 
 UTILITY_RE = re.compile(r"<UTILITY>(.*?)</UTILITY>", re.S)
 STATE_RE = re.compile(r"<STATE>(.*?)</STATE>", re.S)
@@ -124,8 +130,8 @@ def parse_utility(text: str) -> ParsedUtility:
         raise PolicyError(f"negotiator policy: {size} packages exceed {MAX_PACKAGES}")
     scored = []
     for combo in itertools.product(*(issues[n] for n in names)):
-        u = sum(float(weights[n]) * float(values[n][str(v)]) for n, v in zip(names, combo))
-        scored.append((tuple(zip(names, combo)), u))
+        pkg = tuple(zip(names, combo, strict=True))
+        scored.append((pkg, sum(float(weights[n]) * float(values[n][str(v)]) for n, v in pkg)))
     return ParsedUtility(names, tuple(scored), batna,
                          {_canon(dict(p)): u for p, u in scored}, None)
 
@@ -140,7 +146,7 @@ def _table_utility(data: Mapping[str, Any], batna: float) -> ParsedUtility:
     scores = {_canon(r["package"]): float(r["utility"]) for r in rows}
     if data.get("issues"):
         combos = itertools.product(*(data["issues"][n] for n in names))
-        pkgs = [tuple(zip(names, c)) for c in combos]
+        pkgs = [tuple(zip(names, c, strict=True)) for c in combos]
     else:
         pkgs = [tuple((n, r["package"][n]) for n in names) for r in rows]
     scored = tuple((p, scores.get(_canon(dict(p)), default)) for p in pkgs)

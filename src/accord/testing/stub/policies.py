@@ -231,12 +231,12 @@ def corrupt(text: str, fault: str) -> str:
     if fault == "unclosed":
         closers = list(_CLOSE_RE.finditer(text))
         if closers:
-            m = closers[-1]
-            return text[: m.start()] + text[m.end():]
+            last = closers[-1]
+            return text[: last.start()] + text[last.end():]
         selfs = list(_SELF_CLOSE_RE.finditer(text))
         if selfs:
-            m = selfs[-1]
-            return text[: m.start()] + f"<{m.group(1)}>" + text[m.end():]
+            last = selfs[-1]
+            return text[: last.start()] + f"<{last.group(1)}>" + text[last.end():]
         return text + "\n<PROPOSAL>{}"
     if fault == "invalid-json":
         m = _PROPOSAL_RE.search(text)

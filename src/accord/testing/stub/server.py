@@ -47,8 +47,7 @@ from accord.testing.stub.policies import (
     as_policy,
     make_policy,
 )
-from accord.testing.stub.tokens import PrefixTracker, count_tokens, message_tokens
-from accord.testing.stub.tokens import truncate_tokens
+from accord.testing.stub.tokens import PrefixTracker, count_tokens, message_tokens, truncate_tokens
 
 SECRET_HEADERS = frozenset({"authorization", "x-api-key", "api-key", "proxy-authorization"})
 """Headers never kept in the request log."""
@@ -255,7 +254,7 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: _HTTPServer
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: Any) -> None:
         return  # the request log replaces stderr chatter
 
     def _send(self, status: int, body: Any, headers: Mapping[str, str] | None = None) -> None:
@@ -276,7 +275,7 @@ class _Handler(BaseHTTPRequestHandler):
             body = {"error": {"message": message, "type": kind, "param": None, "code": None}}
         self._send(status, body, headers)
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         stub = self.server.stub
         if self.path.rstrip("/") in ("/v1/models", "/models"):
             from accord.testing.stub.policies import POLICIES
@@ -288,7 +287,7 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._error(404, f"no route GET {self.path}", "not_found", False)
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         path = self.path.split("?")[0].rstrip("/")
         anthropic = path.endswith("/messages") and not path.endswith("chat/completions")
         if path not in ("/v1/chat/completions", "/chat/completions", "/v1/messages"):

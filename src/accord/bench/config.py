@@ -1,0 +1,290 @@
+"""The experiment spec (YAML): what to run, parsed with errors that name file, line and key.
+
+Minimal form (issue 3)::
+
+    name: demo
+    domain: bargaining
+    scenarios: [buyer-seller, procurement]
+    agents:
+      - [boulware, conceder]
+      - [linear, linear]
+    seeds: 5
+
+Richer forms (all optional):
+
+* ``agents``: a list of line-ups; a line-up is a list of agent specs (strings such as
+  ``"llm:openai/gpt-4.1-mini?temperature=0.2"`` or mappings ``{kind: boulware, e: 0.1,
+  name: soft}``; ``name`` is a display label, not an option), a comma string
+  ``"boulware,conceder"``, or a mapping ``{name: hard-vs-soft, agents: [...]}``. The
+  mapping ``{product: [[boulware, linear], [conceder, hardliner]]}`` crosses per-position
+  choices (a tournament).
+* ``params``: a mapping from parameter to a list of alternatives (a scalar is one fixed
+  value; wrap a list-valued parameter: ``turn_order: [[seller, buyer]]``), expanded as a
+  cartesian product; or a list of such mappings, whose products are concatenated.
+* ``seeds``: ``N`` (seeds ``0..N-1``), a list of seeds, or ``{start: S, count: N}``.
+* ``repeat``: run every (cell, seed) this many times; the repetition index is part of the
+  episode id and reaches the domain as ``RunContext.extra["repeat"]`` (LLM caches are
+  scoped by episode id, so repetitions of a stochastic LLM agent are distinct).
+* ``scenarios: all`` runs every built-in scenario of the domain.
+* ``sweeps``: a list of sweeps, each with the keys above; top-level sweep keys are
+  defaults for every sweep (so several domains, each with its own scenarios and agents).
+* ``plugins``: modules imported before anything runs (in every worker too), so users'
+  own domains register themselves.
+* run settings: ``store``, ``concurrency``, ``executor``, ``timeout`` (seconds per
+  episode), ``llm`` (``{cache: PATH, cache_mode: rw}``, passed to ``RunContext.llm``),
+  ``data`` (data directory), ``description``. Command-line flags override them.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from accord.bench.lineups import Lineup, parse_agents
+from accord.bench.yamlpos import ConfigError, join_key, read_yaml
+
+#: keys of one sweep (allowed at the top level as defaults, and in each ``sweeps`` item)
+SWEEP_KEYS = ("domain", "scenarios", "scenario", "agents", "params", "seeds", "repeat")
+#: keys only allowed at the top level
+TOP_KEYS = ("name", "description", "plugins", "sweeps", "store", "concurrency", "executor",
+            "timeout", "llm", "data")
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]*$")
+
+
+class Where:
+    """Error factory for one config source: turns a key path into a located ConfigError."""
+
+    def __init__(self, source: str, lines: Mapping[str, int] | None = None) -> None:
+        self.source = source
+        self.lines = dict(lines or {})
+
+    def line(self, key: str) -> int | None:
+        """The line of ``key`` or of its nearest enclosing key."""
+        k = key
+        while k:
+            if k in self.lines:
+                return self.lines[k]
+            cut = max(k.rfind("."), k.rfind("["))
+            k = k[:cut] if cut > 0 else ""
+        return None
+
+    def error(self, key: str, problem: str) -> ConfigError:
+        """A ConfigError for ``key``."""
+        return ConfigError(self.source, key, problem, self.line(key))
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """One sweep: a domain, its scenarios, line-ups, parameter sets, seeds and repeats."""
+
+    domain: str
+    scenarios: tuple[str, ...]
+    lineups: tuple[Lineup, ...]
+    params: tuple[dict[str, Any], ...]
+    seeds: tuple[int, ...]
+    repeat: int
+    key: str  # where it came from, for error messages (``<root>`` or ``sweeps[2]``)
+    scenario_key: str = "scenarios"
+    domain_key: str = "domain"
+
+
+@dataclass(frozen=True)
+class ExperimentConfig:
+    """A parsed experiment spec; ``raw`` is the config as written (for the store)."""
+
+    name: str
+    source: str
+    sweeps: tuple[Sweep, ...]
+    plugins: tuple[str, ...] = ()
+    description: str = ""
+    store: str | None = None
+    concurrency: int | None = None
+    executor: str | None = None
+    timeout: float | None = None
+    llm: dict[str, Any] = field(default_factory=dict)
+    data: str | None = None
+    raw: dict[str, Any] = field(default_factory=dict)
+    where: Where = field(default_factory=lambda: Where("<config>"))
+
+
+def _check_keys(w: Where, data: Mapping[str, Any], path: str, allowed: tuple[str, ...]) -> None:
+    for key in data:
+        if key not in allowed:
+            hint = difflib.get_close_matches(str(key), allowed, n=1)
+            extra = f" (did you mean {hint[0]!r}?)" if hint else ""
+            raise w.error(join_key(path, str(key)),
+                          f"unknown key{extra}; known keys: {', '.join(allowed)}")
+
+
+def _int(w: Where, key: str, value: Any, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise w.error(key, f"expected an integer, got {value!r}")
+    if value < minimum:
+        raise w.error(key, f"must be at least {minimum}, got {value}")
+    return value
+
+
+def _seeds(w: Where, key: str, value: Any) -> tuple[int, ...]:
+    if value is None:
+        return (0,)
+    if isinstance(value, Mapping):
+        _check_keys(w, value, key, ("start", "count"))
+        start = _int(w, join_key(key, "start"), value.get("start", 0), 0)
+        if "count" not in value:
+            raise w.error(join_key(key, "count"), "required (how many seeds)")
+        return tuple(range(start, start + _int(w, join_key(key, "count"), value["count"], 1)))
+    if isinstance(value, list):
+        if not value:
+            raise w.error(key, "empty list gives no episodes")
+        seeds = tuple(_int(w, join_key(key, i), s, 0) for i, s in enumerate(value))
+        if len(set(seeds)) != len(seeds):
+            dup = next(s for s in seeds if seeds.count(s) > 1)
+            raise w.error(key, f"seed {dup} is listed twice")
+        return seeds
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise w.error(key, f"expected a count, a list of seeds or {{start, count}}, got {value!r}")
+    return tuple(range(_int(w, key, value, 1)))
+
+
+def _param_product(w: Where, key: str, value: Any) -> list[dict[str, Any]]:
+    if value is None:
+        return [{}]
+    if not isinstance(value, Mapping):
+        raise w.error(key, "expected a mapping from parameter to a list of values")
+    combos: list[dict[str, Any]] = [{}]
+    for name, alts in value.items():
+        if not isinstance(name, str) or not name:
+            raise w.error(key, f"parameter names must be strings, got {name!r}")
+        choices = alts if isinstance(alts, list) else [alts]
+        if not choices:
+            raise w.error(join_key(key, name), "empty list gives no episodes (wrap a "
+                          "list-valued parameter: [[a, b]])")
+        combos = [{**c, name: v} for c in combos for v in choices]
+    return combos
+
+
+def _params(w: Where, key: str, value: Any) -> tuple[dict[str, Any], ...]:
+    if isinstance(value, list):
+        if not value:
+            raise w.error(key, "empty list gives no episodes")
+        out: list[dict[str, Any]] = []
+        for i, item in enumerate(value):
+            if not isinstance(item, Mapping):
+                raise w.error(join_key(key, i), "each parameter set must be a mapping")
+            out.extend(_param_product(w, join_key(key, i), item))
+        return tuple(out)
+    return tuple(_param_product(w, key, value))
+
+
+def _scenarios(w: Where, sources: Mapping[str, str], data: Mapping[str, Any]) -> tuple[
+        tuple[str, ...], str]:
+    if "scenario" in data and "scenarios" in data:
+        raise w.error(sources["scenario"], "give either 'scenario' or 'scenarios', not both")
+    key = sources.get("scenarios") or sources.get("scenario")
+    if key is None:
+        raise w.error(sources.get("<sweep>", "scenarios"), "missing key 'scenarios' "
+                      "(a list of scenario names, or 'all')")
+    value = data.get("scenarios", data.get("scenario"))
+    items = value if isinstance(value, list) else [value]
+    if not items:
+        raise w.error(key, "empty list gives no episodes")
+    for i, s in enumerate(items):
+        if not isinstance(s, str) or not s:
+            raise w.error(join_key(key, i) if isinstance(value, list) else key,
+                          f"expected a scenario name, got {s!r}")
+    if len(set(items)) != len(items):
+        raise w.error(key, "a scenario is listed twice")
+    return tuple(items), key
+
+
+def _sweep(w: Where, defaults: Mapping[str, Any], item: Mapping[str, Any], path: str) -> Sweep:
+    data = {**defaults, **item}
+    src = {k: (join_key(path, k) if k in item else k) for k in data}
+    src["<sweep>"] = path or "<root>"
+    if "domain" not in data:
+        raise w.error(path or "<root>", "missing key 'domain' (e.g. domain: bargaining)")
+    domain = data["domain"]
+    if not isinstance(domain, str) or not domain:
+        raise w.error(src["domain"], f"expected a domain name, got {domain!r}")
+    scenarios, skey = _scenarios(w, src, data)
+    if "agents" not in data:
+        raise w.error(path or "<root>", "missing key 'agents' (a list of line-ups, "
+                      "e.g. [[boulware, conceder]])")
+    lineups = parse_agents(w, src["agents"], data["agents"])
+    params = _params(w, src.get("params", "params"), data.get("params"))
+    seeds = _seeds(w, src.get("seeds", "seeds"), data.get("seeds"))
+    repeat = _int(w, src.get("repeat", "repeat"), data.get("repeat", 1), 1)
+    return Sweep(domain, scenarios, lineups, params, seeds, repeat, path or "<root>", skey,
+                 src["domain"])
+
+
+def _str_or_none(w: Where, data: Mapping[str, Any], key: str) -> str | None:
+    val = data.get(key)
+    if val is None:
+        return None
+    if not isinstance(val, str) or not val:
+        raise w.error(key, f"expected a non-empty string, got {val!r}")
+    return val
+
+
+def parse_config(data: Any, source: str = "<config>", lines: Mapping[str, int] | None = None,
+                 default_name: str | None = None) -> ExperimentConfig:
+    """Build an :class:`ExperimentConfig` from parsed YAML (no imports, no I/O)."""
+    w = Where(source, lines)
+    if not isinstance(data, Mapping):
+        raise w.error("<root>", "a bench config must be a mapping (name, domain, scenarios, "
+                      "agents, seeds ...)")
+    _check_keys(w, data, "", TOP_KEYS + SWEEP_KEYS)
+    name = data.get("name", default_name)
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise w.error("name", f"expected a run name of letters, digits, '.', '_' or '-', "
+                      f"got {name!r}")
+    defaults = {k: v for k, v in data.items() if k in SWEEP_KEYS}
+    if "sweeps" in data:
+        items = data["sweeps"]
+        if not isinstance(items, list) or not items:
+            raise w.error("sweeps", "expected a non-empty list of sweeps")
+        sweeps = []
+        for i, item in enumerate(items):
+            if not isinstance(item, Mapping):
+                raise w.error(f"sweeps[{i}]", "each sweep must be a mapping")
+            _check_keys(w, item, f"sweeps[{i}]", SWEEP_KEYS)
+            sweeps.append(_sweep(w, defaults, item, f"sweeps[{i}]"))
+    else:
+        sweeps = [_sweep(w, {}, defaults, "")]
+    plugins = data.get("plugins") or []
+    if not isinstance(plugins, list) or not all(isinstance(p, str) and p for p in plugins):
+        raise w.error("plugins", "expected a list of module names (e.g. [mypackage.domain])")
+    llm = data.get("llm") or {}
+    if not isinstance(llm, Mapping):
+        raise w.error("llm", "expected a mapping such as {cache: PATH, cache_mode: rw}")
+    conc = data.get("concurrency")
+    timeout = data.get("timeout")
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
+                                or timeout <= 0):
+        raise w.error("timeout", f"expected a positive number of seconds, got {timeout!r}")
+    executor = _str_or_none(w, data, "executor")
+    if executor is not None:
+        from accord.bench.executors import parse_executor
+
+        try:
+            parse_executor(executor)
+        except ValueError as exc:
+            raise w.error("executor", str(exc)) from None
+    desc = data.get("description") or ""
+    return ExperimentConfig(
+        name=name, source=source, sweeps=tuple(sweeps), plugins=tuple(plugins),
+        description=str(desc), store=_str_or_none(w, data, "store"),
+        concurrency=None if conc is None else _int(w, "concurrency", conc, 1),
+        executor=executor, timeout=None if timeout is None else float(timeout),
+        llm=dict(llm), data=_str_or_none(w, data, "data"), raw=dict(data), where=w)
+
+
+def load_config(path: str | Path) -> ExperimentConfig:
+    """Read, parse and check a bench config file (the run name defaults to the file stem)."""
+    data, lines = read_yaml(path)
+    return parse_config(data, str(path), lines, default_name=Path(path).stem)

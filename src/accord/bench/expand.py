@@ -1,0 +1,133 @@
+"""Expanding a config into episodes, each with a deterministic id.
+
+The id is a hash of the episode's full canonical spec: ``EpisodeSpec.to_dict()`` (domain,
+scenario, agents with their options, params, seed) plus the repetition index, with
+credentials masked first (rotating an API key must not change the id). Run-time settings
+(LLM cache mode, data directory, executor) are not part of it: they do not define the
+episode. Display labels (line-up and agent names) are not either.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from accord.bench.config import ExperimentConfig
+from accord.bench.redact import redact
+from accord.domains import EpisodeSpec, get_domain
+from accord.domains.base import Domain
+
+#: bump when the canonical form changes (it would re-key every stored episode)
+ID_VERSION = 1
+#: hex digits kept from the SHA-256 (64 bits: collisions are negligible below ~10^8 episodes)
+ID_LENGTH = 16
+
+
+def canonical_json(obj: Any) -> str:
+    """Deterministic JSON: sorted keys, no whitespace, non-JSON values as strings."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      default=str)
+
+
+def episode_key(spec: EpisodeSpec, repeat: int = 0) -> dict[str, Any]:
+    """The canonical, credential-free description of one episode (what the id hashes)."""
+    return {"v": ID_VERSION, "spec": redact(spec.to_dict()), "repeat": repeat}
+
+
+def episode_id(spec: EpisodeSpec, repeat: int = 0) -> str:
+    """The deterministic id of an episode: a hash of :func:`episode_key`."""
+    digest = hashlib.sha256(canonical_json(episode_key(spec, repeat)).encode("utf-8"))
+    return digest.hexdigest()[:ID_LENGTH]
+
+
+@dataclass(frozen=True)
+class PlannedEpisode:
+    """One episode of a run: id, spec, repetition, display labels and order."""
+
+    id: str
+    spec: EpisodeSpec
+    repeat: int
+    labels: dict[str, Any]
+    seq: int
+    order: tuple[int, int, int] = (0, 0, 0)
+
+    def spec_record(self) -> dict[str, Any]:
+        """The stored (credential-free) spec: ``EpisodeSpec.to_dict()`` plus ``repeat``."""
+        return {**redact(self.spec.to_dict()), "repeat": self.repeat}
+
+
+@dataclass
+class Plan:
+    """The expanded episodes of a config, in execution order (seed-major)."""
+
+    episodes: list[PlannedEpisode]
+    duplicates: int = 0
+    domains: dict[str, Domain] = field(default_factory=dict)
+
+
+def import_plugins(modules: tuple[str, ...] | list[str]) -> None:
+    """Import plugin modules (each registers its domains or agents on import)."""
+    for mod in modules:
+        importlib.import_module(mod)
+
+
+def expand(config: ExperimentConfig, validate: bool = True) -> Plan:
+    """Import plugins, resolve domains and expand every sweep as a cartesian product.
+
+    Execution order is seed-major (every cell's first seed, then every cell's second
+    seed ...) so a run stopped early still has balanced cells.
+    """
+    w = config.where
+    try:
+        import_plugins(config.plugins)
+    except ImportError as exc:
+        raise w.error("plugins", f"cannot import plugin: {exc}") from None
+    episodes: list[PlannedEpisode] = []
+    seen: set[str] = set()
+    dup = 0
+    domains: dict[str, Domain] = {}
+    cell = 0
+    for sweep in config.sweeps:
+        try:
+            domain = get_domain(sweep.domain)
+        except KeyError as exc:
+            raise w.error(sweep.domain_key, str(exc.args[0])) from None
+        domains[domain.name] = domain
+        scenarios = sweep.scenarios
+        if scenarios == ("all",):
+            scenarios = tuple(domain.scenarios())
+        for scenario in scenarios:
+            for lu in sweep.lineups:
+                for params in sweep.params:
+                    first = EpisodeSpec(sweep.domain, scenario, lu.agents, params,
+                                        sweep.seeds[0])
+                    if validate:
+                        _validate(config, sweep.key, domain, first)
+                    labels = {"lineup": lu.label(), "agents": lu.agent_labels()}
+                    for si, seed in enumerate(sweep.seeds):
+                        spec = EpisodeSpec(sweep.domain, scenario, lu.agents, params, seed)
+                        for rep in range(sweep.repeat):
+                            eid = episode_id(spec, rep)
+                            if eid in seen:
+                                dup += 1
+                                continue
+                            seen.add(eid)
+                            episodes.append(PlannedEpisode(eid, spec, rep, labels,
+                                                           len(episodes), (si, rep, cell)))
+                    cell += 1
+    episodes.sort(key=lambda e: e.order)
+    return Plan(episodes, dup, domains)
+
+
+def _validate(config: ExperimentConfig, key: str, domain: Domain, spec: EpisodeSpec) -> None:
+    try:
+        domain.validate(spec)
+    except (ValueError, KeyError, TypeError) as exc:
+        msg = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
+        agents = ", ".join(str(a) for a in spec.agents)
+        raise config.where.error(
+            key, f"scenario {spec.scenario!r}, agents [{agents}], params "
+            f"{dict(spec.params)}: {msg}") from None

@@ -1,0 +1,276 @@
+"""The results store: one SQLite file (WAL) per experiment, default ``runs/<name>.db``.
+
+Tables: ``runs`` (name, resolved config, accord version, git commit, times),
+``sessions`` (one per ``accord bench`` invocation: executor, counts, state),
+``episodes`` (spec, labels, status ``pending``/``done``/``failed``, the episode's own
+``outcome``, summary, metrics, usage, error, timings) and ``trajectories`` (JSONL text).
+
+Crash safety: every finished episode is committed in its own transaction and nothing
+else is written while episodes run, so a SIGKILL loses at most the episodes in flight
+(they are still ``pending`` and run again on resume). WAL with ``synchronous=NORMAL``:
+a commit is in the OS once ``COMMIT`` returns, so a killed *process* loses nothing
+committed and SQLite never sees a torn database; only an OS crash or power loss can
+roll back the last few commits (never corrupt), and those episodes simply rerun.
+``FULL`` would add an fsync per episode for no benefit against process kills.
+
+The driver is the only writer (plus an advisory lock file ``<store>.lock`` so two
+``accord bench`` processes do not run the same store at once). Everything written
+passes through :mod:`accord.bench.redact` first.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from accord.bench.expand import PlannedEpisode
+from accord.bench.redact import env_secret_values, redact, redact_text
+from accord.bench.worker import EpisodeRecord, record_json
+
+#: bump when the schema changes incompatibly
+SCHEMA_VERSION = 1
+
+
+class StoreError(RuntimeError):
+    """A store that cannot be opened or used (missing, busy, wrong schema, no such id)."""
+
+
+@dataclass
+class EpisodeRow:
+    """One stored episode (without its trajectory), JSON fields decoded."""
+
+    run: str
+    id: str
+    seq: int
+    spec: dict[str, Any]
+    labels: dict[str, Any]
+    status: str
+    outcome: str | None
+    summary: dict[str, Any] | None
+    metrics: dict[str, Any] | None
+    usage: dict[str, Any] | None
+    error: str | None
+    wall_time: float | None
+    attempts: int
+    finished: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (used by ``accord results --format json``)."""
+        return dict(self.__dict__)
+
+
+def _loads(text: str | None) -> Any:
+    return None if text is None else json.loads(text)
+
+
+class Store:
+    """A connection to one results database (create it with :meth:`open`)."""
+
+    def __init__(self, path: str | Path, conn: sqlite3.Connection) -> None:
+        self.path = Path(path)
+        self.conn = conn
+        self._lock_fd: int | None = None
+        self._secrets = env_secret_values()
+
+    # --- opening -------------------------------------------------------------------
+    @classmethod
+    def open(cls, path: str | Path, create: bool = True) -> Store:
+        """Open (and by default create) the store at ``path``."""
+        p = Path(path)
+        if not create and not p.exists():
+            raise StoreError(f"no results store at {p}")
+        if create:
+            p.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            conn = sqlite3.connect(str(p), timeout=30.0)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA foreign_keys=ON")
+            store = cls(p, conn)
+            store._init_schema(create)
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{p}: not a usable accord results store ({exc})") from None
+        return store
+
+    def _init_schema(self, create: bool) -> None:
+        have = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master")}
+        if "meta" in have:
+            row = self.conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+            if row is None or int(row[0]) != SCHEMA_VERSION:
+                raise StoreError(f"{self.path}: schema version {row and row[0]} is not "
+                                 f"{SCHEMA_VERSION}; use a matching accord version")
+            return
+        if not create:
+            raise StoreError(f"{self.path}: not an accord results store")
+        ddl = resources.files("accord.bench").joinpath("data", "schema.sql").read_text("utf-8")
+        with self.conn:
+            self.conn.executescript(ddl)
+            self.conn.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+
+    def close(self) -> None:
+        """Release the lock and close the connection."""
+        self.unlock()
+        self.conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- the single-writer lock --------------------------------------------------------
+    def lock(self) -> None:
+        """Take the advisory writer lock; fail clearly if another run holds it."""
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - not on POSIX: no lock
+            return
+        fd = os.open(f"{self.path}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            other = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+            os.close(fd)
+            raise StoreError(f"{self.path} is in use by another accord bench (pid {other}); "
+                             "wait for it or use another --store") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        self._lock_fd = fd
+
+    def unlock(self) -> None:
+        """Release the writer lock if held."""
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+    # --- writing (driver only) ---------------------------------------------------------
+    def begin_session(self, run: str, config: dict[str, Any], source: str | None,
+                      provenance: dict[str, Any], executor: str, concurrency: int) -> int:
+        """Record the run (created once, config updated) and start a session row."""
+        now = time.time()
+        cfg = json.dumps(redact(config, self._secrets), default=str, ensure_ascii=False)
+        with self.conn:
+            self.conn.execute(
+                "INSERT INTO runs (name, config, source, accord_version, git_commit, created,"
+                " updated) VALUES (?,?,?,?,?,?,?) ON CONFLICT(name) DO UPDATE SET"
+                " config=excluded.config, source=excluded.source, updated=excluded.updated",
+                (run, cfg, source, provenance["accord_version"], provenance["git_commit"],
+                 now, now))
+            self.conn.execute(
+                "UPDATE sessions SET state='interrupted' WHERE run=? AND state='running'",
+                (run,))
+            cur = self.conn.execute(
+                "INSERT INTO sessions (run, started, accord_version, git_commit, cwd_commit,"
+                " host, config, executor, concurrency, state) VALUES (?,?,?,?,?,?,?,?,?,"
+                " 'running')",
+                (run, now, provenance["accord_version"], provenance["git_commit"],
+                 provenance.get("cwd_commit"), provenance.get("host"), cfg, executor,
+                 concurrency))
+        assert cur.lastrowid is not None
+        return cur.lastrowid
+
+    def add_planned(self, run: str, episodes: Iterable[PlannedEpisode]) -> None:
+        """Insert planned episodes as ``pending`` (existing ones keep their status)."""
+        rows = [(run, e.id, e.seq, json.dumps(e.spec_record(), default=str, sort_keys=True),
+                 json.dumps(e.labels, default=str)) for e in episodes]
+        with self.conn:
+            self.conn.executemany(
+                "INSERT INTO episodes (run, id, seq, spec, labels) VALUES (?,?,?,?,?)"
+                " ON CONFLICT(run, id) DO UPDATE SET seq=excluded.seq, labels=excluded.labels",
+                rows)
+
+    def write(self, run: str, rec: EpisodeRecord, session: int | None = None) -> None:
+        """Commit one finished episode (its own transaction)."""
+        env = self._secrets
+        traj = None if rec.trajectory is None else redact_text(rec.trajectory, env)
+        with self.conn:
+            self.conn.execute(
+                "UPDATE episodes SET status=?, outcome=?, summary=?, metrics=?, usage=?,"
+                " error=?, wall_time=?, started=?, finished=?, attempts=attempts+1,"
+                " session=?, worker=? WHERE run=? AND id=?",
+                (rec.status, rec.outcome, record_json(redact(rec.summary, env)),
+                 record_json(redact(rec.metrics, env)), record_json(rec.usage),
+                 None if rec.error is None else redact_text(rec.error, env), rec.wall_time,
+                 rec.started, rec.finished, session, rec.worker, run, rec.id))
+            if traj is not None:
+                self.conn.execute("INSERT OR REPLACE INTO trajectories VALUES (?,?,?)",
+                                  (run, rec.id, traj))
+
+    def end_session(self, session: int, state: str, counts: dict[str, int]) -> None:
+        """Close a session with its final state (finished / interrupted) and counts."""
+        with self.conn:
+            self.conn.execute(
+                "UPDATE sessions SET finished=?, state=?, planned=?, queued=?, done=?, failed=?"
+                " WHERE id=?", (time.time(), state, counts.get("planned"),
+                                counts.get("queued"), counts.get("done"),
+                                counts.get("failed"), session))
+
+    # --- reading -----------------------------------------------------------------------
+    def statuses(self, run: str) -> dict[str, tuple[str, str | None]]:
+        """``id -> (status, outcome)`` for every episode of ``run``."""
+        cur = self.conn.execute("SELECT id, status, outcome FROM episodes WHERE run=?", (run,))
+        return {i: (s, o) for i, s, o in cur}
+
+    def runs(self) -> list[dict[str, Any]]:
+        """Every run with its provenance, oldest first."""
+        cur = self.conn.execute("SELECT name, config, source, accord_version, git_commit,"
+                                " created, updated FROM runs ORDER BY created")
+        return [{"name": n, "config": _loads(c), "source": s, "accord_version": v,
+                 "git_commit": g, "created": cr, "updated": up}
+                for n, c, s, v, g, cr, up in cur]
+
+    def sessions(self, run: str) -> list[dict[str, Any]]:
+        """The sessions of a run, oldest first."""
+        cur = self.conn.execute("SELECT id, started, finished, state, executor, concurrency,"
+                                " planned, queued, done, failed, accord_version, git_commit"
+                                " FROM sessions WHERE run=? ORDER BY id", (run,))
+        cols = [d[0] for d in cur.description]
+        return [dict(zip(cols, r, strict=True)) for r in cur]
+
+    _COLUMNS = ("SELECT run, id, seq, spec, labels, status, outcome, summary, metrics, usage,"
+                " error, wall_time, attempts, finished FROM episodes")
+
+    def _rows(self, where: str, args: tuple[Any, ...]) -> list[EpisodeRow]:
+        cur = self.conn.execute(f"{self._COLUMNS} {where}", args)
+        return [EpisodeRow(r, i, q, json.loads(sp), json.loads(lb), st, oc, _loads(su),
+                           _loads(me), _loads(us), er, wt, at, fi)
+                for r, i, q, sp, lb, st, oc, su, me, us, er, wt, at, fi in cur]
+
+    def episodes(self, run: str | None = None) -> list[EpisodeRow]:
+        """Every episode (of one run, or of all runs), in plan order."""
+        if run is None:
+            return self._rows("ORDER BY run, seq", ())
+        return self._rows("WHERE run=? ORDER BY seq", (run,))
+
+    def find(self, prefix: str, run: str | None = None) -> EpisodeRow:
+        """The one episode whose id starts with ``prefix`` (a unique prefix is enough)."""
+        esc = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        where = "WHERE id LIKE ? ESCAPE '\\'"
+        args: tuple[Any, ...] = (esc + "%",)
+        if run is not None:
+            where += " AND run=?"
+            args += (run,)
+        rows = self._rows(where + " LIMIT 6", args)
+        if not rows:
+            raise StoreError(f"no episode with id {prefix!r} in {self.path}"
+                             + (f" (run {run!r})" if run else ""))
+        exact = [e for e in rows if e.id == prefix]
+        if len(rows) > 1 and len(exact) != 1:
+            ids = ", ".join(f"{e.run}/{e.id}" for e in rows[:5])
+            raise StoreError(f"episode id {prefix!r} is ambiguous: {ids}"
+                             + (" ..." if len(rows) > 5 else "") + "; give more digits"
+                             + ("" if run else " or --run"))
+        return exact[0] if exact else rows[0]
+
+    def trajectory(self, run: str, episode: str) -> str | None:
+        """The JSONL trajectory of one episode, if it ran."""
+        row = self.conn.execute("SELECT jsonl FROM trajectories WHERE run=? AND id=?",
+                                (run, episode)).fetchone()
+        return None if row is None else str(row[0])

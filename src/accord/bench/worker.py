@@ -1,0 +1,159 @@
+"""Running one episode in a worker: the task going in, the record coming out.
+
+Workers (the asyncio loop, a pool process or a Ray task) run :func:`execute` and return
+an :class:`EpisodeRecord`; they never touch the store. Any exception raised while
+building or running the episode, or computing its metrics, becomes a ``failed`` record
+with the error text, so one bad episode never stops a run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import os
+import socket
+import time
+import traceback
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from accord.domains import EpisodeSpec, RunContext, get_domain
+
+#: error texts longer than this keep their head and tail
+MAX_ERROR_CHARS = 20_000
+
+
+@dataclass(frozen=True)
+class EpisodeTask:
+    """Everything a worker needs to run one episode (picklable)."""
+
+    id: str
+    spec: EpisodeSpec
+    repeat: int = 0
+    run: str = ""
+    llm: Mapping[str, Any] = field(default_factory=dict)
+    data: str | None = None
+    plugins: tuple[str, ...] = ()
+    timeout: float | None = None
+
+
+@dataclass
+class EpisodeRecord:
+    """What a worker hands back: outcome, metrics, trajectory, timings or the error.
+
+    ``status`` is ``done`` or ``failed``; ``outcome`` is the episode's own status
+    (``agreement``, ``no_deal``, ``error``) when it ran to an end.
+    """
+
+    id: str
+    status: str
+    outcome: str | None = None
+    summary: dict[str, Any] | None = None
+    metrics: dict[str, Any] | None = None
+    trajectory: str | None = None
+    usage: dict[str, Any] | None = None
+    error: str | None = None
+    wall_time: float = 0.0
+    started: float = 0.0
+    finished: float = 0.0
+    worker: str = ""
+
+
+def jsonable(value: Any) -> Any:
+    """A JSON-safe copy: numpy scalars to Python, Fractions to float, NaN/inf to None."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, (float, Fraction)):
+        f = float(value)
+        return f if math.isfinite(f) else None
+    if isinstance(value, Mapping):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [jsonable(v) for v in value]
+    item = getattr(value, "item", None)  # numpy scalar
+    if callable(item):
+        try:
+            return jsonable(item())
+        except (TypeError, ValueError):
+            pass
+    return str(value)
+
+
+def format_error(exc: BaseException) -> str:
+    """The exception's type, message and traceback, capped at :data:`MAX_ERROR_CHARS`."""
+    text = "".join(traceback.format_exception(exc)).rstrip()
+    head = f"{type(exc).__name__}: {exc}"
+    text = f"{head}\n\n{text}"
+    if len(text) > MAX_ERROR_CHARS:
+        half = MAX_ERROR_CHARS // 2
+        text = text[:half] + "\n...\n" + text[-half:]
+    return text
+
+
+_plugins_done: set[str] = set()
+
+
+def _ensure_plugins(plugins: tuple[str, ...]) -> None:
+    from accord.bench.expand import import_plugins
+
+    todo = [p for p in plugins if p not in _plugins_done]
+    if todo:
+        import_plugins(todo)
+        _plugins_done.update(todo)
+
+
+def _worker_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+async def execute(task: EpisodeTask) -> EpisodeRecord:
+    """Run one episode and its metrics; never raises (except cancellation)."""
+    started = time.time()
+    t0 = time.perf_counter()
+    rec = EpisodeRecord(task.id, "failed", started=started, worker=_worker_name())
+    try:
+        _ensure_plugins(task.plugins)
+        domain = get_domain(task.spec.domain)
+        ctx = RunContext(episode_id=task.id, llm=dict(task.llm), data=task.data,
+                         extra={"run": task.run, "repeat": task.repeat})
+        coro = domain.run_episode(task.spec, ctx)
+        if task.timeout is not None:
+            try:
+                result = await asyncio.wait_for(coro, task.timeout)
+            except TimeoutError:
+                raise TimeoutError(f"episode exceeded the timeout of {task.timeout:g} s "
+                                   "(config key 'timeout')") from None
+        else:
+            result = await coro
+        rec.outcome = result.status
+        rec.summary = jsonable(result.summary())
+        rec.usage = jsonable(result.usage) or None
+        rec.trajectory = result.trajectory.to_jsonl()
+        rec.metrics = jsonable(domain.metrics(task.spec, result))
+        rec.status = "done"
+    except Exception as exc:  # an episode's failure is data, not a crash of the run
+        rec.error = format_error(exc)
+    rec.wall_time = time.perf_counter() - t0
+    rec.finished = time.time()
+    return rec
+
+
+def execute_sync(task: EpisodeTask) -> EpisodeRecord:
+    """:func:`execute` on a fresh event loop (for process pools and Ray tasks)."""
+    return asyncio.run(execute(task))
+
+
+def failed_record(task: EpisodeTask, message: str) -> EpisodeRecord:
+    """A ``failed`` record for an episode whose worker could not report (pool died ...)."""
+    now = time.time()
+    return EpisodeRecord(task.id, "failed", error=message, started=now, finished=now)
+
+
+def record_json(value: Any) -> str | None:
+    """Store-side JSON encoding of a record field (``None`` stays NULL)."""
+    return None if value is None else json.dumps(value, ensure_ascii=False, default=str)

@@ -1,0 +1,210 @@
+"""``accord dond``: Deal-or-No-Deal data statistics, download and play.
+
+Thin: parses options, calls :mod:`accord.domains.deal_or_no_deal`, prints. The data
+location is ``--data`` / ``--dest``, else ``ACCORD_DATA``, else the per-user folder.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from accord.agents.spec import AgentSpec, AgentSpecError, parse_agent_list
+from accord.domains.deal_or_no_deal import (
+    DataFormatError,
+    DataNotFoundError,
+    Datapoint,
+    dataset_stats,
+    download,
+    load_datapoints,
+    play_datapoint,
+    select,
+)
+from accord.domains.deal_or_no_deal.agents import AGENT_KINDS
+from accord.domains.deal_or_no_deal.download import ChecksumError
+from accord.domains.deal_or_no_deal.metrics import (
+    belief_traces,
+    difficulty_table,
+    episode_metrics,
+    estimation_by_round,
+    summarize,
+)
+from accord.protocols.engine import EpisodeResult
+
+app = typer.Typer(name="dond", help="Deal or No Deal: data statistics, download and play.",
+                  no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+
+_DATA_HELP = "data file or folder (else ACCORD_DATA, else the per-user data folder)"
+
+
+def _fail(message: str, code: int = 2) -> typer.Exit:
+    Console(stderr=True).print(f"[bold red]error:[/] {message}", highlight=False)
+    return typer.Exit(code)
+
+
+def _points(data: str | None, split: str, hardest: int | None, limit: int | None
+            ) -> list[Datapoint]:
+    if hardest is not None and hardest < 1:
+        raise _fail(f"--hardest must be at least 1, got {hardest}")
+    if limit is not None and limit < 1:
+        raise _fail(f"--limit must be at least 1, got {limit}")
+    try:
+        return select(load_datapoints(data, split), hardest, limit)
+    except (DataNotFoundError, DataFormatError, ValueError) as exc:
+        raise _fail(str(exc)) from exc
+
+
+def _rate(x: Any) -> str:
+    return "-" if x is None else f"{x:.4f}" if isinstance(x, float) else str(x)
+
+
+def _table9(console: Console, title: str, rows: Sequence[dict[str, Any]]) -> None:
+    """Table 9 with one line per difficulty level (the JSON keeps one entry per column)."""
+    t = Table("difficulty", "datapoints", "agreement", "envy-free", "Pareto-optimal",
+              "EF and PO", title=title)
+    for r in rows:
+        t.add_row(str(r["difficulty"]), str(r["datapoints"]), *(_rate(r[k]) for k in (
+            "agreement", "envy_free", "pareto_optimal", "envy_free_and_pareto_optimal")))
+    console.print(t)
+
+
+@app.command()
+def stats(
+    data: str | None = typer.Option(None, "--data", help=_DATA_HELP),
+    split: str = typer.Option("test", "--split", help="test | val"),
+    hardest: int | None = typer.Option(None, "--hardest", help="only the K hardest datapoints "
+                                       "that admit an envy-free allocation"),
+    exact_levels: bool = typer.Option(False, "--exact-levels", help="difficulty table per "
+                                      "exact level instead of cumulative (Difficulty >= d)"),
+    as_json: bool = typer.Option(False, "--json", help="print exactly one JSON object"),
+) -> None:
+    """Datapoints, envy-free availability, best and human outcomes, Table 9 by difficulty."""
+    points = _points(data, split, hardest, None)
+    out = dataset_stats(points, cumulative=not exact_levels)
+    if as_json:
+        typer.echo(json.dumps(out))
+        return
+    console = Console()
+    console.print(f"{out['datapoints']} unique datapoints, {out['with_envy_free']} admit an "
+                  "envy-free allocation")
+    t = Table("outcome", "agreement", "alice", "bob", "Pareto-optimal", "envy-free", "total")
+    b, h = out["best"], out["human"]
+    t.add_row("best", "1" if b["total"] is not None else "-", _rate(b["alice"]), _rate(b["bob"]),
+              "1", "1", _rate(b["total"]))
+    t.add_row("human", *(_rate(h[k]) for k in ("agreement", "alice", "bob", "pareto_optimal",
+                                               "envy_free", "total")))
+    console.print(t)
+    _table9(console, "human outcome by difficulty", out["difficulty_table"])
+
+
+@app.command("download")
+def download_command(
+    dest: str | None = typer.Option(None, "--dest", help="data root or folder (else "
+                                    "ACCORD_DATA, else the per-user data folder)"),
+    base_url: str | None = typer.Option(None, "--base-url", help="upstream folder URL "
+                                        "(http(s):// or file://), ending in /"),
+    force: bool = typer.Option(False, "--force", help="fetch even when a valid copy exists"),
+    as_json: bool = typer.Option(False, "--json", help="print exactly one JSON object"),
+) -> None:
+    """Fetch test.txt, val.txt and data.txt from upstream and verify their SHA-256 sums.
+
+    The data is CC BY-NC 4.0 (Lewis et al., 2017): non-commercial use, with attribution.
+    """
+    console = Console(stderr=True)
+    try:
+        reports = download(dest, base_url=base_url, force=force,
+                           progress=None if as_json else console.print)
+    except (ChecksumError, OSError, KeyError) as exc:
+        raise _fail(f"download failed: {exc}", 1) from exc
+    if as_json:
+        typer.echo(json.dumps({"files": [{"name": r.name, "path": str(r.path),
+                                          "status": r.status, "sha256": r.sha256}
+                                         for r in reports]}))
+        return
+    for r in reports:
+        Console().print(f"{r.status:8} {r.path} (sha256 {r.sha256[:12]}...)")
+    Console().print("License: CC BY-NC 4.0 (non-commercial use, with attribution).")
+
+
+def _specs(agents: str) -> list[AgentSpec]:
+    try:
+        specs = parse_agent_list(agents)
+    except AgentSpecError as exc:
+        raise _fail(str(exc)) from exc
+    if len(specs) != 2:
+        raise _fail(f"--agents needs two specs (alice,bob), got {len(specs)}")
+    for s in specs:
+        if s.kind not in AGENT_KINDS:
+            raise _fail(f"unknown agent kind {s.kind!r}; known: {', '.join(sorted(AGENT_KINDS))}")
+    return specs
+
+
+async def _play_all(points: Sequence[Datapoint], specs: Sequence[AgentSpec], rounds: int,
+                    seed: int, first: str, concurrency: int) -> list[EpisodeResult]:
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(dp: Datapoint) -> EpisodeResult:
+        async with gate:
+            return await play_datapoint(dp, specs, rounds=rounds, seed=seed, first=first)
+
+    return list(await asyncio.gather(*(one(dp) for dp in points)))
+
+
+@app.command()
+def play(
+    agents: str = typer.Option(..., "--agents", "-a", help="two agent specs alice,bob, e.g. "
+                               f"workflow,greedy (kinds: {', '.join(sorted(AGENT_KINDS))})"),
+    data: str | None = typer.Option(None, "--data", help=_DATA_HELP),
+    split: str = typer.Option("test", "--split", help="test | val"),
+    hardest: int | None = typer.Option(None, "--hardest", help="only the K hardest datapoints "
+                                       "that admit an envy-free allocation"),
+    limit: int | None = typer.Option(None, "--limit", help="at most N datapoints"),
+    rounds: int = typer.Option(20, "--rounds", help="round cap R"),
+    seed: int = typer.Option(0, "--seed", help="random seed"),
+    first: str = typer.Option("alice", "--first", help="who opens: alice | bob | data"),
+    concurrency: int = typer.Option(8, "--concurrency", help="episodes in flight"),
+    details: bool = typer.Option(False, "--details", help="JSON: add one row per episode"),
+    as_json: bool = typer.Option(False, "--json", help="print exactly one JSON object"),
+) -> None:
+    """Negotiate every selected datapoint and report outcome and estimation metrics."""
+    specs = _specs(agents)
+    if rounds < 1 or concurrency < 1:
+        raise _fail("--rounds and --concurrency must be at least 1")
+    if first not in ("alice", "bob", "data"):
+        raise _fail(f"--first must be alice, bob or data, got {first!r}")
+    points = _points(data, split, hardest, limit)
+    results = asyncio.run(_play_all(points, specs, rounds, seed, first, concurrency))
+    rows = [episode_metrics(r.record, r.rounds) for r in results]
+    out: dict[str, Any] = {
+        "agents": [str(s) for s in specs],
+        "summary": summarize(rows),
+        "errors": sum(1 for r in results if r.status == "error"),
+        "difficulty_table": difficulty_table([(m["difficulty"], m) for m in rows]),
+        "estimation_by_round": estimation_by_round(belief_traces(r.record for r in results)),
+    }
+    if details:
+        out["episodes"] = [{"datapoint": r.record["scenario"], "status": r.status,
+                            "reason": r.reason, **m} for r, m in zip(results, rows, strict=True)]
+    if as_json:
+        typer.echo(json.dumps(out))
+        return
+    console = Console()
+    s = out["summary"]
+    t = Table("metric", "mean", title=f"{' vs '.join(out['agents'])}: {s['episodes']} episodes")
+    for key in ("rounds", "agreement", "alice", "bob", "pareto_optimal", "envy_free", "total",
+                "best_total"):
+        t.add_row(key, _rate(s[key]))
+    console.print(t)
+    if s["estimation"]:
+        e = s["estimation"]
+        console.print("valuation estimation (both workflow sides): " + ", ".join(
+            f"{k}={_rate(e[k])}" for k in e))
+    _table9(console, "outcome by difficulty", out["difficulty_table"])
+    if out["errors"]:
+        console.print(f"[yellow]{out['errors']} episode(s) ended in an error[/]")

@@ -1,0 +1,87 @@
+"""Agent kinds of the Deal-or-No-Deal domain, built from agent specs.
+
+* ``workflow`` - the Bayesian workflow in code (Algorithm 1); options ``lam``, ``gamma``,
+  ``threshold``, ``learn_from_offers``, ``view`` (see :class:`BayesianWorkflowAgent`);
+* ``greedy`` - greedy self-interested; option ``accept_share``;
+* ``human`` - replay of the datapoint's human side and outcome; no options.
+
+The LLM variants (workflow run by an LLM, raw LLM negotiator) are added once the LLM
+layer provides them; :data:`AGENT_KINDS` is the single place to register them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from accord.agents.base import Agent
+from accord.agents.spec import AgentSpec, AgentSpecError, parse_agent_spec
+from accord.domains.deal_or_no_deal.baselines import GreedyAgent, HumanReplayAgent
+from accord.domains.deal_or_no_deal.dataset import Datapoint
+from accord.domains.deal_or_no_deal.protocol import ROLES
+from accord.domains.deal_or_no_deal.workflow import BayesianWorkflowAgent
+
+Factory = Callable[[AgentSpec, Datapoint, str], Agent]
+
+
+def _opts(spec: AgentSpec, allowed: set[str]) -> dict[str, Any]:
+    bad = sorted(set(spec.options) - allowed)
+    if bad:
+        raise AgentSpecError(f"agent {spec.kind!r} has no option(s) {bad}; "
+                             f"options: {sorted(allowed) or 'none'}")
+    if spec.arg is not None:
+        raise AgentSpecError(f"agent {spec.kind!r} takes no ':' argument, got {spec.arg!r}")
+    return dict(spec.options)
+
+
+def _workflow(spec: AgentSpec, dp: Datapoint, role: str) -> Agent:
+    o = _opts(spec, {"lam", "gamma", "threshold", "learn_from_offers", "view"})
+    return BayesianWorkflowAgent(**o)
+
+
+def _greedy(spec: AgentSpec, dp: Datapoint, role: str) -> Agent:
+    o = _opts(spec, {"accept_share"})
+    return GreedyAgent(float(o.get("accept_share", 0.6)))
+
+
+def _human(spec: AgentSpec, dp: Datapoint, role: str) -> Agent:
+    _opts(spec, set())
+    return HumanReplayAgent(dp, role)
+
+
+AGENT_KINDS: dict[str, Factory] = {
+    "workflow": _workflow,
+    "greedy": _greedy,
+    "human": _human,
+}
+"""Agent kind -> factory ``(spec, datapoint, role) -> Agent``."""
+
+
+def make_agent(spec: AgentSpec | str | Mapping[str, Any], dp: Datapoint, role: str) -> Agent:
+    """Build one agent for ``role`` on datapoint ``dp``; unknown kinds name the known ones."""
+    parsed = parse_agent_spec(spec)
+    factory = AGENT_KINDS.get(parsed.kind)
+    if factory is None:
+        raise AgentSpecError(f"unknown deal-or-no-deal agent kind {parsed.kind!r}; known: "
+                             f"{', '.join(sorted(AGENT_KINDS))}")
+    try:
+        return factory(parsed, dp, role)
+    except (TypeError, ValueError) as exc:
+        if isinstance(exc, AgentSpecError):
+            raise
+        raise AgentSpecError(f"agent spec {str(parsed)!r}: {exc}") from exc
+
+
+def make_agents(specs: Sequence[AgentSpec | str], dp: Datapoint, seed: int) -> dict[str, Agent]:
+    """One reset agent per role (alice, bob), each with its own seeded generator."""
+    if len(specs) != len(ROLES):
+        raise AgentSpecError(f"deal-or-no-deal needs {len(ROLES)} agent specs (alice, bob), "
+                             f"got {len(specs)}")
+    out: dict[str, Agent] = {}
+    for i, (role, spec) in enumerate(zip(ROLES, specs, strict=True)):
+        agent = make_agent(spec, dp, role)
+        agent.reset(np.random.default_rng([seed, i]))
+        out[role] = agent
+    return out

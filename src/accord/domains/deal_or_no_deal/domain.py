@@ -1,0 +1,109 @@
+"""The ``deal-or-no-deal`` domain plug-in for the CLI and the experiment runner.
+
+Scenarios are datapoint ids of unique dialogues (``test/0`` ... ``test/544``, ``val/...``).
+Episode parameters:
+
+| param | default | meaning |
+|---|---|---|
+| ``data`` | ``RunContext.data``, ``ACCORD_DATA``, user folder | data file or folder |
+| ``rounds`` | 20 | round cap R |
+| ``first`` | ``alice`` | who opens: ``alice``, ``bob`` or ``data`` (the human order) |
+| ``hardest`` | none | if set, the scenario must be among the k hardest with an EF allocation |
+| ``max_retries`` | 5 | invalid attempts allowed per turn |
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from accord.agents.spec import AgentSpecError, parse_agent_spec
+from accord.domains.base import Domain, EpisodeSpec, RunContext
+from accord.domains.deal_or_no_deal.agents import AGENT_KINDS
+from accord.domains.deal_or_no_deal.episode import (
+    FIRST_CHOICES,
+    find_datapoint,
+    load_datapoints,
+    play_datapoint,
+    select,
+)
+from accord.domains.deal_or_no_deal.location import DataNotFoundError
+from accord.domains.deal_or_no_deal.metrics import episode_metrics
+from accord.protocols.engine import EpisodeResult
+
+PARAMS: dict[str, type | tuple[type, ...]] = {
+    "data": str, "rounds": int, "first": str, "hardest": int, "max_retries": int,
+}
+
+
+def check_params(params: Mapping[str, Any]) -> None:
+    """Reject unknown or mistyped parameters with a message naming the key."""
+    for key, val in params.items():
+        if key not in PARAMS:
+            raise ValueError(f"unknown deal-or-no-deal parameter {key!r}; known: "
+                             f"{', '.join(sorted(PARAMS))}")
+        if val is None:
+            continue
+        if isinstance(val, bool) or not isinstance(val, PARAMS[key]):
+            raise ValueError(f"parameter {key!r} must be {PARAMS[key]}, got {val!r}")
+    if params.get("rounds") is not None and params["rounds"] < 1:
+        raise ValueError(f"parameter 'rounds' must be at least 1, got {params['rounds']}")
+    if params.get("first") is not None and params["first"] not in FIRST_CHOICES:
+        raise ValueError(f"parameter 'first' must be one of {', '.join(FIRST_CHOICES)}, "
+                         f"got {params['first']!r}")
+
+
+def _split(scenario: str) -> str:
+    split, slash, num = scenario.partition("/")
+    if not slash or split not in ("test", "val") or not num.isdigit():
+        raise ValueError(f"scenario {scenario!r} must look like test/<n> or val/<n>")
+    return split
+
+
+class DealOrNoDealDomain(Domain):
+    """Negotiation over books, hats and balls on the human Deal-or-No-Deal dialogues."""
+
+    name = "deal-or-no-deal"
+
+    def scenarios(self) -> list[str]:
+        """Ids of the unique test dialogues (empty when the data is not installed)."""
+        try:
+            return [d.id for d in load_datapoints(None, "test")]
+        except DataNotFoundError:
+            return []
+
+    def agent_kinds(self) -> list[str]:
+        """Agent kinds this domain builds."""
+        return sorted(AGENT_KINDS)
+
+    def validate(self, spec: EpisodeSpec) -> None:
+        """Check scenario id, parameters and agent line-up before running."""
+        _split(spec.scenario)
+        check_params(spec.params)
+        if len(spec.agents) != 2:
+            raise ValueError(f"deal-or-no-deal needs 2 agents (alice, bob), got "
+                             f"{len(spec.agents)}")
+        for a in spec.agents:
+            kind = parse_agent_spec(a).kind
+            if kind not in AGENT_KINDS:
+                raise AgentSpecError(f"unknown deal-or-no-deal agent kind {kind!r}; known: "
+                                     f"{', '.join(sorted(AGENT_KINDS))}")
+
+    async def run_episode(self, spec: EpisodeSpec, ctx: RunContext) -> EpisodeResult:
+        """Load the datapoint and negotiate it."""
+        self.validate(spec)
+        p = spec.params
+        data = p.get("data") or ctx.data
+        points = load_datapoints(data, _split(spec.scenario))
+        dp = find_datapoint(points, spec.scenario)
+        if p.get("hardest") is not None and dp not in select(points, int(p["hardest"])):
+            raise ValueError(f"scenario {spec.scenario} is not among the {p['hardest']} "
+                             "hardest datapoints with an envy-free allocation")
+        return await play_datapoint(dp, spec.agents, rounds=int(p.get("rounds") or 20),
+                                    seed=spec.seed, first=str(p.get("first") or "alice"),
+                                    max_retries=5 if p.get("max_retries") is None
+                                    else int(p["max_retries"]))
+
+    def metrics(self, spec: EpisodeSpec, result: EpisodeResult) -> dict[str, Any]:
+        """Pure per-episode metrics (see :func:`episode_metrics`)."""
+        return episode_metrics(result.record, result.rounds)

@@ -1,0 +1,79 @@
+"""Running one Deal-or-No-Deal episode on a datapoint, and finding datapoints by id.
+
+:func:`play_datapoint` is the per-episode function the CLI and the experiment runner share:
+it builds the protocol and the agents, runs :func:`accord.protocols.engine.run_episode` and
+attaches each workflow agent's belief trace to the record (``record["beliefs"]``) for the
+estimation metrics.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from functools import lru_cache
+
+from accord.agents.spec import AgentSpec
+from accord.domains.deal_or_no_deal.agents import make_agents
+from accord.domains.deal_or_no_deal.dataset import Datapoint, load_split
+from accord.domains.deal_or_no_deal.location import split_file
+from accord.domains.deal_or_no_deal.protocol import ROLES, DondProtocol
+from accord.domains.deal_or_no_deal.rules import datapoint_difficulty, hardest
+from accord.domains.deal_or_no_deal.workflow import BayesianWorkflowAgent
+from accord.protocols.engine import Bounds, EpisodeResult, run_episode
+
+FIRST_CHOICES: tuple[str, ...] = ("alice", "bob", "data")
+"""Who opens: a role, or ``data`` for whoever spoke first in the human dialogue."""
+
+
+@lru_cache(maxsize=8)
+def _load(path: str, mtime_ns: int, split: str) -> tuple[Datapoint, ...]:
+    return tuple(load_split(path, split))
+
+
+def load_datapoints(data: str | os.PathLike[str] | None = None, split: str = "test"
+                    ) -> list[Datapoint]:
+    """Unique datapoints of ``split`` at the resolved data location (cached per file)."""
+    file = split_file(data, split)
+    name = file.stem if file.stem in ("test", "val") else split
+    return list(_load(str(file.resolve()), file.stat().st_mtime_ns, name))
+
+
+def select(points: Sequence[Datapoint], hardest_k: int | None = None,
+           limit: int | None = None) -> list[Datapoint]:
+    """The ``hardest_k`` hardest datapoints with an envy-free allocation (all, in file order,
+    when ``None``), then the first ``limit`` of them."""
+    chosen = list(points) if hardest_k is None else hardest(points, hardest_k)
+    return chosen if limit is None else chosen[:limit]
+
+
+def find_datapoint(points: Sequence[Datapoint], ident: str) -> Datapoint:
+    """The datapoint with id ``ident`` (``test/17``), with a clear error otherwise."""
+    for dp in points:
+        if dp.id == ident:
+            return dp
+    split = points[0].id.split("/")[0] if points else "?"
+    raise KeyError(f"no datapoint {ident!r}; ids run {split}/0 .. {split}/{len(points) - 1}")
+
+
+def first_mover(dp: Datapoint, first: str) -> str:
+    """Resolve the ``first`` parameter for a datapoint."""
+    if first not in FIRST_CHOICES:
+        raise ValueError(f"first must be one of {', '.join(FIRST_CHOICES)}, got {first!r}")
+    return dp.first_speaker if first == "data" else first
+
+
+async def play_datapoint(dp: Datapoint, agents: Sequence[AgentSpec | str], *, rounds: int = 20,
+                         seed: int = 0, first: str = "alice", max_retries: int = 5
+                         ) -> EpisodeResult:
+    """Negotiate one datapoint with ``agents`` = (alice's spec, bob's spec)."""
+    protocol = DondProtocol(dp.counts, {"alice": dp.alice, "bob": dp.bob}, rounds=rounds,
+                            first=first_mover(dp, first), scenario=dp.id)
+    built = make_agents(agents, dp, seed)
+    result = await run_episode(protocol, built,
+                               bounds=Bounds(max_rounds=rounds, max_retries=max_retries))
+    result.record["difficulty"] = datapoint_difficulty(dp)
+    result.record["beliefs"] = {role: agent.trace() for role, agent in built.items()
+                                if isinstance(agent, BayesianWorkflowAgent)}
+    result.record["agents"] = {role: str(spec) for role, spec in zip(ROLES, agents, strict=True)}
+    return result
+
