@@ -33,9 +33,9 @@ def _conversation(turns: int) -> list[list[dict[str, str]]]:
     prompts = []
     messages = [{"role": "system", "content": "You negotiate."}]
     for t in range(turns):
-        messages = messages + [{"role": "user", "content": f"Round {t}: your move."}]
+        messages = [*messages, {"role": "user", "content": f"Round {t}: your move."}]
         prompts.append(messages)
-        messages = messages + [{"role": "assistant", "content": f"reply {t}"}]
+        messages = [*messages, {"role": "assistant", "content": f"reply {t}"}]
     return prompts
 
 
@@ -186,6 +186,7 @@ def test_stats_and_clear(tmp_path: Path) -> None:
         stats = cache.stats()
         assert stats["entries"] == 3
         row = stats["models"]["openai-api/w/m"]
-        assert (row["prompt_tokens"], row["completion_tokens"], row["cached_tokens"]) == (30, 15, 12)
+        tokens = (row["prompt_tokens"], row["completion_tokens"], row["cached_tokens"])
+        assert tokens == (30, 15, 12)
         assert row["episodes"] == 2 and row["latency_s"] == 1.5
         assert cache.clear() == 3 and cache.stats()["entries"] == 0

@@ -39,8 +39,8 @@ async def test_scripted_replies_in_order_with_usage_and_metadata(stub_env: Calla
         async with LLMRuntime() as rt:
             client = rt.client(MODEL)
             a = await client.complete(MESSAGES, scope=CallScope("ep1", "buyer", 1))
-            b = await client.complete(MESSAGES + [{"role": "assistant", "content": a.text},
-                                                  {"role": "user", "content": "Again."}],
+            b = await client.complete([*MESSAGES, {"role": "assistant", "content": a.text},
+                                       {"role": "user", "content": "Again."}],
                                       scope=CallScope("ep1", "buyer", 2))
             with pytest.raises(RequestError, match="exhausted"):
                 await client.complete(MESSAGES)
@@ -219,9 +219,30 @@ async def test_concurrency_limit_per_endpoint(stub_env: Callable[..., None]) -> 
             elapsed = time.monotonic() - started
         assert stub.max_in_flight == 3
         assert elapsed >= 0.39  # 12 calls, 3 at a time, 0.1 s each
+        # one connection pool serves both models; each request names its own model
+        sent = sorted(r.model or "" for r in stub.completion_requests)
+        assert sent == ["another-model"] * 6 + ["test-model"] * 6
         stub.reset()
         async with LLMRuntime(max_concurrency=8) as rt:
             client = rt.client(MODEL)
             await asyncio.gather(*(client.complete(MESSAGES, scope=CallScope(f"g{i}"))
                                    for i in range(16)))
         assert stub.max_in_flight == 8
+
+
+def test_one_runtime_across_event_loops(stub_env: Callable[..., None]) -> None:
+    """Sequential ``asyncio.run`` calls (and thus loops) can share one runtime."""
+    with StubServer("echo") as stub:
+        stub_env(stub)
+        rt = LLMRuntime(max_concurrency=2)
+        client = rt.client(MODEL)
+
+        async def burst() -> list[str]:
+            done = await asyncio.gather(*(client.complete(MESSAGES, scope=CallScope(str(i)))
+                                          for i in range(4)))
+            await rt.aclose()
+            return [d.text for d in done]
+
+        assert asyncio.run(burst()) == ["Make an offer."] * 4
+        assert asyncio.run(burst()) == ["Make an offer."] * 4
+    assert stub.max_in_flight == 2 and len(stub.completion_requests) == 8

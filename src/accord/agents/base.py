@@ -29,6 +29,14 @@ class Agent(ABC):
     async def act(self, observation: Observation) -> Move:
         """The agent's move for this observation."""
 
+    def drain_notes(self) -> list[dict[str, Any]]:
+        """Events the agent wants logged since the last call (guard findings, LLM calls).
+
+        Each is ``{"name": str, "data": {...}}``; ``"flag": True`` also counts it on the
+        episode record's flags under ``name``. Default: none.
+        """
+        return []
+
     def usage(self) -> dict[str, Any]:
         """Resource usage for this episode (token counts for LLM agents); empty by default."""
         return {}

@@ -11,6 +11,7 @@ If this executor started Ray, it shuts it down at the end.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import Any
 
@@ -82,9 +83,7 @@ class RayExecutor(Executor):
                 fill()
         finally:
             for _fut, (_task, ref) in pending.items():
-                try:
+                with contextlib.suppress(Exception):  # best effort on the way out
                     ray.cancel(ref, force=True)
-                except Exception:  # best effort on the way out
-                    pass
             if started:
                 await asyncio.to_thread(ray.shutdown)

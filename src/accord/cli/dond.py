@@ -27,7 +27,7 @@ from accord.domains.deal_or_no_deal import (
     select,
 )
 from accord.domains.deal_or_no_deal.agents import AGENT_KINDS
-from accord.domains.deal_or_no_deal.download import ChecksumError
+from accord.domains.deal_or_no_deal.fetch import ChecksumError
 from accord.domains.deal_or_no_deal.metrics import (
     belief_traces,
     difficulty_table,

@@ -20,8 +20,11 @@ from __future__ import annotations
 
 import asyncio
 import os
+import threading
 import time
+import weakref
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
 
@@ -69,6 +72,15 @@ def _backend_factory(api: str) -> BackendFactory:
     return MockBackend
 
 
+@dataclass
+class _LoopState:
+    """What belongs to one event loop: slot semaphores, SDK clients, in-flight fetches."""
+
+    semaphores: dict[str, asyncio.Semaphore] = field(default_factory=dict)
+    backends: dict[str, Backend] = field(default_factory=dict)
+    pending: dict[str, asyncio.Future[Completion]] = field(default_factory=dict)
+
+
 class LLMRuntime:
     """Shared limits, retries, cache, accounting and connections for many clients.
 
@@ -76,6 +88,11 @@ class LLMRuntime:
     overrides it per base URL (or ``mock://<policy>``). ``env`` (default
     ``os.environ``) is where model strings find URLs and keys. ``mock_policies``
     maps ``mock/<name>`` names to ready policy objects (e.g. a scripted policy).
+
+    Semaphores and SDK connections live per event loop: limits hold among the calls
+    of one loop. A runtime may be used from several threads, each running its own
+    loop (the cache and the tracker are thread-safe), but then each loop has its own
+    limit; for one global limit run all calls on one loop.
     """
 
     def __init__(self, *, cache: CompletionCache | None = None,
@@ -95,10 +112,9 @@ class LLMRuntime:
         self.env: Mapping[str, str] = os.environ if env is None else env
         self.rng = rng if rng is not None else np.random.default_rng()
         self.mock_policies = dict(mock_policies or {})
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._semaphores: dict[str, asyncio.Semaphore] = {}
-        self._backends: dict[str, Backend] = {}
-        self._pending: dict[str, asyncio.Future[Completion]] = {}
+        self._states: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopState] = (
+            weakref.WeakKeyDictionary())
+        self._states_lock = threading.Lock()
 
     def client(self, model: str, config: GenerationConfig | None = None) -> LLMClient:
         """A client for ``model`` (``provider/model``) sharing this runtime."""
@@ -113,39 +129,45 @@ class LLMRuntime:
         """The in-flight limit for ``endpoint``."""
         return self.limits.get(endpoint.limit_key.rstrip("/"), self.max_concurrency)
 
-    def _bind_loop(self) -> None:
+    def _state(self) -> _LoopState:
+        # asyncio primitives and SDK connections belong to one event loop
         loop = asyncio.get_running_loop()
-        if loop is not self._loop:  # asyncio primitives and SDK clients belong to one loop
-            self._loop, self._semaphores, self._backends, self._pending = loop, {}, {}, {}
+        with self._states_lock:
+            state = self._states.get(loop)
+            if state is None:
+                state = self._states[loop] = _LoopState()
+        return state
 
     def semaphore(self, endpoint: Endpoint) -> asyncio.Semaphore:
         """The endpoint's slot semaphore in the running loop."""
-        self._bind_loop()
+        semaphores = self._state().semaphores
         key = endpoint.limit_key
-        if key not in self._semaphores:
-            self._semaphores[key] = asyncio.Semaphore(self.limit_for(endpoint))
-        return self._semaphores[key]
+        if key not in semaphores:
+            semaphores[key] = asyncio.Semaphore(self.limit_for(endpoint))
+        return semaphores[key]
 
     def backend(self, endpoint: Endpoint) -> Backend:
         """The (shared) backend for ``endpoint`` in the running loop."""
-        self._bind_loop()
+        backends = self._state().backends
+        # one backend (one connection pool) per endpoint and key, shared by its models;
+        # mock endpoints are per policy already (limit_key is mock://<policy>)
         key = f"{endpoint.api}|{endpoint.limit_key}|{endpoint.key_env}"
-        if key not in self._backends:
+        if key not in backends:
             api_key = endpoint.api_key(self.env)
             register_secret(api_key)
             if endpoint.api == "mock":
                 from accord.llm.backends.mock import MockBackend
 
                 policy = self.mock_policies.get(endpoint.model)
-                self._backends[key] = MockBackend(endpoint, api_key, self.timeout, policy)
+                backends[key] = MockBackend(endpoint, api_key, self.timeout, policy)
             else:
-                self._backends[key] = _backend_factory(endpoint.api)(endpoint, api_key,
-                                                                     self.timeout)
-        return self._backends[key]
+                backends[key] = _backend_factory(endpoint.api)(endpoint, api_key, self.timeout)
+        return backends[key]
 
     async def aclose(self) -> None:
-        """Close SDK connections (the cache stays open; close it yourself)."""
-        backends, self._backends = list(self._backends.values()), {}
+        """Close the running loop's SDK connections (the cache stays open; close it yourself)."""
+        state = self._state()
+        backends, state.backends = list(state.backends.values()), {}
         for backend in backends:
             await backend.aclose()
 
@@ -207,14 +229,14 @@ class LLMClient:
                           scope: CallScope | None, cache: CompletionCache) -> Completion:
         """Fetch and record, sharing one fetch between identical concurrent requests."""
         rt = self.runtime
-        rt._bind_loop()
-        pending = rt._pending.get(key)
+        waiting = rt._state().pending
+        pending = waiting.get(key)
         if pending is not None:
             done = await asyncio.shield(pending)
             return Completion(done.text, done.usage, done.latency, done.model, done.provider,
                               done.finish_reason, from_cache=True, attempts=0)
         future: asyncio.Future[Completion] = asyncio.get_running_loop().create_future()
-        rt._pending[key] = future
+        waiting[key] = future
         try:
             done = await self._fetch(msgs, cfg, scope)
             await cache.put(key, done, self.endpoint, scope)
@@ -228,7 +250,7 @@ class LLMClient:
             future.exception()  # mark retrieved: waiters re-raise it, nobody else must
             raise
         finally:
-            rt._pending.pop(key, None)
+            waiting.pop(key, None)
 
     async def _fetch(self, msgs: list[ChatMessage], cfg: GenerationConfig,
                      scope: CallScope | None) -> Completion:
@@ -243,7 +265,8 @@ class LLMClient:
             async with rt.semaphore(ep):
                 started = time.monotonic()
                 try:
-                    raw = await backend.send(msgs, cfg, timeout=rt.timeout, headers=headers)
+                    raw = await backend.send(msgs, cfg, model=ep.model, timeout=rt.timeout,
+                                             headers=headers)
                 except Transient as exc:
                     failure = exc
                 else:

@@ -94,6 +94,9 @@ async def _ask(
             log.add(rnd, role, "agent_error", reason="agent_exception", feedback=detail,
                     t=time.monotonic() - t0)
             raise _Failure(Termination("error", "error", role, detail)) from exc
+        for note in agent.drain_notes():
+            log.add(rnd, role, "note", reason=note["name"], data=dict(note.get("data", {})),
+                    t=time.monotonic() - t0)
         invalid = protocol.validate(state, role, move)
         if invalid is None:
             return move
@@ -103,6 +106,11 @@ async def _ask(
         obs = dataclasses.replace(obs, feedback=invalid, attempt=attempt + 1)
     detail = f"{role} made {bounds.max_retries + 1} invalid attempts in one turn"
     raise _Failure(Termination("error", "error", role, detail))
+
+
+def rounds_done(protocol: Protocol[Any], state: Any) -> int:
+    """The current round number of ``state``."""
+    return protocol.progress(state).round
 
 
 def _bound_hit(protocol: Protocol[Any], state: Any, bounds: Bounds, t0: float) -> str | None:
@@ -193,6 +201,14 @@ async def run_episode(
     rounds = min(protocol.progress(state).round, bounds.max_rounds or 1 << 30)
     record = protocol.result(state, term)
     flags = protocol.flags(state, term)
+    for role, agent in agents.items():
+        for note in agent.drain_notes():
+            log.add(rounds_done(protocol, state), role, "note", reason=note["name"],
+                    data=dict(note.get("data", {})), t=time.monotonic() - t0)
+    for ev in log.of_kind("note"):
+        if ev.data.get("flag") and ev.reason:
+            per = flags.setdefault(ev.reason, {})
+            per[ev.party or "-"] = per.get(ev.party or "-", 0) + 1
     log.add(rounds, term.who, "end", reason=term.reason,
             data={"status": term.status, "detail": term.detail, "flags": flags}, t=wall)
     usage = {role: u for role, a in agents.items() if (u := a.usage())}

@@ -75,8 +75,14 @@ async def run_negotiation(scenario: Scenario, specs: Sequence[AgentSpec | str], 
         mediator=bool(mediator),
     )
     protocol = AlternatingOffers(scenario, config)
-    agents = build_agents(scenario, specs, seed, ctx)
     context = dict(ctx or {})
+    if not context.get("episode_id"):  # deterministic, so LLM cache entries replay
+        import hashlib
+        import json
+
+        raw = json.dumps([scenario.name, [str(s) for s in specs], params, seed], default=str)
+        context["episode_id"] = hashlib.sha256(raw.encode()).hexdigest()[:16]
+    agents = build_agents(scenario, specs, seed, context)
     if mediator:
         med = build_mediator(parse_agent_spec(mediator), context)
         med.reset(np.random.default_rng([seed, 99]))

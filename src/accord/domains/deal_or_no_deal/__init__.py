@@ -33,7 +33,13 @@ from accord.domains.deal_or_no_deal.deal_tag import (
     share_of,
 )
 from accord.domains.deal_or_no_deal.domain import DealOrNoDealDomain
-from accord.domains.deal_or_no_deal.download import (
+from accord.domains.deal_or_no_deal.episode import (
+    find_datapoint,
+    load_datapoints,
+    play_datapoint,
+    select,
+)
+from accord.domains.deal_or_no_deal.fetch import (
     ChecksumError,
     FetchReport,
     download,
@@ -42,12 +48,6 @@ from accord.domains.deal_or_no_deal.download import (
     sha256_file,
     verify_dir,
     verify_file,
-)
-from accord.domains.deal_or_no_deal.episode import (
-    find_datapoint,
-    load_datapoints,
-    play_datapoint,
-    select,
 )
 from accord.domains.deal_or_no_deal.location import (
     ENV_VAR,

@@ -140,6 +140,8 @@ def _ints(path: str, line: int, field: str, text: str) -> Vector:
 
 def _turns(path: str, line: int, text: str) -> tuple[tuple[tuple[str, str], ...], str]:
     segments = [s.strip() for s in text.split("<eos>")]
+    if len(segments) > 1 and not segments[-1]:
+        segments.pop()  # a dialogue cut off after its last <eos>
     out: list[tuple[str, str]] = []
     for seg in segments:
         speaker, colon, said = seg.partition(":")

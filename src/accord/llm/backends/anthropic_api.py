@@ -76,7 +76,7 @@ class AnthropicBackend(Backend):
         self._client = anthropic.AsyncAnthropic(api_key=api_key, base_url=endpoint.base_url,
                                                 max_retries=0, timeout=timeout)
 
-    async def send(self, messages: list[ChatMessage], config: GenerationConfig, *,
+    async def send(self, messages: list[ChatMessage], config: GenerationConfig, *, model: str,
                    timeout: float, headers: Mapping[str, str]) -> RawReply:
         """One Messages request."""
         url = self.endpoint.public_url
@@ -84,7 +84,7 @@ class AnthropicBackend(Backend):
         extra: dict[str, Any] = {"system": system} if system else {}
         try:
             response = await self._client.messages.create(
-                model=self.endpoint.model, messages=turns,  # type: ignore[arg-type]
+                model=model, messages=turns,  # type: ignore[arg-type]
                 timeout=timeout, extra_headers=dict(headers) or None,
                 **extra, **request_params(config))
         except anthropic.APITimeoutError as exc:

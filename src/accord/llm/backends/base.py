@@ -36,9 +36,13 @@ class Backend(ABC):
         self._api_key = api_key
 
     @abstractmethod
-    async def send(self, messages: list[ChatMessage], config: GenerationConfig, *,
+    async def send(self, messages: list[ChatMessage], config: GenerationConfig, *, model: str,
                    timeout: float, headers: Mapping[str, str]) -> RawReply:
-        """One attempt; raises :class:`Transient` for retryable failures."""
+        """One attempt for ``model``; raises :class:`Transient` for retryable failures.
+
+        One backend serves every model of its endpoint (connections are shared), so
+        the model name comes with each call.
+        """
 
     async def aclose(self) -> None:  # noqa: B027  (optional hook)
         """Release connections."""

@@ -36,7 +36,7 @@ class MockBackend(Backend):
         self._index = 0
         self._prefix = PrefixTracker()
 
-    async def send(self, messages: list[ChatMessage], config: GenerationConfig, *,
+    async def send(self, messages: list[ChatMessage], config: GenerationConfig, *, model: str,
                    timeout: float, headers: Mapping[str, str]) -> RawReply:
         """Ask the policy; sleep its delay (bounded by ``timeout``)."""
         url = self.endpoint.public_url
@@ -44,7 +44,7 @@ class MockBackend(Backend):
         conversation = session or "h:" + hashlib.sha256(
             json.dumps(messages[:1], sort_keys=True).encode()).hexdigest()[:16]
         plain = tuple({"role": m["role"], "content": m["content"]} for m in messages)
-        request = PolicyRequest(plain, self.endpoint.model, config.key_data(), self._index,
+        request = PolicyRequest(plain, model, config.key_data(), self._index,
                                 conversation)
         self._index += 1
         try:

@@ -48,13 +48,13 @@ class OpenAIBackend(Backend):
         self._client = openai.AsyncOpenAI(api_key=api_key or NO_KEY, base_url=endpoint.base_url,
                                           max_retries=0, timeout=timeout)
 
-    async def send(self, messages: list[ChatMessage], config: GenerationConfig, *,
+    async def send(self, messages: list[ChatMessage], config: GenerationConfig, *, model: str,
                    timeout: float, headers: Mapping[str, str]) -> RawReply:
         """One Chat Completions request."""
         url = self.endpoint.public_url
         try:
             response = await self._client.chat.completions.create(
-                model=self.endpoint.model, messages=messages,  # type: ignore[arg-type]
+                model=model, messages=messages,  # type: ignore[arg-type]
                 timeout=timeout, extra_headers=dict(headers) or None,
                 **request_params(self.endpoint, config))
         except openai.APITimeoutError as exc:
@@ -67,7 +67,7 @@ class OpenAIBackend(Backend):
         except openai.OpenAIError as exc:
             raise LLMError(f"unexpected answer from {url}: {exc}") from None
         if not response.choices:
-            raise LLMError(f"{url} returned no choices for model {self.endpoint.model!r}")
+            raise LLMError(f"{url} returned no choices for model {model!r}")
         choice = response.choices[0]
         u = response.usage
         details = getattr(u, "prompt_tokens_details", None) if u else None

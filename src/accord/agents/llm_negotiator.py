@@ -1,0 +1,255 @@
+"""LLM negotiator, mediator and termination judge for the alternating-offers engine.
+
+Registered as agent kind ``llm`` (``--agents llm:openai/gpt-4.1-mini?temperature=0.2``),
+mediator kind ``llm`` (``--mediator llm:anthropic/...``) and judge kind ``llm``. Each is a
+separate session (seed 002, "The LLM sessions") that can use a different model.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from accord.agents.base import Agent
+from accord.agents.guards import find_leaks, quote_counterpart
+from accord.agents.llm_support import LLMSession, generation_config, runtime_for
+from accord.agents.registry import register_judge, register_mediator, register_negotiator
+from accord.agents.replies import _PROPOSAL, parse_negotiation_reply, strip_private
+from accord.agents.spec import AgentSpec, AgentSpecError
+from accord.agents.templates import render
+from accord.agents.utility_render import private_numbers, readable_utility, utility_payload
+from accord.core.moves import Accept, Malformed, Message, Move, Offer, Reject, Suggest, Walk
+from accord.llm import GenerationConfig, LLMClient, LLMError
+from accord.protocols.base import Observation, Termination
+from accord.protocols.judge import JudgeVerdict, TerminationJudge
+from accord.protocols.negotiation import MediatorObservation, NegotiationObservation
+
+PROTOCOL_TEXT = (
+    "Stacked alternating offers: each round one party proposes a full package and every "
+    "other party answers at once (accept, reject with an optional counter-offer, or walk). "
+    "A deal needs every party's acceptance. The round cap is {max_rounds}; after it the "
+    "negotiation ends with no deal and everyone gets their BATNA. Rounds in which nobody "
+    "concedes may end the negotiation early. Invalid replies get feedback and a retry.")
+
+
+def _example(issues: Mapping[str, list[Any]]) -> str:
+    return json.dumps({k: v[0] for k, v in issues.items()})
+
+
+class LLMNegotiator(Agent):
+    """A stakeholder session: private utility and BATNA in the setup, data per call."""
+
+    name = "llm"
+
+    def __init__(self, client: LLMClient, config: GenerationConfig, *, episode: str | None,
+                 guard: str = "flag", max_retries: int = 5) -> None:
+        if guard not in ("flag", "block"):
+            raise ValueError("guard must be 'flag' or 'block'")
+        self.client, self.config, self.episode = client, config, episode
+        self.guard, self.max_retries = guard, max_retries
+        self.session: LLMSession | None = None
+        self._notes: list[dict[str, Any]] = []
+        self._seen_offers = 0
+        self._seen_messages = 0
+        self._secrets: list[float] = []
+        self.reset()
+
+    def describe(self) -> str:
+        return f"llm:{self.client.model}"
+
+    def _setup(self, obs: NegotiationObservation) -> LLMSession:
+        assert obs.space is not None and obs.utility is not None
+        payload = utility_payload(obs.utility, obs.space, obs.batna)
+        self._secrets = private_numbers(payload)
+        issues = obs.issue_values()
+        system = render(
+            "negotiator_system.j2", role=obs.role, others=[p for p in obs.parties if p != obs.role],
+            issues={k: list(v) for k, v in issues.items()}, readable=readable_utility(payload),
+            utility_json=json.dumps(payload), batna=obs.batna,
+            protocol=PROTOCOL_TEXT.format(max_rounds=obs.max_rounds),
+            example=_example({k: list(v) for k, v in issues.items()}))
+        return LLMSession(self.client, system, self.config, self.episode, obs.role)
+
+    def _state(self, obs: NegotiationObservation) -> dict[str, Any]:
+        return {"round": obs.round, "max_rounds": obs.max_rounds,
+                "move": "propose" if obs.phase == "propose" else "respond",
+                "current_offer": dict(obs.current_offer) if obs.current_offer and
+                obs.phase == "respond" else None,
+                "my_last_offer": dict(obs.my_last_offer) if obs.my_last_offer else None,
+                "allowed": ["propose", "walk"] if obs.phase == "propose" else
+                ["accept", "reject", "propose", "walk"]}
+
+    def _turn_prompt(self, obs: NegotiationObservation) -> str:
+        if obs.feedback is not None:
+            return render("negotiator_feedback.j2", reason=obs.feedback.reason,
+                          feedback=obs.feedback.feedback, attempt=obs.attempt,
+                          max_attempts=self.max_retries + 1, state=self._state(obs))
+        new = [o.to_dict() for o in obs.history[self._seen_offers:]]
+        msgs = [f"Round {r}: " + quote_counterpart(p, t)
+                for r, p, t in obs.messages[self._seen_messages:] if p != obs.role]
+        self._seen_offers, self._seen_messages = len(obs.history), len(obs.messages)
+        return render("negotiator_turn.j2", round=obs.round, max_rounds=obs.max_rounds,
+                      new_offers=new, messages=msgs, current=obs.current_offer,
+                      proposer=obs.proposer, move=obs.phase, state=self._state(obs))
+
+    def _guard(self, move: Move, role: str, batna: float) -> Move:
+        text = move.text if isinstance(move, Message) else getattr(move, "message", None)
+        if not text:
+            return move
+        leaks = find_leaks(text, batna, self._secrets)
+        if not leaks:
+            return move
+        self._notes.append({"name": "utility_leak", "data": {
+            "flag": True, "kinds": sorted({lk.kind for lk in leaks}),
+            "matches": [lk.text for lk in leaks], "blocked": self.guard == "block"}})
+        if self.guard == "block":
+            if isinstance(move, Message):
+                return Message("[message withheld by the disclosure guard]")
+            if isinstance(move, (Offer, Accept, Reject)):
+                import dataclasses
+
+                return dataclasses.replace(move, message=None)
+        return move
+
+    async def act(self, observation: Observation) -> Move:
+        obs = observation
+        assert isinstance(obs, NegotiationObservation)
+        if self.session is None:
+            self.session = self._setup(obs)
+        try:
+            done = await self.session.ask(self._turn_prompt(obs))
+        except LLMError as exc:
+            raise RuntimeError(
+                f"LLM call failed for {obs.role}: {type(exc).__name__}: {exc}") from exc
+        self._notes.append({"name": "llm_call", "data": {
+            "model": done.model, "latency": round(done.latency, 4), "from_cache": done.from_cache,
+            "prompt_tokens": done.usage.prompt_tokens,
+            "completion_tokens": done.usage.completion_tokens,
+            "reply": strip_private(done.text)[:2000]}})
+        issues = {k: list(v) for k, v in obs.issue_values().items()}
+        move = parse_negotiation_reply(done.text, issues, obs.phase)
+        if isinstance(move, Malformed):
+            return move
+        return self._guard(move, obs.role, obs.batna)
+
+    def drain_notes(self) -> list[dict[str, Any]]:
+        notes, self._notes = self._notes, []
+        return notes
+
+    def usage(self) -> dict[str, Any]:
+        return self.session.usage() if self.session else {}
+
+
+class LLMMediator(Agent):
+    """A mediator session: offers and trajectory only, never utilities."""
+
+    name = "llm-mediator"
+
+    def __init__(self, client: LLMClient, config: GenerationConfig, *, episode: str | None):
+        self.client, self.config, self.episode = client, config, episode
+        self.session: LLMSession | None = None
+        self.reset()
+
+    async def act(self, observation: Observation) -> Move:
+        obs = observation
+        assert isinstance(obs, MediatorObservation) and obs.space is not None
+        issues = {i.name: list(i.values) for i in obs.space.issues}
+        if self.session is None:
+            system = render("mediator_system.j2", parties=list(obs.parties), issues=issues,
+                            example=_example(issues))
+            self.session = LLMSession(self.client, system, self.config, self.episode,
+                                      "mediator")
+        prompt = render("mediator_turn.j2", round=obs.round,
+                        history=[o.to_dict() for o in obs.history[-12:]],
+                        latest={p: dict(v) for p, v in obs.latest.items()},
+                        messages=[quote_counterpart(p, t) for _, p, t in obs.messages[-6:]],
+                        feedback=obs.feedback)
+        try:
+            done = await self.session.ask(prompt)
+        except LLMError as exc:
+            raise RuntimeError(f"LLM mediator call failed: {type(exc).__name__}: {exc}") from exc
+        text = strip_private(done.text)
+        found = _PROPOSAL.findall(text)
+        if len(found) != 1:
+            return Malformed("missing_proposal", "Reply with exactly one "
+                             "<PROPOSAL>{json}</PROPOSAL>.", raw=done.text)
+        try:
+            package = json.loads(found[0])
+        except json.JSONDecodeError as exc:
+            return Malformed("invalid_json", f"The PROPOSAL is not valid JSON ({exc.msg}).",
+                             raw=done.text)
+        if not isinstance(package, dict):
+            return Malformed("invalid_json", "The PROPOSAL must be a JSON object.", raw=text)
+        why = re.search(r"<RATIONALE>(.*?)</RATIONALE>", text, re.S)
+        return Suggest(package, rationale=why.group(1).strip() if why else None)
+
+    def usage(self) -> dict[str, Any]:
+        return self.session.usage() if self.session else {}
+
+
+class LLMJudge(TerminationJudge):
+    """An LLM termination judge (V15); a reply it cannot parse means ``continue``."""
+
+    name = "llm"
+
+    def __init__(self, client: LLMClient, config: GenerationConfig, *, episode: str | None):
+        self.client, self.config, self.episode = client, config, episode
+        self.session: LLMSession | None = None
+
+    async def judge(self, view: dict[str, Any], proposed: Termination | None,
+                    bounds: dict[str, Any]) -> JudgeVerdict:
+        if self.session is None:
+            self.session = LLMSession(self.client, render("judge_system.j2"), self.config,
+                                      self.episode, "judge")
+        slim = {k: view.get(k) for k in ("round", "max_rounds", "phase", "current_offer",
+                                          "verdicts", "ended")}
+        said = "continue" if proposed is None else f"{proposed.status} ({proposed.reason})"
+        done = await self.session.ask(render("judge_turn.j2", view=slim, proposed=said,
+                                             bounds=bounds))
+        m = re.search(r"<VERDICT>\s*(continue|agreement|no_deal)\s*</VERDICT>", done.text, re.I)
+        why = re.search(r"<REASON>(.*?)</REASON>", done.text, re.S)
+        if m is None:
+            return JudgeVerdict("continue", "unparseable judge reply; continuing")
+        decision = m.group(1).lower()
+        assert decision in ("continue", "agreement", "no_deal")
+        return JudgeVerdict(decision, why.group(1).strip() if why else "")  # type: ignore[arg-type]
+
+
+def _client(spec: AgentSpec, ctx: Mapping[str, Any]) -> tuple[LLMClient, GenerationConfig]:
+    if not spec.arg:
+        raise AgentSpecError(f"{spec.kind} needs a model: e.g. llm:openai/gpt-4.1-mini")
+    opts = {k: v for k, v in spec.options.items() if k not in ("guard",)}
+    try:
+        config = generation_config(opts)
+    except ValueError as exc:
+        raise AgentSpecError(str(exc)) from None
+    runtime = runtime_for(ctx.get("llm"))
+    try:
+        return runtime.client(spec.arg, config), config
+    except LLMError as exc:  # unknown provider, missing key or base URL: a usage error
+        raise AgentSpecError(f"{spec}: {exc}") from None
+
+
+def _negotiator(spec: AgentSpec, ctx: Mapping[str, Any]) -> Agent:
+    client, config = _client(spec, ctx)
+    return LLMNegotiator(client, config, episode=ctx.get("episode_id"),
+                         guard=str(spec.options.get("guard", "flag")))
+
+
+def _mediator(spec: AgentSpec, ctx: Mapping[str, Any]) -> Agent:
+    client, config = _client(spec, ctx)
+    return LLMMediator(client, config, episode=ctx.get("episode_id"))
+
+
+def _judge(spec: AgentSpec, ctx: Mapping[str, Any]) -> TerminationJudge:
+    client, config = _client(spec, ctx)
+    return LLMJudge(client, config, episode=ctx.get("episode_id"))
+
+
+register_negotiator("llm", _negotiator)
+register_mediator("llm", _mediator)
+register_judge("llm", _judge)
+
+__all__ = ["LLMJudge", "LLMMediator", "LLMNegotiator", "Walk"]

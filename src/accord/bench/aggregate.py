@@ -1,0 +1,226 @@
+"""Aggregation of stored episodes: group by spec fields or categorical metrics, then
+mean ± SD, mean ± SE, counts and rates per metric (pure functions over rows).
+
+Fields of an episode for grouping: ``run``, ``domain``, ``scenario``, ``agents`` (the
+line-up label; alias ``lineup``), ``agent0``, ``agent1`` ... (each position), every
+parameter as ``params.<name>`` (or just ``<name>``), ``seed``, ``repeat``, ``status``,
+``outcome``, and any metric as ``metrics.<name>`` (or just ``<name>``). Numbers are
+averaged; booleans become rates (mean of 0/1, with the same SD and SE formulas).
+Statistics use only ``done`` episodes; SD is the sample SD (n - 1), SE = SD / sqrt(n).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from accord.bench.store import EpisodeRow
+
+#: spec fields that identify a cell; seeds and repetitions are what gets averaged over
+_CELL_FIELDS = ("run", "domain", "scenario", "agents")
+
+
+class AggregateError(ValueError):
+    """An unknown group-by key or metric name (the message lists what exists)."""
+
+
+def _hashable(value: Any) -> Any:
+    if isinstance(value, (list, dict)):
+        return json.dumps(value, sort_keys=True, default=str)
+    return value
+
+
+def episode_fields(row: EpisodeRow) -> dict[str, Any]:
+    """The groupable spec fields of one episode (metrics excluded)."""
+    spec = row.spec
+    agents = list(row.labels.get("agents") or spec.get("agents", []))
+    out: dict[str, Any] = {
+        "run": row.run, "domain": spec.get("domain"), "scenario": spec.get("scenario"),
+        "agents": row.labels.get("lineup") or " vs ".join(agents),
+        "seed": spec.get("seed"), "repeat": spec.get("repeat", 0),
+        "status": row.status, "outcome": row.outcome,
+    }
+    for i, a in enumerate(agents):
+        out[f"agent{i}"] = a
+    for k, v in (spec.get("params") or {}).items():
+        out[f"params.{k}"] = _hashable(v)
+    return out
+
+
+def metric_kinds(rows: Iterable[EpisodeRow]) -> dict[str, str]:
+    """Each metric's kind, in first-seen order: ``number``, ``rate`` or ``category``."""
+    kinds: dict[str, str] = {}
+    for row in rows:
+        for name, val in (row.metrics or {}).items():
+            if val is None:
+                kinds.setdefault(name, "empty")
+                continue
+            k = ("rate" if isinstance(val, bool) else "number" if isinstance(val, (int, float))
+                 else "category")
+            old = kinds.get(name, "empty")
+            if old == "empty" or old == k:
+                kinds[name] = k
+            elif "category" in (old, k):
+                kinds[name] = "category"
+            else:
+                kinds[name] = "number"
+    return kinds
+
+
+@dataclass
+class Stat:
+    """Summary of one metric over a group: n values, mean, sample SD, SE and sum."""
+
+    kind: str
+    n: int
+    mean: float | None
+    sd: float | None
+    se: float | None
+    total: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return dict(self.__dict__)
+
+
+def summarize(values: Sequence[float], kind: str = "number") -> Stat:
+    """n, mean, sample SD (None below 2 values), SE = SD / sqrt(n), and the sum."""
+    n = len(values)
+    if n == 0:
+        return Stat(kind, 0, None, None, None, 0.0)
+    total = math.fsum(values)
+    mean = total / n
+    sd = math.sqrt(math.fsum((x - mean) ** 2 for x in values) / (n - 1)) if n > 1 else None
+    se = None if sd is None else sd / math.sqrt(n)
+    return Stat(kind, n, mean, sd, se, total)
+
+
+def usage_totals(usage: Mapping[str, Any] | None) -> dict[str, float]:
+    """Numeric usage fields summed over agent roles (``{role: {input_tokens: ..}}``)."""
+    out: dict[str, float] = {}
+
+    def walk(prefix: str, val: Any) -> None:
+        if isinstance(val, Mapping):
+            for k, v in val.items():
+                walk(f"{prefix}.{k}" if prefix else str(k), v)
+        elif isinstance(val, (int, float)) and not isinstance(val, bool):
+            out[prefix] = out.get(prefix, 0.0) + float(val)
+
+    for per_role in (usage or {}).values():
+        walk("", per_role)
+    return out
+
+
+@dataclass
+class Group:
+    """One row of the aggregate table."""
+
+    key: tuple[Any, ...]
+    episodes: int = 0
+    done: int = 0
+    failed: int = 0
+    pending: int = 0
+    outcomes: dict[str, int] = field(default_factory=dict)
+    stats: dict[str, Stat] = field(default_factory=dict)
+    wall_time: Stat | None = None
+    usage: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class Aggregate:
+    """Grouped statistics: the group-by keys, the metrics (name -> kind) and the groups."""
+
+    group_by: list[str]
+    metrics: dict[str, str]
+    groups: list[Group]
+    usage: dict[str, float] = field(default_factory=dict)
+
+
+def resolve_key(name: str, fields: Mapping[str, Any], kinds: Mapping[str, str]) -> str:
+    """The canonical field for a user's group-by key (``max_rounds`` -> ``params.max_rounds``)."""
+    name = name.strip()
+    if name == "lineup":
+        return "agents"
+    if name in fields:
+        return name
+    if f"params.{name}" in fields:
+        return f"params.{name}"
+    metric = name.removeprefix("metrics.")
+    if metric in kinds:
+        return f"metrics.{metric}"
+    avail = sorted(set(fields) - {"id"}) + [f"metrics.{m}" for m in kinds]
+    raise AggregateError(f"unknown group-by key {name!r}; available: {', '.join(avail)}")
+
+
+def default_group_by(rows: Sequence[EpisodeRow]) -> list[str]:
+    """The cell of the sweep: run (if several), domain (if several), scenario, line-up and
+    every parameter that varies; seeds and repetitions are averaged over."""
+    fields = [episode_fields(r) for r in rows]
+    if not fields:
+        return ["scenario", "agents"]
+    keys = [k for k in _CELL_FIELDS if k not in ("run", "domain")
+            or len({f[k] for f in fields}) > 1]
+    params = dict.fromkeys(k for f in fields for k in f if k.startswith("params."))
+    keys += [k for k in params if len({f.get(k) for f in fields}) > 1]
+    return keys
+
+
+def aggregate(rows: Sequence[EpisodeRow], group_by: Sequence[str] | None = None,
+              metrics: Sequence[str] | None = None) -> Aggregate:
+    """Group ``rows`` and summarise each metric per group (groups in plan order)."""
+    kinds = metric_kinds(r for r in rows if r.status == "done")
+    fields = [episode_fields(r) for r in rows]
+    sample: dict[str, Any] = {}
+    for f in fields:
+        sample.update(f)
+    keys = list(group_by) if group_by else default_group_by(rows)
+    keys = [resolve_key(k, sample or episode_fields_template(), kinds) for k in keys]
+    if metrics:
+        unknown = [m for m in metrics if m not in kinds]
+        if unknown:
+            raise AggregateError(f"unknown metric(s) {unknown}; available: "
+                                 f"{', '.join(kinds) or 'none (no finished episodes)'}")
+        chosen = {m: kinds[m] for m in metrics}
+    else:
+        chosen = {m: k for m, k in kinds.items() if k in ("number", "rate")}
+    groups: dict[tuple[Any, ...], Group] = {}
+    values: dict[tuple[Any, ...], dict[str, list[float]]] = {}
+    walls: dict[tuple[Any, ...], list[float]] = {}
+    for row, f in zip(rows, fields, strict=True):
+        met = row.metrics or {}
+        key = tuple(_hashable(met.get(k[8:])) if k.startswith("metrics.") else f.get(k)
+                    for k in keys)
+        g = groups.setdefault(key, Group(key))
+        vals = values.setdefault(key, {m: [] for m in chosen})
+        g.episodes += 1
+        if row.status != "done":
+            g.failed += row.status == "failed"
+            g.pending += row.status == "pending"
+            continue
+        g.done += 1
+        if row.outcome is not None:
+            g.outcomes[row.outcome] = g.outcomes.get(row.outcome, 0) + 1
+        if row.wall_time is not None:
+            walls.setdefault(key, []).append(row.wall_time)
+        for m in chosen:
+            v = met.get(m)
+            if isinstance(v, (int, float)):
+                vals[m].append(float(v))
+        for k, v in usage_totals(row.usage).items():
+            g.usage[k] = g.usage.get(k, 0.0) + v
+    total_usage: dict[str, float] = {}
+    for key, g in groups.items():
+        g.stats = {m: summarize(values[key][m], kind) for m, kind in chosen.items()}
+        g.wall_time = summarize(walls.get(key, []))
+        for k, v in g.usage.items():
+            total_usage[k] = total_usage.get(k, 0.0) + v
+    return Aggregate(keys, chosen, list(groups.values()), total_usage)
+
+
+def episode_fields_template() -> dict[str, Any]:
+    """The always-present fields (to resolve keys when a store has no episodes)."""
+    return dict.fromkeys(("run", "domain", "scenario", "agents", "seed", "repeat", "status",
+                          "outcome"))

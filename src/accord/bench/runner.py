@@ -1,0 +1,190 @@
+"""The driver of a bench run: plan, skip what is finished, execute, store, report.
+
+The driver expands the config, inserts the plan into the store as ``pending`` rows,
+queues every episode that is not finished (``failed`` ones only with ``retry_failed``;
+``done`` ones whose outcome is ``error`` only with ``retry_errors``), hands the queue to
+an executor and commits each record as it arrives. It is the only writer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from accord.bench.config import ExperimentConfig
+from accord.bench.executors import Executor, make_executor, parse_executor
+from accord.bench.expand import Plan, PlannedEpisode, expand
+from accord.bench.progress import BenchProgress
+from accord.bench.provenance import provenance
+from accord.bench.store import Store
+from accord.bench.worker import EpisodeTask
+
+
+@dataclass
+class BenchOptions:
+    """Run-time settings; ``None`` means: take the config's value, else the default."""
+
+    store: str | Path | None = None
+    executor: str | None = None
+    concurrency: int | None = None
+    retry_failed: bool = False
+    retry_errors: bool = False
+    quiet: bool = False
+    llm: dict[str, Any] = field(default_factory=dict)
+    data: str | None = None
+    limit: int | None = None
+
+
+@dataclass
+class BenchReport:
+    """What a bench invocation did."""
+
+    run: str
+    store: Path
+    planned: int
+    already_done: int
+    skipped_failed: int
+    queued: int
+    done: int = 0
+    failed: int = 0
+    duplicates: int = 0
+    seconds: float = 0.0
+    run_seconds: float = 0.0
+    interrupted: bool = False
+    first_error: tuple[str, str] | None = None
+
+    @property
+    def remaining(self) -> int:
+        """Episodes of the plan that are still not ``done``."""
+        return self.planned - self.already_done - self.done
+
+
+def store_path(config: ExperimentConfig, options: BenchOptions) -> Path:
+    """The store file: ``--store``, else the config's ``store``, else ``runs/<name>.db``."""
+    if options.store is not None:
+        return Path(options.store)
+    if config.store is not None:
+        return Path(config.store)
+    return Path("runs") / f"{config.name}.db"
+
+
+def select(plan: Plan, statuses: dict[str, tuple[str, str | None]], retry_failed: bool,
+           retry_errors: bool) -> tuple[list[PlannedEpisode], int, int]:
+    """The episodes to run now, and how many are skipped as done / as failed."""
+    queue: list[PlannedEpisode] = []
+    done = failed = 0
+    for ep in plan.episodes:
+        status, outcome = statuses.get(ep.id, ("pending", None))
+        if status == "done" and not (retry_errors and outcome == "error"):
+            done += 1
+        elif status == "failed" and not retry_failed:
+            failed += 1
+        else:
+            queue.append(ep)
+    return queue, done, failed
+
+
+def resolved_config(config: ExperimentConfig, plan: Plan, executor: Executor,
+                    llm: dict[str, Any], data: str | None) -> dict[str, Any]:
+    """The config as run: every sweep fully expanded, run settings filled in."""
+    sweeps = []
+    for sw in config.sweeps:
+        scen = list(sw.scenarios)
+        if scen == ["all"] and sw.domain in plan.domains:
+            scen = plan.domains[sw.domain].scenarios()
+        sweeps.append({
+            "domain": sw.domain, "scenarios": scen,
+            "agents": [{"name": lu.name, "agents": [a.to_dict() for a in lu.agents],
+                        "labels": lu.agent_labels()} for lu in sw.lineups],
+            "params": list(sw.params), "seeds": list(sw.seeds), "repeat": sw.repeat})
+    return {"name": config.name, "description": config.description, "source": config.source,
+            "plugins": list(config.plugins), "sweeps": sweeps, "executor": executor.name,
+            "concurrency": executor.concurrency, "timeout": config.timeout, "llm": llm,
+            "data": data, "episodes": len(plan.episodes), "as_written": config.raw}
+
+
+def _tasks(queue: list[PlannedEpisode], config: ExperimentConfig, llm: dict[str, Any],
+           data: str | None) -> Iterator[EpisodeTask]:
+    for ep in queue:
+        yield EpisodeTask(ep.id, ep.spec, ep.repeat, config.name, llm, data, config.plugins,
+                          config.timeout)
+
+
+async def _drive(executor: Executor, tasks: Iterator[EpisodeTask], store: Store | None,
+                 run: str, session: int | None, report: BenchReport,
+                 progress: BenchProgress) -> None:
+    async for rec in executor.run(tasks):
+        if store is not None:
+            store.write(run, rec, session)
+        if rec.status == "failed":
+            report.failed += 1
+            if report.first_error is None:
+                report.first_error = (rec.id, (rec.error or "").splitlines()[0])
+        else:
+            report.done += 1
+        progress.update(rec.status)
+
+
+async def _drive_cancellable(*args: Any) -> None:
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    assert task is not None
+    with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+        loop.add_signal_handler(signal.SIGTERM, task.cancel)
+    try:
+        await _drive(*args)
+    finally:
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.remove_signal_handler(signal.SIGTERM)
+
+
+def run_bench(config: ExperimentConfig, options: BenchOptions | None = None,
+              plan: Plan | None = None) -> BenchReport:
+    """Run (or resume) the experiment described by ``config``; returns what happened.
+
+    Ctrl-C or SIGTERM stop the run cleanly (``interrupted``); finished episodes are
+    already committed and the rest stay ``pending`` for the next invocation.
+    """
+    options = options or BenchOptions()
+    plan = plan or expand(config)
+    choice = parse_executor(options.executor or config.executor or "local")
+    executor = make_executor(choice, options.concurrency or config.concurrency)
+    llm = {**config.llm, **options.llm}
+    data = options.data or config.data
+    path = store_path(config, options)
+    t0 = time.perf_counter()
+    with Store.open(path) as store:
+        store.lock()
+        session = store.begin_session(config.name, resolved_config(config, plan, executor, llm,
+                                                                   data),
+                                      config.source, provenance(), str(choice),
+                                      executor.concurrency)
+        store.add_planned(config.name, plan.episodes)
+        queue, done, skipped = select(plan, store.statuses(config.name), options.retry_failed,
+                                      options.retry_errors)
+        if options.limit is not None:
+            queue = queue[:options.limit]
+        report = BenchReport(config.name, path, len(plan.episodes), done, skipped, len(queue),
+                             duplicates=plan.duplicates)
+        state = "interrupted"
+        t1 = time.perf_counter()
+        try:
+            with BenchProgress(len(queue), config.name, options.quiet) as progress:
+                asyncio.run(_drive_cancellable(executor, _tasks(queue, config, llm, data),
+                                               store, config.name, session, report, progress))
+            state = "finished"
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            report.interrupted = True
+        finally:
+            report.run_seconds = time.perf_counter() - t1
+            report.seconds = time.perf_counter() - t0
+            store.end_session(session, state, {"planned": report.planned,
+                                               "queued": report.queued, "done": report.done,
+                                               "failed": report.failed})
+    return report

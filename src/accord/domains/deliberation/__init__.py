@@ -1,0 +1,142 @@
+"""Deliberative collaboration under partial observability (seed 001).
+
+Menu design with numeric or semantic observations and leader-based task allocation:
+databases and instances as data files, the ILP optimum, observations, the deliberation
+protocol (Algorithm 1), code agents, baselines, tools and metrics. Importing this package
+registers the ``deliberation`` domain.
+"""
+
+from accord.domains.base import register_domain
+from accord.domains.deliberation.agent_tools import (
+    calculator_tool,
+    estimate_instance,
+    solver_tool,
+)
+from accord.domains.deliberation.agents import DeliberationRecorder, NaiveAgent, SharingAgent
+from accord.domains.deliberation.catalog import instance_count, instance_paths, shipped_instance
+from accord.domains.deliberation.database import (
+    MenuDatabase,
+    TeamworkDatabase,
+    load_menu_database,
+    load_teamwork_database,
+)
+from accord.domains.deliberation.domain import (
+    MODES,
+    AgentContext,
+    DeliberationDomain,
+    build_protocol,
+    register_agent_kind,
+    resolve_instance,
+)
+from accord.domains.deliberation.errors import DataError, InstanceError
+from accord.domains.deliberation.generator import (
+    generate_setting,
+    select_menu_instances,
+    select_task_instances,
+    write_setting,
+)
+from accord.domains.deliberation.instance import (
+    SETTINGS,
+    Instance,
+    MenuInstance,
+    TaskInstance,
+    dump_instance,
+    instance_to_dict,
+    load_instance,
+    parse_instance,
+)
+from accord.domains.deliberation.metrics import (
+    episode_metrics,
+    greedy_feasible_subset,
+    hallucination_rate,
+    nmae_public,
+    normalized_adjusted_reward,
+    normalized_reward,
+    same_decision,
+    valid_ratio,
+)
+from accord.domains.deliberation.observations import (
+    check_observations,
+    private_observation,
+    sample_observation_spec,
+    shared_info,
+)
+from accord.domains.deliberation.optimum import Optimum, optimum
+from accord.domains.deliberation.protocol import (
+    DeliberationObservation,
+    DeliberationProtocol,
+    DeliberationState,
+    Utterance,
+    proposal_normalizer,
+)
+from accord.domains.deliberation.rewards import (
+    Feasibility,
+    check_decision,
+    menu_reward,
+    reward,
+    task_reward,
+)
+
+DOMAIN = register_domain(DeliberationDomain())
+"""The registered domain instance."""
+
+__all__ = [
+    "DOMAIN",
+    "MODES",
+    "SETTINGS",
+    "AgentContext",
+    "DataError",
+    "DeliberationDomain",
+    "DeliberationObservation",
+    "DeliberationProtocol",
+    "DeliberationRecorder",
+    "DeliberationState",
+    "Feasibility",
+    "Instance",
+    "InstanceError",
+    "MenuDatabase",
+    "MenuInstance",
+    "NaiveAgent",
+    "Optimum",
+    "SharingAgent",
+    "TaskInstance",
+    "TeamworkDatabase",
+    "Utterance",
+    "build_protocol",
+    "calculator_tool",
+    "check_decision",
+    "check_observations",
+    "dump_instance",
+    "episode_metrics",
+    "estimate_instance",
+    "generate_setting",
+    "greedy_feasible_subset",
+    "hallucination_rate",
+    "instance_count",
+    "instance_paths",
+    "instance_to_dict",
+    "load_instance",
+    "load_menu_database",
+    "load_teamwork_database",
+    "menu_reward",
+    "nmae_public",
+    "normalized_adjusted_reward",
+    "normalized_reward",
+    "optimum",
+    "parse_instance",
+    "private_observation",
+    "proposal_normalizer",
+    "register_agent_kind",
+    "resolve_instance",
+    "reward",
+    "same_decision",
+    "sample_observation_spec",
+    "select_menu_instances",
+    "select_task_instances",
+    "shared_info",
+    "shipped_instance",
+    "solver_tool",
+    "task_reward",
+    "valid_ratio",
+    "write_setting",
+]

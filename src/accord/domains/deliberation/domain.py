@@ -1,0 +1,208 @@
+"""The ``deliberation`` domain: scenarios, agent kinds, episodes and metrics.
+
+Scenarios are the three settings ``menu-numeric``, ``menu-semantic`` and
+``task-allocation``. The instance is chosen by ``params["instance"]`` (index of a shipped
+instance, default 0) or by a scenario string ``menu-numeric/7``; ``params["instance_file"]``
+runs any instance JSON file (its observation spec is sampled from the episode seed when
+the file has none).
+
+Other params: ``mode`` (``deliberation`` | ``centralized`` | ``oracle``; by default
+inferred from the agent kinds: one ``centralized`` agent -> centralized, all ``oracle``
+-> oracle), ``tools`` (bool), ``max_rounds`` (6), ``max_chars`` (1000), ``max_retries`` (3).
+
+Agent kinds: ``share`` and ``naive`` (code agents), ``centralized`` and ``oracle`` (the
+baselines, played by the sharing code agent). Other packages add kinds (e.g. the LLM
+scaffold) with :func:`register_agent_kind`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from accord.agents.base import Agent
+from accord.agents.spec import AgentSpec
+from accord.domains.base import Domain, EpisodeSpec, RunContext
+from accord.domains.deliberation.agents import NaiveAgent, SharingAgent
+from accord.domains.deliberation.catalog import shipped_instance
+from accord.domains.deliberation.instance import (
+    SETTINGS,
+    TASK_SETTING,
+    Instance,
+    TaskInstance,
+    load_instance,
+)
+from accord.domains.deliberation.metrics import episode_metrics
+from accord.domains.deliberation.observations import (
+    private_observation,
+    sample_observation_spec,
+    shared_info,
+)
+from accord.domains.deliberation.optimum import optimum
+from accord.domains.deliberation.protocol import DeliberationProtocol, proposal_normalizer
+from accord.protocols.engine import Bounds, EpisodeResult, run_episode
+
+DEFAULT_MAX_ROUNDS = 6
+"""The paper's round limit."""
+DEFAULT_MAX_CHARS = 1000
+"""Default per-message character limit."""
+MODES: tuple[str, ...] = ("deliberation", "centralized", "oracle")
+"""Deliberation with partial observations, and the two baselines."""
+CENTRAL_ROLE = "central"
+"""The single role of the centralized baseline."""
+
+
+@dataclass(frozen=True)
+class AgentContext:
+    """What an agent factory may use to build an agent for one role."""
+
+    role: str
+    setting: str
+    mode: str
+    tools: bool
+    run: RunContext
+
+
+AgentFactory = Callable[[AgentSpec, AgentContext], Agent]
+"""Builds an agent from its spec for one role."""
+
+_AGENT_KINDS: dict[str, AgentFactory] = {
+    "share": lambda spec, ctx: SharingAgent(),
+    "naive": lambda spec, ctx: NaiveAgent(),
+    "centralized": lambda spec, ctx: SharingAgent(),
+    "oracle": lambda spec, ctx: SharingAgent(),
+}
+
+
+def register_agent_kind(name: str, factory: AgentFactory) -> None:
+    """Make agent kind ``name`` available to deliberation episodes."""
+    _AGENT_KINDS[name] = factory
+
+
+def parse_scenario(scenario: str, params: Mapping[str, Any]) -> tuple[str, int]:
+    """``(setting, instance index)`` from ``menu-numeric/7`` or the ``instance`` param."""
+    setting, _, idx = scenario.partition("/")
+    if setting not in SETTINGS:
+        raise ValueError(f"unknown deliberation setting {setting!r}; expected one of "
+                         f"{list(SETTINGS)}")
+    raw = idx or params.get("instance", 0)
+    try:
+        return setting, int(raw)
+    except (TypeError, ValueError):
+        raise ValueError(f"instance must be an integer index, got {raw!r}") from None
+
+
+def resolve_instance(spec: EpisodeSpec) -> Instance:
+    """The instance an episode spec names (with an observation spec)."""
+    setting, index = parse_scenario(spec.scenario, spec.params)
+    path = spec.params.get("instance_file")
+    if not path:
+        return shipped_instance(setting, index)
+    inst = load_instance(str(path))
+    if inst.setting != setting:
+        raise ValueError(f"{path}: instance setting {inst.setting!r} does not match the "
+                         f"scenario {setting!r}")
+    if not inst.observations:
+        from dataclasses import replace
+        spec_obs = sample_observation_spec(inst, np.random.default_rng(spec.seed))
+        inst = replace(inst, observations=spec_obs)
+    return inst
+
+
+def infer_mode(spec: EpisodeSpec) -> str:
+    """The episode mode from ``params["mode"]`` or the agent kinds."""
+    mode = spec.params.get("mode")
+    if mode is not None:
+        if mode not in MODES:
+            raise ValueError(f"unknown mode {mode!r}; expected one of {list(MODES)}")
+        return str(mode)
+    kinds = {a.kind for a in spec.agents}
+    if kinds == {"centralized"}:
+        return "centralized"
+    if kinds == {"oracle"}:
+        return "oracle"
+    return "deliberation"
+
+
+def build_protocol(inst: Instance, mode: str, params: Mapping[str, Any]
+                   ) -> DeliberationProtocol:
+    """The deliberation protocol of an instance in a mode."""
+    shared = shared_info(inst)
+    merged = mode != "deliberation"
+    if mode == "centralized":
+        roles: tuple[str, ...] = (CENTRAL_ROLE,)
+        private = {CENTRAL_ROLE: private_observation(inst, inst.agents[0], merged=True)}
+    else:
+        roles = tuple(inst.agents)
+        private = {r: private_observation(inst, r, merged=merged) for r in roles}
+    is_task = isinstance(inst, TaskInstance)
+    return DeliberationProtocol(
+        roles, shared, private, proposal_normalizer(shared),
+        mode="single" if mode == "centralized" else ("leader" if is_task else "symmetric"),
+        leader=inst.leader if is_task else None,
+        max_rounds=int(params.get("max_rounds", DEFAULT_MAX_ROUNDS)),
+        max_chars=int(params.get("max_chars", DEFAULT_MAX_CHARS)),
+        tools=bool(params.get("tools", False)), merged=merged)
+
+
+def _records(protocol: DeliberationProtocol, agents: Mapping[str, Agent],
+             result: EpisodeResult) -> None:
+    """Copy agents' estimates and tool outputs into the record (the domain is the edge)."""
+    result.record["estimates"] = {r: list(getattr(a, "estimates", [])) for r, a in agents.items()}
+    result.record["tool_calls"] = {r: list(getattr(a, "tool_calls", []))
+                                   for r, a in agents.items()}
+    if protocol.tools:
+        decider = result.record.get("decided_by")
+        order = [decider, *agents] if decider in agents else list(agents)
+        last = None
+        for role in order:
+            getter = getattr(agents[role], "last_solver_decision", None)
+            if getter is not None and (last := getter()) is not None:
+                break
+        result.record["last_tool_decision"] = last
+
+
+class DeliberationDomain(Domain):
+    """Deliberative collaboration under partial observability (seed 001)."""
+
+    name = "deliberation"
+
+    def scenarios(self) -> list[str]:
+        return list(SETTINGS)
+
+    def agent_kinds(self) -> list[str]:
+        return sorted(_AGENT_KINDS)
+
+    async def run_episode(self, spec: EpisodeSpec, ctx: RunContext) -> EpisodeResult:
+        inst = resolve_instance(spec)
+        mode = infer_mode(spec)
+        protocol = build_protocol(inst, mode, spec.params)
+        if len(spec.agents) != len(protocol.parties):
+            raise ValueError(f"{mode} on {inst.setting} needs {len(protocol.parties)} agent(s) "
+                             f"({', '.join(protocol.parties)}), got {len(spec.agents)}")
+        agents: dict[str, Agent] = {}
+        rngs = np.random.default_rng(spec.seed).spawn(len(spec.agents))
+        for role, aspec, rng in zip(protocol.parties, spec.agents, rngs, strict=True):
+            factory = _AGENT_KINDS.get(aspec.kind)
+            if factory is None:
+                raise ValueError(f"unknown deliberation agent kind {aspec.kind!r}; known: "
+                                 f"{', '.join(sorted(_AGENT_KINDS))}")
+            agent = factory(aspec, AgentContext(role, inst.setting, mode, protocol.tools, ctx))
+            agent.reset(rng)
+            agents[role] = agent
+        bounds = Bounds(max_rounds=protocol.max_rounds,
+                        max_retries=int(spec.params.get("max_retries", 3)))
+        result = await run_episode(protocol, agents, bounds=bounds)
+        _records(protocol, agents, result)
+        result.record.update(instance=inst.id, episode_mode=mode)
+        return result
+
+    def metrics(self, spec: EpisodeSpec, result: EpisodeResult) -> dict[str, Any]:
+        inst = resolve_instance(spec)
+        out = episode_metrics(inst, result.record, optimum(inst).reward)
+        out.update(decided=result.record.get("decision") is not None,
+                   rounds=result.record.get("rounds_used", result.rounds))
+        return out

@@ -1,0 +1,93 @@
+"""Classic complete-information games with pre-play negotiation (seed 003, sections 3-4, 6).
+
+Game models and files (:mod:`.model`, :mod:`.io`), the catalog (:mod:`.catalog`), named
+solutions (:mod:`.analysis`), the cheap-talk-then-play protocol (:mod:`.protocol`), code
+agents and their equilibrium selection rule (:mod:`.agents`, :mod:`.selection`), metrics
+(:mod:`.metrics`), a PettingZoo-style environment (:mod:`.aec`) and the ``games`` domain,
+registered on import.
+"""
+
+from __future__ import annotations
+
+from accord.domains.base import register_domain
+from accord.domains.games.aec import GameAECEnv, make_aec_env
+from accord.domains.games.agents import (
+    AGENT_KINDS,
+    FixedAgent,
+    GameAgent,
+    RandomAgent,
+    RationalAgent,
+    build_agent,
+)
+from accord.domains.games.analysis import Solution, solution_json, solve_game
+from accord.domains.games.catalog import (
+    CatalogEntry,
+    catalog_entry,
+    catalog_names,
+    load_catalog_game,
+    resolve_game,
+)
+from accord.domains.games.describe import render_game
+from accord.domains.games.domain import GamesDomain, build_episode
+from accord.domains.games.io import (
+    GameFileError,
+    dump_game,
+    load_game,
+    number_out,
+    parse_game,
+    save_game,
+)
+from accord.domains.games.metrics import (
+    action_distribution,
+    episode_metrics,
+    plot_action_distribution,
+    rate,
+)
+from accord.domains.games.model import ExtensiveGame, Game, GameInfo, NormalFormGame
+from accord.domains.games.protocol import GameObservation, GameProtocol, GameState, TalkMessage
+from accord.domains.games.selection import NormalPlan, select_normal, select_spe
+
+register_domain(GamesDomain())
+
+__all__ = [
+    "AGENT_KINDS",
+    "CatalogEntry",
+    "ExtensiveGame",
+    "FixedAgent",
+    "Game",
+    "GameAECEnv",
+    "GameAgent",
+    "GameFileError",
+    "GameInfo",
+    "GameObservation",
+    "GameProtocol",
+    "GameState",
+    "GamesDomain",
+    "NormalFormGame",
+    "NormalPlan",
+    "RandomAgent",
+    "RationalAgent",
+    "Solution",
+    "TalkMessage",
+    "action_distribution",
+    "build_agent",
+    "build_episode",
+    "catalog_entry",
+    "catalog_names",
+    "dump_game",
+    "episode_metrics",
+    "load_catalog_game",
+    "load_game",
+    "make_aec_env",
+    "number_out",
+    "parse_game",
+    "plot_action_distribution",
+    "rate",
+    "render_game",
+    "resolve_game",
+    "save_game",
+    "select_normal",
+    "select_spe",
+    "solution_json",
+    "solve_game",
+]

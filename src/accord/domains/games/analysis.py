@@ -1,0 +1,122 @@
+"""Solve a game model into names: equilibria, Pareto optima, SPE (the ``games solve`` data).
+
+Conventions, the same for both game types:
+
+- Normal form: a *profile* is a tuple of action names in player order. ``pure_nash`` are
+  the pure Nash equilibria, ``pareto_optimal`` the Pareto-optimal profiles and
+  ``pareto_optimal_nash`` the equilibria that no other equilibrium Pareto-dominates (the
+  seed's "Pareto optimal Nash Equilibrium": the only equilibrium of the Prisoner's
+  Dilemma counts, since Tables 5-8 score it so). Two-player games add ``mixed_nash``,
+  every (extreme) mixed equilibrium.
+- Extensive form: a *profile* is an outcome, the path of action names from the root to a
+  leaf. ``pure_nash`` are the outcomes of all pure Nash equilibria (which include
+  non-credible threats, e.g. staying out in ``monopoly``), ``pareto_optimal`` the leaves no
+  other leaf dominates, ``pareto_optimal_nash`` the equilibrium outcomes no other one
+  dominates, and ``spe`` every subgame-perfect equilibrium.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from math import comb
+from typing import Any
+
+from accord.domains.games.io import number_out
+from accord.domains.games.model import ExtensiveGame, Game, NormalFormGame
+from accord.solvers.backward_induction import (
+    SubgamePerfectEquilibrium,
+    nash_outcomes,
+    subgame_perfect_equilibria,
+)
+from accord.solvers.game_pareto import pareto_optimal_profiles, undominated
+from accord.solvers.game_tree import Path, leaves
+from accord.solvers.nash import pure_nash
+from accord.solvers.nash_mixed import mixed_nash
+
+Names = tuple[str, ...]
+
+#: above this many support systems per player, mixed equilibria are not attempted
+MIXED_WORK_LIMIT = 2_000_000
+
+
+@dataclass(frozen=True)
+class Solution:
+    """Everything ``games solve`` reports about one game (see the module docstring)."""
+
+    type: str
+    pure_nash: list[Names]
+    pareto_optimal: list[Names]
+    pareto_optimal_nash: list[Names]
+    mixed_nash: list[tuple[dict[str, Fraction], ...]] | None = None
+    spe: list[SubgamePerfectEquilibrium] | None = None
+    mixed_skipped: str | None = None
+
+
+def mixed_work(rows: int, cols: int) -> int:
+    """Number of square systems support enumeration solves per player."""
+    return sum(comb(rows, k) * comb(cols, k) for k in range(1, min(rows, cols) + 1))
+
+
+def _solve_normal(game: NormalFormGame, mixed: bool) -> Solution:
+    eqs = pure_nash(game.payoffs)
+    vecs = [game.payoff(e) for e in eqs]
+    pone = [e for e, keep in zip(eqs, undominated(vecs), strict=True) if keep]
+    mixed_out: list[tuple[dict[str, Fraction], ...]] | None = None
+    skipped = None
+    if len(game.players) == 2 and mixed:
+        work = mixed_work(*game.payoffs.shape[:2])
+        if work > MIXED_WORK_LIMIT:
+            skipped = (f"mixed equilibria skipped: support enumeration would solve {work} "
+                       f"systems (limit {MIXED_WORK_LIMIT})")
+        else:
+            a, b = game.matrices()
+            mixed_out = [tuple({act: p for act, p in zip(game.actions[i], strat, strict=True)}
+                               for i, strat in enumerate(eq)) for eq in mixed_nash(a, b)]
+    return Solution("normal", [game.profile_names(e) for e in eqs],
+                    [game.profile_names(p) for p in pareto_optimal_profiles(game.payoffs)],
+                    [game.profile_names(e) for e in pone], mixed_out, None, skipped)
+
+
+def _solve_extensive(game: ExtensiveGame, spe_limit: int) -> Solution:
+    all_leaves = leaves(game.tree)
+    po = [p for (p, leaf), keep in zip(all_leaves, undominated([lf.payoff for _, lf in
+                                                                 all_leaves]), strict=True)
+          if keep]
+    outcomes = nash_outcomes(game.tree, len(game.players))
+    pone = [p for (p, _), keep in zip(outcomes, undominated([v for _, v in outcomes]),
+                                      strict=True) if keep]
+    spe = subgame_perfect_equilibria(game.tree, limit=spe_limit)
+    return Solution("extensive", [p for p, _ in outcomes], po, pone, None, spe)
+
+
+def solve_game(game: Game, *, mixed: bool = True, spe_limit: int = 100_000) -> Solution:
+    """Equilibria and Pareto optima of ``game`` with action names (exact)."""
+    if isinstance(game, NormalFormGame):
+        return _solve_normal(game, mixed)
+    return _solve_extensive(game, spe_limit)
+
+
+def node_key(path: Path) -> str:
+    """A readable key for a decision node: ``/`` for the root, ``/choice_2/choice_1`` below."""
+    return "/" + "/".join(path)
+
+
+def solution_json(solution: Solution) -> dict[str, Any]:
+    """The JSON object of ``games solve --json``."""
+    out: dict[str, Any] = {
+        "type": solution.type,
+        "pure_nash": [list(p) for p in solution.pure_nash],
+        "pareto_optimal": [list(p) for p in solution.pareto_optimal],
+        "pareto_optimal_nash": [list(p) for p in solution.pareto_optimal_nash],
+    }
+    if solution.type == "normal" and (solution.mixed_nash is not None
+                                      or solution.mixed_skipped):
+        out["mixed_nash"] = (None if solution.mixed_nash is None else
+                             [[{a: float(p) for a, p in strat.items()} for strat in eq]
+                              for eq in solution.mixed_nash])
+    if solution.spe is not None:
+        out["spe"] = [{"path": list(e.path), "payoff": [number_out(v) for v in e.payoff],
+                       "strategy": {node_key(p): a for p, a in e.strategy.items()}}
+                      for e in solution.spe]
+    return out

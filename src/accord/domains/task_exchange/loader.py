@@ -1,0 +1,206 @@
+"""Load task universes and scenarios from the YAML data files, with precise errors.
+
+Built-in data lives in ``data/`` next to this module: ``tasks.yaml`` (the universe) and
+``scenarios/<name>.yaml``. Every error names the file, the key path and the problem.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from accord.domains.task_exchange.masks import format_mask, parse_mask
+from accord.domains.task_exchange.scenario import (
+    AgentProfile,
+    AtomicTask,
+    MainTask,
+    Scenario,
+    ScenarioError,
+    TaskUniverse,
+    normalise_scores,
+)
+
+DATA_DIR = Path(__file__).resolve().parent / "data"
+"""Directory of the built-in data files."""
+
+SCENARIO_DIR = DATA_DIR / "scenarios"
+
+
+def _fail(path: Path | str, key: str, problem: str) -> ScenarioError:
+    return ScenarioError(f"{path}: {key}: {problem}")
+
+
+def _read_yaml(path: Path) -> Mapping[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ScenarioError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}" if mark is not None else "YAML"
+        raise ScenarioError(f"{path}: {where}: invalid YAML: {exc}") from exc
+    if not isinstance(data, Mapping):
+        raise _fail(path, "<top>", f"expected a mapping, got {type(data).__name__}")
+    return data
+
+
+def _get(data: Mapping[str, Any], key: str, typ: type | tuple[type, ...], path: Path,
+         where: str) -> Any:
+    if key not in data:
+        raise _fail(path, f"{where}{key}", "missing")
+    val = data[key]
+    if not isinstance(val, typ) or isinstance(val, bool):
+        name = typ.__name__ if isinstance(typ, type) else "/".join(t.__name__ for t in typ)
+        raise _fail(path, f"{where}{key}", f"expected {name}, got {type(val).__name__} {val!r}")
+    return val
+
+
+def _mask(text: Any, n: int, path: Path, key: str) -> int:
+    if not isinstance(text, str):
+        raise _fail(path, key, f"mask must be a quoted bit string like {'0' * n!r}, got {text!r}")
+    try:
+        return parse_mask(text, n)
+    except ValueError as exc:
+        raise _fail(path, key, str(exc)) from None
+
+
+def load_universe(path: str | Path) -> TaskUniverse:
+    """Load a task universe file (atomic tasks, main tasks, 2^n composite descriptions)."""
+    path = Path(path)
+    data = _read_yaml(path)
+    atomic_raw = _get(data, "atomic_tasks", list, path, "")
+    atomic = []
+    for i, item in enumerate(atomic_raw):
+        w = f"atomic_tasks[{i}]."
+        if not isinstance(item, Mapping):
+            raise _fail(path, f"atomic_tasks[{i}]", "expected a mapping")
+        bit = _get(item, "bit", int, path, w)
+        if bit != i:
+            raise _fail(path, f"{w}bit", f"is {bit}, expected {i} (list atomic tasks in bit order)")
+        atomic.append(AtomicTask(bit, _get(item, "tool", str, path, w),
+                                 _get(item, "call", str, path, w),
+                                 _get(item, "label", str, path, w)))
+    n = len(atomic)
+    if not 1 <= n <= 12:
+        raise _fail(path, "atomic_tasks", f"need 1 to 12 atomic tasks, got {n}")
+    mains = []
+    for i, item in enumerate(_get(data, "main_tasks", list, path, "")):
+        w = f"main_tasks[{i}]."
+        if not isinstance(item, Mapping):
+            raise _fail(path, f"main_tasks[{i}]", "expected a mapping")
+        mask = _mask(item.get("mask"), n, path, f"{w}mask")
+        if mask == 0:
+            raise _fail(path, f"{w}mask", "a main task needs at least one atomic task")
+        mains.append(MainTask(_get(item, "id", str, path, w), mask,
+                              _get(item, "request", str, path, w)))
+    comps = _get(data, "composites", Mapping, path, "")
+    descriptions: list[str | None] = [None] * (1 << n)
+    for key, text in comps.items():
+        mask = _mask(key, n, path, f"composites[{key!r}]")
+        if not isinstance(text, str) or not text.strip():
+            raise _fail(path, f"composites[{key!r}]", "description must be a non-empty string")
+        descriptions[mask] = text
+    missing = [format_mask(m, n) for m, d in enumerate(descriptions) if d is None]
+    if missing:
+        shown = ", ".join(missing[:8]) + (" ..." if len(missing) > 8 else "")
+        raise _fail(path, "composites", f"{len(missing)} of {1 << n} masks have no "
+                    f"description: {shown}")
+    name = data.get("name", path.stem)
+    try:
+        return TaskUniverse(str(name), tuple(atomic), tuple(mains),
+                            tuple(d for d in descriptions if d is not None))
+    except ScenarioError as exc:
+        raise ScenarioError(f"{path}: {exc}") from None
+
+
+def _score(val: Any, path: Path, key: str) -> Fraction:
+    if isinstance(val, bool) or not isinstance(val, int | float):
+        raise _fail(path, key, f"raw score must be a number in [0, 100], got {val!r}")
+    if not 0 <= val <= 100:
+        raise _fail(path, key, f"raw score {val} outside [0, 100]")
+    return Fraction(str(val)) if isinstance(val, float) else Fraction(val)
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    """Load a scenario file; its ``tasks`` key names the universe file (relative to it)."""
+    path = Path(path)
+    data = _read_yaml(path)
+    tasks_ref = _get(data, "tasks", str, path, "")
+    universe = _load_universe_cached(str((path.parent / tasks_ref).resolve()))
+    n = universe.n
+    agents = []
+    agents_raw = _get(data, "agents", list, path, "")
+    for i, item in enumerate(agents_raw):
+        w = f"agents[{i}]."
+        if not isinstance(item, Mapping):
+            raise _fail(path, f"agents[{i}]", "expected a mapping")
+        role = _get(item, "role", str, path, w)
+        main = _get(item, "main_task", str, path, w)
+        if main not in {t.id for t in universe.main_tasks}:
+            known = ", ".join(t.id for t in universe.main_tasks)
+            raise _fail(path, f"{w}main_task", f"unknown main task {main!r}; known: {known}")
+        scores_raw = _get(item, "raw_scores", Mapping, path, w)
+        raw: list[Fraction | None] = [None] * (1 << n)
+        for key, val in scores_raw.items():
+            mask = _mask(key, n, path, f"{w}raw_scores[{key!r}]")
+            raw[mask] = _score(val, path, f"{w}raw_scores[{key!r}]")
+        missing = [format_mask(m, n) for m, r in enumerate(raw) if r is None]
+        if missing:
+            shown = ", ".join(missing[:8]) + (" ..." if len(missing) > 8 else "")
+            raise _fail(path, f"{w}raw_scores", f"no score for {len(missing)} masks: {shown}")
+        scores = tuple(r for r in raw if r is not None)
+        agents.append(AgentProfile(role, main, str(item.get("preference", "")), scores,
+                                   normalise_scores(scores)))
+    turn_limit = data.get("turn_limit", 10)
+    if isinstance(turn_limit, bool) or not isinstance(turn_limit, int):
+        raise _fail(path, "turn_limit", f"expected an integer, got {turn_limit!r}")
+    try:
+        return Scenario(str(data.get("name", path.stem)), str(data.get("title", "")), universe,
+                        tuple(agents), turn_limit)
+    except ScenarioError as exc:
+        raise ScenarioError(f"{path}: {exc}") from None
+
+
+@lru_cache(maxsize=16)
+def _load_universe_cached(path: str) -> TaskUniverse:
+    return load_universe(path)
+
+
+def builtin_scenarios() -> list[str]:
+    """Names of the built-in scenarios (files in ``data/scenarios``)."""
+    return sorted(p.stem for p in SCENARIO_DIR.glob("*.yaml"))
+
+
+@lru_cache(maxsize=32)
+def _load_cached(path: str) -> Scenario:
+    return load_scenario(path)
+
+
+def get_scenario(name: str) -> Scenario:
+    """A built-in scenario by name, or a scenario file given by path (cached, immutable)."""
+    builtin = SCENARIO_DIR / f"{name}.yaml"
+    if builtin.is_file():
+        return _load_cached(str(builtin))
+    candidate = Path(name)
+    if candidate.suffix in {".yaml", ".yml"} and candidate.is_file():
+        return _load_cached(str(candidate.resolve()))
+    known = ", ".join(builtin_scenarios())
+    raise ScenarioError(
+        f"unknown task-exchange scenario {name!r}; built-in: {known} (or give a .yaml path)")
+
+
+__all__ = [
+    "DATA_DIR",
+    "SCENARIO_DIR",
+    "builtin_scenarios",
+    "get_scenario",
+    "load_scenario",
+    "load_universe",
+]
