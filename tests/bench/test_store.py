@@ -150,3 +150,5 @@ def test_foreign_files_are_rejected(tmp_path):
     sqlite3.connect(other).execute("CREATE TABLE t (x)").connection.commit()
     with pytest.raises(StoreError, match="not an accord results store"):
         Store.open(other, create=False)
+    with pytest.raises(StoreError, match="not an accord results store"):
+        Store.open(other)  # never adds tables to someone else's database

@@ -48,7 +48,7 @@ def ef_both(counts: Vec, own: Vec, w: Vec, share: Vec) -> bool:
 
 
 @pytest.mark.parametrize("counts,own", [((1, 2, 3), (4, 0, 2)), ((2, 2, 1), (1, 2, 4))])
-def test_p_ef_uniform_is_exact_fraction_of_support(counts, own) -> None:
+def test_p_ef_uniform_is_exact_fraction_of_support(counts: Vec, own: Vec) -> None:
     m = belief_model(counts, own)
     b = Belief.uniform(m)
     space = valuation_space(counts, 10)

@@ -107,7 +107,7 @@ class Store:
                 raise StoreError(f"{self.path}: schema version {row and row[0]} is not "
                                  f"{SCHEMA_VERSION}; use a matching accord version")
             return
-        if not create:
+        if not create or have:
             raise StoreError(f"{self.path}: not an accord results store")
         ddl = resources.files("accord.bench").joinpath("data", "schema.sql").read_text("utf-8")
         with self.conn:

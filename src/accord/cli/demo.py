@@ -30,8 +30,28 @@ def bargaining_tour(console: Console) -> None:
     print_negotiation_record(console, res3.summary())
 
 
+def llm_tour(console: Console) -> None:
+    """An LLM party (in-process mock model: the same code path as a real endpoint)."""
+    console.print(Rule("bargaining with an LLM party: procurement (llm:mock/negotiator vs "
+                       "tit-for-tat)"))
+    console.print("[dim]The LLM agent builds its system prompt, parses tagged replies and runs "
+                  "its guards exactly as with a real model; 'mock/negotiator' answers in "
+                  "process. Point it at any endpoint with e.g. "
+                  "--agents llm:openai/gpt-4.1-mini,tit-for-tat.[/]")
+    scenario = resolve_scenario("procurement")
+    result = asyncio.run(run_negotiation(scenario, ["llm:mock/negotiator", "tit-for-tat"],
+                                         seed=0))
+    print_transcript(console, result.trajectory)
+    print_negotiation_record(console, result.summary())
+    usage = result.usage.get("procurement", {})
+    if usage:
+        console.print(f"LLM usage: {usage.get('calls')} calls, {usage.get('prompt_tokens')} "
+                      f"prompt tokens ({usage.get('cached_tokens', 0)} cached), "
+                      f"{usage.get('completion_tokens')} completion tokens")
+
+
 #: further tour sections as domains land: callables taking the console
-SECTIONS = [bargaining_tour]
+SECTIONS = [bargaining_tour, llm_tour]
 
 
 def tour(console: Console, quick: bool = False) -> None:

@@ -51,6 +51,8 @@ def describe_event(ev: Event) -> str | None:
         return (f"  r{ev.round:>2}  [yellow]{who}: invalid move ({ev.reason})[/]: "
                 f"{ev.feedback}")
     if ev.kind == "note":
+        if ev.reason == "llm_call":
+            return None  # kept in the log; too verbose for a transcript
         return f"  r{ev.round:>2}  [cyan]{ev.reason}[/] {ev.data or ''}"
     if ev.kind == "agent_error":
         return f"  r{ev.round:>2}  [red]{who} failed[/]: {ev.feedback}"

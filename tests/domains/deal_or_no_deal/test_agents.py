@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -30,9 +31,11 @@ from accord.protocols.engine import run_episode
 from accord.solvers.bayes import valuation_space
 
 ITEMS = ("book", "hat", "ball")
+Vec = tuple[int, ...]
 
 
-def dp(counts, alice, bob, outcome=Outcome("no_agreement"), turns=()) -> Datapoint:
+def dp(counts: Vec, alice: Vec, bob: Vec, outcome: Outcome = Outcome("no_agreement"),
+       turns: Sequence[Turn] = ()) -> Datapoint:
     return Datapoint("hand/0", counts, alice, bob, tuple(turns), outcome, "hand", (1,))
 
 
@@ -137,7 +140,8 @@ async def test_human_replay_both_sides_reproduces_the_outcome() -> None:
     res = await play_datapoint(point, ["human", "human"], first="data")
     assert res.status == "agreement"
     assert share(res.record, "alice") == (1, 0, 3)
-    texts = [e.move["text"] for e in res.trajectory.of_kind("move") if e.move["kind"] == "message"]
+    moves = [e.move for e in res.trajectory.of_kind("move") if e.move is not None]
+    texts = [m["text"] for m in moves if m["kind"] == "message"]
     assert texts == [t.text for t in turns]
     failed = dp((1, 2, 3), (4, 0, 2), (1, 3, 1), Outcome("disagree"), turns)
     res = await play_datapoint(failed, ["human", "human"], first="data")

@@ -6,6 +6,7 @@ import hashlib
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from accord.cli.dond import app
@@ -70,7 +71,7 @@ def test_errors_are_clear(tmp_path: Path) -> None:
     assert res.exit_code == 2 and "test.txt:1:" in flat(res.output)
 
 
-def test_download_from_file_url(tmp_path: Path, monkeypatch) -> None:
+def test_download_from_file_url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     up = tmp_path / "up"
     up.mkdir()
     files = {"test.txt": b"t\n", "val.txt": b"v\n", "data.txt": b"d\n"}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -15,10 +16,11 @@ from accord.domains.deal_or_no_deal import (
     read_views,
 )
 
+LineMaker = Callable[..., str]
 TURNS = [("YOU", "i want the book"), ("THEM", "ok , take it")]
 
 
-def test_parse_agreement_line(make_line) -> None:
+def test_parse_agreement_line(make_line: LineMaker) -> None:
     v = parse_line(make_line((1, 2, 3), (4, 0, 2), (1, 3, 1), TURNS, (1, 0, 2, 0, 2, 1)))
     assert v.counts == (1, 2, 3)
     assert v.you == (4, 0, 2) and v.them == (1, 3, 1)
@@ -31,7 +33,7 @@ def test_parse_agreement_line(make_line) -> None:
 @pytest.mark.parametrize("token,kind", [("<disagree>", "disagree"),
                                         ("<no_agreement>", "no_agreement"),
                                         ("<disconnect>", "disconnect")])
-def test_parse_failure_outcomes(make_line, token: str, kind: str) -> None:
+def test_parse_failure_outcomes(make_line: LineMaker, token: str, kind: str) -> None:
     v = parse_line(make_line((1, 2, 3), (4, 0, 2), (1, 3, 1), TURNS, token))
     assert v.outcome == kind
     assert v.you_share is None and v.them_share is None
@@ -48,7 +50,8 @@ def test_parse_failure_outcomes(make_line, token: str, kind: str) -> None:
     (lambda s: s.replace("<output>", "<outcome>"), "does not match"),
     (lambda s: s.replace(" YOU: <selection>", ""), "does not end with '<selection>'"),
 ])
-def test_bad_lines_name_the_problem(make_line, mutate, needle: str) -> None:
+def test_bad_lines_name_the_problem(make_line: LineMaker, mutate: Callable[[str], str],
+                                    needle: str) -> None:
     good = make_line((1, 2, 3), (4, 0, 2), (1, 3, 1), TURNS, (1, 0, 2, 0, 2, 1))
     with pytest.raises(DataFormatError) as err:
         parse_line(mutate(good), "x.txt", 7)
@@ -56,14 +59,14 @@ def test_bad_lines_name_the_problem(make_line, mutate, needle: str) -> None:
     assert str(err.value).startswith("x.txt:7: ")
 
 
-def test_mixed_failure_tokens_are_refused(make_line) -> None:
+def test_mixed_failure_tokens_are_refused(make_line: LineMaker) -> None:
     line = make_line((1, 2, 3), (4, 0, 2), (1, 3, 1), TURNS, "<disagree>")
     line = line.replace("<disagree> </output>", "<disconnect> </output>")
     with pytest.raises(DataFormatError, match="mixes failure tokens"):
         parse_line(line)
 
 
-def test_file_errors_report_file_and_line(tmp_path: Path, make_line) -> None:
+def test_file_errors_report_file_and_line(tmp_path: Path, make_line: LineMaker) -> None:
     good = make_line((1, 2, 3), (4, 0, 2), (1, 3, 1), TURNS, (1, 0, 2, 0, 2, 1))
     path = tmp_path / "test.txt"
     path.write_text(f"{good}\n\n{good.replace('item0=1', 'item0=9')}\n", encoding="utf-8")
@@ -73,7 +76,7 @@ def test_file_errors_report_file_and_line(tmp_path: Path, make_line) -> None:
     assert f"{path}:3:" in str(err.value)
 
 
-def test_pairing_joins_two_views_and_keeps_file_order(tmp_path: Path, make_line,
+def test_pairing_joins_two_views_and_keeps_file_order(tmp_path: Path, make_line: LineMaker,
                                                       mirror_line) -> None:
     a = ((1, 2, 3), (4, 0, 2), (1, 3, 1), TURNS, (1, 0, 2, 0, 2, 1))
     b = ((2, 2, 1), (2, 1, 4), (0, 4, 2), [("THEM", "hi"), ("YOU", "no")], "<no_agreement>")
@@ -92,7 +95,8 @@ def test_pairing_joins_two_views_and_keeps_file_order(tmp_path: Path, make_line,
     assert second.first_speaker == "bob"
 
 
-def test_pairing_refuses_views_whose_outcomes_disagree(make_line, mirror_line) -> None:
+def test_pairing_refuses_views_whose_outcomes_disagree(make_line: LineMaker,
+                                                       mirror_line: LineMaker) -> None:
     a = ((1, 2, 3), (4, 0, 2), (1, 3, 1), TURNS, (1, 0, 2, 0, 2, 1))
     wrong = mirror_line(*a[:4], (0, 2, 1, 1, 0, 2)).replace(
         "item0=0 item1=2 item2=1 item0=1", "item0=0 item1=1 item2=1 item0=1").replace(
@@ -102,7 +106,7 @@ def test_pairing_refuses_views_whose_outcomes_disagree(make_line, mirror_line) -
         pair_views(views, "test")
 
 
-def test_exact_repeat_of_a_view_is_dropped(make_line) -> None:
+def test_exact_repeat_of_a_view_is_dropped(make_line: LineMaker) -> None:
     line = make_line((1, 2, 3), (4, 0, 2), (1, 3, 1), TURNS, (1, 0, 2, 0, 2, 1))
     views = [parse_line(line, "f", 1), parse_line(line, "f", 2)]
     assert len(pair_views(views, "test")) == 1

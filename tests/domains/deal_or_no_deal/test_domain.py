@@ -11,7 +11,8 @@ from accord.agents.spec import AgentSpecError, parse_agent_spec
 from accord.domains.base import EpisodeSpec, RunContext, get_domain
 
 
-def spec(scenario: str = "test/0", agents=("workflow", "workflow"), **params) -> EpisodeSpec:
+def spec(scenario: str = "test/0", agents: tuple[str, ...] = ("workflow", "workflow"),
+         **params: object) -> EpisodeSpec:
     return EpisodeSpec("deal-or-no-deal", scenario,
                        tuple(parse_agent_spec(a) for a in agents), params)
 
@@ -52,12 +53,12 @@ async def test_run_episode_on_real_data(dond_dir: Path) -> None:
         await dom.run_episode(spec("test/5", data=str(dond_dir), hardest=3), RunContext())
 
 
-def test_scenarios_list_ids_when_data_is_found(dond_dir: Path, monkeypatch) -> None:
+def test_scenarios_list_ids_when_data_is_found(dond_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ACCORD_DATA", str(dond_dir))
     ids = get_domain("deal-or-no-deal").scenarios()
     assert len(ids) == 545 and ids[0] == "test/0"
 
 
-def test_scenarios_empty_without_data(tmp_path: Path, monkeypatch) -> None:
+def test_scenarios_empty_without_data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ACCORD_DATA", str(tmp_path))
     assert get_domain("deal-or-no-deal").scenarios() == []

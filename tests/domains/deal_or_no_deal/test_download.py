@@ -20,7 +20,7 @@ from accord.domains.deal_or_no_deal.location import (
 )
 
 
-def test_precedence_explicit_then_env_then_default(tmp_path: Path, monkeypatch) -> None:
+def test_precedence_explicit_then_env_then_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
     monkeypatch.delenv("ACCORD_DATA", raising=False)
     assert data_root() == tmp_path / "xdg" / "accord"
@@ -78,7 +78,7 @@ def test_shipped_sums_match_shared_data(dond_dir: Path) -> None:
 
 
 @pytest.fixture
-def upstream(tmp_path: Path, monkeypatch) -> dict[str, bytes]:
+def upstream(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, bytes]:
     """Fake upstream files in tmp_path/up with the shipped sums patched to theirs."""
     files = {"test.txt": b"test data\n", "val.txt": b"val data\n", "data.txt": b"raw\n"}
     up = tmp_path / "up"
@@ -93,9 +93,11 @@ def upstream(tmp_path: Path, monkeypatch) -> dict[str, bytes]:
 @pytest.fixture
 def http_base(tmp_path: Path) -> Iterator[str]:
     """A local HTTP server on 127.0.0.1 serving tmp_path/up."""
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler,
-                                directory=str(tmp_path / "up"))
-    handler.log_message = lambda *a, **k: None  # type: ignore[method-assign]
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    handler = functools.partial(Quiet, directory=str(tmp_path / "up"))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
                               daemon=True)
@@ -107,7 +109,7 @@ def http_base(tmp_path: Path) -> Iterator[str]:
         server.server_close()
 
 
-def test_download_over_local_http(tmp_path: Path, upstream, http_base: str) -> None:
+def test_download_over_local_http(tmp_path: Path, upstream: dict[str, bytes], http_base: str) -> None:
     dest = tmp_path / "dest"
     reports = dl.download(dest, base_url=http_base)
     assert [r.status for r in reports] == ["fetched"] * 3
@@ -118,7 +120,7 @@ def test_download_over_local_http(tmp_path: Path, upstream, http_base: str) -> N
     assert [r.status for r in again] == ["present"] * 3
 
 
-def test_download_refuses_tampered_file(tmp_path: Path, upstream, http_base: str) -> None:
+def test_download_refuses_tampered_file(tmp_path: Path, upstream: dict[str, bytes], http_base: str) -> None:
     (tmp_path / "up" / "val.txt").write_bytes(b"tampered\n")
     dest = tmp_path / "dest"
     with pytest.raises(dl.ChecksumError, match=r"val\.txt"):
@@ -126,7 +128,7 @@ def test_download_refuses_tampered_file(tmp_path: Path, upstream, http_base: str
     assert not any((dest / "dealornodeal").iterdir())  # no partial or bad file left
 
 
-def test_download_from_file_url(tmp_path: Path, upstream, monkeypatch) -> None:
+def test_download_from_file_url(tmp_path: Path, upstream: dict[str, bytes], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ACCORD_DATA", str(tmp_path / "envroot"))
     reports = dl.download(base_url=(tmp_path / "up").as_uri(), names=["test.txt"])
     assert reports[0].path == tmp_path / "envroot" / "dealornodeal" / "test.txt"

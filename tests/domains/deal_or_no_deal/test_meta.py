@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 
+import numpy as np
 import pytest
 
 from accord.domains.deal_or_no_deal import (
@@ -25,7 +26,7 @@ TABLE_19 = {
 }
 
 
-def brute_pure_ne(u) -> list[tuple[str, str]]:
+def brute_pure_ne(u: np.ndarray) -> list[tuple[str, str]]:
     out = []
     for r, c in itertools.product(range(2), range(2)):
         if u[r, c, 0] >= u[1 - r, c, 0] and u[r, c, 1] >= u[r, 1 - c, 1]:
@@ -36,7 +37,7 @@ def brute_pure_ne(u) -> list[tuple[str, str]]:
 @pytest.mark.parametrize("model,want,dilemma", [("sonnet", [(R, R)], True),
                                                  ("gpt-4o", [(W, W)], False),
                                                  ("opus", [(W, W)], False)])
-def test_table_19_equilibria(model: str, want, dilemma: bool) -> None:
+def test_table_19_equilibria(model: str, want: list[tuple[str, str]], dilemma: bool) -> None:
     sol = solve_meta_game(TABLE_19[model])
     assert sol.pure == want == brute_pure_ne(sol.matrix)
     assert sol.dilemma is dilemma

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from accord.agents.base import Agent
 from accord.core.moves import Accept, Action, Malformed, Message, Move, Offer, Reject, Walk
-from accord.domains.deal_or_no_deal import DondObservation, DondProtocol
+from accord.domains.deal_or_no_deal import DondObservation, DondProtocol, DondState
 from accord.protocols.base import Observation
 from accord.protocols.engine import Bounds, run_episode
 
@@ -23,7 +23,7 @@ def pkg(book: int, hat: int, ball: int) -> dict[str, int]:
     return {"book": book, "hat": hat, "ball": ball}
 
 
-def play(p: DondProtocol, moves: Sequence[Move]):
+def play(p: DondProtocol, moves: Sequence[Move]) -> DondState:
     s = p.initial_state()
     for m in moves:
         role = p.to_move(s)[0]

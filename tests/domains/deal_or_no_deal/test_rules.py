@@ -114,7 +114,7 @@ def games(draw: st.DrawFn) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int,
 
 @settings(max_examples=60, deadline=None)
 @given(games())
-def test_properties_against_brute_force(game) -> None:
+def test_properties_against_brute_force(game: tuple[Vec, Vec, Vec]) -> None:
     counts, alice, bob = game
     for share in allocations(counts):
         assert is_pareto_optimal(counts, alice, bob, share) == _brute_pareto(
