@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from accord.agents.spec import parse_agent_spec
 from accord.bench import ConfigError, episode_id, expand, load_config, parse_config
 from accord.domains import EpisodeSpec
-from accord.agents.spec import parse_agent_spec
 
 MINIMAL = """\
 name: demo

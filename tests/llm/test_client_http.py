@@ -62,12 +62,14 @@ async def test_scripted_replies_in_order_with_usage_and_metadata(stub_env: Calla
 async def test_generation_config_reaches_the_server(stub_env: Callable[..., None]) -> None:
     with StubServer("echo") as stub:
         stub_env(stub)
-        cfg = GenerationConfig(temperature=0.3, max_tokens=3, top_p=0.9, seed=7, stop=("END",))
+        cfg = GenerationConfig(temperature=0.3, max_tokens=3, top_p=0.9, seed=7, stop=("END",),
+                               extra={"top_k": 5})
         done = await LLMClient(MODEL).complete(
             [{"role": "user", "content": "one two three four five"}], cfg)
     params = stub.completion_requests[0].params
     assert params["temperature"] == 0.3 and params["max_tokens"] == 3
     assert params["top_p"] == 0.9 and params["seed"] == 7 and params["stop"] == ["END"]
+    assert params["top_k"] == 5
     assert done.text == "one two three" and done.finish_reason == "length"
 
 
@@ -232,7 +234,7 @@ async def test_concurrency_limit_per_endpoint(stub_env: Callable[..., None]) -> 
 
 def test_one_runtime_across_event_loops(stub_env: Callable[..., None]) -> None:
     """Sequential ``asyncio.run`` calls (and thus loops) can share one runtime."""
-    with StubServer("echo") as stub:
+    with StubServer(FixedLatencyPolicy(0.05, inner="echo")) as stub:
         stub_env(stub)
         rt = LLMRuntime(max_concurrency=2)
         client = rt.client(MODEL)

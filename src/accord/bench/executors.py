@@ -69,6 +69,10 @@ class Executor(ABC):
     #: how many episodes may be in flight at once
     concurrency: int = 1
 
+    def prepare(self) -> None:
+        """Connect to resources and settle ``concurrency`` before the run is recorded."""
+        return None
+
     @abstractmethod
     def run(self, tasks: Iterable[EpisodeTask]) -> AsyncIterator[EpisodeRecord]:
         """Yield one record per task, as each finishes."""
@@ -87,14 +91,26 @@ class LocalExecutor(Executor):
     async def run(self, tasks: Iterable[EpisodeTask]) -> AsyncIterator[EpisodeRecord]:
         """Worker coroutines pull from one shared iterator (bounded memory, no task per episode)."""
         it: Iterator[EpisodeTask] = iter(tasks)
-        out: asyncio.Queue[EpisodeRecord | None] = asyncio.Queue()
+        # a one-slot queue: a finished record waits for the driver to store it before its
+        # worker may finish another one, so at most ``concurrency`` finished records are
+        # ever unwritten, even for episodes that never yield to the loop (code agents)
+        out: asyncio.Queue[EpisodeRecord | Exception | None] = asyncio.Queue(maxsize=1)
 
         async def worker() -> None:
+            end: Exception | None = None
             try:
                 for task in it:
                     await out.put(await execute(task))
+                    await asyncio.sleep(0)  # let the driver write before the next episode
+            except Exception as exc:  # a bug outside any episode: stop the run loudly
+                end = exc
             finally:
-                out.put_nowait(None)
+                if not cancelling():
+                    await out.put(end)
+
+        def cancelling() -> bool:
+            task = asyncio.current_task()
+            return task is not None and task.cancelling() > 0
 
         workers = [asyncio.create_task(worker()) for _ in range(self.concurrency)]
         live = len(workers)
@@ -103,6 +119,8 @@ class LocalExecutor(Executor):
                 rec = await out.get()
                 if rec is None:
                     live -= 1
+                elif isinstance(rec, Exception):
+                    raise rec
                 else:
                     yield rec
         finally:

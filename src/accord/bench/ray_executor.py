@@ -40,24 +40,28 @@ class RayExecutor(Executor):
         self.requested = concurrency
         self.concurrency = concurrency or 1
         self.num_cpus = num_cpus_per_episode
+        self._started = False
 
-    def _connect(self, ray: Any) -> bool:
-        if ray.is_initialized():
-            return False
-        kwargs: dict[str, Any] = {"ignore_reinit_error": True, "log_to_driver": False,
-                                  "logging_level": "warning"}
-        if self.address is None:
-            kwargs["include_dashboard"] = False
-        ray.init(address=self.address, **kwargs)
-        return True
+    def prepare(self) -> None:
+        """Start or join Ray (once) and size ``concurrency`` to the cluster's CPUs."""
+        ray = import_ray()
+        if not ray.is_initialized():
+            kwargs: dict[str, Any] = {"ignore_reinit_error": True, "log_to_driver": False,
+                                      "logging_level": "warning"}
+            if self.address is None:
+                kwargs["include_dashboard"] = False
+            ray.init(address=self.address, **kwargs)
+            self._started = True
+        if self.requested is None:
+            cpus = ray.cluster_resources().get("CPU", 1)
+            self.concurrency = max(1, int(cpus // self.num_cpus))
 
     async def run(self, tasks: Iterable[EpisodeTask]) -> AsyncIterator[EpisodeRecord]:
         """Submit tasks as slots free up and yield each record as its task completes."""
         ray = import_ray()
-        started = await asyncio.to_thread(self._connect, ray)
-        if self.requested is None:
-            cpus = ray.cluster_resources().get("CPU", 1)
-            self.concurrency = max(1, int(cpus // self.num_cpus))
+        if not ray.is_initialized():
+            await asyncio.to_thread(self.prepare)
+        started, self._started = self._started, False
         remote = ray.remote(num_cpus=self.num_cpus, max_retries=0)(execute_sync)
         it: Iterator[EpisodeTask] = iter(tasks)
         pending: dict[asyncio.Future[Any], tuple[EpisodeTask, Any]] = {}

@@ -5,13 +5,17 @@ Three nets, applied by the driver to everything it writes:
 * by key: a mapping entry whose key looks like a credential (``api_key``, ``token``,
   ``secret``, ``password``, ``*_API_KEY`` ...) has its value replaced;
 * by shape: well-known key formats (``sk-...``, ``sk-ant-...``, ``ghp_...``, bearer
-  headers) and ``key=value`` pairs inside agent spec strings are masked;
-* by value: the current values of secret-looking environment variables are masked
-  wherever they appear (an SDK error message may quote a key).
+  headers) and ``key=value`` / ``"key": "value"`` pairs inside text are masked;
+* by value: the values of secret-looking environment variables are masked wherever
+  they appear (an SDK error message may quote a key).
+
+Text that contains none of the trigger words and no environment secret is returned
+untouched without running the regular expressions (the common case for code agents).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Mapping
@@ -23,12 +27,15 @@ MASK = "***"
 _SECRET_KEY = re.compile(
     r"(?i)(^|[_\-.])(api[_\-]?key|apikey|secret|token|password|passwd|credentials?|auth)$")
 _INLINE = re.compile(
-    r"(?i)\b([A-Za-z0-9_]*(?:api[_\-]?key|secret|token|password|passwd))(\s*[=:]\s*)"
+    r"(?i)(api[_\-]?key|apikey|secret|token|password|passwd)(\"?\s*[=:]\s*\"?)"
     r"([^\s&,;\"']+)")
 _SHAPES = re.compile(
     r"\b(sk-ant-[A-Za-z0-9_\-]{8,}|sk-(?:proj-)?[A-Za-z0-9_\-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}"
     r"|xox[abpr]-[A-Za-z0-9\-]{10,}|AKIA[0-9A-Z]{16}|hf_[A-Za-z0-9]{20,})")
 _BEARER = re.compile(r"(?i)\b(bearer\s+)[A-Za-z0-9._\-]{8,}")
+#: lower-case substrings without which none of the patterns above can match
+_TRIGGERS = ("key", "secret", "token", "passw", "credential", "auth", "sk-", "gh", "xox",
+             "akia", "hf_", "bearer")
 
 
 def is_secret_key(key: str) -> bool:
@@ -36,34 +43,63 @@ def is_secret_key(key: str) -> bool:
     return bool(_SECRET_KEY.search(key.strip()))
 
 
-def _env_secrets() -> list[str]:
-    vals = [v for k, v in os.environ.items() if is_secret_key(k) and len(v) >= 8]
-    return sorted(set(vals), key=len, reverse=True)
+def env_secret_values() -> list[str]:
+    """Values of secret-looking environment variables (8+ characters), longest first."""
+    vals = {v for k, v in os.environ.items() if is_secret_key(k) and len(v) >= 8}
+    return sorted(vals, key=len, reverse=True)
+
+
+class Redactor:
+    """Masks credentials; holds the environment's secret values (read once)."""
+
+    def __init__(self, env_values: list[str] | None = None) -> None:
+        self.env = env_secret_values() if env_values is None else list(env_values)
+
+    def _suspect(self, text: str) -> bool:
+        low = text.lower()
+        return any(t in low for t in _TRIGGERS)
+
+    def text(self, text: str) -> str:
+        """Mask credentials inside free text (errors, transcripts, spec strings)."""
+        for val in self.env:
+            if val in text:
+                text = text.replace(val, MASK)
+        if not self._suspect(text):
+            return text
+        text = _SHAPES.sub(MASK, text)
+        text = _BEARER.sub(lambda m: m.group(1) + MASK, text)
+        return _INLINE.sub(lambda m: m.group(1) + m.group(2) + MASK, text)
+
+    def value(self, value: Any) -> Any:
+        """A copy of ``value`` (nested mappings, lists, strings) with credentials masked."""
+        if isinstance(value, Mapping):
+            return {k: (MASK if isinstance(k, str) and v not in (None, "") and is_secret_key(k)
+                        else self.value(v)) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [self.value(v) for v in value]
+        if isinstance(value, str):
+            return self.text(value)
+        return value
+
+    def json(self, value: Any, **dumps: Any) -> str | None:
+        """``value`` as JSON text with credentials masked (``None`` stays ``None``).
+
+        Fast path: serialise first and only walk the structure when the JSON text
+        contains a trigger word or an environment secret.
+        """
+        if value is None:
+            return None
+        text = json.dumps(value, ensure_ascii=False, default=str, **dumps)
+        if not self._suspect(text) and not any(v in text for v in self.env):
+            return text
+        return json.dumps(self.value(value), ensure_ascii=False, default=str, **dumps)
 
 
 def redact_text(text: str, env_values: list[str] | None = None) -> str:
-    """Mask credentials inside free text (error messages, transcripts, spec strings)."""
-    for val in _env_secrets() if env_values is None else env_values:
-        if val in text:
-            text = text.replace(val, MASK)
-    text = _SHAPES.sub(MASK, text)
-    text = _BEARER.sub(lambda m: m.group(1) + MASK, text)
-    return _INLINE.sub(lambda m: m.group(1) + m.group(2) + MASK, text)
+    """Mask credentials inside free text (reads the environment unless given values)."""
+    return Redactor(env_values).text(text)
 
 
 def redact(value: Any, env_values: list[str] | None = None) -> Any:
-    """A copy of ``value`` (nested dicts, lists, strings) with credentials masked."""
-    env = _env_secrets() if env_values is None else env_values
-    if isinstance(value, Mapping):
-        return {k: (MASK if isinstance(k, str) and is_secret_key(k) and v not in (None, "")
-                    else redact(v, env)) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [redact(v, env) for v in value]
-    if isinstance(value, str):
-        return redact_text(value, env)
-    return value
-
-
-def env_secret_values() -> list[str]:
-    """The secret-looking environment values to mask (computed once per batch of writes)."""
-    return _env_secrets()
+    """A copy of ``value`` with credentials masked (reads the environment unless given)."""
+    return Redactor(env_values).value(value)

@@ -161,6 +161,7 @@ def run_bench(config: ExperimentConfig, options: BenchOptions | None = None,
     t0 = time.perf_counter()
     with Store.open(path) as store:
         store.lock()
+        executor.prepare()
         session = store.begin_session(config.name, resolved_config(config, plan, executor, llm,
                                                                    data),
                                       config.source, provenance(), str(choice),

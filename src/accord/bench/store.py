@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from accord.bench.expand import PlannedEpisode
-from accord.bench.redact import env_secret_values, redact, redact_text
-from accord.bench.worker import EpisodeRecord, record_json
+from accord.bench.redact import Redactor
+from accord.bench.worker import EpisodeRecord
 
 #: bump when the schema changes incompatibly
 SCHEMA_VERSION = 1
@@ -77,7 +77,7 @@ class Store:
         self.path = Path(path)
         self.conn = conn
         self._lock_fd: int | None = None
-        self._secrets = env_secret_values()
+        self._redact = Redactor()
 
     # --- opening -------------------------------------------------------------------
     @classmethod
@@ -155,7 +155,7 @@ class Store:
                       provenance: dict[str, Any], executor: str, concurrency: int) -> int:
         """Record the run (created once, config updated) and start a session row."""
         now = time.time()
-        cfg = json.dumps(redact(config, self._secrets), default=str, ensure_ascii=False)
+        cfg = self._redact.json(config)
         with self.conn:
             self.conn.execute(
                 "INSERT INTO runs (name, config, source, accord_version, git_commit, created,"
@@ -178,8 +178,9 @@ class Store:
 
     def add_planned(self, run: str, episodes: Iterable[PlannedEpisode]) -> None:
         """Insert planned episodes as ``pending`` (existing ones keep their status)."""
-        rows = [(run, e.id, e.seq, json.dumps(e.spec_record(), default=str, sort_keys=True),
-                 json.dumps(e.labels, default=str)) for e in episodes]
+        rj = self._redact.json
+        rows = [(run, e.id, e.seq, rj(e.spec_record(), sort_keys=True), rj(e.labels))
+                for e in episodes]
         with self.conn:
             self.conn.executemany(
                 "INSERT INTO episodes (run, id, seq, spec, labels) VALUES (?,?,?,?,?)"
@@ -188,16 +189,16 @@ class Store:
 
     def write(self, run: str, rec: EpisodeRecord, session: int | None = None) -> None:
         """Commit one finished episode (its own transaction)."""
-        env = self._secrets
-        traj = None if rec.trajectory is None else redact_text(rec.trajectory, env)
+        r = self._redact
+        traj = None if rec.trajectory is None else r.text(rec.trajectory)
         with self.conn:
             self.conn.execute(
                 "UPDATE episodes SET status=?, outcome=?, summary=?, metrics=?, usage=?,"
                 " error=?, wall_time=?, started=?, finished=?, attempts=attempts+1,"
                 " session=?, worker=? WHERE run=? AND id=?",
-                (rec.status, rec.outcome, record_json(redact(rec.summary, env)),
-                 record_json(redact(rec.metrics, env)), record_json(rec.usage),
-                 None if rec.error is None else redact_text(rec.error, env), rec.wall_time,
+                (rec.status, rec.outcome, r.json(rec.summary), r.json(rec.metrics),
+                 r.json(rec.usage), None if rec.error is None else r.text(rec.error),
+                 rec.wall_time,
                  rec.started, rec.finished, session, rec.worker, run, rec.id))
             if traj is not None:
                 self.conn.execute("INSERT OR REPLACE INTO trajectories VALUES (?,?,?)",

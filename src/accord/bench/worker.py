@@ -9,7 +9,6 @@ with the error text, so one bad episode never stops a run.
 from __future__ import annotations
 
 import asyncio
-import json
 import math
 import os
 import socket
@@ -152,8 +151,3 @@ def failed_record(task: EpisodeTask, message: str) -> EpisodeRecord:
     """A ``failed`` record for an episode whose worker could not report (pool died ...)."""
     now = time.time()
     return EpisodeRecord(task.id, "failed", error=message, started=now, finished=now)
-
-
-def record_json(value: Any) -> str | None:
-    """Store-side JSON encoding of a record field (``None`` stays NULL)."""
-    return None if value is None else json.dumps(value, ensure_ascii=False, default=str)

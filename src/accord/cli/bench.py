@@ -52,7 +52,8 @@ CACHE_MODES = ("off", "rw", "replay")
 
 
 def _fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
-    Console(stderr=True).print(f"[bold red]error:[/] {message}", highlight=False)
+    Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {message}",
+                                               highlight=False)
     return typer.Exit(code)
 
 

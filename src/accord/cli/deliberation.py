@@ -93,7 +93,13 @@ def solve(path: Path = typer.Argument(..., help="Instance JSON file."),
 def list_(setting: str = typer.Argument(None, help="Show the instances of one setting."),
           as_json: bool = typer.Option(False, "--json", help="Print one JSON object.")) -> None:
     """List the settings and their shipped instances."""
-    from accord.domains.deliberation import SETTINGS, instance_count, optimum, shipped_instance
+    from accord.domains.deliberation import (
+        SETTINGS,
+        MenuInstance,
+        instance_count,
+        optimum,
+        shipped_instance,
+    )
 
     if setting is None:
         counts = {s: instance_count(s) for s in SETTINGS}
@@ -108,7 +114,7 @@ def list_(setting: str = typer.Argument(None, help="Show the instances of one se
     rows = []
     for i in range(instance_count(setting)):
         inst = shipped_instance(setting, i)
-        size = len(inst.recipes) if hasattr(inst, "recipes") else len(inst.tasks)  # type: ignore[union-attr]
+        size = len(inst.recipes) if isinstance(inst, MenuInstance) else len(inst.tasks)
         rows.append({"index": i, "id": inst.id, "size": size, "max_reward": optimum(inst).reward,
                      "domain": inst.extra.get("domain")})
     if as_json:

@@ -208,3 +208,44 @@ def play(
     _table9(console, "outcome by difficulty", out["difficulty_table"])
     if out["errors"]:
         console.print(f"[yellow]{out['errors']} episode(s) ended in an error[/]")
+
+
+@app.command()
+def meta(
+    use: str = typer.Option("workflow", "--use", help="agent spec for 'use the workflow'"),
+    raw: str = typer.Option("greedy", "--raw", help="agent spec for 'do not use it'"),
+    data: str | None = typer.Option(None, "--data", help=_DATA_HELP),
+    split: str = typer.Option("test", "--split", help="test | val"),
+    hardest: int | None = typer.Option(44, "--hardest", help="the K hardest datapoints with "
+                                       "an envy-free allocation (section 5.4 uses 44)"),
+    limit: int | None = typer.Option(None, "--limit", help="at most N datapoints"),
+    rounds: int = typer.Option(20, "--rounds", help="round cap R"),
+    seed: int = typer.Option(0, "--seed", help="random seed"),
+    as_json: bool = typer.Option(False, "--json", help="print exactly one JSON object"),
+) -> None:
+    """Section 5.6: play the four pairings, build the 2x2 payoff matrix and solve it."""
+    from accord.domains.deal_or_no_deal.meta import STRATEGIES, solve_meta_game
+
+    specs = {"workflow": _specs(f"{use},{use}")[0], "raw": _specs(f"{raw},{raw}")[0]}
+    points = _points(data, split, hardest, limit)
+    payoffs: dict[tuple[str, str], tuple[float, float]] = {}
+    for a in STRATEGIES:
+        for b in STRATEGIES:
+            results = asyncio.run(_play_all(points, [specs[a], specs[b]], rounds, seed, "alice",
+                                            8))
+            s = summarize([episode_metrics(r.record, r.rounds) for r in results])
+            payoffs[(a, b)] = (float(s["alice"] or 0.0), float(s["bob"] or 0.0))
+    sol = solve_meta_game(payoffs)
+    out = {"use": str(specs["workflow"]), "raw": str(specs["raw"]), "datapoints": len(points),
+           **sol.to_dict()}
+    if as_json:
+        typer.echo(json.dumps(out))
+        return
+    t = Table("alice \\ bob", *STRATEGIES, title=f"mean payoffs (alice, bob) over {len(points)} "
+              "datapoints")
+    for a in STRATEGIES:
+        t.add_row(a, *(f"{payoffs[(a, b)][0]:.2f}, {payoffs[(a, b)][1]:.2f}" for b in STRATEGIES))
+    console = Console()
+    console.print(t)
+    console.print(f"pure Nash equilibria: {out['pure_nash']}; dominant: {out['dominant']}; "
+                  f"Pareto-optimal profiles: {out['pareto_optimal']}; dilemma: {out['dilemma']}")

@@ -22,7 +22,9 @@ app = typer.Typer(
 )
 
 #: sub-command groups: (module, attribute); each module defines a typer app
-SUBAPPS: tuple[tuple[str, str], ...] = ()
+SUBAPPS: tuple[tuple[str, str], ...] = (
+    ("accord.cli.dond", "app"),
+)
 
 
 def _version(value: bool) -> None:
@@ -46,6 +48,8 @@ def scenarios() -> None:
     for name, dom in sorted(all_domains().items()):
         items = dom.scenarios()
         shown = ", ".join(items[:12]) + (f", ... ({len(items)} in all)" if len(items) > 12 else "")
+        if not items:
+            shown = getattr(dom, "scenarios_hint", "none installed")
         t.add_row(name, shown)
     Console().print(t)
 

@@ -16,6 +16,7 @@ from accord.domains.base import (
 #: subpackages that register a domain; each helper adds its own line
 BUILTIN_DOMAIN_MODULES: tuple[str, ...] = (
     "accord.domains.bargaining",
+    "accord.domains.deal_or_no_deal",
 )
 
 _loaded = False

@@ -45,7 +45,7 @@ def _pareto_nd(points: np.ndarray) -> np.ndarray:
     step = max(1, 4_000_000 // max(1, len(uniq) * uniq.shape[1]))
     for lo in range(0, len(uniq), step):
         chunk = uniq[lo:lo + step]
-        ge = (uniq[None, :, :] >= chunk[:, None, :]).all(axis=2)  # other >= chunk point
+        ge = np.all(uniq[None, :, :] >= chunk[:, None, :], axis=2)  # other >= chunk point
         np.fill_diagonal(ge[:, lo:lo + len(chunk)], False)          # distinct rows only
         dominated[lo:lo + len(chunk)] = ge.any(axis=1)
     return ~dominated[inverse]

@@ -114,7 +114,7 @@ def _highs(cost: np.ndarray, rows: list[list[int]], rhs: list[int], upper: list[
     status = h.getModelStatus()
     if status != highspy.HighsModelStatus.kOptimal:
         raise ILPError(f"HiGHS status {h.modelStatusToString(status)}")
-    return [int(round(v)) for v in h.getSolution().col_value]
+    return [round(v) for v in h.getSolution().col_value]
 
 
 def max_weight_selection(

@@ -59,7 +59,7 @@ class _Candidate:
 def _bareiss_solve(matrix: list[list[int]], rhs: list[int]) -> list[Fraction] | None:
     """Exact solution of an integer square system, ``None`` if it is singular."""
     n = len(matrix)
-    a = [row[:] + [b] for row, b in zip(matrix, rhs, strict=True)]
+    a = [[*row, b] for row, b in zip(matrix, rhs, strict=True)]
     prev = 1
     for k in range(n):
         piv = next((r for r in range(k, n) if a[r][k] != 0), None)

@@ -97,7 +97,7 @@ def fraction_of(u: np.ndarray, index: tuple[int, ...]) -> tuple[Fraction, ...]:
 
 
 def check_payoff_array(u: np.ndarray, players: int | None = None) -> None:
-    """Raise ``ValueError`` unless ``u`` has shape ``(k_1, ..., k_n, n)`` with every ``k_i >= 1``."""
+    """Raise ``ValueError`` unless ``u`` has shape ``(k_1, ..., k_n, n)``, every ``k_i >= 1``."""
     if u.ndim < 2:
         raise ValueError(f"payoff array needs shape (k_1, ..., k_n, n), got {u.shape}")
     n = u.shape[-1]

@@ -87,8 +87,14 @@ async def test_workflow_accepts_fair_enough_and_rejects_unfair() -> None:
     move = await bob.act(p.observe(s, "bob"))  # bob is offered only the book: not EF for him
     assert isinstance(move, Reject) and move.counter is not None
     s2, _ = p.apply(p.initial_state(), {"alice": Offer({"book": 1, "hat": 0, "ball": 0})})
+    plain = BayesianWorkflowAgent(polish=False)
+    plain.reset(np.random.default_rng(0))
+    assert isinstance(await plain.act(p.observe(s2, "bob")), Accept)
+    # with polish (default) bob hands back the ball, worth nothing to him, once
     bob.reset(np.random.default_rng(0))
-    assert isinstance(await bob.act(p.observe(s2, "bob")), Accept)
+    move = await bob.act(p.observe(s2, "bob"))
+    assert isinstance(move, Reject) and move.counter is not None
+    assert move.counter.package == {"book": 0, "hat": 1, "ball": 0}
 
 
 def test_render_belief_shows_support_and_proposals() -> None:

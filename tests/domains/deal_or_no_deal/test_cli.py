@@ -88,3 +88,13 @@ def test_download_from_file_url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     res = runner.invoke(app, ["download", "--dest", str(tmp_path / "e"), "--base-url",
                               up.as_uri() + "/"])
     assert res.exit_code == 1 and "does not match" in flat(res.output)
+
+
+def test_meta_game_with_code_agents(dond_dir: Path) -> None:
+    res = runner.invoke(app, ["meta", "--data", str(dond_dir), "--hardest", "8", "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert out["use"] == "workflow" and out["raw"] == "greedy" and out["datapoints"] == 8
+    assert set(out["payoffs"]) == {"workflow,workflow", "workflow,raw", "raw,workflow",
+                                   "raw,raw"}
+    assert out["pure_nash"] and all(len(p) == 2 for p in out["pure_nash"])

@@ -77,7 +77,7 @@ def test_file_errors_report_file_and_line(tmp_path: Path, make_line: LineMaker) 
 
 
 def test_pairing_joins_two_views_and_keeps_file_order(tmp_path: Path, make_line: LineMaker,
-                                                      mirror_line) -> None:
+                                                      mirror_line: LineMaker) -> None:
     a = ((1, 2, 3), (4, 0, 2), (1, 3, 1), TURNS, (1, 0, 2, 0, 2, 1))
     b = ((2, 2, 1), (2, 1, 4), (0, 4, 2), [("THEM", "hi"), ("YOU", "no")], "<no_agreement>")
     lines = [make_line(*a), make_line(*b), mirror_line(*a)]

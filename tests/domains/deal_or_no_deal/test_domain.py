@@ -53,7 +53,8 @@ async def test_run_episode_on_real_data(dond_dir: Path) -> None:
         await dom.run_episode(spec("test/5", data=str(dond_dir), hardest=3), RunContext())
 
 
-def test_scenarios_list_ids_when_data_is_found(dond_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_scenarios_list_ids_when_data_is_found(dond_dir: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ACCORD_DATA", str(dond_dir))
     ids = get_domain("deal-or-no-deal").scenarios()
     assert len(ids) == 545 and ids[0] == "test/0"

@@ -19,8 +19,11 @@ from accord.domains.deal_or_no_deal.location import (
     split_file,
 )
 
+Files = dict[str, bytes]
 
-def test_precedence_explicit_then_env_then_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+
+def test_precedence_explicit_then_env_then_default(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
     monkeypatch.delenv("ACCORD_DATA", raising=False)
     assert data_root() == tmp_path / "xdg" / "accord"
@@ -109,7 +112,7 @@ def http_base(tmp_path: Path) -> Iterator[str]:
         server.server_close()
 
 
-def test_download_over_local_http(tmp_path: Path, upstream: dict[str, bytes], http_base: str) -> None:
+def test_download_over_local_http(tmp_path: Path, upstream: Files, http_base: str) -> None:
     dest = tmp_path / "dest"
     reports = dl.download(dest, base_url=http_base)
     assert [r.status for r in reports] == ["fetched"] * 3
@@ -120,7 +123,7 @@ def test_download_over_local_http(tmp_path: Path, upstream: dict[str, bytes], ht
     assert [r.status for r in again] == ["present"] * 3
 
 
-def test_download_refuses_tampered_file(tmp_path: Path, upstream: dict[str, bytes], http_base: str) -> None:
+def test_download_refuses_tampered_file(tmp_path: Path, upstream: Files, http_base: str) -> None:
     (tmp_path / "up" / "val.txt").write_bytes(b"tampered\n")
     dest = tmp_path / "dest"
     with pytest.raises(dl.ChecksumError, match=r"val\.txt"):
@@ -128,7 +131,8 @@ def test_download_refuses_tampered_file(tmp_path: Path, upstream: dict[str, byte
     assert not any((dest / "dealornodeal").iterdir())  # no partial or bad file left
 
 
-def test_download_from_file_url(tmp_path: Path, upstream: dict[str, bytes], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_download_from_file_url(tmp_path: Path, upstream: Files,
+                                monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ACCORD_DATA", str(tmp_path / "envroot"))
     reports = dl.download(base_url=(tmp_path / "up").as_uri(), names=["test.txt"])
     assert reports[0].path == tmp_path / "envroot" / "dealornodeal" / "test.txt"

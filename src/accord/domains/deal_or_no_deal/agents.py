@@ -1,7 +1,7 @@
 """Agent kinds of the Deal-or-No-Deal domain, built from agent specs.
 
 * ``workflow`` - the Bayesian workflow in code (Algorithm 1); options ``lam``, ``gamma``,
-  ``threshold``, ``learn_from_offers``, ``view`` (see :class:`BayesianWorkflowAgent`);
+  ``threshold``, ``learn_from_offers``, ``view``, ``polish`` (see :class:`BayesianWorkflowAgent`);
 * ``greedy`` - greedy self-interested; option ``accept_share``;
 * ``human`` - replay of the datapoint's human side and outcome; no options.
 
@@ -37,7 +37,7 @@ def _opts(spec: AgentSpec, allowed: set[str]) -> dict[str, Any]:
 
 
 def _workflow(spec: AgentSpec, dp: Datapoint, role: str) -> Agent:
-    o = _opts(spec, {"lam", "gamma", "threshold", "learn_from_offers", "view"})
+    o = _opts(spec, {"lam", "gamma", "threshold", "learn_from_offers", "view", "polish"})
     return BayesianWorkflowAgent(**o)
 
 

@@ -65,6 +65,10 @@ class DealOrNoDealDomain(Domain):
 
     name = "deal-or-no-deal"
 
+    #: shown by ``accord scenarios`` when the data is not installed
+    scenarios_hint = ("data not found: run `accord dond download` or set ACCORD_DATA "
+                      "to a folder holding dealornodeal/")
+
     def scenarios(self) -> list[str]:
         """Ids of the unique test dialogues (empty when the data is not installed)."""
         try:

@@ -5,10 +5,14 @@ partner just did - equation (3) after a rejection of its own proposal, and (opti
 the envy-freeness of a counter-offer - (2) accepts the partner's offer when it is
 envy-free for itself and worth at least its own best proposal (Assumption 1), otherwise
 (3) proposes the solution of problem (1), never re-proposing a share the partner already
-rejected unless nothing else is left. Ties among maximisers go to the higher ``P_EF``,
+rejected, nor one that takes at least as much of every item as a rejected share, unless
+nothing else is left. Ties among maximisers go to the higher ``P_EF``,
 then to the larger expected utility for the partner (giving away what is worthless to
 oneself costs nothing and moves towards the Pareto frontier), then to the agent's random
-generator, so a run is deterministic given its seed.
+generator, so a run is deterministic given its seed. With ``polish`` (accord's addition,
+on by default) the agent, once per episode, answers an acceptable offer that hands it
+items worth nothing to it by handing them back in a counter-offer instead of accepting -
+a Pareto improvement the partner has every reason to accept.
 
 The belief state is kept explicitly (:class:`WorkflowState`) and can be rendered as text
 for an LLM running the same workflow (:func:`render_belief`).
@@ -16,6 +20,7 @@ for an LLM running the same workflow (:func:`render_belief`).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from importlib import resources
@@ -36,6 +41,7 @@ from accord.solvers.bayes import (
     expected_partner_utility,
     offer_likelihood,
     p_ef,
+    possibly_envy_free,
     rejection_likelihood,
     solve_proposal,
     update,
@@ -49,6 +55,8 @@ class WorkflowState:
     belief: Belief
     items: tuple[str, ...]
     rejected: set[int] = field(default_factory=set)
+    excluded: set[int] = field(default_factory=set)
+    polished: bool = False
     last_offer: int | None = None
     seen: int = 0
     inconsistent: int = 0
@@ -74,7 +82,7 @@ class BayesianWorkflowAgent(Agent):
 
     def __init__(self, lam: float | Fraction = 1, gamma: float | Fraction = 1,
                  threshold: float | Fraction = 0, learn_from_offers: bool = True,
-                 view: RejectionView = "partner") -> None:
+                 view: RejectionView = "partner", polish: bool = True) -> None:
         self.lam = as_fraction(lam)
         self.gamma = as_fraction(gamma)
         self.threshold = as_fraction(threshold)
@@ -86,6 +94,7 @@ class BayesianWorkflowAgent(Agent):
             raise ValueError(f"view must be 'partner' or 'exact', got {view!r}")
         self.learn_from_offers = learn_from_offers
         self.view: RejectionView = view
+        self.polish = polish
         self.state: WorkflowState | None = None
         self.reset()
 
@@ -115,8 +124,11 @@ class BayesianWorkflowAgent(Agent):
             rejected = event.get("rejected")
             if rejected is not None and st.last_offer is not None:
                 idx = model.share_index(share_of(rejected, st.items))
-                if idx == st.last_offer:
+                if idx == st.last_offer and not self._gives_more(st, idx, event):
                     st.rejected.add(idx)
+                    # taking at least as much of every item is worse for the partner too
+                    dominating = (model.shares >= model.shares[idx]).all(axis=1)
+                    st.excluded.update(int(i) for i in np.flatnonzero(dominating))
                     lik = rejection_likelihood(model, idx, self.gamma, self.view)
                     st.belief, ok = update(st.belief, lik, self.lam)
                     st.inconsistent += 0 if ok else 1
@@ -128,6 +140,15 @@ class BayesianWorkflowAgent(Agent):
                 st.belief, ok = update(st.belief, lik, self.lam)
                 st.inconsistent += 0 if ok else 1
         st.seen = len(obs.history)
+
+    @staticmethod
+    def _gives_more(st: WorkflowState, idx: int, event: Mapping[str, Any]) -> bool:
+        """A counter-offer leaving me at least my own proposal is no rejection of it."""
+        if event["kind"] != "offer":
+            return False
+        m = st.belief.model
+        mine = np.asarray(m.counts) - np.asarray(share_of(event["share"], st.items))
+        return bool((mine >= m.shares[idx]).all())
 
     def _pick(self, st: WorkflowState, cands: list[int]) -> int:
         """Among equally good shares: highest P_EF, then most for the partner, then rng."""
@@ -147,24 +168,43 @@ class BayesianWorkflowAgent(Agent):
         self._absorb(st, obs)
         st.snapshot(obs.round)
         model = st.belief.model
-        cands = solve_proposal(st.belief, self.threshold, frozenset(st.rejected))
+        cands = solve_proposal(st.belief, self.threshold, frozenset(st.excluded))
         if obs.offer_for_you is not None:
             mine = model.share_index(share_of(obs.offer_for_you, st.items))
             fair = bool(model.own_ok[mine])
             enough = not cands or model.own_utility[mine] >= model.own_utility[cands[0]]
             if fair and (enough or obs.last_turn):
+                better = None if obs.last_turn else self._polish(st, mine)
+                if better is not None:
+                    return self._offer(st, better, obs, "I can give back what I do not need: ")
                 return Accept(message="I accept: " + format_deal_body(obs.offer_for_you,
                                                                       st.items))
+        if not cands:
+            cands = solve_proposal(st.belief, self.threshold, frozenset(st.rejected))
         if not cands:
             cands = solve_proposal(st.belief, self.threshold)
         if not cands:
             return Walk(reason="no allocation is envy-free for both of us under my belief")
-        pick = self._pick(st, cands)
-        st.last_offer = pick
-        share = model.share(pick)
-        offer = Offer(package_of(share, st.items),
-                      message=f"I propose I take {format_deal_body(package_of(share, st.items))}")
+        return self._offer(st, self._pick(st, cands), obs, "I propose I take ")
+
+    def _offer(self, st: WorkflowState, idx: int, obs: Any, text: str) -> Move:
+        st.last_offer = idx
+        package = package_of(st.belief.model.share(idx), st.items)
+        offer = Offer(package, message=text + format_deal_body(package, st.items))
         return Reject(counter=offer) if obs.offer is not None else offer
+
+    def _polish(self, st: WorkflowState, mine: int) -> int | None:
+        """Once per episode: instead of accepting, hand back items worth nothing to me."""
+        if not self.polish or st.polished:
+            return None
+        m = st.belief.model
+        share = m.shares[mine] * (np.asarray(m.own) > 0)
+        idx = m.share_index(tuple(int(x) for x in share))
+        if idx == mine or expected_partner_utility(st.belief, idx) <= \
+                expected_partner_utility(st.belief, mine):
+            return None
+        st.polished = True
+        return idx
 
     async def act(self, observation: Observation) -> Move:
         """See :meth:`decide`."""
@@ -181,9 +221,10 @@ def render_belief(state: WorkflowState, top: int = 5, max_support: int = 30) -> 
     m = b.model
     support = [(tuple(int(x) for x in m.valuations[i]), p) for i, p in enumerate(b.probs) if p]
     support.sort(key=lambda wp: (-wp[1], wp[0]))
-    cands = solve_proposal(b, 0, frozenset(state.rejected))
-    others = [i for i in np.argsort(-m.own_utility, kind="stable")
-              if m.own_ok[i] and int(i) not in cands and int(i) not in state.rejected]
+    cands = solve_proposal(b, 0, frozenset(state.excluded))
+    feasible = possibly_envy_free(b)
+    others = [int(i) for i in np.argsort(-m.own_utility, kind="stable")
+              if feasible[i] and int(i) not in cands and int(i) not in state.excluded]
     rows = [{"share": format_deal_body(package_of(m.share(int(i)), state.items), state.items),
              "utility": int(m.own_utility[i]), "p_ef": str(p_ef(b, int(i)))}
             for i in [*cands, *others][:top]]

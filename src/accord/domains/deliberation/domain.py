@@ -30,7 +30,6 @@ from accord.domains.deliberation.agents import NaiveAgent, SharingAgent
 from accord.domains.deliberation.catalog import shipped_instance
 from accord.domains.deliberation.instance import (
     SETTINGS,
-    TASK_SETTING,
     Instance,
     TaskInstance,
     load_instance,
@@ -142,7 +141,7 @@ def build_protocol(inst: Instance, mode: str, params: Mapping[str, Any]
     return DeliberationProtocol(
         roles, shared, private, proposal_normalizer(shared),
         mode="single" if mode == "centralized" else ("leader" if is_task else "symmetric"),
-        leader=inst.leader if is_task else None,
+        leader=inst.leader if isinstance(inst, TaskInstance) else None,
         max_rounds=int(params.get("max_rounds", DEFAULT_MAX_ROUNDS)),
         max_chars=int(params.get("max_chars", DEFAULT_MAX_CHARS)),
         tools=bool(params.get("tools", False)), merged=merged)
@@ -156,7 +155,8 @@ def _records(protocol: DeliberationProtocol, agents: Mapping[str, Agent],
                                    for r, a in agents.items()}
     if protocol.tools:
         decider = result.record.get("decided_by")
-        order = [decider, *agents] if decider in agents else list(agents)
+        order = [decider, *agents] if isinstance(decider, str) and decider in agents \
+            else list(agents)
         last = None
         for role in order:
             getter = getattr(agents[role], "last_solver_decision", None)

@@ -128,7 +128,7 @@ def task_candidate(sub: SubDomain, rng: np.random.Generator, cfg: Mapping[str, A
         row: dict[str, int | float] = {}
         for res, (lo, hi) in t.requirements.items():
             val = rng.uniform(lo, hi)
-            row[res] = int(round(val)) if res in sub.public_resources else round(float(val), 1)
+            row[res] = round(val) if res in sub.public_resources else round(float(val), 1)
         reqs[t.name] = row
     eff = {a: {t.name: round(float(np.clip(rng.normal(p.efficiency_mean[t.skill],
                                                       p.efficiency_sd), 0.05, 1.0)), 2)
@@ -141,7 +141,7 @@ def task_candidate(sub: SubDomain, rng: np.random.Generator, cfg: Mapping[str, A
     for res in sub.public_resources:
         demand = sum(row.get(res, 0) for row in reqs.values())
         if demand > 0:
-            public[res] = max(1, int(round(rng.uniform(f_lo, f_hi) * demand)))
+            public[res] = max(1, round(rng.uniform(f_lo, f_hi) * demand))
     extra = {"domain": sub.key, "domain_title": sub.title,
              "personas": {a: {"name": p.name, "role": p.role, "description": p.description}
                           for a, p in zip(agents, personas, strict=True)},
@@ -198,10 +198,10 @@ def select_menu_instances(setting: str, rng: np.random.Generator, *,
     order = sorted(range(len(pool)), key=lambda i: (-scores[i], i))[:keep or cfg["keep"]]
     out = []
     for n, i in enumerate(order):
-        inst = pool[i].instance
-        assert isinstance(inst, MenuInstance)
-        inst = replace(inst, id=f"{setting}/{n:02d}")
-        out.append(replace(inst, observations=sample_observation_spec(inst, rng, db)))
+        cand = pool[i].instance
+        assert isinstance(cand, MenuInstance)
+        cand = replace(cand, id=f"{setting}/{n:02d}")
+        out.append(replace(cand, observations=sample_observation_spec(cand, rng, db)))
     return out
 
 
@@ -221,11 +221,12 @@ def select_task_instances(rng: np.random.Generator, *, candidates: int | None = 
                 pool.append(Candidate(inst, feats))
         scores = _normalized_scores([c.features for c in pool], cfg["weights"])
         for i in sorted(range(len(pool)), key=lambda i: (-scores[i], i))[:keep or cfg["keep"]]:
-            inst = pool[i].instance
-            assert isinstance(inst, TaskInstance)
-            inst = replace(inst, id=f"{TASK_SETTING}/{len(out):02d}")
-            spec = sample_observation_spec(inst, rng, concentration=cfg["fragment_concentration"])
-            out.append(replace(inst, observations=spec))
+            chosen = pool[i].instance
+            assert isinstance(chosen, TaskInstance)
+            chosen = replace(chosen, id=f"{TASK_SETTING}/{len(out):02d}")
+            spec = sample_observation_spec(chosen, rng,
+                                           concentration=cfg["fragment_concentration"])
+            out.append(replace(chosen, observations=spec))
     return out
 
 

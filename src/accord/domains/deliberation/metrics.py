@@ -89,7 +89,7 @@ def valid_ratio(valid: Sequence[bool]) -> float:
 
 
 def truth_vector(inst: Instance) -> dict[str, Fraction]:
-    """The resource part of the ground-truth state, flattened (``ing``, ``agent/res``, ``pub:res``)."""
+    """The resource part of the true state, flat: ``ing``, ``agent/res``, ``pub:res``."""
     if isinstance(inst, MenuInstance):
         return {i: exact(v) for i, v in inst.ingredients.items()}
     out = {f"{a}/{r}": exact(v) for a, row in inst.private_resources.items()
@@ -153,7 +153,7 @@ def same_decision(inst: Instance, a: Any, b: Any) -> bool:
     except DecisionFormatError:
         return False
     if isinstance(inst, MenuInstance):
-        return sorted(na) == sorted(nb)  # type: ignore[arg-type]
+        return sorted(na) == sorted(nb)
     return na == nb
 
 

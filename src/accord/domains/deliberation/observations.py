@@ -39,14 +39,16 @@ from accord.domains.deliberation.instance import (
 
 def partition_ingredients(names: Sequence[str], n_agents: int, rng: np.random.Generator,
                           share: tuple[float, float] = (0.4, 0.6)) -> list[list[str]]:
-    """Split ingredient names among agents; with two agents each gets ``share`` of them."""
+    """Split ingredient names among agents; with two agents each gets ``share`` of them.
+
+    When no split can satisfy ``share`` (very short lists) the split is as even as possible.
+    """
     order = [names[i] for i in rng.permutation(len(names))]
     if n_agents == 2:
         n = len(order)
         lo, hi = math.ceil(share[0] * n - 1e-9), math.floor(share[1] * n + 1e-9)
-        if lo > hi:
-            raise ValueError(f"cannot give each of 2 agents {share[0]:.0%}-{share[1]:.0%} of "
-                             f"{n} ingredients")
+        if lo > hi:  # too few ingredients for the share (e.g. 3): split as evenly as possible
+            lo, hi = n // 2, (n + 1) // 2
         k = int(rng.integers(lo, hi + 1))
         parts = [order[:k], order[k:]]
     else:
@@ -72,7 +74,7 @@ def split_total(total: Number, n: int, rng: np.random.Generator,
     units = int(t * scale)
     weights = rng.dirichlet([concentration] * n)
     raw = [w * units for w in weights]
-    parts = [int(math.floor(r)) for r in raw]
+    parts = [math.floor(r) for r in raw]
     for i in sorted(range(n), key=lambda i: raw[i] - parts[i], reverse=True)[:units - sum(parts)]:
         parts[i] += 1
     if isinstance(total, int) or scale == 1:
@@ -177,7 +179,7 @@ def check_observations(inst: Instance) -> list[str]:
     if union != set(inst.ingredients) or sum(map(len, parts)) != len(union):
         problems.append("ingredient observations must partition the inventory")
     n = len(inst.ingredients)
-    if len(parts) == 2 and n:
+    if len(parts) == 2 and math.ceil(0.4 * n - 1e-9) <= math.floor(0.6 * n + 1e-9):
         for a, part in zip(inst.agents, parts, strict=True):
             if not 0.4 * n - 1e-9 <= len(part) <= 0.6 * n + 1e-9:
                 problems.append(f"{a} observes {len(part)}/{n} ingredients (outside 40-60%)")

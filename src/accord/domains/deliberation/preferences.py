@@ -79,7 +79,8 @@ def _flag(persona: Mapping[str, Any], field: str, key: str) -> bool:
     return bool(section.get(key)) if isinstance(section, Mapping) else False
 
 
-def _conflict(persona: Mapping[str, Any], p: DishProfile) -> bool:
+def conflicts(persona: Mapping[str, Any], p: DishProfile) -> bool:
+    """Whether the dish violates a hard constraint the persona states (diet, allergy, faith)."""
     diet = "Dietary Preferences"
     if _flag(persona, diet, "Vegan") and not p.vegan:
         return True
@@ -107,7 +108,7 @@ def rule_score(persona: Mapping[str, Any], p: DishProfile, model: Mapping[str, A
     Fields absent from ``persona`` contribute nothing, so a partial description gives a
     partial (less informed) estimate. Hard conflicts give ``conflict_rating``.
     """
-    if _conflict(persona, p):
+    if conflicts(persona, p):
         return float(model["conflict_rating"])
     w: Mapping[str, float] = model["weights"]
     score = float(model["base"])

@@ -206,13 +206,13 @@ class DeliberationProtocol(Protocol[DeliberationState]):
                         accepted_by=frozenset({role}), offers=s.offers + 1)
         elif isinstance(move, Accept):
             assert s.current is not None
+            proposer, proposal = s.current
             s = replace(s, accepted_by=s.accepted_by | {role})
-            proposal = s.current[1]
             everyone = s.accepted_by >= set(self.parties)
             if (self.mode == "symmetric" and everyone) or role == self.leader:
-                s = replace(s, decision=s.current[1], decided_by=role)
+                s = replace(s, decision=proposal, decided_by=role)
             elif self.mode == "leader":
-                notes.append(Note("worker_accept", role, {"proposer": s.current[0]}))
+                notes.append(Note("worker_accept", role, {"proposer": proposer}))
         elif isinstance(move, Decide):
             proposal, _ = self.normalize(move.decision)
             s = replace(s, decision=proposal, decided_by=role)

@@ -17,8 +17,9 @@ and must be stepped with ``None``, as in PettingZoo.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -26,14 +27,14 @@ from accord.domains.games.describe import render_game
 from accord.domains.games.model import ExtensiveGame, Game, NormalFormGame
 from accord.solvers.game_tree import Decision, decision_nodes, depth
 
+_spaces: Any = None
+_AECBase: Any = object
 try:  # optional extra
-    from gymnasium import spaces as _spaces
-    from pettingzoo import AECEnv as _AECBase
-
+    _spaces = importlib.import_module("gymnasium.spaces")
+    _AECBase = importlib.import_module("pettingzoo").AECEnv
     HAVE_PETTINGZOO = True
 except ImportError:  # pragma: no cover - exercised when the extra is absent
-    _spaces = None
-    _AECBase = object
+    _spaces, _AECBase = None, object
     HAVE_PETTINGZOO = False
 
 
@@ -71,7 +72,7 @@ class _Box:
         return arr.shape == self.shape and bool(((arr >= self.low) & (arr <= self.high)).all())
 
 
-class _DictSpace(dict):  # type: ignore[type-arg]
+class _DictSpace(dict[str, Any]):
     """Minimal stand-in for ``gymnasium.spaces.Dict``."""
 
     def contains(self, x: Any) -> bool:
@@ -79,10 +80,11 @@ class _DictSpace(dict):  # type: ignore[type-arg]
         return isinstance(x, dict) and all(self[k].contains(x.get(k)) for k in self)
 
 
-class GameAECEnv(_AECBase):  # type: ignore[misc, valid-type]
+class GameAECEnv(_AECBase):
     """One play of a game per episode, in the PettingZoo AEC API (see module docstring)."""
 
-    metadata = {"name": "accord_games_v0", "render_modes": ["ansi"], "is_parallelizable": False}
+    metadata: ClassVar[dict[str, Any]] = {"name": "accord_games_v0", "render_modes": ["ansi"],
+                                          "is_parallelizable": False}
 
     def __init__(self, game: Game, render_mode: str | None = None) -> None:
         if HAVE_PETTINGZOO:

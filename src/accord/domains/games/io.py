@@ -254,6 +254,8 @@ def parse_game(data: Any, *, source: str = "<game>", params: Mapping[str, Any] |
 def load_game(path: str | Path, params: Mapping[str, Any] | None = None) -> Game:
     """Read a game from a ``.json``, ``.yaml`` or ``.yml`` file."""
     p = Path(path)
+    if p.suffix.lower() not in (".json", ".yaml", ".yml"):
+        raise GameFileError(f"{p}: unknown game file type {p.suffix!r}; use .json, .yaml, .yml")
     try:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
@@ -264,7 +266,7 @@ def load_game(path: str | Path, params: Mapping[str, Any] | None = None) -> Game
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise GameFileError(f"{p}, line {exc.lineno}: invalid JSON: {exc.msg}") from None
-    elif p.suffix.lower() in (".yaml", ".yml"):
+    else:
         try:
             data = yaml.safe_load(text)
         except yaml.YAMLError as exc:
@@ -272,8 +274,6 @@ def load_game(path: str | Path, params: Mapping[str, Any] | None = None) -> Game
             at = f", line {mark.line + 1}" if mark is not None else ""
             raise GameFileError(f"{p}{at}: invalid YAML: {exc}") from None
         lines = _yaml_lines(text)
-    else:
-        raise GameFileError(f"{p}: unknown game file type {p.suffix!r}; use .json, .yaml, .yml")
     return parse_game(data, source=str(p), params=params, lines=lines)
 
 

@@ -16,6 +16,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
+from accord.core.pareto import distance_to_frontier
 from accord.core.trajectory import Trajectory
 from accord.domains.task_exchange.masks import parse_mask
 from accord.domains.task_exchange.scenario import Scenario
@@ -32,11 +33,14 @@ def pareto_front(points: Iterable[Point]) -> list[Point]:
 
 
 def l2_to_front(point: Sequence[float | Fraction], front: Sequence[Point]) -> float:
-    """Euclidean distance from ``point`` to the nearest point of ``front`` (0 on the front)."""
+    """Euclidean distance from ``point`` to the nearest point of ``front`` (0 on the front).
+
+    The same definition as :func:`accord.core.pareto.distance_to_frontier`, which computes it.
+    """
     if not front:
         raise ValueError("empty Pareto front")
-    x, y = float(point[0]), float(point[1])
-    return min(math.hypot(x - float(a), y - float(b)) for a, b in front)
+    return distance_to_frontier([float(point[0]), float(point[1])],
+                                [[float(a), float(b)] for a, b in front])
 
 
 @lru_cache(maxsize=64)

@@ -91,7 +91,8 @@ def parse_assignment(body: str, roles: Sequence[str]) -> dict[str, list[str]] | 
     try:
         data = _json_object(body)
     except json.JSONDecodeError as exc:
-        return f"the proposal is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})."
+        return (f"the proposal is not valid JSON ({exc.msg} at line {exc.lineno} "
+                f"column {exc.colno}).")
     if not isinstance(data, dict):
         return f"the proposal must be a JSON object, got {type(data).__name__}."
     by_key = {r.lower(): r for r in roles}

@@ -75,9 +75,9 @@ class TaskUniverse:
                     f"composites[{key!r}]: same description as composites[{other!r}]; "
                     "descriptions identify composites and must be unique")
             index[text] = mask
-        for task in self.main_tasks:
-            if not 0 < task.mask < 1 << n:
-                raise ScenarioError(f"main_tasks[{task.id!r}]: mask {task.mask} out of range")
+        for main in self.main_tasks:
+            if not 0 < main.mask < 1 << n:
+                raise ScenarioError(f"main_tasks[{main.id!r}]: mask {main.mask} out of range")
         object.__setattr__(self, "_index", index)
 
     @property
@@ -137,7 +137,7 @@ def normalise_scores(raw: Sequence[Fraction | int | float]) -> tuple[Fraction, .
 
 @dataclass(frozen=True)
 class PrivateView:
-    """What one agent knows: the public universe, both original masks, and only its own utilities."""
+    """What one agent knows: the public universe, both original masks, only its own utilities."""
 
     role: str
     partner: str

@@ -252,6 +252,9 @@ def _text(content: Any) -> str:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # headers and body go out as separate writes; with Nagle on, the body waits for
+    # the client's delayed ACK (~40 ms on Linux) and latency figures would be wrong
+    disable_nagle_algorithm = True
     server: _HTTPServer
 
     def log_message(self, format: str, *args: Any) -> None:

@@ -17,8 +17,8 @@ import numpy as np
 
 from accord.domains.deliberation.database import DATA_DIR, load_menu_database
 from accord.domains.deliberation.preferences import (
-    _conflict,
     clip_rating,
+    conflicts,
     dish_profile,
     rule_score,
 )
@@ -35,7 +35,7 @@ def author_ratings(data_dir: Path = DATA_DIR) -> dict[str, dict[str, float]]:
         for name, dish in db.dishes.items():
             prof = dish_profile(dish, db)
             noise = float(rng.normal(0.0, float(model["noise_sd"])))
-            if _conflict(persona, prof):
+            if conflicts(persona, prof):
                 row[name] = float(model["conflict_rating"])
             else:
                 row[name] = clip_rating(rule_score(persona, prof, model) + noise, model)

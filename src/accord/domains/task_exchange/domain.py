@@ -1,0 +1,122 @@
+"""The ``task-exchange`` domain plug-in: scenarios, agent kinds, one episode, metrics."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from accord.agents.base import Agent
+from accord.agents.spec import AgentSpec, parse_agent_spec
+from accord.domains.base import Domain, EpisodeSpec, RunContext
+from accord.domains.task_exchange.code_agents import UtilityAwareAgent, selfish_agent
+from accord.domains.task_exchange.loader import builtin_scenarios, get_scenario
+from accord.domains.task_exchange.metrics import episode_metrics
+from accord.domains.task_exchange.protocol import STRATEGIES, TaskExchangeProtocol
+from accord.domains.task_exchange.scripted import ScriptedAgent
+from accord.protocols.engine import Bounds, EpisodeResult, run_episode
+
+DEFAULT_RETRIES = 5
+"""K of Appendix B.2: retries per turn before the run ends with status error."""
+
+
+def _utility_aware(spec: AgentSpec) -> Agent:
+    opts = dict(spec.options)
+    return UtilityAwareAgent(e=float(opts.pop("e", 0.5)), eta=float(opts.pop("eta", 0.3)),
+                             **_no_more(spec, opts))
+
+
+def _selfish(spec: AgentSpec) -> Agent:
+    opts = dict(spec.options)
+    return selfish_agent(e=float(opts.pop("e", 0.3)), **_no_more(spec, opts))
+
+
+def _scripted(spec: AgentSpec) -> Agent:
+    opts = dict(spec.options)
+    script = str(opts.pop("script", spec.arg or ""))
+    return ScriptedAgent(script, then=str(opts.pop("then", "status-quo")), **_no_more(spec, opts))
+
+
+def _no_more(spec: AgentSpec, opts: Mapping[str, Any]) -> dict[str, Any]:
+    if opts:
+        raise ValueError(f"agent {spec}: unknown option(s) {', '.join(sorted(opts))}")
+    return {}
+
+
+AGENT_KINDS: dict[str, Callable[[AgentSpec], Agent]] = {
+    "utility-aware": _utility_aware,
+    "selfish": _selfish,
+    "scripted": _scripted,
+}
+"""Agent kinds of this domain, by spec kind (``scripted:OVL*6+ok?then=accept``)."""
+
+
+def build_agent(spec: AgentSpec | str) -> Agent:
+    """An agent from its spec, with a clear error for kinds this domain does not have."""
+    spec = parse_agent_spec(spec)
+    try:
+        factory = AGENT_KINDS[spec.kind]
+    except KeyError:
+        known = ", ".join(AGENT_KINDS)
+        raise ValueError(f"task-exchange has no agent kind {spec.kind!r}; known: {known}") \
+            from None
+    return factory(spec)
+
+
+def build_protocol(scenario: str, params: Mapping[str, Any]) -> TaskExchangeProtocol:
+    """The protocol for a scenario name or path; ``params``: strategy, turn_limit, max_retries."""
+    unknown = set(params) - {"strategy", "turn_limit", "max_retries"}
+    if unknown:
+        raise ValueError(f"task-exchange: unknown param(s) {', '.join(sorted(unknown))}; "
+                         "known: strategy, turn_limit, max_retries")
+    strategy = str(params.get("strategy", "utility-aware"))
+    if strategy not in STRATEGIES:
+        raise ValueError(f"task-exchange: strategy {strategy!r} unknown; use one of "
+                         f"{', '.join(STRATEGIES)}")
+    limit = params.get("turn_limit")
+    return TaskExchangeProtocol(get_scenario(scenario), strategy,
+                                None if limit is None else int(limit),
+                                int(params.get("max_retries", DEFAULT_RETRIES)))
+
+
+async def play(protocol: TaskExchangeProtocol, agents: Sequence[Agent],
+               seed: int = 0) -> EpisodeResult:
+    """Reset ``agents`` with independent generators from ``seed`` and run one episode."""
+    if len(agents) != 2:
+        raise ValueError(f"task-exchange needs exactly 2 agents, got {len(agents)}")
+    rngs = np.random.default_rng(seed).spawn(2)
+    for agent, rng in zip(agents, rngs, strict=True):
+        agent.reset(rng)
+    cast = dict(zip(protocol.parties, agents, strict=True))
+    return await run_episode(protocol, cast, bounds=Bounds(max_retries=protocol.max_retries))
+
+
+class TaskExchangeDomain(Domain):
+    """Utility-aware task decomposition and exchange between two agents (seed 000)."""
+
+    name = "task-exchange"
+
+    def scenarios(self) -> list[str]:
+        return builtin_scenarios()
+
+    def agent_kinds(self) -> list[str]:
+        return list(AGENT_KINDS)
+
+    async def run_episode(self, spec: EpisodeSpec, ctx: RunContext) -> EpisodeResult:
+        protocol = build_protocol(spec.scenario, spec.params)
+        agents = [build_agent(a) for a in spec.agents]
+        return await play(protocol, agents, spec.seed)
+
+    def metrics(self, spec: EpisodeSpec, result: EpisodeResult) -> dict[str, Any]:
+        return episode_metrics(get_scenario(spec.scenario), result.record, result.trajectory)
+
+
+__all__ = [
+    "AGENT_KINDS",
+    "DEFAULT_RETRIES",
+    "TaskExchangeDomain",
+    "build_agent",
+    "build_protocol",
+    "play",
+]
