@@ -109,14 +109,15 @@ def prefix_shares(prompts: list[list[dict[str, str]]]) -> list[float]:
 
 
 async def run_level(model: str, concurrency: int, episodes: int, turns: int, kind: str,
-                    cache: Path | None) -> dict[str, Any]:
+                    cache: Path | None, tag: str) -> dict[str, Any]:
     """One measurement: wall, ideal, CPU per call, prefix shares."""
     store = CompletionCache(cache, "rw") if cache else None
     async with LLMRuntime(max_concurrency=concurrency, timeout=30, cache=store) as rt:
         client = rt.client(model)
         run = EPISODES[kind]
         wall0, cpu0 = time.perf_counter(), time.process_time()
-        all_prompts = await asyncio.gather(*(run(client, f"ep{i}", turns)
+        # episode ids unique per run: the stub's prefix memory outlives a run
+        all_prompts = await asyncio.gather(*(run(client, f"{tag}-ep{i}", turns)
                                              for i in range(episodes)))
         wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
         totals = rt.tracker.totals()
@@ -162,7 +163,7 @@ def main() -> None:
     os.environ["STUB_BASE_URL"], os.environ["STUB_API_KEY"] = base_url, "bench-key-000000"
     results: dict[str, list[dict[str, Any]]] = {}
     try:
-        asyncio.run(run_level("openai-api/stub/warmup", 8, 4, 4, args.kind, None))
+        asyncio.run(run_level("openai-api/stub/warmup", 8, 4, 4, args.kind, None, "warmup"))
         variants: list[tuple[str, int, str, bool]] = [
             (f"http c={c}", int(c), "openai-api/stub/fixed-latency", False)
             for c in args.levels.split(",")]
@@ -172,10 +173,11 @@ def main() -> None:
         for label, c, model, cached in variants:
             episodes = args.c1_episodes if c == 1 else args.episodes
             runs = 1 if c == 1 else args.repeat
-            for _ in range(runs):
+            for run in range(runs):
                 with tempfile.TemporaryDirectory() as tmp:
                     cache = Path(tmp) / "cache.sqlite" if cached else None
-                    out = asyncio.run(run_level(model, c, episodes, args.turns, args.kind, cache))
+                    out = asyncio.run(run_level(model, c, episodes, args.turns, args.kind, cache,
+                                                f"{label}#{run}"))
                 results.setdefault(label, []).append(out)
     finally:
         assert proc.stdin is not None

@@ -11,6 +11,10 @@ measures, in the same process and interleaved per repeat:
 * the store's cost per episode: (bench time - executor time) / N, and separately the
   time of ``Store.write`` alone over N precomputed records, plus bytes per episode.
 
+Wall-clock figures suffer when other processes share the cores, so every step also
+records the process's CPU time (user + system, single-threaded driver): the CPU cost
+per episode and the store's CPU cost are the figures to compare across machines.
+
 Optionally (``--process``) the same N episodes on the process-pool executor.
 
     python benchmarks/bench_runner.py [--episodes 10000] [--repeat 3] [--process]
@@ -25,6 +29,7 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from _util import machine
 
@@ -46,7 +51,7 @@ from accord.bench.provenance import provenance
 POOL = ["boulware", "linear", "conceder", "tit-for-tat"]
 
 
-def make_plan(n: int) -> tuple[Plan, object]:
+def make_plan(n: int) -> tuple[Plan, Any]:
     """The first ``n`` episodes of a 2-scenario x 16-line-up sweep."""
     seeds = -(-n // 32)
     cfg = parse_config({"name": "bench", "domain": "bargaining",
@@ -66,35 +71,47 @@ async def _consume(executor: Executor, items: list[EpisodeTask]) -> list[Episode
     return [rec async for rec in executor.run(items)]
 
 
-def time_executor(executor: Executor, items: list[EpisodeTask]) -> tuple[float, list]:
-    """Seconds to run every task through the executor, records kept in memory."""
-    t0 = time.perf_counter()
+Timing = tuple[float, float]  # (wall seconds, CPU seconds)
+
+
+def _clock() -> Timing:
+    return time.perf_counter(), time.process_time()
+
+
+def _since(t0: Timing) -> Timing:
+    w, c = _clock()
+    return w - t0[0], c - t0[1]
+
+
+def time_executor(executor: Executor, items: list[EpisodeTask]
+                  ) -> tuple[Timing, list[EpisodeRecord]]:
+    """Time to run every task through the executor, records kept in memory."""
+    t0 = _clock()
     recs = asyncio.run(_consume(executor, items))
-    return time.perf_counter() - t0, recs
+    return _since(t0), recs
 
 
-def time_bench(cfg: object, plan: Plan, concurrency: int, workdir: Path, tag: str) -> float:
-    """Seconds of a full ``run_bench`` into a fresh store."""
+def time_bench(cfg: Any, plan: Plan, concurrency: int, workdir: Path, tag: str) -> Timing:
+    """Time of a full ``run_bench`` into a fresh store."""
     store = workdir / f"{tag}.db"
-    t0 = time.perf_counter()
-    rep = run_bench(cfg, BenchOptions(store=store, concurrency=concurrency, quiet=True),  # type: ignore[arg-type]
-                    plan)
-    elapsed = time.perf_counter() - t0
+    t0 = _clock()
+    rep = run_bench(cfg, BenchOptions(store=store, concurrency=concurrency, quiet=True), plan)
+    elapsed = _since(t0)
     assert rep.done == len(plan.episodes) and rep.failed == 0, rep
     return elapsed
 
 
 def time_store_writes(plan: Plan, recs: list[EpisodeRecord], workdir: Path, tag: str
-                      ) -> tuple[float, int]:
-    """Seconds of ``Store.write`` for every record (own transaction each), and file bytes."""
+                      ) -> tuple[Timing, int]:
+    """Time of ``Store.write`` for every record (own transaction each), and file bytes."""
     path = workdir / f"{tag}.db"
     st = Store.open(path)
     sid = st.begin_session("w", {}, None, provenance(), "local", 1)
     st.add_planned("w", plan.episodes)
-    t0 = time.perf_counter()
+    t0 = _clock()
     for rec in recs:
         st.write("w", rec, sid)
-    elapsed = time.perf_counter() - t0
+    elapsed = _since(t0)
     st.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     st.close()
     return elapsed, path.stat().st_size
@@ -120,15 +137,16 @@ def main() -> None:
     levels = [int(c) for c in args.concurrency.split(",")]
     print(f"accord bench runner: {n} bargaining episodes, concession agents; {machine()}")
     asyncio.run(_consume(LocalExecutor(8), items[:200]))  # warm caches and imports
-    ex_t: dict[int, list[float]] = {c: [] for c in levels}
-    bench_t: dict[int, list[float]] = {c: [] for c in levels}
-    write_t: list[float] = []
+    ex_t: dict[int, list[Timing]] = {c: [] for c in levels}
+    bench_t: dict[int, list[Timing]] = {c: [] for c in levels}
+    write_t: list[Timing] = []
     sizes: list[int] = []
-    proc_t: list[float] = []
+    proc_t: list[Timing] = []
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         for r in range(args.repeat):
-            for c in levels:
+            order = levels if r % 2 == 0 else levels[::-1]  # interleave against drift
+            for c in order:
                 t, recs = time_executor(LocalExecutor(c), items)
                 ex_t[c].append(t)
                 bench_t[c].append(time_bench(cfg, plan, c, work, f"b{r}-{c}"))
@@ -138,19 +156,32 @@ def main() -> None:
             if args.process:
                 t, _ = time_executor(ProcessExecutor(os.cpu_count() or 2), items)
                 proc_t.append(t)
-            print(f"  repeat {r + 1}/{args.repeat} done", flush=True)
-    print("\nepisodes per second (median, min-max over repeats):")
+            print(f"  repeat {r + 1}/{args.repeat} done (load average "
+                  f"{os.getloadavg()[0]:.1f})", flush=True)
+    print("\nepisodes per second, wall clock (median, min-max over repeats):")
     for c in levels:
-        print(f"  concurrency {c:>3}  executor only: {fmt([n / t for t in ex_t[c]], 'ep/s')}")
-        print(f"  concurrency {c:>3}  with store   : {fmt([n / t for t in bench_t[c]], 'ep/s')}")
+        for label, ts in (("executor only", ex_t[c]), ("with store   ", bench_t[c])):
+            print(f"  concurrency {c:>3}  {label}: "
+                  f"{fmt([n / t[0] for t in ts], 'ep/s')}")
     if proc_t:
         print(f"  process pool x{os.cpu_count()}  executor only: "
-              f"{fmt([n / t for t in proc_t], 'ep/s')}")
-    print("\nstore cost per episode:")
+              f"{fmt([n / t[0] for t in proc_t], 'ep/s')}")
+    print("\ndriver CPU time per episode (user + system):")
     for c in levels:
-        diffs = [(b - e) / n for b, e in zip(bench_t[c], ex_t[c], strict=True)]
-        print(f"  run_bench - executor, concurrency {c:>3}: {fmt(diffs, 'µs', 1e6)}")
-    print(f"  Store.write alone (1 txn/episode)      : {fmt([w / n for w in write_t], 'µs', 1e6)}")
+        for label, ts in (("executor only", ex_t[c]), ("with store   ", bench_t[c])):
+            print(f"  concurrency {c:>3}  {label}: "
+                  f"{fmt([t[1] / n for t in ts], 'µs', 1e6)}")
+    print("\nstore cost per episode (run_bench - executor, same process, same repeat):")
+    for c in levels:
+        pairs = list(zip(bench_t[c], ex_t[c], strict=True))
+        cpu = [(b[1] - e[1]) / n for b, e in pairs]
+        wall = [(b[0] - e[0]) / n for b, e in pairs]
+        print(f"  concurrency {c:>3}  CPU : {fmt(cpu, 'µs', 1e6)}")
+        print(f"  concurrency {c:>3}  wall: {fmt(wall, 'µs', 1e6)}")
+    print(f"  Store.write alone, wall (1 txn/episode): "
+          f"{fmt([w[0] / n for w in write_t], 'µs', 1e6)}")
+    print(f"  Store.write alone, CPU                 : "
+          f"{fmt([w[1] / n for w in write_t], 'µs', 1e6)}")
     print(f"  store size: {statistics.median(sizes) / n / 1024:.2f} KiB per episode "
           f"({statistics.median(sizes) / 2**20:.1f} MiB for {n})")
 

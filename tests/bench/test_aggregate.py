@@ -133,3 +133,8 @@ def test_formatting_and_wide_tables_split_to_fit():
     assert all(t.row_count == 40 for t in tables)
     few = rich_tables(aggregate(rows, ["scenario"]), width=80)  # 2 groups: transposed
     assert [str(c.header) for c in few[0].columns] == ["metric", "s0", "s1"]
+
+
+def test_categorical_metrics_are_for_grouping_not_averaging():
+    with pytest.raises(AggregateError, match="categorical"):
+        aggregate(ROWS, ["scenario"], ["kind"])

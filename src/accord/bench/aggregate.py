@@ -183,6 +183,10 @@ def aggregate(rows: Sequence[EpisodeRow], group_by: Sequence[str] | None = None,
         if unknown:
             raise AggregateError(f"unknown metric(s) {unknown}; available: "
                                  f"{', '.join(kinds) or 'none (no finished episodes)'}")
+        cats = [m for m in metrics if kinds[m] == "category"]
+        if cats:
+            raise AggregateError(f"metric(s) {cats} are categorical (text); group by them "
+                                 "instead (--group-by)")
         chosen = {m: kinds[m] for m in metrics}
     else:
         chosen = {m: k for m, k in kinds.items() if k in ("number", "rate")}

@@ -48,6 +48,8 @@ from accord.core.trajectory import Trajectory
 #: exit codes: 0 every planned episode done, 1 some failed, 2 bad input, 130 interrupted
 EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 1, 2, 130
 FORMATS = ("table", "csv", "md", "json", "parquet")
+#: after a run, print the grouped table only up to this many groups
+MAX_SUMMARY_GROUPS = 24
 CACHE_MODES = ("off", "rw", "replay")
 
 
@@ -124,7 +126,12 @@ def bench_command(
     if not quiet:
         _summary(console, rep)
         with Store.open(rep.store, create=False) as st:
-            print_table(console, aggregate(st.episodes(cfg.name)), title=cfg.name)
+            agg = aggregate(st.episodes(cfg.name))
+        if len(agg.groups) <= MAX_SUMMARY_GROUPS:
+            print_table(console, agg, title=cfg.name)
+        else:
+            console.print(f"{len(agg.groups)} groups; see: accord results {rep.store} "
+                          "--group-by FIELD,...", highlight=False)
     if rep.interrupted:
         raise typer.Exit(EXIT_INTERRUPTED)
     if rep.failed or rep.skipped_failed:
@@ -178,6 +185,8 @@ def results_command(
         raise _fail(f"--error must be sd or se, got {error!r}")
     if fmt == "parquet" and output is None:
         raise _fail("--format parquet needs --output PATH")
+    if per_episode and fmt not in ("csv", "json", "parquet"):
+        raise _fail("--per-episode works with --format csv, json or parquet")
     with _open(store) as st:
         runs = st.runs()
         if run is not None and run not in {r["name"] for r in runs}:

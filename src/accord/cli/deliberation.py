@@ -14,6 +14,7 @@ import typer
 
 from accord.agents.spec import parse_agent_list
 from accord.domains.base import EpisodeSpec, RunContext
+from accord.protocols.engine import EpisodeResult
 
 app = typer.Typer(name="deliberation", no_args_is_help=True,
                   help="Deliberative collaboration: menu design and task allocation (seed 001).")
@@ -25,7 +26,8 @@ def _fail(message: str) -> None:
 
 
 def run_target(setting: str, instance: int | str = 0, agents: list[str] | None = None,
-               tools: bool = False, seed: int = 0, **params: Any) -> dict[str, Any]:
+               tools: bool = False, seed: int = 0, llm: dict[str, Any] | None = None,
+               **params: Any) -> dict[str, Any]:
     """Run one deliberation episode and return its JSON-ready summary.
 
     ``setting`` is ``menu-numeric``, ``menu-semantic`` or ``task-allocation`` (a
@@ -52,7 +54,14 @@ def run_target(setting: str, instance: int | str = 0, agents: list[str] | None =
         agents = ["share"] * n
     specs = tuple(parse_agent_list(",".join(agents)))
     spec = EpisodeSpec("deliberation", base, specs, p, seed)
-    result = asyncio.run(DOMAIN.run_episode(spec, RunContext()))
+    result = asyncio.run(DOMAIN.run_episode(spec, RunContext(llm=llm or {})))
+    return summarize(spec, result)
+
+
+def summarize(spec: EpisodeSpec, result: EpisodeResult) -> dict[str, Any]:
+    """The JSON object of ``accord run deliberation/<setting>`` for a finished episode."""
+    from accord.domains.deliberation import DOMAIN
+
     m = DOMAIN.metrics(spec, result)
     return {
         "reward": m["reward"], "max_reward": m["max_reward"], "nr": m["nr"], "nar": m["nar"],

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from accord import __version__
-from accord.cli.run import analyze_command, fail, run_bargaining
+from accord.cli.run import analyze_command, fail, run_bargaining, run_domain
 
 app = typer.Typer(
     name="accord",
@@ -24,6 +24,8 @@ app = typer.Typer(
 #: sub-command groups: (module, attribute); each module defines a typer app
 SUBAPPS: tuple[tuple[str, str], ...] = (
     ("accord.cli.dond", "app"),
+    ("accord.cli.task_exchange", "app"),
+    ("accord.cli.deliberation", "app"),
 )
 
 
@@ -91,18 +93,16 @@ def run(
                 params[key] = val
         run_bargaining(target, agents, seed, max_rounds, log, as_json, params, llm)
         return
-    runner = RUNNERS.get(domain)
-    if runner is None:
+    if domain not in RUN_DOMAINS:
         raise fail(f"unknown domain {domain!r} in {target!r}; use one of "
-                   f"{', '.join(['bargaining', *sorted(RUNNERS)])}")
-    module, func = runner
-    getattr(importlib.import_module(module), func)(
-        rest, agents=agents, seed=seed, max_rounds=max_rounds, log=log, as_json=as_json,
-        strategy=strategy, instance=instance, tools=tools, llm=llm)
+                   f"{', '.join(['bargaining', *RUN_DOMAINS])}, or a scenario PATH.yaml")
+    run_domain(domain, rest, agents=agents, seed=seed, max_rounds=max_rounds, log=log,
+               as_json=as_json, strategy=strategy, instance=instance, tools=tools, llm=llm)
 
 
-#: ``accord run DOMAIN/...`` dispatch for the other domains: domain -> (module, function)
-RUNNERS: dict[str, tuple[str, str]] = {}
+#: domains ``accord run DOMAIN/...`` accepts besides bargaining (games and deal-or-no-deal
+#: have their own commands: ``accord games play``, ``accord dond play``)
+RUN_DOMAINS: tuple[str, ...] = ("task-exchange", "deliberation")
 
 app.command("analyze")(analyze_command)
 

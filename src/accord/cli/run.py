@@ -107,3 +107,70 @@ def analyze_command(
         f.add_row(", ".join(f"{k}={v}" for k, v in pt["outcome"].items()),
                   *[f"{pt['utilities'][p]:.3f}" for p in parties])
     console.print(f)
+
+
+def _episode_id(spec: Any) -> str:
+    import hashlib
+
+    return hashlib.sha256(json.dumps(spec.to_dict(), sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _summarizer(domain: str) -> Any:
+    if domain == "task-exchange":
+        from accord.cli.task_exchange import summarize
+
+        return summarize
+    if domain == "deliberation":
+        from accord.cli.deliberation import summarize as summarize_deliberation
+
+        return summarize_deliberation
+    return None
+
+
+def run_domain(domain: str, rest: str, *, agents: str, seed: int, max_rounds: int | None,
+               log: Path | None, as_json: bool, strategy: str, instance: int, tools: bool,
+               llm: dict[str, Any]) -> None:
+    """``accord run DOMAIN/SCENARIO`` for the domains other than bargaining."""
+    from accord.agents.spec import parse_agent_list
+    from accord.domains import EpisodeSpec, RunContext, get_domain
+
+    params: dict[str, Any] = {}
+    scenario = rest
+    if domain == "task-exchange":
+        params["strategy"] = strategy
+        if max_rounds is not None:
+            params["turn_limit"] = max_rounds
+    elif domain == "deliberation":
+        setting, _, idx = rest.partition("/")
+        scenario = setting
+        params.update(instance=int(idx) if idx.isdigit() else instance, tools=tools)
+        if max_rounds is not None:
+            params["max_rounds"] = max_rounds
+    summarize = _summarizer(domain)
+    try:
+        dom = get_domain(domain)
+        spec = EpisodeSpec(domain, scenario, tuple(parse_agent_list(agents)), params, seed)
+        validate = getattr(dom, "validate", None)
+        if validate is not None:
+            validate(spec)
+        result = asyncio.run(dom.run_episode(spec, RunContext(episode_id=_episode_id(spec),
+                                                              llm=llm)))
+    except (ValueError, KeyError, AgentSpecError, FileNotFoundError) as exc:
+        raise fail(str(exc.args[0]) if isinstance(exc, KeyError) else str(exc)) from None
+    if log is not None:
+        result.trajectory.write(log)
+    out = summarize(spec, result) if summarize else {**result.summary(),
+                                                     "metrics": dom.metrics(spec, result)}
+    if as_json:
+        sys.stdout.write(json.dumps(out, default=str) + "\n")
+        return
+    console = Console()
+    console.print(f"[bold]{domain}/{rest}[/]: {', '.join(str(a) for a in spec.agents)}")
+    print_transcript(console, result.trajectory)
+    from rich.table import Table
+
+    t = Table("field", "value")
+    for key, val in out.items():
+        t.add_row(str(key), json.dumps(val, default=str) if isinstance(val, (dict, list))
+                  else str(val))
+    console.print(t)

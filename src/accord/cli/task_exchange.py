@@ -14,8 +14,11 @@ from typing import Any
 import typer
 
 from accord.agents.spec import parse_agent_list
+from accord.domains.base import EpisodeSpec, RunContext
+from accord.protocols.engine import EpisodeResult
 from accord.domains.task_exchange import (
     AGENT_KINDS,
+    DOMAIN,
     PATTERNS,
     STRATEGIES,
     build_agent,
@@ -34,27 +37,24 @@ app = typer.Typer(name="task-exchange", no_args_is_help=True,
                   help="Utility-aware task decomposition and exchange (seed 000).")
 
 
-def run_target(scenario: str, agents: list[str], strategy: str = "utility-aware",
-               seed: int = 0) -> dict[str, Any]:
-    """Run one episode and return the JSON object of ``accord run task-exchange/<scenario>``.
+def summarize(spec: EpisodeSpec, result: EpisodeResult) -> dict[str, Any]:
+    """The JSON object of ``accord run task-exchange/<scenario>`` for a finished episode.
 
     Keys: ``status`` (agreed | disagreed | error), ``turns``, ``invalid`` (pattern -> count),
     ``utilities`` (role -> normalised utility, null on error), ``social_welfare``,
     ``l2_to_pareto`` and ``allocation`` (null on error), plus run details.
     """
-    specs = [str(a) for a in agents]
-    protocol = build_protocol(scenario, {"strategy": strategy})
-    result = asyncio.run(play(protocol, [build_agent(s) for s in specs], seed))
-    sc = protocol.scenario
+    sc = get_scenario(spec.scenario)
     m = episode_metrics(sc, result.record, result.trajectory)
     invalid = {reason: m[f"invalid_{reason}"] for reason in PATTERNS}
     invalid["other"] = m["invalid_other"]
+    specs = [str(a) for a in spec.agents]
     return {
         "domain": "task-exchange",
         "scenario": sc.name,
-        "strategy": strategy,
+        "strategy": spec.params.get("strategy", "utility-aware"),
         "agents": dict(zip(sc.roles, specs, strict=True)),
-        "seed": seed,
+        "seed": spec.seed,
         "status": result.record["status"],
         "turns": result.record["turns"],
         "invalid": invalid,
@@ -68,6 +68,15 @@ def run_target(scenario: str, agents: list[str], strategy: str = "utility-aware"
         "who": result.who,
         "detail": result.detail,
     }
+
+
+def run_target(scenario: str, agents: list[str], strategy: str = "utility-aware",
+               seed: int = 0, llm: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Run one episode and return the JSON object of ``accord run task-exchange/<scenario>``."""
+    spec = EpisodeSpec("task-exchange", scenario, tuple(parse_agent_list(",".join(agents))),
+                       {"strategy": strategy}, seed)
+    result = asyncio.run(DOMAIN.run_episode(spec, RunContext(llm=llm or {})))
+    return summarize(spec, result)
 
 
 def _agents(text: str) -> list[str]:

@@ -17,6 +17,8 @@ from accord.domains.base import (
 BUILTIN_DOMAIN_MODULES: tuple[str, ...] = (
     "accord.domains.bargaining",
     "accord.domains.deal_or_no_deal",
+    "accord.domains.task_exchange",
+    "accord.domains.deliberation",
 )
 
 _loaded = False
