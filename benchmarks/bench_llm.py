@@ -95,6 +95,15 @@ def start_stub() -> tuple[subprocess.Popen[str], str]:
     return proc, json.loads(line)["base_url"]
 
 
+def process_cpu(pid: int) -> float | None:
+    """CPU seconds (user + system) used so far by process ``pid`` (Linux /proc), else None."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def prefix_shares(prompts: list[list[dict[str, str]]]) -> list[float]:
     """Per prompt: tokens shared with the same session's previous prompt / prompt tokens."""
     last: dict[str, list[str]] = {}
@@ -109,17 +118,18 @@ def prefix_shares(prompts: list[list[dict[str, str]]]) -> list[float]:
 
 
 async def run_level(model: str, concurrency: int, episodes: int, turns: int, kind: str,
-                    cache: Path | None, tag: str) -> dict[str, Any]:
+                    cache: Path | None, tag: str, stub_pid: int = 0) -> dict[str, Any]:
     """One measurement: wall, ideal, CPU per call, prefix shares."""
     store = CompletionCache(cache, "rw") if cache else None
     async with LLMRuntime(max_concurrency=concurrency, timeout=30, cache=store) as rt:
         client = rt.client(model)
         run = EPISODES[kind]
-        wall0, cpu0 = time.perf_counter(), time.process_time()
+        wall0, cpu0, stub0 = time.perf_counter(), time.process_time(), process_cpu(stub_pid)
         # episode ids unique per run: the stub's prefix memory outlives a run
         all_prompts = await asyncio.gather(*(run(client, f"{tag}-ep{i}", turns)
                                              for i in range(episodes)))
         wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+        stub1 = process_cpu(stub_pid)
         totals = rt.tracker.totals()
     if store:
         store.close()
@@ -130,6 +140,8 @@ async def run_level(model: str, concurrency: int, episodes: int, turns: int, kin
             "wall_s": wall, "ideal_s": calls * LATENCY / concurrency,
             "chain_s": turns * LATENCY,
             "cpu_ms_per_call": 1e3 * cpu / calls,
+            "stub_cpu_ms_per_call": (None if stub0 is None or stub1 is None or model.startswith(
+                "mock/") else 1e3 * (stub1 - stub0) / calls),
             "stub_cached_share": totals.cached_share,
             "prefix_share_mean": statistics.fmean(shares),
             "prefix_share_after_first_mean": statistics.fmean(later) if later else 0.0,
@@ -142,6 +154,11 @@ def spread(values: list[float], fmt: str = "{:.3f}") -> str:
         return fmt.format(values[0])
     return (fmt.format(statistics.median(values)) + " (" + fmt.format(min(values)) + "-"
             + fmt.format(max(values)) + ")")
+
+
+def _median_or_dash(values: list[float | None]) -> str:
+    known = [v for v in values if v is not None]
+    return f"{statistics.median(known):.3f}" if known else "-"
 
 
 def main() -> None:
@@ -177,7 +194,7 @@ def main() -> None:
                 with tempfile.TemporaryDirectory() as tmp:
                     cache = Path(tmp) / "cache.sqlite" if cached else None
                     out = asyncio.run(run_level(model, c, episodes, args.turns, args.kind, cache,
-                                                f"{label}#{run}"))
+                                                f"{label}#{run}", proc.pid))
                 results.setdefault(label, []).append(out)
     finally:
         assert proc.stdin is not None
@@ -189,8 +206,8 @@ def main() -> None:
     print(f"bench_llm: {machine()}; stub latency {LATENCY * 1e3:.0f} ms, "
           f"{args.turns} calls/episode, kind={args.kind}; median (min-max) over runs")
     head = (f"{'variant':26} {'episodes':>8} {'calls':>6} {'wall s':>20} {'ideal s':>8} "
-            f"{'wall/ideal':>10} {'wall/bound':>10} {'CPU ms/call':>20} {'prefix share':>12} "
-            f"{'after 1st':>9}")
+            f"{'wall/ideal':>10} {'wall/bound':>10} {'CPU ms/call':>20} {'stub CPU':>9} "
+            f"{'prefix share':>12} {'after 1st':>9}")
     print(head)
     for label, runs in results.items():
         first = runs[0]
@@ -200,6 +217,7 @@ def main() -> None:
               f"{statistics.median(walls) / first['ideal_s']:>10.3f} "
               f"{statistics.median(walls) / max(first['ideal_s'], first['chain_s']):>10.3f} "
               f"{spread([r['cpu_ms_per_call'] for r in runs]):>20} "
+              f"{_median_or_dash([r['stub_cpu_ms_per_call'] for r in runs]):>9} "
               f"{first['prefix_share_mean']:>12.3f} {first['prefix_share_after_first_mean']:>9.3f}")
     stub = results[next(iter(results))][0]
     print(f"prompt tokens/call {stub['prompt_tokens_per_call']:.0f}; stub-reported cached share "
@@ -207,7 +225,8 @@ def main() -> None:
     print(f"ideal = calls x {LATENCY:g} s / c; bound = max(ideal, {args.turns} sequential calls "
           f"of one episode x {LATENCY:g} s); prefix share = mean over calls of the prompt share "
           "equal to the same party's previous prompt ('after 1st': each party's first call "
-          "excluded)")
+          "excluded); CPU ms/call = this (client) process; stub CPU = the stub server process "
+          f"(median); machine has {os.cpu_count()} cpus shared by both")
 
 
 if __name__ == "__main__":

@@ -50,8 +50,59 @@ def llm_tour(console: Console) -> None:
                       f"{usage.get('completion_tokens')} completion tokens")
 
 
+def _domain_episode(console: Console, domain: str, scenario: str, agents: str,
+                    params: dict[str, object]) -> tuple[object, object]:
+    from accord.agents.spec import parse_agent_list
+    from accord.domains import EpisodeSpec, RunContext, get_domain
+
+    dom = get_domain(domain)
+    spec = EpisodeSpec(domain, scenario, tuple(parse_agent_list(agents)), params, 0)
+    result = asyncio.run(dom.run_episode(spec, RunContext()))
+    print_transcript(console, result.trajectory)
+    return spec, result
+
+
+def task_exchange_tour(console: Console) -> None:
+    """Seed 000: utility-aware task decomposition and exchange, with per-turn validation."""
+    from accord.cli.task_exchange import summarize
+
+    console.print(Rule("task exchange (seed 000): competitive scenario, utility-aware agents"))
+    spec, result = _domain_episode(console, "task-exchange", "competitive",
+                                   "utility-aware,utility-aware",
+                                   {"strategy": "utility-aware"})
+    out = summarize(spec, result)  # type: ignore[arg-type]
+    console.print(f"status {out['status']} after {out['turns']} turns; utilities "
+                  f"{out['utilities']}; social welfare {out['social_welfare']:.2f}; "
+                  f"L2 to Pareto {out['l2_to_pareto']:.3f}")
+
+
+def deliberation_tour(console: Console) -> None:
+    """Seed 001: deliberation under partial observability, scored against the ILP optimum."""
+    from accord.cli.deliberation import summarize
+
+    console.print(Rule("deliberation (seed 001): task allocation, three agents, leader decides"))
+    spec, result = _domain_episode(console, "deliberation", "task-allocation", "share,share,share",
+                                   {"instance": 0})
+    out = summarize(spec, result)  # type: ignore[arg-type]
+    console.print(f"reward {out['reward']} of optimum {out['max_reward']} (NR {out['nr']}); "
+                  f"valid {out['valid']}")
+
+
+def dond_tour(console: Console) -> None:
+    """Seed 003 section 5: Deal or No Deal, when the data is installed."""
+    from accord.domains.deal_or_no_deal import DOMAIN
+
+    ids = DOMAIN.scenarios()
+    console.print(Rule("deal or no deal (seed 003): Bayesian workflow agents on a real dialogue"))
+    if not ids:
+        console.print(f"[dim]skipped: {DOMAIN.scenarios_hint}[/]")
+        return
+    _, result = _domain_episode(console, "deal-or-no-deal", ids[0], "workflow,workflow", {})
+    console.print(f"status {result.status}; record {result.record.get('shares') or ''}")  # type: ignore[attr-defined]
+
+
 #: further tour sections as domains land: callables taking the console
-SECTIONS = [bargaining_tour, llm_tour]
+SECTIONS = [bargaining_tour, llm_tour, task_exchange_tour, deliberation_tour, dond_tour]
 
 
 def tour(console: Console, quick: bool = False) -> None:

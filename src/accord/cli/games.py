@@ -103,6 +103,8 @@ def solve(
         raise _fail(str(exc)) from None
     data = solution_json(sol)
     if as_json:
+        if sol.mixed_skipped:
+            Console(stderr=True).print(f"[yellow]warning:[/] {sol.mixed_skipped}")
         typer.echo(json.dumps(data))
         return
     console = Console()

@@ -17,6 +17,14 @@ def _pkg(p: Mapping[str, Any] | None) -> str:
     return ", ".join(f"{k}={v}" for k, v in p.items())
 
 
+MAX_SHOWN = 200
+
+
+def _clip(text: object) -> str:
+    out = str(text)
+    return out if len(out) <= MAX_SHOWN else out[:MAX_SHOWN] + f"… ({len(out)} chars)"
+
+
 def describe_event(ev: Event) -> str | None:
     """One transcript line for an event, or ``None`` to skip it."""
     who = ev.party or "protocol"
@@ -25,7 +33,7 @@ def describe_event(ev: Event) -> str | None:
     if ev.kind == "move":
         if kind in ("offer", "suggest"):
             verb = "suggests" if kind == "suggest" else "offers"
-            text = f"[bold]{who}[/] {verb} {_pkg(m.get('package'))}"
+            text = f"[bold]{who}[/] {verb} {_clip(_pkg(m.get('package')))}"
         elif kind == "reject":
             c = m.get("counter")
             text = f"[bold]{who}[/] rejects" + (
@@ -36,24 +44,24 @@ def describe_event(ev: Event) -> str | None:
             text = f"[bold]{who}[/] [red]walks away[/]" + (
                 f" ({m['reason']})" if m.get("reason") else "")
         elif kind == "message":
-            text = f"[bold]{who}[/] says: {m.get('text')}"
+            text = f"[bold]{who}[/] says: {_clip(m.get('text'))}"
         elif kind == "action":
             text = f"[bold]{who}[/] plays {m.get('action')}"
         elif kind == "decide":
-            text = f"[bold]{who}[/] decides {m.get('decision')}"
+            text = f"[bold]{who}[/] decides {_clip(m.get('decision'))}"
         else:
             text = f"[bold]{who}[/] {kind}"
         msg = m.get("message")
         if msg and kind != "message":
-            text += f' — "{msg}"'
+            text += f' — "{_clip(msg)}"'
         return f"  r{ev.round:>2}  {text}"
     if ev.kind == "invalid":
         return (f"  r{ev.round:>2}  [yellow]{who}: invalid move ({ev.reason})[/]: "
-                f"{ev.feedback}")
+                f"{_clip(ev.feedback)}")
     if ev.kind == "note":
         if ev.reason == "llm_call":
             return None  # kept in the log; too verbose for a transcript
-        return f"  r{ev.round:>2}  [cyan]{ev.reason}[/] {ev.data or ''}"
+        return f"  r{ev.round:>2}  [cyan]{ev.reason}[/] {_clip(ev.data or '')}"
     if ev.kind == "agent_error":
         return f"  r{ev.round:>2}  [red]{who} failed[/]: {ev.feedback}"
     return None

@@ -81,7 +81,6 @@ def test_illegal_actions_and_rendering() -> None:
 def test_pettingzoo_api_test(name: str) -> None:
     from pettingzoo.test import api_test
 
-    np.random.seed(0)  # api_test samples with numpy's global generator
     api_test(make_aec_env(load_catalog_game(name)), num_cycles=20)
 
 
