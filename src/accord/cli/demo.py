@@ -95,7 +95,7 @@ def dond_tour(console: Console) -> None:
     ids = DOMAIN.scenarios()
     console.print(Rule("deal or no deal (seed 003): Bayesian workflow agents on a real dialogue"))
     if not ids:
-        console.print(f"[dim]skipped: {DOMAIN.scenarios_hint}[/]")
+        console.print(f"[dim]skipped: {getattr(DOMAIN, 'scenarios_hint', 'no data')}[/]")
         return
     _, result = _domain_episode(console, "deal-or-no-deal", ids[0], "workflow,workflow", {})
     console.print(f"status {result.status}; record {result.record.get('shares') or ''}")  # type: ignore[attr-defined]
