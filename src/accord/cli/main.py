@@ -26,6 +26,7 @@ SUBAPPS: tuple[tuple[str, str], ...] = (
     ("accord.cli.dond", "app"),
     ("accord.cli.task_exchange", "app"),
     ("accord.cli.deliberation", "app"),
+    ("accord.cli.cache", "app"),
 )
 
 

@@ -34,6 +34,7 @@ from accord.domains.deal_or_no_deal.deal_tag import (
 )
 from accord.domains.deal_or_no_deal.domain import DealOrNoDealDomain
 from accord.domains.deal_or_no_deal.episode import (
+    episode_key,
     find_datapoint,
     load_datapoints,
     play_datapoint,
@@ -49,6 +50,15 @@ from accord.domains.deal_or_no_deal.fetch import (
     verify_dir,
     verify_file,
 )
+from accord.domains.deal_or_no_deal.llm_agents import (
+    LLMWorkflowAgent,
+    RawLLMAgent,
+    make_llm_workflow,
+    make_raw_llm,
+    proposal_rows,
+)
+from accord.domains.deal_or_no_deal.llm_core import DondChat, partner_events, state_block
+from accord.domains.deal_or_no_deal.llm_replies import parse_reply, value_leaks
 from accord.domains.deal_or_no_deal.location import (
     ENV_VAR,
     DataNotFoundError,
@@ -113,14 +123,17 @@ __all__ = [
     "Datapoint",
     "DealOrNoDealDomain",
     "DealTagError",
+    "DondChat",
     "DondObservation",
     "DondProtocol",
     "DondState",
     "FetchReport",
     "GreedyAgent",
     "HumanReplayAgent",
+    "LLMWorkflowAgent",
     "MetaGameSolution",
     "Outcome",
+    "RawLLMAgent",
     "Turn",
     "View",
     "WorkflowState",
@@ -137,6 +150,7 @@ __all__ = [
     "difficulty_table",
     "download",
     "envy_free_allocations",
+    "episode_key",
     "episode_metrics",
     "estimation_by_round",
     "estimation_metrics",
@@ -156,15 +170,20 @@ __all__ = [
     "load_split",
     "make_agent",
     "make_agents",
+    "make_llm_workflow",
+    "make_raw_llm",
     "outcome_metrics",
     "package_of",
     "pair_views",
     "parse_deal_body",
     "parse_line",
+    "parse_reply",
     "parse_sha256sums",
+    "partner_events",
     "payoff_matrix",
     "payoffs_from_episodes",
     "play_datapoint",
+    "proposal_rows",
     "read_views",
     "render_belief",
     "select",
@@ -172,7 +191,9 @@ __all__ = [
     "share_of",
     "solve_meta_game",
     "split_file",
+    "state_block",
     "utility",
+    "value_leaks",
     "verify_dir",
     "verify_file",
 ]

@@ -94,7 +94,8 @@ class DealOrNoDealDomain(Domain):
                                      f"{', '.join(sorted(AGENT_KINDS))}")
 
     async def run_episode(self, spec: EpisodeSpec, ctx: RunContext) -> EpisodeResult:
-        """Load the datapoint and negotiate it."""
+        """Load the datapoint and negotiate it (LLM agents use ``ctx.llm`` and
+        ``ctx.episode_id``)."""
         self.validate(spec)
         p = spec.params
         data = p.get("data") or ctx.data
@@ -106,7 +107,8 @@ class DealOrNoDealDomain(Domain):
         return await play_datapoint(dp, spec.agents, rounds=int(p.get("rounds") or 20),
                                     seed=spec.seed, first=str(p.get("first") or "alice"),
                                     max_retries=5 if p.get("max_retries") is None
-                                    else int(p["max_retries"]))
+                                    else int(p["max_retries"]),
+                                    ctx={"llm": ctx.llm, "episode_id": ctx.episode_id})
 
     def metrics(self, spec: EpisodeSpec, result: EpisodeResult) -> dict[str, Any]:
         """Pure per-episode metrics (see :func:`episode_metrics`)."""

@@ -3,14 +3,22 @@
 :func:`play_datapoint` is the per-episode function the CLI and the experiment runner share:
 it builds the protocol and the agents, runs :func:`accord.protocols.engine.run_episode` and
 attaches each workflow agent's belief trace to the record (``record["beliefs"]``) for the
-estimation metrics.
+estimation metrics - the code workflow's and the LLM workflow's alike.
+
+LLM agents get their settings from ``ctx`` (``llm``: cache path and mode, timeout,
+concurrency; ``episode_id``: the cache scope). Without an ``episode_id`` one is derived
+from the datapoint id, counts, agent specs, rounds, opener and seed - never from the
+values, since the id is sent to model providers - so a rerun hits its cache entries.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
+from typing import Any
 
 from accord.agents.spec import AgentSpec
 from accord.domains.deal_or_no_deal.agents import make_agents
@@ -62,13 +70,27 @@ def first_mover(dp: Datapoint, first: str) -> str:
     return dp.first_speaker if first == "data" else first
 
 
+def episode_key(dp: Datapoint, agents: Sequence[AgentSpec | str], rounds: int, seed: int,
+                first: str) -> str:
+    """A deterministic episode id for LLM cache scopes (no private values in it)."""
+    raw = json.dumps([dp.id, list(dp.counts), [str(a) for a in agents], rounds, seed, first])
+    return "dond-" + hashlib.sha256(raw.encode()).hexdigest()[:16]
+
+
 async def play_datapoint(dp: Datapoint, agents: Sequence[AgentSpec | str], *, rounds: int = 20,
-                         seed: int = 0, first: str = "alice", max_retries: int = 5
-                         ) -> EpisodeResult:
-    """Negotiate one datapoint with ``agents`` = (alice's spec, bob's spec)."""
+                         seed: int = 0, first: str = "alice", max_retries: int = 5,
+                         ctx: Mapping[str, Any] | None = None) -> EpisodeResult:
+    """Negotiate one datapoint with ``agents`` = (alice's spec, bob's spec).
+
+    ``ctx`` holds LLM settings (``llm``) and the episode id (``episode_id``), see above.
+    """
+    opener = first_mover(dp, first)
     protocol = DondProtocol(dp.counts, {"alice": dp.alice, "bob": dp.bob}, rounds=rounds,
-                            first=first_mover(dp, first), scenario=dp.id)
-    built = make_agents(agents, dp, seed)
+                            first=opener, scenario=dp.id)
+    context: dict[str, Any] = {**(ctx or {}), "max_retries": max_retries}
+    if not context.get("episode_id"):
+        context["episode_id"] = episode_key(dp, agents, rounds, seed, opener)
+    built = make_agents(agents, dp, seed, context)
     result = await run_episode(protocol, built,
                                bounds=Bounds(max_rounds=rounds, max_retries=max_retries))
     result.record["difficulty"] = datapoint_difficulty(dp)

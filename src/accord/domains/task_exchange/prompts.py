@@ -6,10 +6,17 @@ session by :func:`render_system_prompt`; :func:`render_turn_prompt` renders what
 each turn (counters, new dialogue history, feedback after an invalid attempt).
 :func:`render_prompt` concatenates both for a single Figure 7 style prompt. The only
 difference between the strategies is Rule 5 (present for ``utility-aware``).
+
+LLM sessions also carry two machine-readable JSON blocks (``machine_state=True``):
+``<TX_SETUP>`` in the standing prompt (:func:`setup_block`) and ``<TX_STATE>`` at the
+end of every turn prompt (:func:`state_block`). They repeat what the Figure 7 text says
+in a form tools can read; the stub server's rule-based ``task-exchange`` policy plays
+from them (the contract is documented in :mod:`accord.testing.stub.task_exchange`).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -41,13 +48,56 @@ def system_context(view: PrivateView, strategy: str) -> dict[str, Any]:
     }
 
 
-def render_system_prompt(view: PrivateView, strategy: str) -> str:
-    """The standing Figure 7 prompt for ``view.role`` under ``strategy``."""
-    return render("system.jinja", **system_context(view, strategy))
+def setup_block(view: PrivateView) -> str:
+    """The ``<TX_SETUP>`` JSON of one agent: roles, originals, every composite with its
+    description and this agent's own utility (never the partner's)."""
+    uni = view.universe
+    data = {
+        "role": view.role,
+        "partner": view.partner,
+        "roles": list(view.initial),
+        "n": uni.n,
+        "turn_limit": view.turn_limit,
+        "original": {r: uni.fmt(m) for r, m in view.initial.items()},
+        "composites": [{"mask": uni.fmt(m), "util": float(view.utility(m)),
+                        "description": uni.description(m)} for m in range(1 << uni.n)],
+    }
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
-def render_turn_prompt(obs: TaskExchangeObservation, since: int = 0) -> str:
-    """The per-turn prompt: counters, history entries from index ``since``, expected reply."""
+def state_block(obs: TaskExchangeObservation) -> str:
+    """The ``<TX_STATE>`` JSON of one turn: counters, phase, the proposal on the table and
+    the reason of the previous invalid attempt (``null`` on a first attempt)."""
+    data = {
+        "role": obs.role,
+        "turn": obs.turn,
+        "turn_limit": obs.turn_limit,
+        "agent_turn": obs.agent_turn,
+        "phase": obs.phase,
+        "final": obs.final_response,
+        "last_proposal": obs.last_proposal,
+        "table": None if obs.table is None else {r: list(v) for r, v in obs.table.items()},
+        "attempt": obs.attempt,
+        "feedback": None if obs.feedback is None else obs.feedback.reason,
+    }
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def render_system_prompt(view: PrivateView, strategy: str, machine_state: bool = False) -> str:
+    """The standing Figure 7 prompt for ``view.role`` under ``strategy``.
+
+    ``machine_state`` adds the ``<TX_SETUP>`` block after the composite list.
+    """
+    setup = setup_block(view) if machine_state else ""
+    return render("system.jinja", **system_context(view, strategy), setup=setup)
+
+
+def render_turn_prompt(obs: TaskExchangeObservation, since: int = 0,
+                       machine_state: bool = False) -> str:
+    """The per-turn prompt: counters, history entries from index ``since``, expected reply.
+
+    ``machine_state`` appends the ``<TX_STATE>`` block.
+    """
     if obs.view is None:
         raise ValueError("observation carries no private view")
     history = [{"turn": h.turn, "speaker": h.speaker, "text": h.text}
@@ -57,7 +107,8 @@ def render_turn_prompt(obs: TaskExchangeObservation, since: int = 0) -> str:
         turn_limit=obs.turn_limit, agent_turn=obs.agent_turn, phase=obs.phase,
         final=obs.final_response, last_proposal=obs.last_proposal, history=history,
         feedback=obs.feedback.feedback if obs.feedback is not None else None,
-        attempt=obs.attempt, max_attempts=obs.max_retries + 1)
+        attempt=obs.attempt, max_attempts=obs.max_retries + 1,
+        state=state_block(obs) if machine_state else "")
 
 
 def render_prompt(obs: TaskExchangeObservation) -> str:
@@ -94,5 +145,7 @@ __all__ = [
     "render_score_request",
     "render_system_prompt",
     "render_turn_prompt",
+    "setup_block",
+    "state_block",
     "system_context",
 ]

@@ -7,6 +7,7 @@ the ``mock/<policy>`` provider. See :mod:`accord.testing.stub.negotiator` for th
 prompt-state contract the rule-based negotiator reads.
 """
 
+from accord.testing.stub.dond import DondPolicy  # noqa: F401  (registers the 'dond' policy)
 from accord.testing.stub.negotiator import NegotiatorPolicy, parse_utility
 from accord.testing.stub.policies import (
     FAULTS,
