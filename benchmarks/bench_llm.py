@@ -81,14 +81,41 @@ async def synthetic_episode(client: LLMClient, episode: str, turns: int
     return prompts
 
 
-EPISODES: dict[str, Episode] = {"synthetic": synthetic_episode}
+async def negotiation_episode(client: LLMClient, episode: str, turns: int
+                              ) -> list[list[dict[str, str]]]:
+    """A real bargaining episode: accord's LLM negotiator (buyer) against a hardliner seller.
+
+    The LLM party makes one call per round it must move in, so ``turns`` rounds give about
+    ``turns`` calls (fewer when the parties agree early). Returns the LLM party's prompts.
+    """
+    from accord.domains.bargaining import build_agents, resolve_scenario
+    from accord.protocols.alternating import AlternatingConfig, AlternatingOffers
+    from accord.protocols.engine import Bounds, run_episode
+
+    scenario = resolve_scenario("buyer-seller")
+    agents = build_agents(scenario, [f"llm:{client.model}", "hardliner"], seed=0,
+                          ctx={"llm": {"runtime": client.runtime}, "episode_id": episode})
+    protocol = AlternatingOffers(scenario, AlternatingConfig(max_rounds=turns,
+                                                             stagnation_rounds=0))
+    await run_episode(protocol, agents, bounds=Bounds(max_rounds=turns))
+    session = agents["buyer"].session  # type: ignore[attr-defined]
+    msgs = session.messages
+    return [msgs[: 2 + 2 * k] for k in range(session.calls)]
 
 
-def start_stub() -> tuple[subprocess.Popen[str], str]:
-    """The stub server in a child process with a fixed-latency policy; its base URL."""
+EPISODES: dict[str, Episode] = {"synthetic": synthetic_episode,
+                                "negotiation": negotiation_episode}
+
+
+def start_stub(kind: str = "synthetic") -> tuple[subprocess.Popen[str], str]:
+    """The stub server in a child process with a fixed-latency policy; its base URL.
+
+    For real negotiation episodes the latency wraps the rule-based negotiator policy.
+    """
+    extra = ["--option", "inner=negotiator"] if kind == "negotiation" else []
     proc = subprocess.Popen(
         [sys.executable, "-m", "accord.testing.stub", "--policy", "fixed-latency",
-         "--option", f"latency={LATENCY}"],
+         "--option", f"latency={LATENCY}", *extra],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None
     line = proc.stdout.readline()
@@ -176,7 +203,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.quick:
         args.episodes, args.c1_episodes, args.repeat = 20, 5, 1
-    proc, base_url = start_stub()
+    proc, base_url = start_stub(args.kind)
     os.environ["STUB_BASE_URL"], os.environ["STUB_API_KEY"] = base_url, "bench-key-000000"
     results: dict[str, list[dict[str, Any]]] = {}
     try:

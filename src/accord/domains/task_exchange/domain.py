@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -11,6 +13,7 @@ from accord.agents.base import Agent
 from accord.agents.spec import AgentSpec, parse_agent_spec
 from accord.domains.base import Domain, EpisodeSpec, RunContext
 from accord.domains.task_exchange.code_agents import UtilityAwareAgent, selfish_agent
+from accord.domains.task_exchange.llm_agent import build_llm_agent
 from accord.domains.task_exchange.loader import builtin_scenarios, get_scenario
 from accord.domains.task_exchange.metrics import episode_metrics
 from accord.domains.task_exchange.protocol import STRATEGIES, TaskExchangeProtocol
@@ -21,18 +24,22 @@ DEFAULT_RETRIES = 5
 """K of Appendix B.2: retries per turn before the run ends with status error."""
 
 
-def _utility_aware(spec: AgentSpec) -> Agent:
+AgentFactory = Callable[[AgentSpec, Mapping[str, Any]], Agent]
+"""Builds an agent from its spec and the run context (``llm`` settings, ``episode_id``)."""
+
+
+def _utility_aware(spec: AgentSpec, ctx: Mapping[str, Any]) -> Agent:
     opts = dict(spec.options)
     return UtilityAwareAgent(e=float(opts.pop("e", 0.5)), eta=float(opts.pop("eta", 0.3)),
                              **_no_more(spec, opts))
 
 
-def _selfish(spec: AgentSpec) -> Agent:
+def _selfish(spec: AgentSpec, ctx: Mapping[str, Any]) -> Agent:
     opts = dict(spec.options)
     return selfish_agent(e=float(opts.pop("e", 0.3)), **_no_more(spec, opts))
 
 
-def _scripted(spec: AgentSpec) -> Agent:
+def _scripted(spec: AgentSpec, ctx: Mapping[str, Any]) -> Agent:
     opts = dict(spec.options)
     script = str(opts.pop("script", spec.arg or ""))
     return ScriptedAgent(script, then=str(opts.pop("then", "status-quo")), **_no_more(spec, opts))
@@ -44,16 +51,22 @@ def _no_more(spec: AgentSpec, opts: Mapping[str, Any]) -> dict[str, Any]:
     return {}
 
 
-AGENT_KINDS: dict[str, Callable[[AgentSpec], Agent]] = {
+AGENT_KINDS: dict[str, AgentFactory] = {
     "utility-aware": _utility_aware,
     "selfish": _selfish,
     "scripted": _scripted,
+    "llm": build_llm_agent,
 }
-"""Agent kinds of this domain, by spec kind (``scripted:OVL*6+ok?then=accept``)."""
+"""Agent kinds of this domain, by spec kind (``scripted:OVL*6+ok?then=accept``,
+``llm:openai/gpt-4.1-mini?temperature=0``)."""
 
 
-def build_agent(spec: AgentSpec | str) -> Agent:
-    """An agent from its spec, with a clear error for kinds this domain does not have."""
+def build_agent(spec: AgentSpec | str, ctx: Mapping[str, Any] | None = None) -> Agent:
+    """An agent from its spec, with a clear error for kinds this domain does not have.
+
+    ``ctx`` is what LLM agents need from the run: ``llm`` (settings for
+    :func:`~accord.agents.llm_support.runtime_for`) and ``episode_id`` (cache scope).
+    """
     spec = parse_agent_spec(spec)
     try:
         factory = AGENT_KINDS[spec.kind]
@@ -61,7 +74,13 @@ def build_agent(spec: AgentSpec | str) -> Agent:
         known = ", ".join(AGENT_KINDS)
         raise ValueError(f"task-exchange has no agent kind {spec.kind!r}; known: {known}") \
             from None
-    return factory(spec)
+    return factory(spec, ctx or {})
+
+
+def episode_key(spec: EpisodeSpec) -> str:
+    """A deterministic episode id from the spec (LLM cache scope when the caller gave none)."""
+    raw = json.dumps(spec.to_dict(), sort_keys=True, default=str)
+    return hashlib.sha256(raw.encode()).hexdigest()[:16]
 
 
 def build_protocol(scenario: str, params: Mapping[str, Any]) -> TaskExchangeProtocol:
@@ -105,8 +124,23 @@ class TaskExchangeDomain(Domain):
 
     async def run_episode(self, spec: EpisodeSpec, ctx: RunContext) -> EpisodeResult:
         protocol = build_protocol(spec.scenario, spec.params)
-        agents = [build_agent(a) for a in spec.agents]
+        agent_ctx = {"llm": ctx.llm, "episode_id": ctx.episode_id or episode_key(spec)}
+        agents = [build_agent(a, agent_ctx) for a in spec.agents]
         return await play(protocol, agents, spec.seed)
+
+    def validate(self, spec: EpisodeSpec) -> None:
+        """Check scenario, params and agent kinds up front (no LLM client is created)."""
+        build_protocol(spec.scenario, spec.params)
+        if len(spec.agents) != 2:
+            raise ValueError(f"task-exchange needs exactly 2 agents, got {len(spec.agents)}")
+        for agent in spec.agents:
+            if agent.kind not in AGENT_KINDS:
+                known = ", ".join(AGENT_KINDS)
+                raise ValueError(f"task-exchange has no agent kind {agent.kind!r}; "
+                                 f"known: {known}")
+            if agent.kind == "llm" and not agent.arg:
+                raise ValueError(f"agent {agent}: llm needs a model, e.g. "
+                                 "llm:openai/gpt-4.1-mini")
 
     def metrics(self, spec: EpisodeSpec, result: EpisodeResult) -> dict[str, Any]:
         return episode_metrics(get_scenario(spec.scenario), result.record, result.trajectory)
@@ -115,8 +149,10 @@ class TaskExchangeDomain(Domain):
 __all__ = [
     "AGENT_KINDS",
     "DEFAULT_RETRIES",
+    "AgentFactory",
     "TaskExchangeDomain",
     "build_agent",
     "build_protocol",
+    "episode_key",
     "play",
 ]
