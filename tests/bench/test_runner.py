@@ -189,3 +189,12 @@ def test_executor_addresses_parse():
         parse_executor("dask")
     with pytest.raises(ValueError, match="needs an address"):
         parse_executor("ray:")
+
+
+def test_growing_a_sweep_runs_only_the_new_episodes(nap_config, tmp_path):
+    assert _run(parse_config(nap_config(2)), tmp_path).done == 2
+    grown = _run(parse_config(nap_config(5)), tmp_path)
+    assert (grown.already_done, grown.queued, grown.stale) == (2, 3, 0)
+    shrunk = _run(parse_config(nap_config(1)), tmp_path)
+    assert (shrunk.already_done, shrunk.queued, shrunk.stale) == (1, 0, 4)
+    assert len(_rows(tmp_path)) == 5  # nothing is deleted

@@ -36,7 +36,7 @@ def canonical_json(obj: Any) -> str:
 
 def episode_key(spec: EpisodeSpec, repeat: int = 0) -> dict[str, Any]:
     """The canonical, credential-free description of one episode (what the id hashes)."""
-    return {"v": ID_VERSION, "spec": _MASK.value(spec.to_dict()), "repeat": repeat}
+    return {"v": ID_VERSION, "spec": _MASK.clean(spec.to_dict()), "repeat": repeat}
 
 
 def episode_id(spec: EpisodeSpec, repeat: int = 0) -> str:
@@ -58,7 +58,7 @@ class PlannedEpisode:
 
     def spec_record(self) -> dict[str, Any]:
         """The stored (credential-free) spec: ``EpisodeSpec.to_dict()`` plus ``repeat``."""
-        return {**_MASK.value(self.spec.to_dict()), "repeat": self.repeat}
+        return {**_MASK.clean(self.spec.to_dict()), "repeat": self.repeat}
 
 
 @dataclass

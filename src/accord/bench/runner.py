@@ -57,6 +57,7 @@ class BenchReport:
     seconds: float = 0.0
     run_seconds: float = 0.0
     interrupted: bool = False
+    stale: int = 0
     first_error: tuple[str, str] | None = None
 
     @property
@@ -167,12 +168,14 @@ def run_bench(config: ExperimentConfig, options: BenchOptions | None = None,
                                       config.source, provenance(), str(choice),
                                       executor.concurrency)
         store.add_planned(config.name, plan.episodes)
-        queue, done, skipped = select(plan, store.statuses(config.name), options.retry_failed,
+        statuses = store.statuses(config.name)
+        queue, done, skipped = select(plan, statuses, options.retry_failed,
                                       options.retry_errors)
         if options.limit is not None:
             queue = queue[:options.limit]
         report = BenchReport(config.name, path, len(plan.episodes), done, skipped, len(queue),
-                             duplicates=plan.duplicates)
+                             duplicates=plan.duplicates,
+                             stale=len(statuses.keys() - {e.id for e in plan.episodes}))
         state = "interrupted"
         t1 = time.perf_counter()
         try:

@@ -72,6 +72,10 @@ def _summary(console: Console, rep: BenchReport) -> None:
         eid, line = rep.first_error
         console.print(f"first failure {eid}: {line}\n  inspect: accord show {rep.store} {eid}"
                       f"; rerun with --retry-failed", highlight=False)
+    if rep.stale:
+        console.print(f"note: {rep.stale} stored episodes of run {rep.run!r} are not in this "
+                      "config any more; they are kept and included by accord results",
+                      highlight=False)
     if rep.interrupted:
         console.print("[yellow]interrupted[/]: finished episodes are stored; run the same "
                       "command again to resume", highlight=False)

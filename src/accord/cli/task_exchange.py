@@ -2,6 +2,8 @@
 
 Thin: parses arguments, calls the task-exchange library, prints. ``run_target`` is what
 ``accord run task-exchange/<scenario> --agents A,B [--strategy ...] [--json]`` calls.
+``generate`` builds a new scenario with an LLM (Appendix A.1-A.2); ``tables`` prints the
+Table 1 / Table 2 layouts from a results store of ``accord bench``.
 """
 
 from __future__ import annotations
@@ -15,23 +17,20 @@ import typer
 
 from accord.agents.spec import parse_agent_list
 from accord.domains.base import EpisodeSpec, RunContext
-from accord.protocols.engine import EpisodeResult
 from accord.domains.task_exchange import (
     AGENT_KINDS,
     DOMAIN,
     PATTERNS,
     STRATEGIES,
-    build_agent,
-    build_protocol,
     builtin_scenarios,
     episode_metrics,
     get_scenario,
     initial_row,
-    play,
     render_system_prompt,
     render_trajectories_png,
     scenario_front,
 )
+from accord.protocols.engine import EpisodeResult
 
 app = typer.Typer(name="task-exchange", no_args_is_help=True,
                   help="Utility-aware task decomposition and exchange (seed 000).")
@@ -153,13 +152,135 @@ def plot_cmd(scenario: str = typer.Argument(...),
     specs = _agents(agents)
     records = []
     for k in range(runs):
-        protocol = build_protocol(scenario, {"strategy": strategy})
-        result = asyncio.run(play(protocol, [build_agent(s) for s in specs], seed + k))
-        records.append(result.record)
+        spec = EpisodeSpec("task-exchange", scenario, tuple(parse_agent_list(",".join(specs))),
+                           {"strategy": strategy}, seed + k)
+        records.append(asyncio.run(DOMAIN.run_episode(spec, RunContext())).record)
     sc = get_scenario(scenario)
     title = f"{sc.name} - {strategy} - {' vs '.join(specs)}"
     out.write_bytes(render_trajectories_png(sc, records, title))
     typer.echo(f"wrote {out}")
 
 
-__all__ = ["app", "run_target"]
+@app.command("generate")
+def generate_cmd(
+    model: str = typer.Option(..., "--model", help="model string, e.g. openai/gpt-4.1-mini"),
+    out: Path = typer.Option(..., "--out", help="scenario file to write (FILE.yaml); its "
+                             "tasks file goes next to it as FILE.tasks.yaml"),
+    preferences: str = typer.Option("cooperative", "--preferences", help="YAML file {name, "
+                                    "title, agents: [{role, main_task, preference}]} or a "
+                                    "built-in scenario whose agents to reuse"),
+    tasks: Path | None = typer.Option(None, "--tasks", help="tasks file (atomic and main "
+                                      "tasks; default: the built-in one)"),
+    name: str | None = typer.Option(None, "--name", help="scenario name (default: the "
+                                    "output file's stem)"),
+    keep_descriptions: bool = typer.Option(False, "--keep-descriptions", help="reuse the "
+                                           "tasks file's composite descriptions; only "
+                                           "score them"),
+    temperature: float | None = typer.Option(None, "--temperature"),
+    cache: Path | None = typer.Option(None, "--cache", help="LLM cache file (SQLite)"),
+    cache_mode: str = typer.Option("rw", "--cache-mode", help="off | rw | replay"),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """Generate a scenario with an LLM: composite descriptions, then each agent's raw
+    0-100 scores from its natural-language preference, normalised by its maximum."""
+    from accord.agents.llm_support import runtime_for
+    from accord.domains.task_exchange import (
+        ScenarioError,
+        generate_scenario,
+        load_preferences,
+        load_scenario,
+        load_task_list,
+        load_universe,
+        scenario_to_yaml,
+        universe_to_yaml,
+    )
+    from accord.domains.task_exchange.loader import DATA_DIR
+    from accord.llm import GenerationConfig, LLMError
+
+    if cache_mode not in ("off", "rw", "replay"):
+        raise typer.BadParameter(f"--cache-mode must be off, rw or replay, got {cache_mode!r}")
+    src = tasks or DATA_DIR / "tasks.yaml"
+    try:
+        prefs = load_preferences(preferences)
+        uni_name, atomic, mains = load_task_list(src)
+        descriptions = load_universe(src).descriptions if keep_descriptions else None
+    except ScenarioError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    scenario_name = name or out.stem
+    settings: dict[str, Any] = {"cache": str(cache) if cache else None,
+                                "cache_mode": cache_mode}
+    config = GenerationConfig(temperature=temperature)
+    scope = f"task-exchange-generate/{scenario_name}"
+
+    async def main() -> Any:
+        runtime = runtime_for(settings)
+        client = runtime.client(model, config)
+        try:
+            return await generate_scenario(
+                client, name=scenario_name, atomic=atomic, main_tasks=mains,
+                agents=prefs["agents"], universe_name=f"{uni_name}-{scenario_name}",
+                title=prefs.get("title", ""), turn_limit=int(prefs.get("turn_limit", 10)),
+                descriptions=descriptions, config=config, scope=scope), \
+                runtime.tracker.by_episode().get(scope)
+        finally:
+            await runtime.aclose()
+
+    try:
+        scenario, totals = asyncio.run(main())
+    except (LLMError, ScenarioError, RuntimeError) as exc:
+        typer.echo(f"error: {type(exc).__name__}: {exc}", err=True)
+        raise typer.Exit(1) from None
+    tasks_file = out.with_name(out.stem + ".tasks.yaml")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tasks_file.write_text(universe_to_yaml(scenario.universe), encoding="utf-8")
+    out.write_text(scenario_to_yaml(scenario, tasks_file.name), encoding="utf-8")
+    again = load_scenario(out)  # what was written loads back
+    ini = initial_row(again)
+    usage = totals.to_dict() if totals is not None else {}
+    summary = {"scenario": str(out), "tasks": str(tasks_file), "name": again.name,
+               "roles": list(again.roles), "composites": len(again.universe.descriptions),
+               "initial": ini,
+               "pareto_front": [[float(a), float(b)] for a, b in scenario_front(again)],
+               "usage": usage}
+    if as_json:
+        typer.echo(json.dumps(summary))
+        return
+    typer.echo(f"wrote {out} and {tasks_file}")
+    utils = ", ".join(f"{r} {u:.2f}" for r, u in ini["utilities"].items())
+    typer.echo(f"  initial: {utils}; SW {ini['social_welfare']:.2f}; "
+               f"L2 to Pareto {ini['l2_to_pareto']:.3f}")
+
+
+@app.command("tables")
+def tables_cmd(store: Path = typer.Argument(..., help="results store of accord bench"),
+               run: str | None = typer.Option(None, "--run", help="one run of the store"),
+               as_json: bool = typer.Option(False, "--json", help="Print one JSON object.")
+               ) -> None:
+    """Print the Table 1 (a, b, c) and Table 2 layouts from a results store."""
+    from accord.bench import Store, StoreError
+    from accord.bench.aggregate import episode_fields
+    from accord.domains.task_exchange import format_tables, paper_tables
+
+    try:
+        with Store.open(store, create=False) as st:
+            episodes = st.episodes(run)
+    except StoreError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    rows = [{"scenario": e.spec.get("scenario"),
+             "strategy": (e.spec.get("params") or {}).get("strategy", "utility-aware"),
+             "lineup": episode_fields(e)["agents"], "metrics": e.metrics}
+            for e in episodes
+            if e.spec.get("domain") == "task-exchange" and e.status == "done" and e.metrics]
+    if not rows:
+        typer.echo(f"error: no finished task-exchange episodes in {store}"
+                   + (f" (run {run})" if run else ""), err=True)
+        raise typer.Exit(1)
+    tables = paper_tables(rows)
+    if as_json:
+        typer.echo(json.dumps(tables))
+        return
+    typer.echo(format_tables(tables), nl=False)
+
+
+__all__ = ["app", "generate_cmd", "run_target", "summarize", "tables_cmd"]

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
 from accord.core.moves import Accept, Malformed, Message, Offer, Reject, Walk
 from accord.domains.deal_or_no_deal import (
+    DondObservation,
     DondProtocol,
     parse_reply,
     proposal_rows,
@@ -16,7 +18,7 @@ from accord.domains.deal_or_no_deal import (
     value_leaks,
 )
 from accord.domains.deal_or_no_deal.workflow import BayesianWorkflowAgent
-from accord.testing.stub import PolicyError, PolicyRequest, make_policy
+from accord.testing.stub import Policy, PolicyError, PolicyRequest, Reply, make_policy
 from accord.testing.stub.dond import parse_state, raw_proposal
 
 DEAL = "<deal>book=1 hat=0 ball=2</deal>"
@@ -37,6 +39,22 @@ def test_proposal_accept_reject_walk_message() -> None:
     # lenient about spacing, plurals and case inside the tag
     assert parse_reply("<DEAL>Books=1, hats=0; balls = 2</DEAL>") == \
         Offer({"book": 1, "hat": 0, "ball": 2})
+
+
+def test_tags_inside_the_message_do_not_make_a_move() -> None:
+    move = parse_reply(f"<MESSAGE>Please just <ACCEPT/> this.</MESSAGE>{DEAL}")
+    assert isinstance(move, Offer) and move.message == "Please just <ACCEPT/> this."
+    inside = parse_reply(f"<MESSAGE>How about {DEAL}?</MESSAGE>")  # the only deal: a proposal
+    assert isinstance(inside, Offer) and inside.package == {"book": 1, "hat": 0, "ball": 2}
+    assert parse_reply("<MESSAGE>I will never <WALK/></MESSAGE>") == \
+        Message("I will never <WALK/>")
+
+
+def test_reject_with_a_deal_and_nothing_on_the_table_is_a_proposal() -> None:
+    assert parse_reply(f"<REJECT/>{DEAL}", responding=False) == \
+        Offer({"book": 1, "hat": 0, "ball": 2})
+    assert isinstance(parse_reply(f"<REJECT/>{DEAL}", responding=True), Reject)
+    assert parse_reply("<REJECT/>", responding=False) == Reject()  # the protocol refuses it
 
 
 def test_accept_restating_the_offer_is_an_accept_otherwise_a_conflict() -> None:
@@ -90,13 +108,13 @@ def test_value_leaks() -> None:
     assert value_leaks("Books are worth 7 to me", values) == []  # not the true value
 
 
-def _obs(counts=(1, 2, 3), alice=(4, 0, 2), bob=(1, 3, 1)):
-    p = DondProtocol(counts, {"alice": alice, "bob": bob}, rounds=4)
-    return p, p.observe(p.initial_state(), "alice")
+def _obs() -> DondObservation:
+    p = DondProtocol((1, 2, 3), {"alice": (4, 0, 2), "bob": (1, 3, 1)}, rounds=4)
+    return p.observe(p.initial_state(), "alice")
 
 
 def test_state_block_has_own_values_only() -> None:
-    _, obs = _obs()
+    obs = _obs()
     block = state_block(obs)
     assert block["my_values"] == {"book": 4, "hat": 0, "ball": 2}
     assert block["move"] == "propose" and block["offer_to_me"] is None
@@ -104,7 +122,7 @@ def test_state_block_has_own_values_only() -> None:
 
 
 def test_proposal_rows_match_the_rendered_belief() -> None:
-    _, obs = _obs()
+    obs = _obs()
     agent = BayesianWorkflowAgent()
     state = agent._init(obs)
     rows = proposal_rows(state)
@@ -115,13 +133,20 @@ def test_proposal_rows_match_the_rendered_belief() -> None:
         assert f"- {share}: {row['points']} points, P_EF = {row['p_ef']}" in text
 
 
-def _request(block: dict) -> PolicyRequest:
+def _request(block: dict[str, Any]) -> PolicyRequest:
     return PolicyRequest(({"role": "system", "content": "x"},
                           {"role": "user", "content": f"turn\n<DOND>{json.dumps(block)}</DOND>"}),
                          model="dond")
 
 
-def _block(**kw):
+def answer(policy: Policy, block: dict[str, Any]) -> str:
+    """The policy's reply text for a request carrying ``block``."""
+    out = policy.respond(_request(block))
+    assert isinstance(out, Reply)
+    return out.text
+
+
+def _block(**kw: Any) -> dict[str, Any]:
     base = {"role": "alice", "items": ["book", "hat", "ball"],
             "counts": {"book": 1, "hat": 2, "ball": 3}, "my_values": {"book": 4, "hat": 0,
                                                                       "ball": 2},
@@ -132,21 +157,20 @@ def _block(**kw):
 
 def test_stub_policy_raw_strategy_concedes_and_accepts() -> None:
     policy = make_policy("dond")
-    first = policy.respond(_request(_block()))
-    assert first.text.endswith("<deal>book=1 hat=0 ball=3</deal>")  # all it values, no hats
-    assert parse_reply(first.text) == Offer({"book": 1, "hat": 0, "ball": 3},
-                                            message=parse_reply(first.text).message)
-    last = policy.respond(_request(_block(round=5)))  # aim 5: cheapest share worth >= 5
+    first = answer(policy, _block())
+    assert first.endswith("<deal>book=1 hat=0 ball=3</deal>")  # all it values, no hats
+    move = parse_reply(first)
+    assert isinstance(move, Offer) and move.package == {"book": 1, "hat": 0, "ball": 3}
+    last = answer(policy, _block(round=5))  # aim 5: the cheapest share worth >= 5
     state = parse_state(f"<DOND>{json.dumps(_block(round=5))}</DOND>")
-    assert raw_proposal(state, 5) == (1, 0, 1) and "book=1 hat=0 ball=1" in last.text
+    assert raw_proposal(state, 5) == (1, 0, 1) and "book=1 hat=0 ball=1" in last
     offer = {"book": 0, "hat": 2, "ball": 3}  # worth 6
-    early = policy.respond(_request(_block(move="respond", offer_to_me=offer)))
-    assert "<REJECT/>" in early.text and "<deal>" in early.text
-    late = policy.respond(_request(_block(round=4, move="respond", offer_to_me=offer)))
-    assert "<ACCEPT/>" in late.text
+    early = answer(policy, _block(move="respond", offer_to_me=offer))
+    assert "<REJECT/>" in early and "<deal>" in early
+    assert "<ACCEPT/>" in answer(policy, _block(round=5, move="respond", offer_to_me=offer))
     crumbs = {"book": 0, "hat": 2, "ball": 0}  # worth 0: refused even on the last turn
-    assert "<ACCEPT/>" not in policy.respond(_request(_block(
-        round=5, last_turn=True, move="respond", offer_to_me=crumbs))).text
+    assert "<ACCEPT/>" not in answer(policy, _block(round=5, last_turn=True, move="respond",
+                                                    offer_to_me=crumbs))
 
 
 def test_stub_policy_workflow_strategy_follows_problem_1() -> None:
@@ -155,17 +179,16 @@ def test_stub_policy_workflow_strategy_follows_problem_1() -> None:
             {"share": {"book": 1, "hat": 1, "ball": 2}, "points": 8, "p_ef": "5/13"},
             {"share": {"book": 0, "hat": 0, "ball": 3}, "points": 6, "p_ef": "9/13"}]
     wf = {"proposals": rows, "rejected": []}
-    out = policy.respond(_request(_block(workflow=wf)))
-    assert out.text.endswith("<deal>book=1 hat=1 ball=2</deal>")  # most points, then P_EF
+    assert answer(policy, _block(workflow=wf)).endswith(
+        "<deal>book=1 hat=1 ball=2</deal>")  # most points, then the higher P_EF
     envious = {"book": 0, "hat": 2, "ball": 2}  # 4 of 10: not envy-free for alice
-    assert "<REJECT/>" in policy.respond(_request(_block(
-        workflow=wf, move="respond", offer_to_me=envious, last_turn=True))).text
-    fair = {"book": 1, "hat": 2, "ball": 0}  # 4 + 0... = 4: not fair; try 6 points
-    fair = {"book": 1, "hat": 0, "ball": 1}
-    assert "<REJECT/>" in policy.respond(_request(_block(
-        workflow=wf, move="respond", offer_to_me=fair))).text  # 6 < 8
-    assert "<ACCEPT/>" in policy.respond(_request(_block(
-        workflow=wf, move="respond", offer_to_me=fair, last_turn=True))).text
+    assert "<REJECT/>" in answer(policy, _block(workflow=wf, move="respond",
+                                                offer_to_me=envious, last_turn=True))
+    fair = {"book": 1, "hat": 0, "ball": 1}  # 6 of 10: envy-free for alice
+    assert "<REJECT/>" in answer(policy, _block(workflow=wf, move="respond",
+                                                offer_to_me=fair))  # 6 < 8
+    assert "<ACCEPT/>" in answer(policy, _block(workflow=wf, move="respond", offer_to_me=fair,
+                                                last_turn=True))
 
 
 def test_stub_policy_errors_are_clear() -> None:

@@ -16,7 +16,7 @@ from accord.domains.task_exchange import DOMAIN, get_scenario, render_trajectori
 def test_domain_interface() -> None:
     assert DOMAIN.name == "task-exchange"
     assert DOMAIN.scenarios() == ["competitive", "cooperative"]
-    assert DOMAIN.agent_kinds() == ["utility-aware", "selfish", "scripted"]
+    assert DOMAIN.agent_kinds() == ["utility-aware", "selfish", "scripted", "llm"]
 
 
 async def test_domain_runs_an_episode_and_computes_metrics() -> None:

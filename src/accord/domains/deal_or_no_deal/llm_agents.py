@@ -2,7 +2,8 @@
 
 * :class:`RawLLMAgent` (kind ``llm``) - direct prompting, no workflow: the model gets its
   role, the counts, its own values, the round cap and the reply format once, then each turn
-  the partner's moves and messages, the proposal on the table and the move to make.
+  the partner's moves and messages, the proposal on the table (with what it leaves the
+  model, item by item) and the move to make. No points, envy or belief are computed for it.
 * :class:`LLMWorkflowAgent` (kind ``llm-workflow``) - the Bayesian workflow (Algorithm 1)
   carried out by the model with its belief state kept explicitly and shown on every call.
 

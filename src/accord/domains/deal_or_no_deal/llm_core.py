@@ -140,7 +140,8 @@ class DondChat:
             "prompt_tokens": done.usage.prompt_tokens,
             "completion_tokens": done.usage.completion_tokens,
             "reply": strip_private(done.text)[:2000]}})
-        move = parse_reply(done.text, obs.items, offer_for_you=obs.offer_for_you)
+        move = parse_reply(done.text, obs.items, offer_for_you=obs.offer_for_you,
+                           responding=obs.offer_for_you is not None)
         return move if isinstance(move, Malformed) else self._guard(move, obs)
 
     def _guard(self, move: Move, obs: DondObservation) -> Move:

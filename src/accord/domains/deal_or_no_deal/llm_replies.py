@@ -51,11 +51,16 @@ def _conflict(public: str, feedback: str) -> Malformed:
 
 
 def parse_reply(text: str, items: Sequence[str] = ITEMS, *,
-                offer_for_you: Mapping[str, int] | None = None) -> Move:
+                offer_for_you: Mapping[str, int] | None = None,
+                responding: bool | None = None) -> Move:
     """The move a reply expresses, or :class:`Malformed` with targeted feedback.
 
-    ``offer_for_you`` is what the partner's pending proposal leaves the replier; an
-    ``<ACCEPT/>`` that restates exactly that share in a ``<deal>`` is still an accept.
+    Verdict tags (``<ACCEPT/>``, ``<REJECT/>``, ``<WALK/>``) count only outside the
+    ``<MESSAGE>``, so a message that quotes them does not make a move; a ``<deal>`` counts
+    outside the message, or inside it when there is none outside. ``offer_for_you`` is
+    what the partner's pending proposal leaves the replier: an ``<ACCEPT/>`` restating
+    exactly that share in a ``<deal>`` is still an accept. ``responding=False`` (nothing
+    of the partner's on the table) reads ``<REJECT/>`` plus a ``<deal>`` as a proposal.
     """
     public = strip_private(text)
     if len(_MESSAGE.findall(public)) < len(_MESSAGE_OPEN.findall(public)):
@@ -63,8 +68,10 @@ def parse_reply(text: str, items: Sequence[str] = ITEMS, *,
                          "<MESSAGE>...</MESSAGE>.", raw=public)
     found = _MESSAGE.search(public)
     message = (found.group(1).strip() or None) if found else None
-    deals = _DEAL.findall(public)
-    if len(deals) < len(_DEAL_OPEN.findall(public)):
+    control = _MESSAGE.sub(" ", public)
+    where = control if _DEAL_OPEN.search(control) else public
+    deals = _DEAL.findall(where)
+    if len(deals) < len(_DEAL_OPEN.findall(where)):
         return Malformed("unclosed_tag", "Your <deal> tag is not closed; write "
                          "<deal>book=x hat=y ball=z</deal>.", raw=public)
     if len(deals) > 1:
@@ -76,7 +83,7 @@ def parse_reply(text: str, items: Sequence[str] = ITEMS, *,
             package = parse_deal_body(deals[0], items)
         except DealTagError as exc:
             return Malformed("bad_deal", f"Your <deal> could not be read: {exc}.", raw=public)
-    walk, accept, reject = (_tag(public, t) for t in ("WALK", "ACCEPT", "REJECT"))
+    walk, accept, reject = (_tag(control, t) for t in ("WALK", "ACCEPT", "REJECT"))
     if walk:
         if accept or reject or package is not None:
             return _conflict(public, "<WALK/> ends the negotiation; do not combine it with "
@@ -92,6 +99,8 @@ def parse_reply(text: str, items: Sequence[str] = ITEMS, *,
     if reject:
         if package is None:
             return Reject(message=message)
+        if responding is False:
+            return Offer(package, message=message)
         return Reject(counter=Offer(package, message=message))
     if package is not None:
         return Offer(package, message=message)

@@ -2,7 +2,8 @@
 
 Menu design with numeric or semantic observations and leader-based task allocation:
 databases and instances as data files, the ILP optimum, observations, the deliberation
-protocol (Algorithm 1), code agents, baselines, tools and metrics. Importing this package
+protocol (Algorithm 1), code agents, the LLM agent scaffold (section 3), baselines, tools
+and metrics. Importing this package
 registers the ``deliberation`` domain.
 """
 
@@ -76,6 +77,7 @@ from accord.domains.deliberation.rewards import (
     reward,
     task_reward,
 )
+from accord.domains.deliberation.scaffold import LLMDeliberator
 
 DOMAIN = register_domain(DeliberationDomain())
 """The registered domain instance."""
@@ -94,6 +96,7 @@ __all__ = [
     "Feasibility",
     "Instance",
     "InstanceError",
+    "LLMDeliberator",
     "MenuDatabase",
     "MenuInstance",
     "NaiveAgent",

@@ -11,8 +11,9 @@ inferred from the agent kinds: one ``centralized`` agent -> centralized, all ``o
 -> oracle), ``tools`` (bool), ``max_rounds`` (6), ``max_chars`` (1000), ``max_retries`` (3).
 
 Agent kinds: ``share`` and ``naive`` (code agents), ``centralized`` and ``oracle`` (the
-baselines, played by the sharing code agent). Other packages add kinds (e.g. the LLM
-scaffold) with :func:`register_agent_kind`.
+baselines, played by the sharing code agent), and the LLM scaffold's ``llm``,
+``llm-centralized`` and ``llm-oracle`` (:mod:`accord.domains.deliberation.scaffold`).
+Other packages add kinds with :func:`register_agent_kind`.
 """
 
 from __future__ import annotations
@@ -67,6 +68,8 @@ class AgentContext:
 
 AgentFactory = Callable[[AgentSpec, AgentContext], Agent]
 """Builds an agent from its spec for one role."""
+SpecCheck = Callable[[AgentSpec], None]
+"""Checks a spec without building anything (raises ``ValueError`` naming the problem)."""
 
 _AGENT_KINDS: dict[str, AgentFactory] = {
     "share": lambda spec, ctx: SharingAgent(),
@@ -74,11 +77,25 @@ _AGENT_KINDS: dict[str, AgentFactory] = {
     "centralized": lambda spec, ctx: SharingAgent(),
     "oracle": lambda spec, ctx: SharingAgent(),
 }
+_KIND_MODES: dict[str, str] = {"centralized": "centralized", "oracle": "oracle"}
+_KIND_CHECKS: dict[str, SpecCheck] = {}
 
 
-def register_agent_kind(name: str, factory: AgentFactory) -> None:
-    """Make agent kind ``name`` available to deliberation episodes."""
+def register_agent_kind(name: str, factory: AgentFactory, *, mode: str | None = None,
+                        check: SpecCheck | None = None) -> None:
+    """Make agent kind ``name`` available to deliberation episodes.
+
+    ``mode`` is the episode mode the kind implies when ``params["mode"]`` is not given
+    (a line-up of kinds that all imply the same mode runs in that mode); ``check``
+    validates a spec of the kind before any episode runs.
+    """
+    if mode is not None and mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r}; expected one of {list(MODES)}")
     _AGENT_KINDS[name] = factory
+    if mode is not None:
+        _KIND_MODES[name] = mode
+    if check is not None:
+        _KIND_CHECKS[name] = check
 
 
 def parse_scenario(scenario: str, params: Mapping[str, Any]) -> tuple[str, int]:
@@ -118,11 +135,9 @@ def infer_mode(spec: EpisodeSpec) -> str:
         if mode not in MODES:
             raise ValueError(f"unknown mode {mode!r}; expected one of {list(MODES)}")
         return str(mode)
-    kinds = {a.kind for a in spec.agents}
-    if kinds == {"centralized"}:
-        return "centralized"
-    if kinds == {"oracle"}:
-        return "oracle"
+    implied = {_KIND_MODES.get(a.kind) for a in spec.agents}
+    if len(implied) == 1 and None not in implied:
+        return str(implied.pop())
     return "deliberation"
 
 
@@ -176,20 +191,33 @@ class DeliberationDomain(Domain):
     def agent_kinds(self) -> list[str]:
         return sorted(_AGENT_KINDS)
 
-    async def run_episode(self, spec: EpisodeSpec, ctx: RunContext) -> EpisodeResult:
+    def _plan(self, spec: EpisodeSpec) -> tuple[Instance, str, DeliberationProtocol]:
+        """Instance, mode and protocol of a spec, with the line-up checked against them."""
         inst = resolve_instance(spec)
         mode = infer_mode(spec)
         protocol = build_protocol(inst, mode, spec.params)
         if len(spec.agents) != len(protocol.parties):
             raise ValueError(f"{mode} on {inst.setting} needs {len(protocol.parties)} agent(s) "
                              f"({', '.join(protocol.parties)}), got {len(spec.agents)}")
+        for aspec in spec.agents:
+            if aspec.kind not in _AGENT_KINDS:
+                raise ValueError(f"unknown deliberation agent kind {aspec.kind!r}; known: "
+                                 f"{', '.join(sorted(_AGENT_KINDS))}")
+            check = _KIND_CHECKS.get(aspec.kind)
+            if check is not None:
+                check(aspec)
+        return inst, mode, protocol
+
+    def validate(self, spec: EpisodeSpec) -> None:
+        """Check setting, instance, mode, line-up size and agent specs (no episode runs)."""
+        self._plan(spec)
+
+    async def run_episode(self, spec: EpisodeSpec, ctx: RunContext) -> EpisodeResult:
+        inst, mode, protocol = self._plan(spec)
         agents: dict[str, Agent] = {}
         rngs = np.random.default_rng(spec.seed).spawn(len(spec.agents))
         for role, aspec, rng in zip(protocol.parties, spec.agents, rngs, strict=True):
-            factory = _AGENT_KINDS.get(aspec.kind)
-            if factory is None:
-                raise ValueError(f"unknown deliberation agent kind {aspec.kind!r}; known: "
-                                 f"{', '.join(sorted(_AGENT_KINDS))}")
+            factory = _AGENT_KINDS[aspec.kind]
             agent = factory(aspec, AgentContext(role, inst.setting, mode, protocol.tools, ctx))
             agent.reset(rng)
             agents[role] = agent

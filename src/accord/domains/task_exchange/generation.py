@@ -1,13 +1,14 @@
 """Pure parts of the LLM scenario generators (seed 000, Appendix A.1-A.2).
 
-The generators themselves (which call a model, cached like every LLM call) come with the
-LLM layer; they will use these functions: :func:`parse_description` and
-:func:`parse_score` read the model's answers to the prompts rendered by
-:func:`accord.domains.task_exchange.prompts.render_describe_request` and
+The generators themselves (which call a model, cached like every LLM call) live in
+:mod:`accord.domains.task_exchange.generators`; they use these functions:
+:func:`parse_description` and :func:`parse_score` read the model's answers to the
+prompts rendered by :func:`accord.domains.task_exchange.prompts.render_describe_request` and
 :func:`~accord.domains.task_exchange.prompts.render_score_request`;
 :func:`build_scenario` assembles a validated scenario from the generated pieces
 (normalising raw scores as in A.2); :func:`scenario_to_yaml` writes it in the data-file
-format that :func:`~accord.domains.task_exchange.loader.load_scenario` reads.
+format that :func:`~accord.domains.task_exchange.loader.load_scenario` reads, and
+:func:`universe_to_yaml` the tasks file it refers to.
 """
 
 from __future__ import annotations
@@ -106,6 +107,20 @@ def _num(x: Fraction) -> int | float:
     return int(x) if x.denominator == 1 else float(x)
 
 
+def universe_to_yaml(universe: TaskUniverse) -> str:
+    """The universe in the tasks-file format that
+    :func:`~accord.domains.task_exchange.loader.load_universe` reads."""
+    data = {
+        "name": universe.name,
+        "atomic_tasks": [{"bit": a.bit, "tool": a.tool, "call": a.call, "label": a.label}
+                         for a in universe.atomic],
+        "main_tasks": [{"id": t.id, "mask": universe.fmt(t.mask), "request": t.request}
+                       for t in universe.main_tasks],
+        "composites": {universe.fmt(m): d for m, d in enumerate(universe.descriptions)},
+    }
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
+
+
 def scenario_to_yaml(scenario: Scenario, tasks_ref: str = "../tasks.yaml") -> str:
     """The scenario in the data-file format (raw scores, not normalised utilities)."""
     uni = scenario.universe
@@ -121,4 +136,5 @@ def scenario_to_yaml(scenario: Scenario, tasks_ref: str = "../tasks.yaml") -> st
     return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
 
 
-__all__ = ["build_scenario", "parse_description", "parse_score", "scenario_to_yaml"]
+__all__ = ["build_scenario", "parse_description", "parse_score", "scenario_to_yaml",
+           "universe_to_yaml"]

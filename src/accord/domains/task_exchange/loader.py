@@ -71,10 +71,8 @@ def _mask(text: Any, n: int, path: Path, key: str) -> int:
         raise _fail(path, key, str(exc)) from None
 
 
-def load_universe(path: str | Path) -> TaskUniverse:
-    """Load a task universe file (atomic tasks, main tasks, 2^n composite descriptions)."""
-    path = Path(path)
-    data = _read_yaml(path)
+def _task_list(data: Mapping[str, Any], path: Path
+               ) -> tuple[str, tuple[AtomicTask, ...], tuple[MainTask, ...]]:
     atomic_raw = _get(data, "atomic_tasks", list, path, "")
     atomic = []
     for i, item in enumerate(atomic_raw):
@@ -100,6 +98,24 @@ def load_universe(path: str | Path) -> TaskUniverse:
             raise _fail(path, f"{w}mask", "a main task needs at least one atomic task")
         mains.append(MainTask(_get(item, "id", str, path, w), mask,
                               _get(item, "request", str, path, w)))
+    return str(data.get("name", path.stem)), tuple(atomic), tuple(mains)
+
+
+def load_task_list(path: str | Path) -> tuple[str, tuple[AtomicTask, ...], tuple[MainTask, ...]]:
+    """Name, atomic tasks and main tasks of a tasks file (``composites`` not needed).
+
+    This is the input of the scenario generators, which write the composite descriptions.
+    """
+    path = Path(path)
+    return _task_list(_read_yaml(path), path)
+
+
+def load_universe(path: str | Path) -> TaskUniverse:
+    """Load a task universe file (atomic tasks, main tasks, 2^n composite descriptions)."""
+    path = Path(path)
+    data = _read_yaml(path)
+    name, atomic, mains = _task_list(data, path)
+    n = len(atomic)
     comps = _get(data, "composites", Mapping, path, "")
     descriptions: list[str | None] = [None] * (1 << n)
     for key, text in comps.items():
@@ -112,9 +128,8 @@ def load_universe(path: str | Path) -> TaskUniverse:
         shown = ", ".join(missing[:8]) + (" ..." if len(missing) > 8 else "")
         raise _fail(path, "composites", f"{len(missing)} of {1 << n} masks have no "
                     f"description: {shown}")
-    name = data.get("name", path.stem)
     try:
-        return TaskUniverse(str(name), tuple(atomic), tuple(mains),
+        return TaskUniverse(name, atomic, mains,
                             tuple(d for d in descriptions if d is not None))
     except ScenarioError as exc:
         raise ScenarioError(f"{path}: {exc}") from None
@@ -202,5 +217,6 @@ __all__ = [
     "builtin_scenarios",
     "get_scenario",
     "load_scenario",
+    "load_task_list",
     "load_universe",
 ]

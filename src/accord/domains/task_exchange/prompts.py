@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from accord.domains.task_exchange.protocol import STRATEGIES, TaskExchangeObservation
-from accord.domains.task_exchange.scenario import PrivateView, TaskUniverse
+from accord.domains.task_exchange.scenario import AtomicTask, MainTask, PrivateView, TaskUniverse
 from accord.domains.task_exchange.templates import render
 
 
@@ -120,11 +120,18 @@ def render_prompt(obs: TaskExchangeObservation) -> str:
 
 def render_describe_request(universe: TaskUniverse, mask: int) -> str:
     """Generator prompt asking for the description of composite ``mask`` (A.1)."""
-    if not 0 < mask <= universe.full:
-        raise ValueError(f"mask {mask} is not a non-empty composite of this universe")
+    return render_describe_prompt(universe.atomic, universe.main_tasks, mask)
+
+
+def render_describe_prompt(atomic: Sequence[AtomicTask], main_tasks: Sequence[MainTask],
+                           mask: int) -> str:
+    """:func:`render_describe_request` from the task list alone (before any description)."""
+    if not 0 < mask < 1 << len(atomic):
+        raise ValueError(f"mask {mask} is not a non-empty composite of {len(atomic)} "
+                         "atomic tasks")
     return render("describe_composite.jinja",
-                  atomic=[universe.atomic[i].call for i in range(universe.n) if mask >> i & 1],
-                  main_tasks=[t.request for t in universe.main_tasks])
+                  atomic=[atomic[i].call for i in range(len(atomic)) if mask >> i & 1],
+                  main_tasks=[t.request for t in main_tasks])
 
 
 def render_score_request(agent: str, preference: str, description: str) -> str:
@@ -139,6 +146,7 @@ def render_history(entries: Sequence[Any]) -> str:
 
 
 __all__ = [
+    "render_describe_prompt",
     "render_describe_request",
     "render_history",
     "render_prompt",

@@ -7,6 +7,7 @@ the ``mock/<policy>`` provider. See :mod:`accord.testing.stub.negotiator` for th
 prompt-state contract the rule-based negotiator reads.
 """
 
+from accord.testing.stub.deliberation import DeliberationPolicy  # noqa: F401  (registers it)
 from accord.testing.stub.dond import DondPolicy  # noqa: F401  (registers the 'dond' policy)
 from accord.testing.stub.negotiator import NegotiatorPolicy, parse_utility
 from accord.testing.stub.policies import (
@@ -27,6 +28,7 @@ from accord.testing.stub.policies import (
     register_policy,
 )
 from accord.testing.stub.server import LoggedRequest, StubServer
+from accord.testing.stub.task_exchange import TaskExchangePolicy  # noqa: F401  (registers it)
 from accord.testing.stub.tokens import PrefixTracker, count_tokens, message_tokens, tokenize
 
 __all__ = [

@@ -69,7 +69,7 @@ Share = tuple[int, ...]
 
 
 @dataclass(frozen=True)
-class DondState:
+class PromptState:
     """The parsed ``<DOND>`` block."""
 
     items: tuple[str, ...]
@@ -103,7 +103,7 @@ def _vector(block: Mapping[str, Any], key: str, items: Sequence[str]) -> Share:
         raise PolicyError(f"dond policy: <DOND> {key!r} has a non-integer count: {exc}") from exc
 
 
-def parse_state(text: str) -> DondState:
+def parse_state(text: str) -> PromptState:
     """Read the ``<DOND>`` block of a user message (:class:`PolicyError` if absent/bad)."""
     found = DOND_RE.findall(text)
     if len(found) != 1:
@@ -125,19 +125,19 @@ def parse_state(text: str) -> DondState:
                                Fraction(str(p["p_ef"]))) for p in flow.get("proposals", ()))
         except (KeyError, TypeError, ValueError) as exc:
             raise PolicyError(f"dond policy: bad workflow proposal row: {exc}") from exc
-    return DondState(items, _vector(block, "counts", items), _vector(block, "my_values", items),
+    return PromptState(items, _vector(block, "counts", items), _vector(block, "my_values", items),
                      rnd, cap, bool(block.get("last_turn")),
                      None if offer is None else _vector(block, "offer_to_me", items), proposals)
 
 
-def target(state: DondState, floor: float) -> float:
+def target(state: PromptState, floor: float) -> float:
     """The raw strategy's aspiration this round (total in round 1, ``floor * total`` last)."""
     t = 1.0 if state.max_rounds <= 1 else min(1.0, (state.round - 1) / (state.max_rounds - 1))
     total = state.total
     return total - (total - floor * total) * t
 
 
-def raw_proposal(state: DondState, aim: float) -> Share:
+def raw_proposal(state: PromptState, aim: float) -> Share:
     """The cheapest share meeting ``aim`` (never taking worthless items), most left over."""
     ranges = [range(c + 1) if v > 0 else range(1) for c, v in zip(state.counts, state.values,
                                                                     strict=True)]
@@ -152,7 +152,7 @@ def _deal(items: Sequence[str], share: Sequence[int]) -> str:
     return "<deal>" + " ".join(f"{i}={n}" for i, n in zip(items, share, strict=True)) + "</deal>"
 
 
-def _counter(state: DondState, share: Share, note: str, respond: bool) -> Reply:
+def _counter(state: PromptState, share: Share, note: str, respond: bool) -> Reply:
     deal = _deal(state.items, share)
     text = " and ".join(f"{n} {i}{'s' if n != 1 else ''}" for i, n in
                         zip(state.items, share, strict=True) if n) or "nothing"
@@ -193,7 +193,7 @@ class DondPolicy(Policy):
                 return _accept(note + ".")
         return _counter(state, mine, note + ".", got is not None)
 
-    def _workflow(self, state: DondState, got: int | None) -> Reply:
+    def _workflow(self, state: PromptState, got: int | None) -> Reply:
         assert state.proposals
         best_points = max(p for _, p, _ in state.proposals)
         share, pts, pef = max((r for r in state.proposals if r[1] == best_points),
@@ -208,5 +208,5 @@ class DondPolicy(Policy):
         return _counter(state, share, note + ".", got is not None)
 
 
-__all__ = ["DOND_RE", "DondPolicy", "DondState", "parse_state", "points", "raw_proposal",
+__all__ = ["DOND_RE", "DondPolicy", "PromptState", "parse_state", "points", "raw_proposal",
            "target"]

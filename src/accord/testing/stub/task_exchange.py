@@ -1,0 +1,406 @@
+"""Rule-based stub policies for the task-exchange domain (seed 000): a negotiating party
+and a scenario generator, so whole LLM episodes and generator runs work with no model.
+
+**Prompt-state contract** (``task-exchange`` policy) with accord's task-exchange LLM
+agent (:mod:`accord.domains.task_exchange.llm_agent`, rendered by
+:mod:`accord.domains.task_exchange.prompts`):
+
+* The system prompt holds exactly one ``<TX_SETUP>{json}</TX_SETUP>``::
+
+    {"role": "Alice", "partner": "Bob", "roles": ["Alice", "Bob"], "n": 6,
+     "turn_limit": 10, "original": {"Alice": "111000", "Bob": "000111"},
+     "composites": [{"mask": "000000", "util": 0.0, "description": "..."}, ...]}
+
+  ``composites`` lists all 2^n masks (bit(n-1)...bit0 strings) with their exact
+  descriptions and this party's own normalised utility. Rule 5 of Figure 7
+  (``5. Be strategic``) in the system prompt means the utility-aware strategy.
+* Every user message ends with one ``<TX_STATE>{json}</TX_STATE>``::
+
+    {"role": "Alice", "turn": 3, "turn_limit": 10, "agent_turn": 2,
+     "phase": "consider" | "propose" | "respond", "final": false,
+     "last_proposal": false, "table": {"Alice": ["..."], "Bob": ["..."]} | null,
+     "attempt": 1, "feedback": null | "<reason of the previous invalid attempt>"}
+
+  ``table`` is the partner's proposal this reply answers (``respond``); ``final`` means
+  only ``<ACCEPT>``/``<REJECT>`` remain. The policy is stateless: it reads the whole
+  session (earlier states and its own earlier replies) from the request, so the same
+  request always gets the same answer (cache replay reproduces runs).
+
+Replies follow Figure 7 exactly: a private ``<CONSIDER>...</CONSIDER>`` (it holds the
+numbers the party reasons with, so tests can check it never leaks), then in Turn 1
+nothing else; otherwise ``<PROPOSAL>{"Alice": ["desc"], "Bob": ["desc"]}</PROPOSAL>``, or
+``<ACCEPT> I agree with this allocation. </ACCEPT>``, or ``<REJECT> ... </REJECT>``
+followed by the counter ``<PROPOSAL>`` (no counter on the final turn).
+
+Strategy (time-dependent concession with a partner model): the target utility falls from
+the best split to the original task's utility as ``best - (best - u0) * tau ** exponent``
+with ``tau = (turn - 2) / (turn_limit - 2)``. Among the splits meeting the target that the
+partner has not rejected, a utility-aware party proposes the one its partner model rates
+highest (bits the partner kept in its own proposals and original task count up); a
+baseline party (no Rule 5) proposes the one best for itself. It accepts a valid split
+worth at least its original task and at least its target (or what it would counter with);
+on the final turn it accepts anything at least as good as its original task.
+
+``mistakes`` (e.g. ``"UNK+MAT+OVL+MPT+MET+MDA+EMP"`` or ``["OVL"] * 6``) makes the first
+proposal-phase replies of each session commit those Table 2 patterns (unknown task,
+missing atomic task, overlap, missing ``<PROPOSAL>``, missing ``</PROPOSAL>``, multiple
+descriptions per agent, empty agent), counted over attempts including retries; ``OK``
+in the list is a normal reply (``"UNK*5+OK+UNK*5"`` fails five times in two turns each);
+after the list it plays as above. :class:`~accord.testing.stub.policies.FaultyPolicy`
+wrapping this policy gives the transport and tag faults (``unclosed`` drops
+``</PROPOSAL>``, ``malformed`` strips every tag).
+
+**Generator contract** (``task-exchange-generator`` policy), for the prompts of
+:mod:`accord.domains.task_exchange.generators`: a request whose last user message asks
+for ``<DESCRIPTION>`` lists the tool calls as ``- call`` lines after the line ending in
+``no more and no fewer:``; the answer joins them into one sentence. A request asking for
+``<SCORE>`` holds ``preferences: "..."`` and ``Task: "..."``; the score is
+``round(5 + 95 * k)`` with ``k`` the share of the preference's word stems (first three
+letters of each word that is not a stop word) found in the task (so preferences drive
+utilities, deterministically).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from accord.testing.stub.policies import (
+    Outcome,
+    Policy,
+    PolicyError,
+    PolicyRequest,
+    Reply,
+    register_policy,
+)
+
+SETUP_RE = re.compile(r"<TX_SETUP>(.*?)</TX_SETUP>", re.S)
+STATE_RE = re.compile(r"<TX_STATE>(.*?)</TX_STATE>", re.S)
+_PROPOSAL_RE = re.compile(r"<PROPOSAL\s*>(.*?)</PROPOSAL\s*>", re.S | re.I)
+MISTAKES: tuple[str, ...] = ("UNK", "MAT", "OVL", "MPT", "MET", "MDA", "EMP")
+"""Table 2 pattern codes the policy can commit on purpose."""
+ACCEPT = "<ACCEPT> I agree with this allocation. </ACCEPT>"
+REJECT = "<REJECT> This doesn't work for me. Let's try another allocation. </REJECT>"
+_EPS = 1e-9
+
+
+@dataclass(frozen=True)
+class Setup:
+    """A party's standing information, read from ``<TX_SETUP>``."""
+
+    role: str
+    partner: str
+    roles: tuple[str, str]
+    n: int
+    turn_limit: int
+    original: Mapping[str, int]
+    descriptions: tuple[str, ...]
+    utilities: tuple[float, ...]
+
+    @property
+    def full(self) -> int:
+        """The all-ones mask."""
+        return (1 << self.n) - 1
+
+    def fmt(self, mask: int) -> str:
+        """``mask`` as a bit string."""
+        return format(mask, f"0{self.n}b")
+
+    def mask_of(self, description: str) -> int | None:
+        """The mask of an exactly listed description."""
+        try:
+            return self.descriptions.index(description)
+        except ValueError:
+            return None
+
+
+def _json_block(pattern: re.Pattern[str], text: str, what: str) -> Any:
+    found = pattern.findall(text)
+    if len(found) != 1:
+        raise PolicyError(f"task-exchange stub: expected exactly one {what} block, "
+                          f"found {len(found)}")
+    try:
+        return json.loads(found[0])
+    except json.JSONDecodeError as exc:
+        raise PolicyError(f"task-exchange stub: {what} is not valid JSON: {exc.msg}") from None
+
+
+def parse_setup(system: str) -> Setup:
+    """The :class:`Setup` in a system prompt (``PolicyError`` naming the problem otherwise)."""
+    data = _json_block(SETUP_RE, system, "<TX_SETUP>")
+    try:
+        n = int(data["n"])
+        comps = sorted(data["composites"], key=lambda c: int(c["mask"], 2))
+        if [int(c["mask"], 2) for c in comps] != list(range(1 << n)):
+            raise PolicyError("task-exchange stub: <TX_SETUP> composites must list all "
+                              f"{1 << n} masks once")
+        roles = tuple(data["roles"])
+        return Setup(str(data["role"]), str(data["partner"]), (roles[0], roles[1]), n,
+                     int(data["turn_limit"]),
+                     {str(r): int(m, 2) for r, m in data["original"].items()},
+                     tuple(str(c["description"]) for c in comps),
+                     tuple(float(c["util"]) for c in comps))
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        if isinstance(exc, PolicyError):
+            raise
+        raise PolicyError(f"task-exchange stub: <TX_SETUP> lacks or mangles {exc}") from None
+
+
+def parse_mistakes(mistakes: str | Sequence[str]) -> tuple[str, ...]:
+    """``"UNK+OVL*2"`` (or a list of codes) as a tuple of pattern codes."""
+    parts = re.split(r"[+, ]+", mistakes) if isinstance(mistakes, str) else list(mistakes)
+    out: list[str] = []
+    for part in parts:
+        if not part:
+            continue
+        code, _, times = part.partition("*")
+        code = code.strip().upper()
+        if code not in (*MISTAKES, "OK"):
+            raise PolicyError(f"task-exchange stub: unknown mistake {code!r}; use "
+                              f"{', '.join(MISTAKES)} or OK")
+        out.extend([code] * (int(times) if times else 1))
+    return tuple(out)
+
+
+def _bits(mask: int) -> list[int]:
+    return [i for i in range(mask.bit_length()) if mask >> i & 1]
+
+
+class _Game:
+    """What one request says about the negotiation so far, and the party's decisions."""
+
+    def __init__(self, setup: Setup, request: PolicyRequest, aware: bool,
+                 exponent: float) -> None:
+        self.s, self.aware, self.exponent = setup, aware, exponent
+        users = [m for m in request.messages if m.get("role") == "user"]
+        replies = [str(m.get("content", "")) for m in request.messages
+                   if m.get("role") == "assistant"]
+        self.states = [_json_block(STATE_RE, str(m.get("content", "")), "<TX_STATE>")
+                       for m in users]
+        self.state = self.states[-1]
+        self.rejected: set[int] = set()
+        for i, reply in enumerate(replies[:len(self.states) - 1]):
+            nxt = self.states[i + 1]
+            if self.states[i].get("phase") == "consider" or nxt.get("feedback") is not None:
+                continue
+            split = self._split(self._proposal(reply))
+            if split is not None:  # the game went on, so this proposal was not accepted
+                self.rejected.add(split[0])
+        self.weights = self._partner_model()
+
+    def _proposal(self, reply: str) -> dict[str, list[str]] | None:
+        m = _PROPOSAL_RE.search(reply)
+        if m is None:
+            return None
+        try:
+            data = json.loads(m.group(1))
+        except json.JSONDecodeError:
+            return None
+        if not isinstance(data, dict):
+            return None
+        return {str(k): v if isinstance(v, list) else [v] for k, v in data.items()}
+
+    def _split(self, table: Mapping[str, Any] | None) -> tuple[int, int] | None:
+        """(own mask, partner mask) of a valid two-way split, else None."""
+        if not table:
+            return None
+        masks = []
+        for role in (self.s.role, self.s.partner):
+            descs = table.get(role) or []
+            mask = self.s.mask_of(str(descs[0])) if len(descs) == 1 else None
+            if not mask:
+                return None
+            masks.append(mask)
+        if masks[0] & masks[1] or masks[0] | masks[1] != self.s.full:
+            return None
+        return masks[0], masks[1]
+
+    def _partner_model(self) -> list[float]:
+        kept = [self.s.original[self.s.partner]]
+        for st in self.states:
+            split = self._split(st.get("table"))
+            if split is not None:
+                kept.append(split[1])
+        return [(1 + sum(m >> i & 1 for m in kept)) / (2 + len(kept)) for i in range(self.s.n)]
+
+    def estimate(self, partner_mask: int) -> float:
+        """Estimated partner appetite for ``partner_mask`` (mean weight of its bits)."""
+        bits = _bits(partner_mask)
+        return sum(self.weights[i] for i in bits) / len(bits) if bits else 0.0
+
+    @property
+    def u0(self) -> float:
+        """Utility of the original task (the disagreement outcome)."""
+        return self.s.utilities[self.s.original[self.s.role]]
+
+    def target(self) -> float:
+        """The utility this party asks for at the current turn."""
+        u = self.s.utilities
+        best = max(u[m] for m in range(1, self.s.full))
+        limit = int(self.state.get("turn_limit", self.s.turn_limit))
+        tau = min(max((int(self.state["turn"]) - 2) / max(limit - 2, 1), 0.0), 1.0)
+        return max(best - (best - self.u0) * tau ** self.exponent, self.u0)
+
+    def plan(self) -> int:
+        """The mask this party proposes to keep now."""
+        u, full = self.s.utilities, self.s.full
+        target = self.target()
+        ok = [m for m in range(1, full) if u[m] >= target - _EPS]
+        fresh = [m for m in ok if m not in self.rejected] or ok
+        if self.aware:
+            return max(fresh, key=lambda m: (self.estimate(full ^ m), u[m], -m))
+        return max(fresh, key=lambda m: (u[m], -m))
+
+    def proposal(self, mine: int) -> str:
+        """The ``<PROPOSAL>`` block keeping ``mine``."""
+        s = self.s
+        body = {s.role: [s.descriptions[mine]], s.partner: [s.descriptions[s.full ^ mine]]}
+        return "<PROPOSAL>" + json.dumps({r: body[r] for r in s.roles}, indent=2,
+                                         ensure_ascii=False) + "</PROPOSAL>"
+
+
+def _mistake(game: _Game, code: str, lead: str) -> str:
+    s = game.s
+    mine = game.plan()
+    theirs = s.full ^ mine
+    low = 1 << _bits(mine)[0]
+    d = s.descriptions
+    asg: dict[str, list[str]]
+    if code == "UNK":
+        asg = {s.role: [d[mine].rstrip(".") + " as soon as possible."], s.partner: [d[theirs]]}
+    elif code == "MAT":
+        if mine ^ low:
+            asg = {s.role: [d[mine ^ low]], s.partner: [d[theirs]]}
+        else:
+            asg = {s.role: [d[mine]], s.partner: [d[theirs ^ (1 << _bits(theirs)[0])]]}
+    elif code == "OVL":
+        asg = {s.role: [d[mine]], s.partner: [d[theirs | low]]}
+    elif code == "MDA":
+        side, other = (mine, theirs) if len(_bits(mine)) > 1 else (theirs, mine)
+        owner = s.role if side == mine else s.partner
+        asg = {owner: [d[1 << b] for b in _bits(side)],
+               (s.partner if owner == s.role else s.role): [d[other]]}
+    elif code == "EMP":
+        asg = {s.role: [d[s.full]], s.partner: []}
+    else:
+        body = json.dumps({s.role: [d[mine]], s.partner: [d[theirs]]}, indent=2,
+                          ensure_ascii=False)
+        return lead + (body if code == "MPT" else "<PROPOSAL>" + body)
+    ordered = {r: asg.get(r, []) for r in s.roles}
+    return lead + "<PROPOSAL>" + json.dumps(ordered, indent=2, ensure_ascii=False) + \
+        "</PROPOSAL>"
+
+
+@register_policy("task-exchange")
+class TaskExchangePolicy(Policy):
+    """A sensible utility-aware (or, without Rule 5, selfish) task-exchange party."""
+
+    name = "task-exchange"
+
+    def __init__(self, exponent: float = 1.0, mistakes: str | Sequence[str] = (),
+                 aware: bool | None = None) -> None:
+        if exponent <= 0:
+            raise PolicyError(f"task-exchange stub: exponent must be positive, got {exponent}")
+        self.exponent = float(exponent)
+        self.mistakes = parse_mistakes(mistakes)
+        self.aware = aware
+
+    def respond(self, request: PolicyRequest) -> Outcome:
+        """One Figure 7 reply for the current ``<TX_STATE>``."""
+        system = request.system()
+        setup = parse_setup(system)
+        aware = self.aware if self.aware is not None else "5. Be strategic" in system
+        game = _Game(setup, request, aware, self.exponent)
+        st = game.state
+        u = setup.utilities
+        if st.get("phase") == "consider":
+            best = max(u[m] for m in range(1, setup.full))
+            how = (f"reading what {setup.partner} asks for to find trades we both like"
+                   if aware else "holding out for my best splits")
+            return Reply(f"<CONSIDER>My original task {setup.fmt(setup.original[setup.role])} "
+                         f"is worth {game.u0:.2f} to me and my best split {best:.2f}. Plan: "
+                         f"start high and concede towards {game.u0:.2f}, {how}.</CONSIDER>")
+        done = sum(1 for x in game.states[:-1] if x.get("phase") != "consider")
+        respond = st.get("phase") == "respond"
+        if done < len(self.mistakes) and self.mistakes[done] != "OK":
+            lead = "<CONSIDER>sloppy on purpose</CONSIDER>\n" + (REJECT + "\n" if respond
+                                                                   else "")
+            return Reply(_mistake(game, self.mistakes[done], lead))
+        target, plan = game.target(), game.plan()
+        split = game._split(st.get("table")) if respond else None
+        got = u[split[0]] if split is not None else None
+        private = (f"<CONSIDER>Turn {st.get('turn')}: target {target:.2f}; keeping "
+                   f"{setup.fmt(plan)} is worth {u[plan]:.2f}"
+                   + (f"; the offer gives me {got:.2f}" if got is not None else "")
+                   + ".</CONSIDER>\n")
+        if respond and st.get("final"):
+            ok = got is not None and got >= game.u0 - _EPS
+            return Reply(private + (ACCEPT if ok else REJECT))
+        if got is not None and got >= game.u0 - _EPS and \
+                (got >= target - _EPS or got >= u[plan] - _EPS):
+            return Reply(private + ACCEPT)
+        return Reply(private + (REJECT + "\n" if respond else "") + game.proposal(plan))
+
+
+_CALLS_AFTER = re.compile(r"no more and no fewer:\s*\n((?:- .*\n?)+)")
+_PREF = re.compile(r'preferences: "(.*?)"\n', re.S)
+_TASK = re.compile(r'Task: "(.*?)"\n', re.S)
+_WORD = re.compile(r"[a-z]{3,}")
+_STOP = frozenset({"you", "are", "very", "good", "the", "and", "for", "also", "with", "your",
+                   "all", "any", "can", "but", "not"})
+
+
+def _stems(text: str) -> set[str]:
+    return {w[:3] for w in _WORD.findall(text.lower()) if w not in _STOP}
+
+
+def _readable(call: str) -> str:
+    name, _, args = call.partition("(")
+    return name.replace("_", " ") + (f" ({args.rstrip(')')})" if args else "")
+
+
+@register_policy("task-exchange-generator")
+class TaskExchangeGeneratorPolicy(Policy):
+    """Answers the scenario generator's description and score prompts by rule."""
+
+    name = "task-exchange-generator"
+
+    def respond(self, request: PolicyRequest) -> Outcome:
+        """A ``<DESCRIPTION>`` or ``<SCORE>`` answer for the first user message's request."""
+        users = [str(m.get("content", "")) for m in request.messages if m.get("role") == "user"]
+        if not users:
+            raise PolicyError("task-exchange-generator stub: no user message")
+        ask = users[0]
+        if "<DESCRIPTION>" in ask:
+            m = _CALLS_AFTER.search(ask)
+            if m is None:
+                raise PolicyError("task-exchange-generator stub: no '- call' lines after "
+                                  "'no more and no fewer:'")
+            calls = [line[2:].strip() for line in m.group(1).splitlines() if line.strip()]
+            text = "Please " + ", then ".join(_readable(c) for c in calls) + "."
+            return Reply(f"<DESCRIPTION>{text}</DESCRIPTION>")
+        if "<SCORE>" in ask:
+            pref, task = _PREF.search(ask), _TASK.search(ask)
+            if pref is None or task is None:
+                raise PolicyError('task-exchange-generator stub: score request needs '
+                                  'preferences: "..." and Task: "..." lines')
+            wanted = _stems(pref.group(1))
+            share = len(wanted & _stems(task.group(1))) / len(wanted) if wanted else 0.0
+            return Reply(f"<SCORE>{round(5 + 95 * share)}</SCORE>")
+        raise PolicyError("task-exchange-generator stub: the request asks for neither "
+                          "<DESCRIPTION> nor <SCORE>")
+
+
+__all__ = [
+    "ACCEPT",
+    "MISTAKES",
+    "REJECT",
+    "Setup",
+    "TaskExchangeGeneratorPolicy",
+    "TaskExchangePolicy",
+    "parse_mistakes",
+    "parse_setup",
+]
