@@ -96,7 +96,8 @@ def measure(mode: str, args: argparse.Namespace, cache_dir: Path) -> dict[str, A
         return "replay" if mode == "replay" else f"{mode}-{k}"
 
     timed(batch, args.concurrency, llm, tag("warm"))
-    rates, results = [], []
+    rates: list[float] = []
+    results: list[Any] = []
     for k in range(args.repeat):
         wall, results = timed(batch, args.concurrency, llm, tag(k))
         rates.append(len(batch) / wall)

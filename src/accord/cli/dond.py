@@ -146,12 +146,14 @@ def _specs(agents: str) -> list[AgentSpec]:
 
 
 async def _play_all(points: Sequence[Datapoint], specs: Sequence[AgentSpec], rounds: int,
-                    seed: int, first: str, concurrency: int) -> list[EpisodeResult]:
+                    seed: int, first: str, concurrency: int,
+                    llm: dict[str, Any] | None = None) -> list[EpisodeResult]:
     gate = asyncio.Semaphore(concurrency)
 
     async def one(dp: Datapoint) -> EpisodeResult:
         async with gate:
-            return await play_datapoint(dp, specs, rounds=rounds, seed=seed, first=first)
+            return await play_datapoint(dp, specs, rounds=rounds, seed=seed, first=first,
+                                        ctx={"llm": llm or {}})
 
     return list(await asyncio.gather(*(one(dp) for dp in points)))
 
@@ -171,6 +173,8 @@ def play(
     concurrency: int = typer.Option(8, "--concurrency", help="episodes in flight"),
     details: bool = typer.Option(False, "--details", help="JSON: add one row per episode"),
     as_json: bool = typer.Option(False, "--json", help="print exactly one JSON object"),
+    cache: str | None = typer.Option(None, "--cache", help="LLM cache file (SQLite)"),
+    cache_mode: str = typer.Option("rw", "--cache-mode", help="LLM cache: off | rw | replay"),
 ) -> None:
     """Negotiate every selected datapoint and report outcome and estimation metrics."""
     specs = _specs(agents)
@@ -179,7 +183,8 @@ def play(
     if first not in ("alice", "bob", "data"):
         raise _fail(f"--first must be alice, bob or data, got {first!r}")
     points = _points(data, split, hardest, limit)
-    results = asyncio.run(_play_all(points, specs, rounds, seed, first, concurrency))
+    llm = {"cache": cache, "cache_mode": cache_mode} if cache else {}
+    results = asyncio.run(_play_all(points, specs, rounds, seed, first, concurrency, llm))
     rows = [episode_metrics(r.record, r.rounds) for r in results]
     out: dict[str, Any] = {
         "agents": [str(s) for s in specs],
@@ -222,6 +227,8 @@ def meta(
     rounds: int = typer.Option(20, "--rounds", help="round cap R"),
     seed: int = typer.Option(0, "--seed", help="random seed"),
     as_json: bool = typer.Option(False, "--json", help="print exactly one JSON object"),
+    cache: str | None = typer.Option(None, "--cache", help="LLM cache file (SQLite)"),
+    cache_mode: str = typer.Option("rw", "--cache-mode", help="LLM cache: off | rw | replay"),
 ) -> None:
     """Section 5.6: play the four pairings, build the 2x2 payoff matrix and solve it."""
     from accord.domains.deal_or_no_deal.meta import STRATEGIES, solve_meta_game
@@ -231,8 +238,9 @@ def meta(
     payoffs: dict[tuple[str, str], tuple[float, float]] = {}
     for a in STRATEGIES:
         for b in STRATEGIES:
+            llm = {"cache": cache, "cache_mode": cache_mode} if cache else {}
             results = asyncio.run(_play_all(points, [specs[a], specs[b]], rounds, seed, "alice",
-                                            8))
+                                            8, llm))
             s = summarize([episode_metrics(r.record, r.rounds) for r in results])
             payoffs[(a, b)] = (float(s["alice"] or 0.0), float(s["bob"] or 0.0))
     sol = solve_meta_game(payoffs)

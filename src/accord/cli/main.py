@@ -101,9 +101,9 @@ def run(
                as_json=as_json, strategy=strategy, instance=instance, tools=tools, llm=llm)
 
 
-#: domains ``accord run DOMAIN/...`` accepts besides bargaining (games and deal-or-no-deal
-#: have their own commands: ``accord games play``, ``accord dond play``)
-RUN_DOMAINS: tuple[str, ...] = ("task-exchange", "deliberation")
+#: domains ``accord run DOMAIN/...`` accepts besides bargaining (games also have
+#: ``accord games play``, deal-or-no-deal ``accord dond play`` for whole data sets)
+RUN_DOMAINS: tuple[str, ...] = ("task-exchange", "deliberation", "deal-or-no-deal")
 
 app.command("analyze")(analyze_command)
 

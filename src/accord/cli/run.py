@@ -146,6 +146,8 @@ def run_domain(domain: str, rest: str, *, agents: str, seed: int, max_rounds: in
         params.update(instance=int(idx) if idx.isdigit() else instance, tools=tools)
         if max_rounds is not None:
             params["max_rounds"] = max_rounds
+    elif domain == "deal-or-no-deal" and max_rounds is not None:
+        params["rounds"] = max_rounds
     summarize = _summarizer(domain)
     try:
         dom = get_domain(domain)

@@ -41,7 +41,8 @@ def summarize(spec: EpisodeSpec, result: EpisodeResult) -> dict[str, Any]:
 
     Keys: ``status`` (agreed | disagreed | error), ``turns``, ``invalid`` (pattern -> count),
     ``utilities`` (role -> normalised utility, null on error), ``social_welfare``,
-    ``l2_to_pareto`` and ``allocation`` (null on error), plus run details.
+    ``l2_to_pareto`` and ``allocation`` (null on error), plus run details and LLM ``usage``
+    per role (empty for code agents).
     """
     sc = get_scenario(spec.scenario)
     m = episode_metrics(sc, result.record, result.trajectory)
@@ -66,6 +67,7 @@ def summarize(spec: EpisodeSpec, result: EpisodeResult) -> dict[str, Any]:
         "reason": result.reason,
         "who": result.who,
         "detail": result.detail,
+        "usage": result.usage,
     }
 
 
@@ -115,9 +117,18 @@ def run_cmd(scenario: str = typer.Argument(..., help="Built-in scenario name or 
             strategy: str = typer.Option("utility-aware", "--strategy",
                                          help="utility-aware | baseline"),
             seed: int = typer.Option(0, "--seed"),
+            cache: Path | None = typer.Option(None, "--cache", help="LLM cache file (SQLite)"),
+            cache_mode: str = typer.Option("rw", "--cache-mode", help="off | rw | replay"),
             as_json: bool = typer.Option(False, "--json", help="Print one JSON object.")) -> None:
     """Run one episode (the same as ``accord run task-exchange/<scenario>``)."""
-    out = run_target(scenario, _agents(agents), strategy, seed)
+    if cache_mode not in ("off", "rw", "replay"):
+        raise typer.BadParameter(f"--cache-mode must be off, rw or replay, got {cache_mode!r}")
+    llm = {"cache": str(cache), "cache_mode": cache_mode} if cache else {}
+    try:
+        out = run_target(scenario, _agents(agents), strategy, seed, llm)
+    except ValueError as exc:  # unknown scenario, kind or option; missing model or key
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
     if as_json:
         typer.echo(json.dumps(out))
         return
