@@ -27,6 +27,7 @@ SUBAPPS: tuple[tuple[str, str], ...] = (
     ("accord.cli.task_exchange", "app"),
     ("accord.cli.deliberation", "app"),
     ("accord.cli.cache", "app"),
+    ("accord.cli.games", "app"),
 )
 
 
@@ -103,7 +104,7 @@ def run(
 
 #: domains ``accord run DOMAIN/...`` accepts besides bargaining (games also have
 #: ``accord games play``, deal-or-no-deal ``accord dond play`` for whole data sets)
-RUN_DOMAINS: tuple[str, ...] = ("task-exchange", "deliberation", "deal-or-no-deal")
+RUN_DOMAINS: tuple[str, ...] = ("task-exchange", "deliberation", "deal-or-no-deal", "games")
 
 app.command("analyze")(analyze_command)
 

@@ -146,10 +146,13 @@ def run_cmd(scenario: str = typer.Argument(..., help="Built-in scenario name or 
 @app.command("prompt")
 def prompt_cmd(scenario: str = typer.Argument(...),
                role: str = typer.Option(None, "--role", help="Defaults to the first role."),
-               strategy: str = typer.Option("utility-aware", "--strategy")) -> None:
+               strategy: str = typer.Option("utility-aware", "--strategy"),
+               state: bool = typer.Option(False, "--state", help="include the <TX_SETUP> "
+                                          "block the llm agent adds (as it sends it)")) -> None:
     """Print the standing Figure 7 prompt one agent would receive."""
     sc = get_scenario(scenario)
-    typer.echo(render_system_prompt(sc.view(role or sc.roles[0]), strategy), nl=False)
+    typer.echo(render_system_prompt(sc.view(role or sc.roles[0]), strategy, machine_state=state),
+               nl=False)
 
 
 @app.command("plot")

@@ -19,6 +19,7 @@ BUILTIN_DOMAIN_MODULES: tuple[str, ...] = (
     "accord.domains.deal_or_no_deal",
     "accord.domains.task_exchange",
     "accord.domains.deliberation",
+    "accord.domains.games",
 )
 
 _loaded = False

@@ -95,3 +95,17 @@ def test_standalone_spaces() -> None:
                      action_mask=_Box(0, 1, (3,), np.int8))
     assert obs.contains({"observation": np.array([-1, 2]), "action_mask": np.ones(3)})
     assert not obs.contains({"observation": np.array([3, 0]), "action_mask": np.ones(3)})
+
+
+def test_env_with_standalone_spaces(monkeypatch: pytest.MonkeyPatch) -> None:
+    import accord.domains.games.aec as aec
+
+    monkeypatch.setattr(aec, "_spaces", None)  # as if gymnasium were not installed
+    env = make_aec_env(load_catalog_game("hot-cold"))
+    assert isinstance(env.action_space("Alice"), aec._Discrete)
+    env.reset(seed=3)
+    for agent in env.agent_iter():
+        obs, _, term, _, _ = env.last()
+        assert env.observation_space(agent).contains(obs)
+        env.step(None if term else env.action_space(agent).sample(obs["action_mask"]))
+    assert env.agents == []

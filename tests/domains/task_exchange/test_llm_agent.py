@@ -318,3 +318,14 @@ def test_llm_agent_specs() -> None:
     with pytest.raises(ValueError, match="llm needs a model"):
         DOMAIN.validate(EpisodeSpec("task-exchange", "cooperative",
                                     (parse_agent_spec("llm"), parse_agent_spec("selfish")), {}))
+
+
+async def test_a_failing_model_call_ends_the_episode_with_a_clear_error(stub_env: Any) -> None:
+    # without its <TX_SETUP>/<TX_STATE> blocks the rule-based stub answers HTTP 400
+    async with StubServer("task-exchange") as stub:
+        stub_env(stub)
+        res = await episode("cooperative", [LLM.format("task-exchange") + "&state=false",
+                                            "utility-aware"])
+    assert (res.status, res.who) == ("error", "Alice")
+    assert "LLM call failed for Alice" in (res.detail or "")
+    assert "exactly one <TX_SETUP> block" in (res.detail or "")

@@ -59,13 +59,36 @@ class Candidate:
     features: Mapping[str, float]
 
 
+def sample_dishes(db: MenuDatabase, rng: np.random.Generator, cfg: Mapping[str, Any]
+                  ) -> list[str]:
+    """The candidate dishes of one instance, in database order.
+
+    With ``overlap_bias`` b > 0 the first dish is uniform and each further dish is drawn
+    with weight ``(1 + k) ** b``, k = how many of its ingredients the dishes drawn so far
+    already use, so dishes compete for shared ingredients (b = 0: uniform).
+    """
+    lo, hi = cfg["dishes"]
+    names = list(db.dishes)
+    n = int(rng.integers(lo, hi + 1))
+    bias = float(cfg.get("overlap_bias", 0.0))
+    if bias <= 0:
+        return [names[i] for i in sorted(rng.choice(len(names), n, replace=False))]
+    chosen = [int(rng.integers(len(names)))]
+    used = set(db.dishes[names[chosen[0]]].recipe)
+    while len(chosen) < n:
+        weights = np.array([0.0 if i in chosen else
+                            (1.0 + len(used & set(db.dishes[d].recipe))) ** bias
+                            for i, d in enumerate(names)])
+        pick = int(rng.choice(len(names), p=weights / weights.sum()))
+        chosen.append(pick)
+        used |= set(db.dishes[names[pick]].recipe)
+    return [names[i] for i in sorted(chosen)]
+
+
 def menu_candidate(db: MenuDatabase, setting: str, rng: np.random.Generator,
                    cfg: Mapping[str, Any]) -> MenuInstance:
     """One random menu instance (no observation spec yet)."""
-    lo, hi = cfg["dishes"]
-    names = list(db.dishes)
-    picked = [names[i] for i in sorted(rng.choice(len(names), int(rng.integers(lo, hi + 1)),
-                                                  replace=False))]
+    picked = sample_dishes(db, rng, cfg)
     guests = [list(db.characters)[i] for i in rng.choice(len(db.characters), cfg["guests"],
                                                          replace=False)]
     demand: dict[str, int] = {}

@@ -4,8 +4,9 @@ One append-only session per agent and episode (:class:`~accord.agents.llm_suppor
 the standing Figure 7 prompt (identity, original task, mask legend, every composite with
 the agent's own utility and its complement, flow, rules 1-7, tags) is the system prompt,
 rendered once for the episode's strategy (Rule 5 only under ``utility-aware``, B.1). Each
-call appends only what changed: the turn counters, the dialogue history entries not shown
-before, the expected reply, and after an invalid attempt the targeted feedback of the
+call appends only what changed: the turn counters, the partner's dialogue history entries
+not shown before (the agent's own messages are already its answers in the session), the
+expected reply, and after an invalid attempt the targeted feedback of the
 engine's retry (``observation.feedback``, B.2). Replies are parsed with
 :func:`~accord.domains.task_exchange.parser.parse_reply`, which removes ``<CONSIDER>``
 before anything becomes a move; the agent's own reasoning stays in its session (the model
@@ -67,7 +68,8 @@ class TaskExchangeLLMAgent(Agent):
         if obs.feedback is not None:  # a retry within the turn: the history has not moved
             return render_turn_prompt(obs, since=len(obs.history),
                                       machine_state=self.machine_state)
-        text = render_turn_prompt(obs, since=self._seen, machine_state=self.machine_state)
+        text = render_turn_prompt(obs, since=self._seen, machine_state=self.machine_state,
+                                  partner_only=True)
         self._seen = len(obs.history)
         return text
 

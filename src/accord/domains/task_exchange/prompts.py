@@ -93,15 +93,16 @@ def render_system_prompt(view: PrivateView, strategy: str, machine_state: bool =
 
 
 def render_turn_prompt(obs: TaskExchangeObservation, since: int = 0,
-                       machine_state: bool = False) -> str:
+                       machine_state: bool = False, partner_only: bool = False) -> str:
     """The per-turn prompt: counters, history entries from index ``since``, expected reply.
 
-    ``machine_state`` appends the ``<TX_STATE>`` block.
+    ``machine_state`` appends the ``<TX_STATE>`` block; ``partner_only`` leaves out the
+    agent's own messages (an append-only session already holds them as its answers).
     """
     if obs.view is None:
         raise ValueError("observation carries no private view")
     history = [{"turn": h.turn, "speaker": h.speaker, "text": h.text}
-               for h in obs.history[since:]]
+               for h in obs.history[since:] if not (partner_only and h.speaker == obs.role)]
     return render(
         "turn.jinja", role=obs.role, partner=obs.view.partner, turn=obs.turn,
         turn_limit=obs.turn_limit, agent_turn=obs.agent_turn, phase=obs.phase,

@@ -134,19 +134,20 @@ def parse_setup(system: str) -> Setup:
     try:
         n = int(data["n"])
         comps = sorted(data["composites"], key=lambda c: int(c["mask"], 2))
-        if [int(c["mask"], 2) for c in comps] != list(range(1 << n)):
-            raise PolicyError("task-exchange stub: <TX_SETUP> composites must list all "
-                              f"{1 << n} masks once")
-        roles = tuple(data["roles"])
-        return Setup(str(data["role"]), str(data["partner"]), (roles[0], roles[1]), n,
-                     int(data["turn_limit"]),
-                     {str(r): int(m, 2) for r, m in data["original"].items()},
-                     tuple(str(c["description"]) for c in comps),
-                     tuple(float(c["util"]) for c in comps))
-    except (KeyError, TypeError, ValueError, IndexError) as exc:
-        if isinstance(exc, PolicyError):
-            raise
-        raise PolicyError(f"task-exchange stub: <TX_SETUP> lacks or mangles {exc}") from None
+        masks = [int(c["mask"], 2) for c in comps]
+        roles = tuple(str(r) for r in data["roles"])
+        setup = Setup(str(data["role"]), str(data["partner"]), (roles[0], roles[1]), n,
+                      int(data["turn_limit"]),
+                      {str(r): int(m, 2) for r, m in data["original"].items()},
+                      tuple(str(c["description"]) for c in comps),
+                      tuple(float(c["util"]) for c in comps))
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+        raise PolicyError(f"task-exchange stub: <TX_SETUP> lacks or mangles a field "
+                          f"({type(exc).__name__}: {exc})") from None
+    if masks != list(range(1 << n)):
+        raise PolicyError(f"task-exchange stub: <TX_SETUP> composites must list all {1 << n} "
+                          "masks once")
+    return setup
 
 
 def parse_mistakes(mistakes: str | Sequence[str]) -> tuple[str, ...]:
@@ -186,7 +187,7 @@ class _Game:
             nxt = self.states[i + 1]
             if self.states[i].get("phase") == "consider" or nxt.get("feedback") is not None:
                 continue
-            split = self._split(self._proposal(reply))
+            split = self.split(self._proposal(reply))
             if split is not None:  # the game went on, so this proposal was not accepted
                 self.rejected.add(split[0])
         self.weights = self._partner_model()
@@ -203,7 +204,7 @@ class _Game:
             return None
         return {str(k): v if isinstance(v, list) else [v] for k, v in data.items()}
 
-    def _split(self, table: Mapping[str, Any] | None) -> tuple[int, int] | None:
+    def split(self, table: Mapping[str, Any] | None) -> tuple[int, int] | None:
         """(own mask, partner mask) of a valid two-way split, else None."""
         if not table:
             return None
@@ -221,7 +222,7 @@ class _Game:
     def _partner_model(self) -> list[float]:
         kept = [self.s.original[self.s.partner]]
         for st in self.states:
-            split = self._split(st.get("table"))
+            split = self.split(st.get("table"))
             if split is not None:
                 kept.append(split[1])
         return [(1 + sum(m >> i & 1 for m in kept)) / (2 + len(kept)) for i in range(self.s.n)]
@@ -330,7 +331,7 @@ class TaskExchangePolicy(Policy):
                                                                    else "")
             return Reply(_mistake(game, self.mistakes[done], lead))
         target, plan = game.target(), game.plan()
-        split = game._split(st.get("table")) if respond else None
+        split = game.split(st.get("table")) if respond else None
         got = u[split[0]] if split is not None else None
         private = (f"<CONSIDER>Turn {st.get('turn')}: target {target:.2f}; keeping "
                    f"{setup.fmt(plan)} is worth {u[plan]:.2f}"
