@@ -70,10 +70,11 @@ def list_games(as_json: bool = typer.Option(False, "--json", help="print one JSO
         typer.echo(json.dumps({"games": rows}))
         return
     table = Table()
-    table.add_column("name", no_wrap=True)
-    for col in ("type", "size", "coordination"):
-        table.add_column(col)
-    table.add_column("description", overflow="ellipsis", no_wrap=True, max_width=60)
+    table.add_column("name", no_wrap=True, min_width=23)
+    table.add_column("type", no_wrap=True, min_width=9)
+    table.add_column("size", no_wrap=True, min_width=5)
+    table.add_column("coord.", no_wrap=True, min_width=6)
+    table.add_column("description", overflow="ellipsis", no_wrap=True, max_width=30)
     for r in rows:
         params = "".join(f" [{k}={v}]" for k, v in r["parameters"].items())
         table.add_row(r["name"], r["type"], r["size"], "yes" if r["coordination"] else "",

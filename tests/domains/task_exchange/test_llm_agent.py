@@ -92,6 +92,9 @@ async def test_llm_agents_play_both_scenarios_under_both_strategies(
             assert nxt.messages[:len(prev.messages)] == prev.messages
             assert len(nxt.messages) == len(prev.messages) + 2
         assert any(r.cached_tokens > 0 for r in reqs_one[1:])
+        # only the partner's new messages are appended; its own are already its answers
+        users = [m["content"] for m in reqs_one[-1].messages if m["role"] == "user"]
+        assert not any(f"] {role}: " in u for u in users)
         turns = [state_of(r.messages[-1]["content"])["turn"] for r in reqs_one]
         assert turns == sorted(turns) and turns[0] == 1
     assert set(res.usage) == {"Alice", "Bob"}
