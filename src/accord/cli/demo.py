@@ -101,8 +101,21 @@ def dond_tour(console: Console) -> None:
     console.print(f"status {result.status}; record {result.record.get('shares') or ''}")  # type: ignore[attr-defined]
 
 
+def games_tour(console: Console) -> None:
+    """Seed 003 sections 3-4: a classic game with pre-play talk, and its exact equilibria."""
+    from accord.domains.games import load_catalog_game, solution_json, solve_game
+
+    console.print(Rule("classic games (seed 003): battle of the sexes, 2 rounds of talk"))
+    _, result = _domain_episode(console, "games", "battle-of-the-sexes", "rational,rational",
+                                {"negotiation_rounds": 2})
+    console.print(f"payoffs {result.record.get('payoffs')}")  # type: ignore[attr-defined]
+    sol = solution_json(solve_game(load_catalog_game("battle-of-the-sexes")))
+    console.print(f"pure Nash equilibria {sol['pure_nash']}; mixed {sol.get('mixed_nash')}")
+
+
 #: further tour sections as domains land: callables taking the console
-SECTIONS = [bargaining_tour, llm_tour, task_exchange_tour, deliberation_tour, dond_tour]
+SECTIONS = [bargaining_tour, llm_tour, games_tour, task_exchange_tour, deliberation_tour,
+            dond_tour]
 
 
 def tour(console: Console, quick: bool = False) -> None:
