@@ -166,7 +166,7 @@ def test_centralized_and_oracle_baselines(stub_env: Any) -> None:
         cen_spec, cen = episode("task-allocation", [LLM], instance=5, mode="centralized",
                                 tools=True)
         kinds_spec, kinds = episode("menu-numeric", [LLM.replace("llm:", "llm-centralized:")],
-                                    instance=5)
+                                    instance=5, tools=True)
         ora_spec, ora = episode("task-allocation", [LLM.replace("llm:", "llm-oracle:")] * 3,
                                 instance=5)
     c = summarize(cen_spec, cen)
@@ -270,8 +270,8 @@ def test_messages_are_truncated_by_the_protocol(stub_env: Any) -> None:
                          max_rounds=2)
     cut = [e for e in res.trajectory.of_kind("note") if e.reason == "truncated"]
     assert cut and cut[0].party == "agent_0" and cut[0].data["limit"] == 300
-    said = [u for u in res.record["dialog"] if u["speaker"] == "agent_0"]
-    assert all(len(u["text"]) <= 300 and u["truncated"] for u in said)
+    said = [u for u in res.record["dialog"] if u["speaker"] == "agent_0" and u["kind"] == "offer"]
+    assert said and all(len(u["text"]) == 300 and u["truncated"] for u in said)
 
 
 def test_auto_tool_use_puts_tool_outputs_in_the_prompts(stub_env: Any) -> None:
