@@ -158,6 +158,39 @@ async def _play_all(points: Sequence[Datapoint], specs: Sequence[AgentSpec], rou
     return list(await asyncio.gather(*(one(dp) for dp in points)))
 
 
+def _play_through_runner(points: Sequence[Datapoint], specs: Sequence[AgentSpec], rounds: int,
+                         seed: int, first: str, concurrency: int, llm: dict[str, Any],
+                         data: str | None, store: str | None, quiet: bool
+                         ) -> tuple[list[tuple[dict[str, Any], int, str]], str]:
+    """Run the episodes through the experiment runner ([B]): stored, resumable, concurrent.
+
+    Returns ``(record, rounds, status)`` per datapoint in plan order, and the store path.
+    """
+    import hashlib
+
+    from accord.bench import BenchOptions, Store, parse_config, run_bench
+
+    key = json.dumps([[str(s) for s in specs], rounds, first, seed, [dp.id for dp in points]])
+    name = "dond-play-" + hashlib.sha256(key.encode()).hexdigest()[:10]
+    cfg = parse_config({"name": name, "domain": "deal-or-no-deal",
+                        "scenarios": [dp.id for dp in points],
+                        "agents": [[str(s) for s in specs]],
+                        "params": {"rounds": rounds, "first": first}, "seeds": [seed]},
+                       "<accord dond play>")
+    report = run_bench(cfg, BenchOptions(store=store, concurrency=concurrency, quiet=quiet,
+                                         llm=llm, data=data))
+    with Store.open(report.store, create=False) as st:
+        rows = st.episodes(name)
+    out: list[tuple[dict[str, Any], int, str]] = []
+    for row in rows:
+        if row.summary is None:  # the runner recorded a failure (with its error text)
+            out.append(({"error": row.error}, 0, "error"))
+        else:
+            out.append((row.summary["record"], int(row.summary["rounds"]),
+                        str(row.summary["status"])))
+    return out, str(report.store)
+
+
 @app.command()
 def play(
     agents: str = typer.Option(..., "--agents", "-a", help="two agent specs alice,bob, e.g. "
@@ -175,8 +208,11 @@ def play(
     as_json: bool = typer.Option(False, "--json", help="print exactly one JSON object"),
     cache: str | None = typer.Option(None, "--cache", help="LLM cache file (SQLite)"),
     cache_mode: str = typer.Option("rw", "--cache-mode", help="LLM cache: off | rw | replay"),
+    store: str | None = typer.Option(None, "--store", help="results store (default "
+                                     "runs/dond-play-<hash>.db; a rerun resumes)"),
 ) -> None:
-    """Negotiate every selected datapoint and report outcome and estimation metrics."""
+    """Negotiate every selected datapoint through the experiment runner and report outcome
+    and estimation metrics (episodes are stored, so a rerun resumes)."""
     specs = _specs(agents)
     if rounds < 1 or concurrency < 1:
         raise _fail("--rounds and --concurrency must be at least 1")
@@ -184,18 +220,22 @@ def play(
         raise _fail(f"--first must be alice, bob or data, got {first!r}")
     points = _points(data, split, hardest, limit)
     llm = {"cache": cache, "cache_mode": cache_mode} if cache else {}
-    results = asyncio.run(_play_all(points, specs, rounds, seed, first, concurrency, llm))
-    rows = [episode_metrics(r.record, r.rounds) for r in results]
+    results, store_path = _play_through_runner(points, specs, rounds, seed, first, concurrency,
+                                               llm, data, store, quiet=as_json)
+    good = [(rec, n) for rec, n, status in results if "scenario" in rec]
+    rows = [episode_metrics(rec, n) for rec, n in good]
     out: dict[str, Any] = {
         "agents": [str(s) for s in specs],
+        "store": store_path,
         "summary": summarize(rows),
-        "errors": sum(1 for r in results if r.status == "error"),
+        "errors": sum(1 for _, _, status in results if status == "error"),
         "difficulty_table": difficulty_table([(m["difficulty"], m) for m in rows]),
-        "estimation_by_round": estimation_by_round(belief_traces(r.record for r in results)),
+        "estimation_by_round": estimation_by_round(belief_traces(rec for rec, _ in good)),
     }
     if details:
-        out["episodes"] = [{"datapoint": r.record["scenario"], "status": r.status,
-                            "reason": r.reason, **m} for r, m in zip(results, rows, strict=True)]
+        out["episodes"] = [{"datapoint": rec["scenario"], "status": status, **m}
+                           for (rec, _, status), m in
+                           zip([r for r in results if "scenario" in r[0]], rows, strict=True)]
     if as_json:
         typer.echo(json.dumps(out))
         return
@@ -213,6 +253,8 @@ def play(
     _table9(console, "outcome by difficulty", out["difficulty_table"])
     if out["errors"]:
         console.print(f"[yellow]{out['errors']} episode(s) ended in an error[/]")
+    console.print(f"episodes stored in {store_path} (a rerun resumes; "
+                  f"`accord results {store_path}` for tables, `accord show` for transcripts)")
 
 
 @app.command()

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from accord import __version__
+from accord.cli.bench import bench_command, results_command, show_command
 from accord.cli.run import analyze_command, fail, run_bargaining, run_domain
 
 app = typer.Typer(
@@ -107,6 +108,9 @@ def run(
 RUN_DOMAINS: tuple[str, ...] = ("task-exchange", "deliberation", "deal-or-no-deal", "games")
 
 app.command("analyze")(analyze_command)
+app.command("bench")(bench_command)
+app.command("results")(results_command)
+app.command("show")(show_command)
 
 
 @app.command()

@@ -61,3 +61,9 @@ def mirror_line() -> LineMaker:
         return _line(counts, them, you, [(swap[s], t) for s, t in turns], out,
                      swap[selection_by])
     return mirror
+
+
+@pytest.fixture(autouse=True)
+def _isolated_cwd(tmp_path, monkeypatch):
+    """`dond play` stores episodes under ./runs: keep that out of the repository."""
+    monkeypatch.chdir(tmp_path)

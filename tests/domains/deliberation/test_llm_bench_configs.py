@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from accord.bench import expand, load_config
+from accord.cli.deliberation import run_target
 from accord.domains.base import RunContext
 from accord.domains.deliberation import DOMAIN
 
@@ -54,3 +55,17 @@ def test_switching_the_anchor_to_an_llm_runs_every_cell(name: str, tmp_path: Pat
         assert res.status == "agreement", (cell, res.detail)
         assert res.record["episode_mode"] == ep.spec.params["mode"]
     assert len(seen) == (12 if "table2" in name else 6)
+
+
+@pytest.mark.parametrize("setting", ["menu-numeric", "menu-semantic"])
+def test_shipped_menus_reward_information_sharing(setting: str) -> None:
+    # the benchmark's menus are not solvable by guessing: an agent that shares nothing and
+    # assumes unseen ingredients suffice for one dish loses clearly to agents that share
+    sample = range(0, 60, 3)
+    naive = [run_target(setting, i, ["naive", "naive"]) for i in sample]
+    share = [run_target(setting, i, ["share", "share"]) for i in sample]
+    assert sum(o["nr"] for o in naive) / len(naive) < 75
+    assert sum(not o["valid"] for o in naive) >= 3
+    assert all(o["valid"] for o in share)
+    if setting == "menu-numeric":
+        assert all(o["nr"] == pytest.approx(100.0) for o in share)

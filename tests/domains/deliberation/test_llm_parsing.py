@@ -206,3 +206,17 @@ def test_cli_run_with_llm_agents_and_tools(monkeypatch: pytest.MonkeyPatch,
         "deliberation"
     bad = runner.invoke(app, ["run", "deliberation/menu-numeric", "--agents", "llm,share"])
     assert bad.exit_code == 2 and "needs a model" in bad.output
+
+
+def test_stub_policy_rejects_prompts_without_the_contract_blocks() -> None:
+    from accord.testing.stub import PolicyError, PolicyRequest
+
+    policy = stub_policy.DeliberationPolicy()
+    with pytest.raises(PolicyError, match="TASK_DATA"):
+        policy.respond(PolicyRequest(({"role": "user", "content": "hi"},), "deliberation"))
+    system = {"role": "system", "content": '<TASK_DATA>{"role": "agent_0"}</TASK_DATA>'}
+    with pytest.raises(PolicyError, match="STATE"):
+        policy.respond(PolicyRequest((system, {"role": "user", "content": "hi"}), "x"))
+    odd = {"role": "user", "content": '<STATE>{"module": "dreaming"}</STATE>'}
+    with pytest.raises(PolicyError, match="unknown module"):
+        policy.respond(PolicyRequest((system, odd), "x"))

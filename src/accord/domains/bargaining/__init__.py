@@ -28,6 +28,22 @@ class BargainingDomain(Domain):
         _load_optional()
         return sorted(NEGOTIATORS)
 
+    def validate(self, spec: EpisodeSpec) -> None:
+        """Check scenario, parameters and the agent line-up before any episode runs."""
+        scenario = resolve_scenario(spec.scenario)
+        check_params(spec.params)
+        names = scenario.party_names
+        if len(spec.agents) != len(names):
+            raise ValueError(f"scenario {scenario.name!r} has {len(names)} parties "
+                             f"({', '.join(names)}); the line-up has {len(spec.agents)} agents")
+        from accord.agents.registry import NEGOTIATORS, _load_optional
+
+        _load_optional()
+        for agent in spec.agents:
+            if agent.kind not in NEGOTIATORS:
+                raise ValueError(f"unknown agent {agent.kind!r}; known: "
+                                 f"{', '.join(sorted(NEGOTIATORS))}")
+
     async def run_episode(self, spec: EpisodeSpec, ctx: RunContext) -> EpisodeResult:
         scenario = resolve_scenario(spec.scenario)
         llm_ctx: dict[str, Any] = {"episode_id": ctx.episode_id, "llm": ctx.llm}

@@ -1,13 +1,15 @@
 """Instance generation with the selection principles of the paper (A.1.4, A.2.3).
 
-Menu design: draw many random candidates (a subset of dishes, two guests, an inventory
-over the dishes' ingredients), keep those whose solved best menu has at least 3 dishes,
-with at least 8 ingredient kinds in stock and at least 5 (and 40% of the) dishes cookable
-on their own; then rank by a score favouring high ingredient utilization by the best
-menu, a short ingredient list, many cookable dishes and few dishes in the best menu, and
-keep the top ones. Task allocation: per sub-domain draw candidates (10 tasks, 3
-personas, persona-specific resources and efficiencies, public totals), keep those whose
-optimum assigns at least 3 tasks, and rank by ``P = w_p p_done + w_u U_res + w_r R_max/n``.
+Menu design: draw many random candidates (a subset of dishes - biased towards dishes that
+share ingredients, so they compete for them - two guests, an inventory over the dishes'
+ingredients with some of them missing or short), keep those whose solved best menu has
+at least 3 dishes, with at least 8 ingredient kinds in stock and at least 5 (and 40% of
+the) dishes cookable on their own; then rank by a score favouring high ingredient
+utilization by the best menu, a short ingredient list, many cookable dishes and few dishes
+in the best menu, and keep the top ones. Task allocation: per sub-domain draw candidates
+(10 tasks, 3 personas, persona-specific resources and efficiencies, public totals), keep
+those whose optimum assigns at least 3 tasks, and rank by
+``P = w_p p_done + w_u U_res + w_r R_max/n``.
 
 All randomness comes from the ``numpy.random.Generator`` passed in. Settings live in
 ``data/generator.yaml``.

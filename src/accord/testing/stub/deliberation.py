@@ -151,7 +151,10 @@ def heard(request: PolicyRequest, role: str) -> Heard:
                 continue
             if not isinstance(msg, dict) or not isinstance(msg.get("share"), list):
                 continue
-            part, parts = int(msg.get("part", 1)), int(msg.get("parts", 1))
+            try:
+                part, parts = int(msg.get("part", 1)), int(msg.get("parts", 1))
+            except (TypeError, ValueError):
+                continue
             if speaker == role:
                 out.sent.add(part)
                 continue
@@ -172,8 +175,12 @@ class _View:
         self.data = _load(TASK_DATA_RE, request.system(), "TASK_DATA", "the system prompt")
         last = request.last("user")
         self.state = _load(STATE_RE, last, "STATE", "the last user message")
-        self.results = [r for r in (json.loads(b) for b in TOOL_RESULT_RE.findall(last))
-                        if isinstance(r, dict)]
+        try:
+            found = [json.loads(b) for b in TOOL_RESULT_RE.findall(last)]
+        except json.JSONDecodeError as exc:
+            raise PolicyError(f"deliberation policy: a <TOOL_RESULT> is not valid JSON: "
+                              f"{exc}") from exc
+        self.results = [r for r in found if isinstance(r, dict)]
         self.role = str(self.data.get("role"))
         self.setting = str(self.data.get("setting"))
         self.task = self.setting == "task-allocation"
