@@ -54,7 +54,11 @@ def run_target(setting: str, instance: int | str = 0, agents: list[str] | None =
         agents = ["share"] * n
     specs = tuple(parse_agent_list(",".join(agents)))
     spec = EpisodeSpec("deliberation", base, specs, p, seed)
-    result = asyncio.run(DOMAIN.run_episode(spec, RunContext(llm=llm or {})))
+    import hashlib
+
+    eid = hashlib.sha256(json.dumps(spec.to_dict(), sort_keys=True, default=str).encode()
+                         ).hexdigest()[:16]  # deterministic: LLM cache entries replay
+    result = asyncio.run(DOMAIN.run_episode(spec, RunContext(episode_id=eid, llm=llm or {})))
     return summarize(spec, result)
 
 
@@ -162,14 +166,17 @@ def run(setting: str = typer.Argument(..., help="menu-numeric | menu-semantic | 
         max_rounds: int = typer.Option(6, "--max-rounds"),
         max_chars: int = typer.Option(1000, "--max-chars"),
         seed: int = typer.Option(0, "--seed"),
-        as_json: bool = typer.Option(False, "--json", help="Print one JSON object.")) -> None:
+        as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+        cache: str | None = typer.Option(None, "--cache", help="LLM cache file (SQLite)."),
+        cache_mode: str = typer.Option("rw", "--cache-mode", help="off | rw | replay")) -> None:
     """Run one episode and print its metrics."""
     params: dict[str, Any] = {"max_rounds": max_rounds, "max_chars": max_chars}
     if mode:
         params["mode"] = mode
+    llm = {"cache": cache, "cache_mode": cache_mode} if cache else {}
     try:
         out = run_target(setting, instance, agents.split(",") if agents else None, tools, seed,
-                         **params)
+                         llm=llm, **params)
     except (ValueError, KeyError) as exc:
         _fail(str(exc))
         return
