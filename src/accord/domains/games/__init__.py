@@ -3,8 +3,10 @@
 Game models and files (:mod:`.model`, :mod:`.io`), the catalog (:mod:`.catalog`), named
 solutions (:mod:`.analysis`), the cheap-talk-then-play protocol (:mod:`.protocol`), code
 agents and their equilibrium selection rule (:mod:`.agents`, :mod:`.selection`), metrics
-(:mod:`.metrics`), a PettingZoo-style environment (:mod:`.aec`) and the ``games`` domain,
-registered on import.
+(:mod:`.metrics`), a PettingZoo-style environment (:mod:`.aec`), LLM players with
+chain-of-thought prompting and the LLM workflow agents of section 4.4 (:mod:`.llm_agents`,
+:mod:`.llm_workflow`, prompts under ``prompts/``), study helpers and plots over results
+stores (:mod:`.studies`) and the ``games`` domain, registered on import.
 """
 
 from __future__ import annotations
@@ -13,11 +15,13 @@ from accord.domains.base import register_domain
 from accord.domains.games.aec import GameAECEnv, make_aec_env
 from accord.domains.games.agents import (
     AGENT_KINDS,
+    LLM_AGENT_KINDS,
     FixedAgent,
     GameAgent,
     RandomAgent,
     RationalAgent,
     build_agent,
+    make_agent,
 )
 from accord.domains.games.analysis import Solution, solution_json, solve_game
 from accord.domains.games.catalog import (
@@ -37,11 +41,15 @@ from accord.domains.games.io import (
     parse_game,
     save_game,
 )
+from accord.domains.games.llm_agents import LLMGameAgent, make_llm_agent
+from accord.domains.games.llm_prompts import Strategy, personality_line, prompt_variant
+from accord.domains.games.llm_workflow import LLMWorkflowAgent, make_llm_workflow
 from accord.domains.games.metrics import (
     action_distribution,
     episode_metrics,
     plot_action_distribution,
     rate,
+    workflow_correct,
 )
 from accord.domains.games.model import ExtensiveGame, Game, GameInfo, NormalFormGame
 from accord.domains.games.protocol import GameObservation, GameProtocol, GameState, TalkMessage
@@ -51,6 +59,7 @@ register_domain(GamesDomain())
 
 __all__ = [
     "AGENT_KINDS",
+    "LLM_AGENT_KINDS",
     "CatalogEntry",
     "ExtensiveGame",
     "FixedAgent",
@@ -63,11 +72,14 @@ __all__ = [
     "GameProtocol",
     "GameState",
     "GamesDomain",
+    "LLMGameAgent",
+    "LLMWorkflowAgent",
     "NormalFormGame",
     "NormalPlan",
     "RandomAgent",
     "RationalAgent",
     "Solution",
+    "Strategy",
     "TalkMessage",
     "action_distribution",
     "build_agent",
@@ -79,9 +91,14 @@ __all__ = [
     "load_catalog_game",
     "load_game",
     "make_aec_env",
+    "make_agent",
+    "make_llm_agent",
+    "make_llm_workflow",
     "number_out",
     "parse_game",
+    "personality_line",
     "plot_action_distribution",
+    "prompt_variant",
     "rate",
     "render_game",
     "resolve_game",
@@ -90,4 +107,5 @@ __all__ = [
     "select_spe",
     "solution_json",
     "solve_game",
+    "workflow_correct",
 ]

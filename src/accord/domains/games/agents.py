@@ -13,10 +13,21 @@ All read the game from the :class:`~accord.domains.games.protocol.GameObservatio
   the last one repeats): always the named action, for tests and scripted baselines.
 
 Any kind accepts ``message=...`` to replace its cheap-talk line.
+
+LLM kinds (:func:`make_agent` builds every kind; :func:`build_agent` the code kinds only):
+
+- ``llm:MODEL``: chain-of-thought LLM player (:mod:`accord.domains.games.llm_agents`);
+- ``llm-workflow:MODEL``: an LLM that first derives its strategy with the workflow of
+  seed 003, 4.4.1 (best responses, then a Nash profile) or 4.4.2 (backward induction)
+  (:mod:`accord.domains.games.llm_workflow`).
+
+Both take the generation options (``temperature``, ``max_tokens``, ``top_p``, ``seed``),
+``personality=ADJECTIVE`` (section 6.3) and ``prompt=1..6`` (section 6.5).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
 from importlib import resources
 from typing import Any
@@ -28,6 +39,8 @@ from accord.agents.base import Agent
 from accord.agents.spec import AgentSpec
 from accord.core.moves import Action, Message, Move
 from accord.domains.games.describe import fmt_number
+from accord.domains.games.llm_agents import make_llm_agent
+from accord.domains.games.llm_workflow import make_llm_workflow
 from accord.domains.games.model import ExtensiveGame, Game, NormalFormGame
 from accord.domains.games.protocol import GameObservation
 from accord.domains.games.selection import NormalPlan, TieBreak, select_normal, select_spe
@@ -36,6 +49,9 @@ from accord.solvers.backward_induction import SubgamePerfectEquilibrium
 from accord.solvers.game_tree import decision_nodes
 
 AGENT_KINDS = ("rational", "random", "fixed")
+"""Code-executed agent kinds (built by :func:`build_agent`)."""
+LLM_AGENT_KINDS = ("llm", "llm-workflow")
+"""LLM agent kinds (built by :func:`make_agent`)."""
 
 
 @lru_cache(maxsize=1)
@@ -207,3 +223,18 @@ def build_agent(spec: AgentSpec, game: Game, player: int) -> GameAgent:
     if opts:
         raise ValueError(f"agent {spec}: unknown option(s) {sorted(opts)}")
     return agent
+
+
+def make_agent(spec: AgentSpec, game: Game, player: int,
+               ctx: Mapping[str, Any] | None = None) -> Agent:
+    """Any games agent from its spec: LLM kinds with ``ctx`` (LLM settings under ``llm``,
+    ``episode_id`` for cache scopes, ``max_retries``), code kinds via :func:`build_agent`."""
+    context = dict(ctx or {})
+    if spec.kind == "llm":
+        return make_llm_agent(spec, game, player, context)
+    if spec.kind == "llm-workflow":
+        return make_llm_workflow(spec, game, player, context)
+    if spec.kind not in AGENT_KINDS:
+        raise ValueError(f"unknown agent kind {spec.kind!r} for games; known kinds: "
+                         f"{', '.join(AGENT_KINDS + LLM_AGENT_KINDS)}")
+    return build_agent(spec, game, player)

@@ -2,43 +2,67 @@
 
 ``spec.scenario`` is a catalog name (``accord games list``) or a path to a game file.
 ``spec.params`` may hold ``negotiation_rounds`` (default 0), ``first_speaker`` (a player
-name or index; default the first player), ``max_message_chars``, and any parameter the
-game declares (``jackpot`` for ``golden-balls``). ``spec.agents`` gives one agent per
-player in player order, or a single agent used for every player. ``spec.seed`` seeds a
-``numpy.random.Generator`` whose independent children drive the agents.
+name or index; default the first player), ``max_message_chars``, ``max_retries`` (invalid
+attempts allowed per turn, default 5), and any parameter the game declares (``jackpot``
+for ``golden-balls``). ``spec.agents`` gives one agent per player in player order, or a
+single agent used for every player. ``spec.seed`` seeds a ``numpy.random.Generator`` whose
+independent children drive the agents.
+
+LLM agents (``llm:MODEL``, ``llm-workflow:MODEL``) take their settings from the run
+context: ``ctx.llm`` (cache path and mode, timeout, concurrency) and ``ctx.episode_id``
+(the scope of their cache entries; when empty, a hash of the spec and the repetition).
+The record of an episode with workflow agents holds their derived strategies under
+``workflow`` (by player), and every record names its agents under ``agents``.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
+from accord.agents.base import Agent
+from accord.agents.spec import AgentSpecError, parse_agent_spec
 from accord.domains.base import Domain, EpisodeSpec, RunContext
-from accord.domains.games.agents import AGENT_KINDS, GameAgent, build_agent
+from accord.domains.games.agents import AGENT_KINDS, LLM_AGENT_KINDS, build_agent, make_agent
 from accord.domains.games.catalog import catalog_names, resolve_game
 from accord.domains.games.io import GameFileError
+from accord.domains.games.llm_agents import check_llm_spec
+from accord.domains.games.llm_workflow import LLMWorkflowAgent
 from accord.domains.games.metrics import episode_metrics
 from accord.domains.games.model import Game
 from accord.domains.games.protocol import GameProtocol
-from accord.protocols.engine import EpisodeResult, run_episode
+from accord.protocols.engine import Bounds, EpisodeResult, run_episode
 
-EPISODE_PARAMS = ("negotiation_rounds", "first_speaker", "max_message_chars")
+EPISODE_PARAMS = ("negotiation_rounds", "first_speaker", "max_message_chars", "max_retries")
 
 
-def build_episode(spec: EpisodeSpec) -> tuple[GameProtocol, dict[str, GameAgent], Game]:
-    """The protocol, the reset agents (by player) and the game for one episode spec."""
+def episode_key(spec: EpisodeSpec, repeat: int = 0) -> str:
+    """A deterministic episode id for LLM cache scopes when the runner gave none."""
+    raw = json.dumps([spec.to_dict(), repeat], sort_keys=True, default=str)
+    return "games-" + hashlib.sha256(raw.encode()).hexdigest()[:16]
+
+
+def _split_params(spec: EpisodeSpec) -> tuple[dict[str, Any], dict[str, Any]]:
     params = dict(spec.params)
-    rounds = int(params.pop("negotiation_rounds", 0) or 0)
-    first = params.pop("first_speaker", None)
-    max_chars = params.pop("max_message_chars", None)
+    episode = {k: params.pop(k) for k in EPISODE_PARAMS if k in params}
+    return episode, params
+
+
+def _game(spec: EpisodeSpec, params: Mapping[str, Any]) -> Game:
     try:
-        game = resolve_game(spec.scenario, params)
+        return resolve_game(spec.scenario, params)
     except GameFileError as exc:
         if "has no parameter" in str(exc):
             raise GameFileError(f"{exc}; episode parameters are {', '.join(EPISODE_PARAMS)}"
                                 ) from None
         raise
+
+
+def _specs(spec: EpisodeSpec, game: Game) -> list[Any]:
     n = len(game.players)
     specs = list(spec.agents)
     if len(specs) == 1:
@@ -46,13 +70,28 @@ def build_episode(spec: EpisodeSpec) -> tuple[GameProtocol, dict[str, GameAgent]
     if len(specs) != n:
         raise ValueError(f"{spec.scenario} has {n} players ({', '.join(game.players)}) but "
                          f"{len(spec.agents)} agents were given")
-    rngs = np.random.default_rng(spec.seed).spawn(n)
-    agents: dict[str, GameAgent] = {}
+    return [parse_agent_spec(s) for s in specs]
+
+
+def build_episode(spec: EpisodeSpec, ctx: Mapping[str, Any] | None = None
+                  ) -> tuple[GameProtocol, dict[str, Agent], Game]:
+    """The protocol, the reset agents (by player) and the game for one episode spec.
+
+    ``ctx`` is handed to LLM agents (``llm`` settings, ``episode_id``, ``max_retries``).
+    """
+    episode, params = _split_params(spec)
+    game = _game(spec, params)
+    specs = _specs(spec, game)
+    context = {"max_retries": int(episode.get("max_retries", 5)), **dict(ctx or {})}
+    rngs = np.random.default_rng(spec.seed).spawn(len(game.players))
+    agents: dict[str, Agent] = {}
     for i, (player, agent_spec) in enumerate(zip(game.players, specs, strict=True)):
-        agent = build_agent(agent_spec, game, i)
+        agent = make_agent(agent_spec, game, i, context)
         agent.reset(rngs[i])
         agents[player] = agent
-    protocol = GameProtocol(game, negotiation_rounds=rounds, first_speaker=first,
+    max_chars = episode.get("max_message_chars")
+    protocol = GameProtocol(game, negotiation_rounds=int(episode.get("negotiation_rounds") or 0),
+                            first_speaker=episode.get("first_speaker"),
                             max_message_chars=None if max_chars is None else int(max_chars))
     return protocol, agents, game
 
@@ -66,11 +105,37 @@ class GamesDomain(Domain):
         return catalog_names()
 
     def agent_kinds(self) -> list[str]:
-        return list(AGENT_KINDS)
+        return list(AGENT_KINDS + LLM_AGENT_KINDS)
+
+    def validate(self, spec: EpisodeSpec) -> None:
+        """Check the game, its parameters and the line-up without building LLM clients."""
+        episode, params = _split_params(spec)
+        game = _game(spec, params)
+        rounds = episode.get("negotiation_rounds") or 0
+        if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 0:
+            raise ValueError(f"negotiation_rounds must be a whole number >= 0, got {rounds!r}")
+        GameProtocol(game, negotiation_rounds=rounds, first_speaker=episode.get("first_speaker"))
+        for i, agent_spec in enumerate(_specs(spec, game)):
+            if agent_spec.kind in LLM_AGENT_KINDS:
+                check_llm_spec(agent_spec)
+                if agent_spec.kind == "llm-workflow" and game.type == "normal" and len(
+                        game.players) != 2:
+                    raise AgentSpecError("llm-workflow: the simultaneous-game workflow is "
+                                         "defined for two players")
+            else:
+                build_agent(agent_spec, game, i)
 
     async def run_episode(self, spec: EpisodeSpec, ctx: RunContext) -> EpisodeResult:
-        protocol, agents, _ = build_episode(spec)
-        return await run_episode(protocol, agents)
+        episode_id = ctx.episode_id or episode_key(spec, int(ctx.extra.get("repeat", 0) or 0))
+        protocol, agents, _ = build_episode(spec, {"llm": ctx.llm, "episode_id": episode_id})
+        retries = int(dict(spec.params).get("max_retries", 5))
+        result = await run_episode(protocol, agents, bounds=Bounds(max_retries=retries))
+        flows = {role: rec for role, a in agents.items()
+                 if isinstance(a, LLMWorkflowAgent) and (rec := a.record()) is not None}
+        if flows:
+            result.record["workflow"] = flows
+        result.record["agents"] = {role: a.describe() for role, a in agents.items()}
+        return result
 
     def metrics(self, spec: EpisodeSpec, result: EpisodeResult) -> dict[str, Any]:
         return dict(episode_metrics(result.record))

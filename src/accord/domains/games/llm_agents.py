@@ -238,5 +238,12 @@ def make_llm_agent(spec: AgentSpec, game: Game, player: int, ctx: Mapping[str, A
                         max_retries=int(ctx.get("max_retries", 5)), **opts)
 
 
-__all__ = ["LLMGameAgent", "LLM_OPTIONS", "check_llm_spec", "game_observation", "llm_client",
-           "llm_options", "make_llm_agent"]
+__all__ = [
+    "LLM_OPTIONS",
+    "LLMGameAgent",
+    "check_llm_spec",
+    "game_observation",
+    "llm_client",
+    "llm_options",
+    "make_llm_agent",
+]

@@ -12,6 +12,10 @@ Per episode (:func:`episode_metrics`):
   equilibrium, credible or not.
 - ``pareto_optimal``: no other outcome dominates the one reached.
 - ``payoff_1 ...``, ``welfare``: payoffs by player position and their sum.
+- ``workflow_correct`` (only with LLM workflow agents): the share of them whose derived
+  strategy is right - for 4.4.1 the Nash profile it found is a pure Nash equilibrium (or
+  it found none and there is none), for 4.4.2 its plan agrees at every own decision node
+  with some subgame-perfect equilibrium.
 
 Across episodes: :func:`rate` (e.g. the Nash-equilibrium rate), :func:`action_distribution`
 and :func:`plot_action_distribution` (a bar chart, PNG, matplotlib's Agg canvas).
@@ -52,7 +56,7 @@ def _facts(spec_json: str) -> dict[str, Any]:
     keep = undominated(list(spe_paths.values()))
     all_leaves = leaves(game.tree)
     po_leaf = undominated([lf.payoff for _, lf in all_leaves])
-    return {"game": game, "spe": set(spe_paths),
+    return {"game": game, "spe": set(spe_paths), "spe_list": spes,
             "pone": {p for p, k in zip(spe_paths, keep, strict=True) if k},
             "ne": {p for p, _ in nash_outcomes(game.tree, len(game.players))},
             "po": {p for (p, _), k in zip(all_leaves, po_leaf, strict=True) if k}}
@@ -78,9 +82,37 @@ def _to_number(value: Any) -> float:
     return float(value)
 
 
+def _workflow_right(facts: Mapping[str, Any], flow: Mapping[str, Any]) -> bool:
+    game = facts["game"]
+    if isinstance(game, NormalFormGame):
+        nash = flow.get("nash")
+        if nash is None:
+            return not bool(facts["nash"].any())
+        try:
+            idx = game.profile_index([nash[p] for p in game.players])
+        except (KeyError, ValueError):
+            return False
+        return bool(facts["nash"][idx])
+    plan = {tuple(k.strip("/").split("/")) if k != "/" else (): a
+            for k, a in (flow.get("plan") or {}).items()}
+    return any(all(e.strategy.get(node) == act for node, act in plan.items())
+               for e in facts["spe_list"])
+
+
+def workflow_correct(record: Mapping[str, Any]) -> float | None:
+    """Share of the record's LLM workflow agents whose derived strategy is right."""
+    flows = record.get("workflow") or {}
+    if not flows or "spec" not in record:
+        return None
+    facts = _facts(json.dumps(record["spec"], sort_keys=True))
+    return sum(_workflow_right(facts, f) for f in flows.values()) / len(flows)
+
+
 def episode_metrics(record: Mapping[str, Any]) -> Metrics:
     """Per-episode metrics of one game record (see the module docstring)."""
     out: Metrics = {"completed": bool(record.get("completed"))}
+    if record.get("workflow"):
+        out["workflow_correct"] = workflow_correct(record)
     keys = ["nash", "pareto_optimal_nash", "pareto_optimal"]
     if record.get("type") == "extensive":
         keys.append("nash_outcome")

@@ -315,9 +315,13 @@ class _Handler(BaseHTTPRequestHandler):
                               model, messages, params, _conversation(headers, messages),
                               started=time.monotonic())
         index = stub.begin(entry)
-        status = 500
+        booked = False
         try:
             status, extra, outcome = stub.answer(entry, index)
+            # booked as finished before the answer leaves: a client holding its answer never
+            # sees its request still counted in flight (no race in max_in_flight)
+            stub.end(entry, status)
+            booked = True
             if isinstance(outcome, HttpError):
                 kind = "rate_limit_error" if anthropic and status == 429 else outcome.error_type
                 self._error(status, outcome.message, kind, anthropic, extra)
@@ -326,7 +330,8 @@ class _Handler(BaseHTTPRequestHandler):
             else:
                 self._send(200, _openai_body(entry, outcome, index))
         finally:
-            stub.end(entry, status)
+            if not booked:
+                stub.end(entry, 500)
 
     def _authorised(self, headers: Mapping[str, str], anthropic: bool) -> bool:
         want = self.server.stub.api_key
