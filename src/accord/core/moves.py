@@ -47,6 +47,10 @@ class Offer(Move):
     message: str | None = None
     kind: ClassVar[str] = "offer"
 
+    def to_dict(self) -> dict[str, Any]:
+        # the hot path of every logged offer: no generic field walk
+        return {"kind": "offer", "package": dict(self.package), "message": self.message}
+
 
 @dataclass(frozen=True, slots=True)
 class Accept(Move):
@@ -54,6 +58,9 @@ class Accept(Move):
 
     message: str | None = None
     kind: ClassVar[str] = "accept"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": "accept", "message": self.message}
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +70,10 @@ class Reject(Move):
     counter: Offer | None = None
     message: str | None = None
     kind: ClassVar[str] = "reject"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": "reject", "counter": None if self.counter is None else
+                self.counter.to_dict(), "message": self.message}
 
 
 @dataclass(frozen=True, slots=True)

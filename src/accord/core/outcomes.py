@@ -98,7 +98,20 @@ class OutcomeSpace:
 
     def index_of(self, package: Package) -> int:
         """The integer index of a full package."""
-        return int(np.dot(self.value_indices(package), self.strides))
+        idx = 0
+        try:
+            for issue, stride in self._pairs:
+                idx += issue.index(package[issue.name]) * stride
+        except KeyError:
+            self.value_indices(package)  # raises the specific error (missing or unknown)
+            raise
+        if len(package) != len(self._pairs):
+            self.value_indices(package)
+        return idx
+
+    @cached_property
+    def _pairs(self) -> tuple[tuple[Issue, int], ...]:
+        return tuple((i, int(s)) for i, s in zip(self.issues, self.strides, strict=True))
 
     def package(self, index: int) -> dict[str, Value]:
         """The package with integer index ``index``."""

@@ -69,6 +69,15 @@ class NegotiationState:
     accepted_by: tuple[str, ...] = ()
 
 
+def _evolve(state: NegotiationState, **changes: Any) -> NegotiationState:
+    """``dataclasses.replace`` without re-running ``__init__``: the engine's hot path makes
+    several transitions per round and the state's fields need no validation."""
+    new = object.__new__(NegotiationState)
+    new.__dict__.update(state.__dict__)
+    new.__dict__.update(changes)
+    return new
+
+
 class AlternatingOffers(Protocol[NegotiationState]):
     """The negotiation state machine over a :class:`~accord.core.scenario.Scenario`."""
 
@@ -189,7 +198,7 @@ class AlternatingOffers(Protocol[NegotiationState]):
 
     def _put(self, state: NegotiationState, rec: OfferRecord) -> NegotiationState:
         latest = {**state.latest, rec.party: rec}
-        return dataclasses.replace(
+        return _evolve(
             state, phase="respond", proposer=rec.party, current=rec,
             history=(*state.history, rec), latest=latest, turn_messages=0, verdicts={})
 
@@ -202,12 +211,12 @@ class AlternatingOffers(Protocol[NegotiationState]):
                 return self._end(state, Termination("no_deal", "walk", role, move.reason)), notes
             if isinstance(move, Message):
                 msgs = (*state.messages, (state.round, role, move.text))
-                return dataclasses.replace(state, messages=msgs,
+                return _evolve(state, messages=msgs,
                                            turn_messages=state.turn_messages + 1), notes
             assert isinstance(move, Offer)
             state = self._put(state, self._record(state.round, role, move.package, "offer"))
             if move.message:
-                state = dataclasses.replace(
+                state = _evolve(
                     state, messages=(*state.messages, (state.round, role, move.message)))
             return state, notes
         if state.phase == "mediate":
@@ -215,7 +224,7 @@ class AlternatingOffers(Protocol[NegotiationState]):
             assert isinstance(move, Suggest)
             rec = self._record(state.round, MEDIATOR, move.package, "mediator")
             notes.append(Note("mediator_suggestion", MEDIATOR, {"package": dict(rec.package)}))
-            return dataclasses.replace(state, phase="respond_mediator", suggestion=rec), notes
+            return _evolve(state, phase="respond_mediator", suggestion=rec), notes
         return self._verdicts(state, moves, notes)
 
     def _verdicts(self, state: NegotiationState, moves: Mapping[str, Move], notes: list[Note]
@@ -226,7 +235,7 @@ class AlternatingOffers(Protocol[NegotiationState]):
         msgs = state.messages + tuple(
             (state.round, p, m.message) for p, m in moves.items()
             if isinstance(m, (Accept, Reject)) and m.message)
-        state = dataclasses.replace(state, verdicts=verdicts, messages=msgs)
+        state = _evolve(state, verdicts=verdicts, messages=msgs)
         if walkers:
             w = moves[walkers[0]]
             assert isinstance(w, Walk)
@@ -237,15 +246,15 @@ class AlternatingOffers(Protocol[NegotiationState]):
         n_yes = len(accepts) + (0 if mediated else 1)
         needed = len(self.parties) if mediated else self.required
         if n_yes >= needed:
-            done = dataclasses.replace(state, agreement=table, accepted_by=accepts)
+            done = _evolve(state, agreement=table, accepted_by=accepts)
             return self._end(done, Termination("agreement")), notes
         counters = dict(state.counters)
         for p, m in moves.items():
             if isinstance(m, Reject) and m.counter is not None:
                 counters[p] = self._record(state.round + 1, p, m.counter.package, "counter")
-        state = dataclasses.replace(state, counters=counters)
+        state = _evolve(state, counters=counters)
         if mediated:
-            return self._next_round(dataclasses.replace(state, suggestion=None)), notes
+            return self._next_round(_evolve(state, suggestion=None)), notes
         state = self._stagnation(state, notes)
         if state.ended is not None or state.phase == "mediate":
             return state, notes
@@ -264,13 +273,13 @@ class AlternatingOffers(Protocol[NegotiationState]):
             u = self._party[rec.party].utility
             if u(prev.package) - u(rec.package) > cfg.stagnation_epsilon:
                 stagnant = 0
-        state = dataclasses.replace(state, stagnant=stagnant)
+        state = _evolve(state, stagnant=stagnant)
         if stagnant < cfg.stagnation_rounds:
             return state
         notes.append(Note("stagnation", None, {"rounds": stagnant}))
-        state = dataclasses.replace(state, stagnant=0)
+        state = _evolve(state, stagnant=0)
         if cfg.mediator:
-            return dataclasses.replace(state, phase="mediate")
+            return _evolve(state, phase="mediate")
         for name in self.parties:
             party = self._party[name]
             offers = [r.package for p, r in state.latest.items() if p != name]
@@ -286,17 +295,18 @@ class AlternatingOffers(Protocol[NegotiationState]):
     def _next_round(self, state: NegotiationState) -> NegotiationState:
         rnd = state.round + 1
         nxt = self.proposer_of(rnd)
-        state = dataclasses.replace(state, round=rnd, phase="propose", proposer=nxt,
+        state = _evolve(state, round=rnd, phase="propose", proposer=nxt,
                                     turn_messages=0)
         counter = state.counters.get(nxt)
         if counter is not None and rnd <= self.config.max_rounds:
             counters = {p: r for p, r in state.counters.items() if p != nxt}
-            state = dataclasses.replace(state, counters=counters)
-            return self._put(state, dataclasses.replace(counter, round=rnd))
+            state = _evolve(state, counters=counters)
+            return self._put(state, OfferRecord(rnd, counter.party, counter.package,
+                                                counter.index, counter.source))
         return state
 
     def _end(self, state: NegotiationState, term: Termination) -> NegotiationState:
-        return dataclasses.replace(state, phase="over", ended=term)
+        return _evolve(state, phase="over", ended=term)
 
     def termination(self, state: NegotiationState) -> Termination | None:
         return state.ended
