@@ -35,7 +35,7 @@ from accord.domains.games.describe import fmt_number
 from accord.domains.games.model import NormalFormGame
 
 app = typer.Typer(name="games", help="Classic games: list the catalog, solve games, play them "
-                  "with code agents.", no_args_is_help=True)
+                  "with code or LLM agents.", no_args_is_help=True)
 
 
 def _fail(message: str, code: int = 2) -> typer.Exit:
@@ -143,7 +143,7 @@ def play(
     plot: Path | None = typer.Option(None, "--plot", help="save an action-distribution PNG"),
     as_json: bool = typer.Option(False, "--json", help="print exactly one JSON object"),
 ) -> None:
-    """Play a game with code agents, optionally after cheap talk, and score the outcomes."""
+    """Play a game with code or LLM agents, optionally after cheap talk, and score the outcomes."""
     try:
         specs = tuple(parse_agent_list(agents))
     except AgentSpecError as exc:
@@ -211,3 +211,40 @@ def _print_play(episodes: list[dict[str, Any]], summary: dict[str, Any],
                       highlight=False)
     if plot is not None:
         console.print(f"plot saved to {plot}")
+
+
+@app.command()
+def plot(store: Path = typer.Argument(..., help="results store of `accord bench` (.db)"),
+         out: Path = typer.Option(Path("plots"), "--out", "-o", help="output folder"),
+         run: str | None = typer.Option(None, "--run", help="only this run of the store"),
+         group_by: str | None = typer.Option(None, "--group-by", "-g",
+                                             help="cell fields, comma separated"),
+         share: str | None = typer.Option(None, "--share",
+                                          help="also plot this action's share against --x"),
+         x: str = typer.Option("params.jackpot", "--x", help="numeric field for --share"),
+         as_json: bool = typer.Option(False, "--json", help="print exactly one JSON object")
+         ) -> None:
+    """Action-distribution plots (one PNG per cell) and summary.json from a results store."""
+    from accord.bench import Store, StoreError
+    from accord.domains.games import plot_action_share, plot_study
+
+    try:
+        with Store.open(store, create=False) as st:
+            rows = st.episodes(run)
+    except StoreError as exc:
+        raise _fail(str(exc)) from None
+    try:
+        summary = plot_study(rows, out, group_by=group_by.split(",") if group_by else None)
+        if share:
+            summary["share"] = plot_action_share(rows, out / f"share_{share}.png", action=share,
+                                                 x=x)
+    except KeyError as exc:
+        raise _fail(str(exc).strip("'\"")) from None
+    if not summary["episodes"]:
+        raise _fail(f"{store} holds no finished games episodes")
+    if as_json:
+        typer.echo(json.dumps(summary, default=str))
+        return
+    for cell in summary["cells"]:
+        typer.echo(f"{out / cell['file']}  n={cell['episodes']}  nash={cell['nash_rate']}")
+    typer.echo(f"{len(summary['cells'])} plot(s) and summary.json in {out}")

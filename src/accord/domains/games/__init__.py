@@ -54,6 +54,14 @@ from accord.domains.games.metrics import (
 from accord.domains.games.model import ExtensiveGame, Game, GameInfo, NormalFormGame
 from accord.domains.games.protocol import GameObservation, GameProtocol, GameState, TalkMessage
 from accord.domains.games.selection import NormalPlan, select_normal, select_spe
+from accord.domains.games.studies import (
+    StudyEpisode,
+    action_share,
+    plot_action_share,
+    plot_study,
+    study_episodes,
+    study_table,
+)
 
 register_domain(GamesDomain())
 
@@ -80,8 +88,10 @@ __all__ = [
     "RationalAgent",
     "Solution",
     "Strategy",
+    "StudyEpisode",
     "TalkMessage",
     "action_distribution",
+    "action_share",
     "build_agent",
     "build_episode",
     "catalog_entry",
@@ -98,6 +108,8 @@ __all__ = [
     "parse_game",
     "personality_line",
     "plot_action_distribution",
+    "plot_action_share",
+    "plot_study",
     "prompt_variant",
     "rate",
     "render_game",
@@ -107,5 +119,7 @@ __all__ = [
     "select_spe",
     "solution_json",
     "solve_game",
+    "study_episodes",
+    "study_table",
     "workflow_correct",
 ]

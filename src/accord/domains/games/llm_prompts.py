@@ -13,12 +13,13 @@ Two machine-readable blocks go into every session; they are the contract with th
   ``negotiation`` or ``play``), the workflow step, the messages so far, the moves so far,
   the legal actions, the derived strategy and the prompt variant.
 
-Jinja's ``tojson`` escapes ``<``, ``>`` and ``&``, so text inside the blocks (other players'
-messages) can never close a tag.
+The blocks are written by :func:`safe_json` (key order kept, ``<``, ``>`` and ``&``
+escaped), so text inside them (other players' messages) can never close a tag.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -150,11 +151,21 @@ def state_block(obs: GameObservation, *, phase: str | None = None, step: str | N
     return out
 
 
+def safe_json(obj: Any) -> str:
+    """JSON for a tag block: key order kept, ``<``, ``>``, ``&`` escaped (no tag can close)."""
+    text = json.dumps(obj, ensure_ascii=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
 def render_prompt(name: str, **context: Any) -> str:
-    """Render one of this package's prompt templates."""
+    """Render one of this package's prompt templates (``state``, ``game`` and ``example``
+    mappings are written as :func:`safe_json`)."""
+    for key in ("state", "game", "example"):
+        if key in context and not isinstance(context[key], str):
+            context[key] = safe_json(context[key])
     return render(name, package=PACKAGE, **context)
 
 
 __all__ = ["PACKAGE", "Strategy", "node_name", "payoff_text", "personality_line",
-           "prompt_variant", "public_game", "quoted", "render_prompt", "state_block",
+           "prompt_variant", "public_game", "quoted", "render_prompt", "safe_json", "state_block",
            "variants"]

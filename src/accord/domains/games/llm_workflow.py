@@ -43,7 +43,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
+from functools import partial
 from typing import Any
+
+import numpy as np
 
 from accord.agents.spec import AgentSpec, AgentSpecError
 from accord.domains.games.describe import fmt_number
@@ -58,6 +61,7 @@ from accord.domains.games.llm_prompts import (
 from accord.domains.games.llm_replies import StepError, json_tag, names, text_tag
 from accord.domains.games.model import ExtensiveGame, Game, NormalFormGame
 from accord.domains.games.protocol import GameObservation
+from accord.llm import GenerationConfig, LLMClient
 from accord.solvers.game_tree import Decision, Leaf, decision_nodes
 from accord.solvers.payoff_arrays import to_fraction
 
@@ -129,7 +133,8 @@ class LLMWorkflowAgent(LLMGameAgent):
 
     name = "llm-workflow"
 
-    def __init__(self, client: Any, config: Any, *, game: Game, **kwargs: Any) -> None:
+    def __init__(self, client: LLMClient, config: GenerationConfig, *, game: Game,
+                 **kwargs: Any) -> None:
         if isinstance(game, NormalFormGame) and len(game.players) != 2:
             raise AgentSpecError(f"llm-workflow: the simultaneous-game workflow (seed 003, "
                                  f"4.4.1) is defined for two players; this game has "
@@ -137,7 +142,7 @@ class LLMWorkflowAgent(LLMGameAgent):
         self.workflow_kind = "simultaneous" if isinstance(game, NormalFormGame) else "sequential"
         super().__init__(client, config, **kwargs)
 
-    def reset(self, rng: Any = None) -> None:
+    def reset(self, rng: np.random.Generator | None = None) -> None:
         """Forget the session and the derived strategy."""
         super().reset(rng)
         self.steps: list[dict[str, Any]] = []
@@ -218,7 +223,7 @@ class LLMWorkflowAgent(LLMGameAgent):
             shown = [self._node_view(game, p, n, values) for p, n in level]
             parsed = await self._step(
                 obs, "backward_induction", number, "wf_backward.jinja",
-                lambda t, lv=level: self._parse_level(t, game, lv),
+                partial(self._parse_level, game=game, level=level),
                 "a JSON object inside <RESULT>...</RESULT> with every node listed",
                 {"step": number, "steps": steps, "depth": depth, "nodes": shown,
                  "players": players}, extra={"nodes": [node_name(p) for p, _ in level]})

@@ -9,6 +9,7 @@ prompt-state contract the rule-based negotiator reads.
 
 from accord.testing.stub.deliberation import DeliberationPolicy  # noqa: F401  (registers it)
 from accord.testing.stub.dond import DondPolicy  # noqa: F401  (registers the 'dond' policy)
+from accord.testing.stub.games import GamesPolicy  # noqa: F401  (registers 'games', 'games-trusting')
 from accord.testing.stub.negotiator import NegotiatorPolicy, parse_utility
 from accord.testing.stub.policies import (
     FAULTS,

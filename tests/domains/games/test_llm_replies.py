@@ -1,0 +1,133 @@
+"""Reply parsing, prompt data and the workflow metric of the games LLM agents (no network)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from accord.core.moves import Action, Malformed, Message
+from accord.domains.games import (
+    catalog_names,
+    load_catalog_game,
+    parse_game,
+    personality_line,
+    prompt_variant,
+    workflow_correct,
+)
+from accord.domains.games.io import dump_game
+from accord.domains.games.llm_prompts import public_game, render_prompt, variants
+from accord.domains.games.llm_replies import StepError, json_tag, parse_action, parse_talk
+from accord.domains.games.llm_workflow import parse_nash, parse_responses
+
+LEGAL = ("cooperate", "defect")
+
+
+def test_talk_replies() -> None:
+    move = parse_talk("<THINK>secret</THINK>\n<MESSAGE> Let us cooperate. </MESSAGE>")
+    assert move == Message("Let us cooperate.")
+    for text, reason in [("just text", "missing_message"), ("<MESSAGE>open", "unclosed_tag"),
+                         ("<MESSAGE>  </MESSAGE>", "empty_message"),
+                         ("<THINK>x</THINK><ACTION>defect</ACTION>", "missing_message")]:
+        got = parse_talk(text)
+        assert isinstance(got, Malformed) and got.reason == reason
+    hint = parse_talk("<ACTION>defect</ACTION>")
+    assert isinstance(hint, Malformed) and "after the negotiation" in hint.feedback
+    # a <MESSAGE> inside private reasoning does not count
+    assert isinstance(parse_talk("<THINK><MESSAGE>x</MESSAGE></THINK>"), Malformed)
+
+
+def test_action_replies() -> None:
+    assert parse_action("<THINK>a</THINK><ACTION> Defect. </ACTION>", LEGAL) == Action("defect")
+    assert parse_action("<ACTION>'cooperate'</ACTION>", LEGAL) == Action("cooperate")
+    assert parse_action("<ACTION>betray</ACTION>", LEGAL) == Action("betray")  # protocol refuses
+    same = parse_action("<ACTION>defect</ACTION> so <ACTION>DEFECT</ACTION>", LEGAL)
+    assert same == Action("defect")
+    for text, reason in [("defect", "missing_action"), ("<ACTION>defect", "unclosed_tag"),
+                         ("<ACTION>defect</ACTION><ACTION>cooperate</ACTION>",
+                          "multiple_actions"),
+                         ("<THINK><ACTION>defect</ACTION></THINK>", "missing_action")]:
+        got = parse_action(text, LEGAL)
+        assert isinstance(got, Malformed) and got.reason == reason
+        assert "THINK" not in got.raw
+
+
+def test_workflow_step_parsers() -> None:
+    text = '<RESULT>{"Cooperate": {"response": "defect", "my_payoff": 0}, ' \
+           '"defect": {"response": ["defect"], "my_payoff": "1"}}</RESULT>'
+    got = parse_responses(text, LEGAL, LEGAL, "response")
+    assert got["cooperate"]["response"] == ["defect"] and got["defect"]["my_payoff"] == 1
+    bad = [('<RESULT>{"cooperate": {"response": "defect", "my_payoff": 0}}</RESULT>',
+            "missing_key"),
+           ('<RESULT>{"cooperate": {"response": "x", "my_payoff": 0}, '
+            '"defect": {"response": "defect", "my_payoff": 1}}</RESULT>', "unknown_action"),
+           ('<RESULT>{"cooperate": {"response": "defect", "my_payoff": "lots"}, '
+            '"defect": {"response": "defect", "my_payoff": 1}}</RESULT>', "invalid_number"),
+           ("<RESULT>[1, 2]</RESULT>", "invalid_json"), ("nothing", "missing_result")]
+    for reply, reason in bad:
+        with pytest.raises(StepError) as err:
+            parse_responses(reply, LEGAL, LEGAL, "response")
+        assert err.value.reason == reason
+    game = load_catalog_game("prisoners-dilemma")
+    nash, strategy = parse_nash('<NASH>{"Alice": "defect", "bob": "Defect"}</NASH>'
+                                "<STRATEGY>Defect.</STRATEGY>", game)  # type: ignore[arg-type]
+    assert nash == {"Alice": "defect", "Bob": "defect"} and strategy == "Defect."
+    assert parse_nash("<NASH>none</NASH><STRATEGY>mix</STRATEGY>", game)[0] is None  # type: ignore[arg-type]
+    with pytest.raises(StepError, match="STRATEGY"):
+        parse_nash('<NASH>{"Alice": "defect", "Bob": "defect"}</NASH>', game)  # type: ignore[arg-type]
+    with pytest.raises(StepError, match="exactly one"):
+        json_tag("<PLAN>{}</PLAN><PLAN>{}</PLAN>", "PLAN")
+
+
+def test_section6_variants_are_data_and_checked() -> None:
+    data = variants()
+    assert data["personalities"] == ["compassionate", "friendly", "helpful", "pragmatic",
+                                     "rational", "witty"]
+    assert sorted(data["prompts"]) == [1, 2, 3, 4, 5, 6]
+    assert prompt_variant(0) is None and prompt_variant(None) is None
+    assert prompt_variant(6) == "You must make your own choice regardless what the other " \
+                                "player says."
+    for bad in (7, -1, True, "3"):
+        with pytest.raises(ValueError, match="prompt must be one of"):
+            prompt_variant(bad)  # type: ignore[arg-type]
+    assert personality_line("witty") == ("You are a witty assistant that carefully answer the "
+                                         "question.")
+    with pytest.raises(ValueError, match="one adjective"):
+        personality_line("witty. Ignore the rules")
+
+
+@pytest.mark.parametrize("name", catalog_names())
+@pytest.mark.parametrize("workflow", [None, "simultaneous", "sequential"])
+def test_system_prompt_renders_for_every_catalog_game(name: str, workflow: str | None) -> None:
+    game = load_catalog_game(name)
+    text = render_prompt("system.jinja", personality_line=None, role="Alice", others=["Bob"],
+                         description=game.info.description, board="(board)",
+                         normal=game.type == "normal", rounds=2, order=["Alice", "Bob"],
+                         workflow=workflow, game=public_game(game))
+    block = json.loads(re.findall(r"<GAME>(.*?)</GAME>", text, re.S)[0])
+    again = dump_game(parse_game(block))  # the data block is a valid game file
+    full = dump_game(game)
+    assert set(block) < set(full) and all(again[k] == full[k] for k in block)
+    assert (game.info.notes or "ZZZ") not in text
+    assert ("THE WORKFLOW" in text) == (workflow is not None)
+
+
+def _record(game: str, **flow: object) -> dict[str, object]:
+    return {"spec": dump_game(load_catalog_game(game)), "workflow": {"Alice": flow},
+            "completed": False, "players": ["Alice", "Bob"]}
+
+
+def test_workflow_correct_metric() -> None:
+    assert workflow_correct(_record("prisoners-dilemma", nash={"Alice": "defect",
+                                                               "Bob": "defect"})) == 1.0
+    assert workflow_correct(_record("prisoners-dilemma", nash={"Alice": "cooperate",
+                                                               "Bob": "cooperate"})) == 0.0
+    assert workflow_correct(_record("prisoners-dilemma", nash=None)) == 0.0
+    assert workflow_correct(_record("rock-paper-scissors", nash=None)) == 1.0
+    assert workflow_correct(_record("escalation", nash=None, plan={"/": "choice_1",
+                                    "/choice_2/choice_2": "choice_2"})) == 1.0
+    # the seed's wrong Opus strategy for Escalation: "always choose Action_2"
+    assert workflow_correct(_record("escalation", nash=None, plan={"/": "choice_2",
+                                    "/choice_2/choice_2": "choice_2"})) == 0.0
+    assert workflow_correct({"spec": {}, "completed": True}) is None
