@@ -49,7 +49,9 @@ class Offer(Move):
 
     def to_dict(self) -> dict[str, Any]:
         # the hot path of every logged offer: no generic field walk
-        return {"kind": "offer", "package": dict(self.package), "message": self.message}
+        pkg = self.package
+        return {"kind": "offer", "package": dict(pkg) if isinstance(pkg, Mapping) else pkg,
+                "message": self.message}
 
 
 @dataclass(frozen=True, slots=True)
