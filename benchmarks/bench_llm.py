@@ -115,7 +115,7 @@ def start_stub(kind: str = "synthetic") -> tuple[subprocess.Popen[str], str]:
     extra = ["--option", "inner=negotiator"] if kind == "negotiation" else []
     proc = subprocess.Popen(
         [sys.executable, "-m", "accord.testing.stub", "--policy", "fixed-latency",
-         "--option", f"latency={LATENCY}", *extra],
+         "--option", f"latency={LATENCY}", "--exit-on-stdin-eof", *extra],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None
     line = proc.stdout.readline()

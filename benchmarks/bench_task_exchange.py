@@ -77,7 +77,8 @@ def timed(batch: list[EpisodeSpec], concurrency: int, llm: dict[str, Any], tag: 
 def start_stub() -> tuple[subprocess.Popen[str], str]:
     """The stub server (policy ``task-exchange``) in a child process; its base URL."""
     proc = subprocess.Popen([sys.executable, "-m", "accord.testing.stub", "--policy",
-                             "task-exchange"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             "task-exchange", "--exit-on-stdin-eof"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE,
                             text=True)
     assert proc.stdout is not None
     return proc, json.loads(proc.stdout.readline())["base_url"]

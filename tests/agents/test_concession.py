@@ -96,3 +96,23 @@ def test_time_based_target_convention():
     assert obs_agent.target_at(obs, 1.0) == pytest.approx(0.2)  # BATNA floor
     assert obs_agent.target_at(obs, 0.5) == pytest.approx(0.2 + 0.8 * (1 - 0.5 ** 5))
     assert np.isclose(TimeBasedAgent(2.0).target_at(obs, 0.5), 0.2 + 0.8 * (1 - 0.5 ** 0.5))
+
+
+def test_tit_for_tat_mirrors_each_concession_once():
+    from accord.agents.concession import TitForTatAgent
+    from accord.protocols.alternating import AlternatingOffers
+    from accord.protocols.negotiation import OfferRecord
+
+    scenario = resolve_scenario("split")
+    proto = AlternatingOffers(scenario)
+    base = proto.observe(proto.initial_state(), "alice")
+    agent = TitForTatAgent(initial_concession=0.0)
+    # bob's offers give alice 0.2 then 0.4: a gain of 0.2 of her 0.8 range (floor 0.2)
+    hist = (OfferRecord(1, "bob", {"alice_share": 2}, 2),
+            OfferRecord(2, "bob", {"alice_share": 4}, 4))
+    import dataclasses
+
+    obs = dataclasses.replace(base, history=hist, round=3)
+    first = agent.target(obs)
+    assert first == pytest.approx(0.2 + 0.8 * (1 - 0.25))
+    assert agent.target(obs) == first  # asking twice does not concede twice

@@ -237,3 +237,31 @@ def test_unknown_provider_and_missing_key_are_clear():
     assert res.exit_code == 2 and "unknown llm provider" in res.output.lower()
     res = runner.invoke(app, ["run", "bargaining/split", "--agents", "llm,linear"])
     assert res.exit_code == 2 and "needs a model" in res.output
+
+
+def test_leak_of_package_utility_and_walk_reason_flagged(stub_env):
+    # buyer-seller: the buyer values price 900, 5 days, 2 years at 0.7975 (on the record)
+    leaky = ["<MESSAGE>This package is worth 0.7975 to me.</MESSAGE>"
+             '<PROPOSAL>{"price": 900, "delivery_days": 5, "warranty_years": 2}</PROPOSAL>',
+             "<WALK/><MESSAGE>my BATNA is 0.4, goodbye</MESSAGE>"]
+    with StubServer(policies={"leaky": ScriptedPolicy(leaky)}) as stub:
+        stub_env(stub)
+        res = run("buyer-seller", ["llm:openai-api/stub/leaky", "hardliner"],
+                  params={"max_rounds": 4})
+    notes = [e for e in res.trajectory.of_kind("note") if e.reason == "utility_leak"]
+    kinds = [set(n.data["kinds"]) for n in notes]
+    assert any("utility_value" in k for k in kinds)  # the package's own utility, on record
+    assert any("batna_value" in k for k in kinds)  # the walk's parting words
+    assert res.flags["utility_leak"]["buyer"] == 2
+
+
+def test_bad_cache_settings_are_usage_errors(tmp_path):
+    runner = CliRunner()
+    base = ["run", "bargaining/split", "--agents", "llm:mock/negotiator,linear"]
+    res = runner.invoke(app, [*base, "--cache-mode", "replay"])
+    assert res.exit_code == 2 and "needs --cache" in res.output
+    res = runner.invoke(app, [*base, "--cache-mode", "bogus"])
+    assert res.exit_code == 2 and "--cache-mode must be one of" in res.output
+    res = runner.invoke(app, [*base, "--cache", str(tmp_path / "none.db"), "--cache-mode",
+                              "replay"])
+    assert res.exit_code == 2 and "record it first" in res.output

@@ -51,3 +51,33 @@ def test_distance_to_frontier():
     assert distance_to_frontier(np.array([0.0, 0.0]), front) == 1.0
     assert distance_to_frontier(np.array([1.0, 0.0]), front) == 0.0
     assert abs(distance_to_frontier(np.array([0.6, 0.6]), front) - np.hypot(0.4, 0.6)) < 1e-12
+
+
+def _exact_utilities(scenario):
+    """Every party's utility of every outcome in exact decimal arithmetic."""
+    from fractions import Fraction
+
+    rows = []
+    for pkg in scenario.space.packages():
+        row = []
+        for party in scenario.parties:
+            u = party.utility
+            row.append(sum(Fraction(str(u.weights[i])) * Fraction(str(u.scores[i][pkg[i]]))
+                           for i in u.weights))
+        rows.append(row)
+    return rows
+
+
+def test_frontier_is_exact_with_decimal_scores():
+    """Float sums of decimal scores (0.1 + 0.2 != 0.3) must not let dominated packages in."""
+    from accord.domains.bargaining import builtin_scenarios, resolve_scenario
+
+    for name in builtin_scenarios():
+        scenario = resolve_scenario(name)
+        exact = _exact_utilities(scenario)
+        n = len(exact)
+        dominated = [any(all(a >= b for a, b in zip(exact[j], exact[i], strict=True)) and
+                         exact[j] != exact[i] for j in range(n)) for i in range(n)]
+        expected = [not d for d in dominated]
+        assert pareto_mask(scenario.utility_matrix).tolist() == expected, name
+    assert pareto_mask(np.array([[0.1 + 0.2, 0.5], [0.3, 0.5]])).tolist() == [True, True]

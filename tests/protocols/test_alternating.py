@@ -127,11 +127,55 @@ def test_bound_hit_path(split):
     assert len(offers) == 1  # the rest are counters carried by rejects
 
 
-def test_max_offers_bound(split):
-    proto = AlternatingOffers(split, AlternatingConfig(max_rounds=50, stagnation_rounds=0))
+@pytest.mark.parametrize("cap", [1, 2, 4])
+def test_max_offers_bound(split, cap):
+    cfg = AlternatingConfig(max_rounds=50, stagnation_rounds=0, max_offers=cap)
     a, b = _reset(HardlinerAgent(), HardlinerAgent())
-    res = run(proto, {"alice": a, "bob": b}, max_rounds=50, max_offers=4)
+    res = run(AlternatingOffers(split, cfg), {"alice": a, "bob": b}, max_rounds=50,
+              max_offers=cap)
     assert (res.reason, res.detail) == ("bound_hit", "max_offers")
+    offers = [e for e in res.trajectory.of_kind("move") if e.move["kind"] == "offer"
+              or (e.move["kind"] == "reject" and e.move.get("counter"))]
+    table = set(res.record["last_offers"])
+    assert len(offers) >= cap and len(table) <= 2
+    # exactly `cap` offers were put on the table: the last counter is not carried
+    assert res.rounds == cap
+
+
+def test_no_agent_keeps_running_after_the_episode_ends():
+    scenario = resolve_scenario("sprint-planning")
+    finished: list[str] = []
+
+    class Crash(Agent):
+        async def act(self, observation):
+            if observation.phase == "propose":
+                return Offer(observation.space.package(0))
+            raise RuntimeError("boom")
+
+    class Slow(Agent):
+        async def act(self, observation):
+            await asyncio.sleep(0.5)
+            finished.append("slow")
+            return Accept()
+
+    async def go():
+        res = await run_episode(AlternatingOffers(scenario),
+                                {"engineering": Crash(), "product": Crash(),
+                                 "operations": Slow()}, bounds=Bounds(max_rounds=3))
+        await asyncio.sleep(0.8)  # a leaked task would finish meanwhile
+        return res
+
+    res = asyncio.run(go())
+    assert res.status == "error" and finished == []
+
+
+def test_observation_names_who_put_the_offer_on_the_table(split):
+    alice = Scripted([Offer({"alice_share": 7}), Accept()])
+    bob = Scripted([Reject(counter=Offer({"alice_share": 3}))])
+    run(AlternatingOffers(split), {"alice": alice, "bob": bob}, max_rounds=3)
+    assert bob.observations[0].proposer == "alice"
+    assert alice.observations[1].proposer == "bob"
+    assert alice.observations[1].current_offer == {"alice_share": 3}
 
 
 def test_wall_clock_bound(split):
@@ -210,6 +254,11 @@ def test_k_of_n_acceptance():
     res = run(AlternatingOffers(scenario, cfg),
               {"engineering": eng, "product": prod, "operations": ops}, max_rounds=3)
     assert res.status == "agreement" and res.record["accepted_by"] == ["product"]
+    pkg = scenario.space.package(5)
+    ops_party = scenario.party("operations")
+    if ops_party.utility(pkg) < ops_party.batna:  # outvoted, not sycophantic
+        assert res.flags["accepted_below_batna"]["operations"] is False
+        assert res.flags["outvoted_below_batna"] == ["operations"]
     res = run(AlternatingOffers(scenario, AlternatingConfig(max_rounds=1)),
               {"engineering": Scripted([Offer(scenario.space.package(5))]),
                "product": Scripted([Accept()]), "operations": Scripted([Reject()])},

@@ -14,6 +14,7 @@ its BATNA, and offers only packages at or above it.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -155,29 +156,31 @@ class TimeBasedAgent(NegotiatorAgent):
 
 class TitForTatAgent(NegotiatorAgent):
     """Relative tit-for-tat: concede, as a share of its own concession range, what the
-    other side's last move gained it (Faratin's imitative tactic, delta = 1)."""
+    other side's moves gained it (Faratin's imitative tactic, delta = 1).
+
+    The demanded level is a pure function of the offers seen so far: it starts at 1 (its
+    best package), drops by ``initial_concession`` once the other side has made an offer,
+    and then by the share of its range that each new offer of the other side gained it.
+    """
 
     name = "tit-for-tat"
 
     def __init__(self, initial_concession: float = 0.02) -> None:
+        if not 0.0 <= initial_concession <= 1.0:
+            raise ValueError("initial_concession must be between 0 and 1")
         self.initial_concession = initial_concession
         super().__init__()
 
-    def reset(self, rng: np.random.Generator | None = None) -> None:
-        super().reset(rng)
-        self._level = 1.0  # share of the concession range still demanded
-
     def target(self, obs: NegotiationObservation) -> float:
         p = self.prepare(obs)
-        theirs = [r.package for r in obs.history if r.party != obs.role]
         assert obs.utility is not None
-        if len(theirs) >= 2:
+        theirs = [obs.utility(r.package) for r in obs.history if r.party != obs.role]
+        level = 1.0
+        if theirs:
             span = max(p.best - p.floor, 1e-12)
-            gained = (obs.utility(theirs[-1]) - obs.utility(theirs[-2])) / span
-            self._level = min(1.0, max(0.0, self._level - max(0.0, gained)))
-        elif len(theirs) == 1 and self._level == 1.0:
-            self._level = 1.0 - self.initial_concession
-        return p.floor + (p.best - p.floor) * self._level
+            gained = sum(max(0.0, b - a) for a, b in itertools.pairwise(theirs))
+            level = 1.0 - self.initial_concession - gained / span
+        return p.floor + (p.best - p.floor) * min(1.0, max(0.0, level))
 
 
 class HardlinerAgent(NegotiatorAgent):
@@ -196,6 +199,8 @@ class RandomAgent(NegotiatorAgent):
     name = "random"
 
     def __init__(self, p_accept: float = 0.5) -> None:
+        if not 0.0 <= p_accept <= 1.0:
+            raise ValueError("p_accept must be a probability between 0 and 1")
         self.p_accept = p_accept
         super().__init__()
 

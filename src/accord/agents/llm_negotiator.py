@@ -7,6 +7,8 @@ separate session (seed 002, "The LLM sessions") that can use a different model.
 
 from __future__ import annotations
 
+import contextlib
+import importlib.util
 import json
 import re
 from collections.abc import Mapping
@@ -94,11 +96,23 @@ class LLMNegotiator(Agent):
                       new_offers=new, messages=msgs, current=obs.current_offer,
                       proposer=obs.proposer, move=obs.phase, state=self._state(obs))
 
-    def _guard(self, move: Move, role: str, batna: float) -> Move:
-        text = move.text if isinstance(move, Message) else getattr(move, "message", None)
+    def _guard(self, move: Move, obs: NegotiationObservation) -> Move:
+        if isinstance(move, Message):
+            text: str | None = move.text
+        elif isinstance(move, Walk):
+            text = move.reason
+        else:
+            text = getattr(move, "message", None)
         if not text:
             return move
-        leaks = find_leaks(text, batna, self._secrets)
+        assert obs.utility is not None
+        # the party's utility of packages on the record is as private as its scores
+        on_record = [obs.utility(r.package) for r in obs.history[-8:]]
+        proposed = move.counter if isinstance(move, Reject) else move
+        if isinstance(proposed, Offer):
+            with contextlib.suppress(KeyError, TypeError):  # invalid packages fail later
+                on_record.append(obs.utility(proposed.package))
+        leaks = find_leaks(text, obs.batna, [*self._secrets, *on_record])
         if not leaks:
             return move
         self._notes.append({"name": "utility_leak", "data": {
@@ -107,6 +121,8 @@ class LLMNegotiator(Agent):
         if self.guard == "block":
             if isinstance(move, Message):
                 return Message("[message withheld by the disclosure guard]")
+            if isinstance(move, Walk):
+                return Walk("walked away")
             if isinstance(move, (Offer, Accept, Reject)):
                 import dataclasses
 
@@ -132,7 +148,7 @@ class LLMNegotiator(Agent):
         move = parse_negotiation_reply(done.text, issues, obs.phase)
         if isinstance(move, Malformed):
             return move
-        return self._guard(move, obs.role, obs.batna)
+        return self._guard(move, obs)
 
     def drain_notes(self) -> list[dict[str, Any]]:
         notes, self._notes = self._notes, []
@@ -227,9 +243,14 @@ def _client(spec: AgentSpec, ctx: Mapping[str, Any]) -> tuple[LLMClient, Generat
         raise AgentSpecError(str(exc)) from None
     runtime = runtime_for(ctx.get("llm"))
     try:
-        return runtime.client(spec.arg, config), config
+        client = runtime.client(spec.arg, config)
     except LLMError as exc:  # unknown provider, missing key or base URL: a usage error
         raise AgentSpecError(f"{spec}: {exc}") from None
+    sdk = client.endpoint.api
+    if sdk in ("openai", "anthropic") and importlib.util.find_spec(sdk) is None:
+        raise AgentSpecError(f"{spec}: the {sdk!r} package is not installed; "
+                             "install the LLM extra: pip install 'accord[llm]'")
+    return client, config
 
 
 def _negotiator(spec: AgentSpec, ctx: Mapping[str, Any]) -> Agent:

@@ -36,6 +36,9 @@ def runtime_for(settings: Mapping[str, Any] | None) -> LLMRuntime:
         return given
     path = settings.get("cache")
     mode = str(settings.get("cache_mode") or "rw")
+    if mode == "replay" and not path:
+        # replaying nothing would silently call (and pay) the live endpoint
+        raise ValueError("LLM cache mode 'replay' needs a cache path")
     key = (path, mode, settings.get("timeout"), settings.get("concurrency"))
     with _LOCK:
         rt = _RUNTIMES.get(key)

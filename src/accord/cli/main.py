@@ -12,7 +12,14 @@ from rich.table import Table
 
 from accord import __version__
 from accord.cli.bench import bench_command, results_command, show_command
-from accord.cli.run import analyze_command, fail, run_bargaining, run_domain
+from accord.cli.run import (
+    analyze_command,
+    check_log_path,
+    fail,
+    llm_settings,
+    run_bargaining,
+    run_domain,
+)
 
 app = typer.Typer(
     name="accord",
@@ -82,16 +89,19 @@ def run(
     tools: bool = typer.Option(False, "--tools", help="deliberation: give agents tools"),
     cache: Path | None = typer.Option(None, "--cache", help="LLM cache file (SQLite)"),
     cache_mode: str = typer.Option("rw", "--cache-mode", help="LLM cache: off | rw | replay"),
+    max_offers: int | None = typer.Option(None, "--max-offers", help="cap on offers made"),
+    wall_clock: float | None = typer.Option(None, "--wall-clock",
+                                            help="wall-clock limit in seconds"),
 ) -> None:
     """Run one episode and print its transcript and record (or JSON)."""
     domain, _, rest = target.partition("/")
-    llm: dict[str, Any] = {}
-    if cache is not None or cache_mode != "rw":
-        llm = {"cache": str(cache) if cache else None, "cache_mode": cache_mode}
+    llm = llm_settings(cache, cache_mode)
+    check_log_path(log)
     if domain == "bargaining" or target.endswith((".yaml", ".yml")):
         params: dict[str, Any] = {}
         for key, val in (("mediator", mediator), ("judge", judge),
-                         ("stagnation_rounds", stagnation_rounds), ("acceptance", acceptance)):
+                         ("stagnation_rounds", stagnation_rounds), ("acceptance", acceptance),
+                         ("max_offers", max_offers), ("wall_clock", wall_clock)):
             if val is not None:
                 params[key] = val
         run_bargaining(target, agents, seed, max_rounds, log, as_json, params, llm)

@@ -25,8 +25,36 @@ from accord.domains.bargaining.runner import ParamError
 
 def fail(message: str, code: int = 2) -> typer.Exit:
     """Print a clear error on stderr and return the exit to raise."""
-    Console(stderr=True).print(f"[bold red]error:[/] {message}", highlight=False)
+    Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {message}", highlight=False)
     return typer.Exit(code)
+
+
+CACHE_MODES = ("off", "rw", "replay")
+
+
+def llm_settings(cache: Path | str | None, cache_mode: str) -> dict[str, Any]:
+    """LLM settings from ``--cache``/``--cache-mode``, refusing combinations that would
+    silently spend money (replay with no cache to replay from) or mean nothing."""
+    if cache_mode not in CACHE_MODES:
+        raise fail(f"--cache-mode must be one of {', '.join(CACHE_MODES)}, got {cache_mode!r}")
+    if cache is None:
+        if cache_mode == "replay":
+            raise fail("--cache-mode replay needs --cache PATH (the recorded cache to replay)")
+        return {}
+    if cache_mode == "replay" and not Path(cache).exists():
+        raise fail(f"--cache-mode replay: no cache at {cache}; record it first with "
+                   "--cache-mode rw")
+    return {"cache": str(cache), "cache_mode": cache_mode}
+
+
+def check_log_path(log: Path | None) -> None:
+    """Fail before running (and before any paid call) when ``--log`` cannot be written."""
+    if log is None:
+        return
+    if log.is_dir():
+        raise fail(f"--log {log} is a directory; give a file path")
+    if not log.parent.exists():
+        raise fail(f"--log {log}: folder {log.parent} does not exist")
 
 
 def bargaining_json(summary: dict[str, Any]) -> dict[str, Any]:
@@ -57,13 +85,15 @@ def run_bargaining(target: str, agents: str, seed: int, max_rounds: int | None,
         check_params(params)
         result = asyncio.run(run_negotiation(scenario, specs, params=params, seed=seed,
                                               ctx={"llm": llm or {}}))
-    except (ScenarioError, AgentSpecError, ParamError) as exc:
+    except (ScenarioError, AgentSpecError, ParamError, ValueError) as exc:
+        # ValueError: protocol or agent construction refused its settings (the episode
+        # itself turns every error into a record, never an exception)
         raise fail(str(exc)) from None
     if log is not None:
         result.trajectory.write(log)
     summary = result.summary()
     if as_json:
-        sys.stdout.write(json.dumps(bargaining_json(summary)) + "\n")
+        sys.stdout.write(json.dumps(bargaining_json(summary), allow_nan=False) + "\n")
         return
     console = Console()
     console.print(f"[bold]{scenario.name}[/]: {', '.join(scenario.party_names)} "

@@ -119,9 +119,26 @@ def _pareto_nd_filtered(u: np.ndarray) -> np.ndarray:
     return mask
 
 
-def pareto_mask(utilities: np.ndarray) -> np.ndarray:
-    """Boolean mask of Pareto-optimal rows of an ``(n, k)`` utility array, ``k >= 1``."""
+def canonical_utilities(utilities: npt.ArrayLike) -> np.ndarray:
+    """Utilities rounded to 12 significant decimals of their scale.
+
+    Sums of decimal scores carry float noise (0.1 + 0.2 != 0.3); without this, a package
+    worth 0.41250000000000003 would wrongly escape domination by one worth 0.4125.
+    """
     u = np.asarray(utilities, dtype=np.float64)
+    if u.size == 0:
+        return u
+    scale = float(np.max(np.abs(u[np.isfinite(u)]))) if np.isfinite(u).any() else 0.0
+    decimals = 12 - int(np.ceil(np.log10(scale))) if scale > 0 else 12
+    return np.round(u, decimals)
+
+
+def pareto_mask(utilities: np.ndarray) -> np.ndarray:
+    """Boolean mask of Pareto-optimal rows of an ``(n, k)`` utility array, ``k >= 1``.
+
+    Utilities equal up to float noise (12 significant decimals) count as ties.
+    """
+    u = canonical_utilities(utilities)
     if u.ndim != 2:
         raise ValueError(f"expected an (outcomes, parties) array, got shape {u.shape}")
     if len(u) == 0:
@@ -140,7 +157,7 @@ def pareto_indices(utilities: np.ndarray) -> np.ndarray:
 
 def pareto_mask_bruteforce(utilities: np.ndarray) -> np.ndarray:
     """O(n^2) reference implementation, for tests."""
-    u = np.asarray(utilities, dtype=np.float64)
+    u = canonical_utilities(utilities)
     ge = (u[:, None, :] >= u[None, :, :]).all(axis=2)
     gt = (u[:, None, :] > u[None, :, :]).any(axis=2)
     dominated = np.asarray((ge & gt).any(axis=0))

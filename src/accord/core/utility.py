@@ -7,6 +7,7 @@ the utility of every outcome index, computed once and cached per space.
 
 from __future__ import annotations
 
+import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from types import MappingProxyType
@@ -39,7 +40,9 @@ class UtilityFunction(ABC):
     kind: str = "utility"
 
     def __init__(self) -> None:
-        self._cache: dict[int, np.ndarray] = {}
+        # keyed by the space object itself (weakly): an id() could be reused by a new space
+        self._cache: weakref.WeakKeyDictionary[OutcomeSpace, np.ndarray] = (
+            weakref.WeakKeyDictionary())
 
     @abstractmethod
     def __call__(self, package: Package) -> float:
@@ -51,12 +54,11 @@ class UtilityFunction(ABC):
 
     def values(self, space: OutcomeSpace) -> np.ndarray:
         """Read-only array of utilities for all outcome indices of ``space`` (cached)."""
-        key = id(space)
-        arr = self._cache.get(key)
+        arr = self._cache.get(space)
         if arr is None:
             arr = np.asarray(self._evaluate(space), dtype=np.float64)
             arr.setflags(write=False)
-            self._cache[key] = arr
+            self._cache[space] = arr
         return arr
 
     def at(self, space: OutcomeSpace, indices: np.ndarray) -> np.ndarray:

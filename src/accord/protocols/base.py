@@ -50,6 +50,8 @@ class Progress:
 
     round: int
     offers: int = 0
+    #: the next move is a new offer (so an exhausted offer budget ends the episode now)
+    offer_due: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -117,7 +117,8 @@ def _bound_hit(protocol: Protocol[Any], state: Any, bounds: Bounds, t0: float) -
     prog = protocol.progress(state)
     if bounds.max_rounds is not None and prog.round > bounds.max_rounds:
         return "max_rounds"
-    if bounds.max_offers is not None and prog.offers > bounds.max_offers:
+    cap = bounds.max_offers
+    if cap is not None and (prog.offers > cap or (prog.offer_due and prog.offers >= cap)):
         return "max_offers"
     if bounds.wall_clock is not None and time.monotonic() - t0 > bounds.wall_clock:
         return "wall_clock"
@@ -140,8 +141,13 @@ async def _loop(
             moves = {roles[0]: await _ask(protocol, state, roles[0], agents[roles[0]],
                                           bounds, log, t0)}
         else:
-            got = await asyncio.gather(
-                *(_ask(protocol, state, r, agents[r], bounds, log, t0) for r in roles))
+            tasks = [asyncio.ensure_future(_ask(protocol, state, r, agents[r], bounds, log, t0))
+                     for r in roles]
+            try:
+                got = await asyncio.gather(*tasks)
+            finally:  # one failure ends the episode: no agent keeps running (or paying) after
+                for task in tasks:
+                    task.cancel()
             moves = dict(zip(roles, got, strict=True))
         rnd = protocol.progress(state).round
         now = time.monotonic() - t0
@@ -198,7 +204,9 @@ async def run_episode(
         term = failure.termination
     state = box[0]
     wall = time.monotonic() - t0
-    rounds = min(protocol.progress(state).round, bounds.max_rounds or 1 << 30)
+    prog = protocol.progress(state)
+    # a round whose opening offer is still due has not been played
+    rounds = max(0, min(prog.round - int(prog.offer_due), bounds.max_rounds or 1 << 30))
     record = protocol.result(state, term)
     flags = protocol.flags(state, term)
     for role, agent in agents.items():

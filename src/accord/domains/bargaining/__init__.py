@@ -36,13 +36,7 @@ class BargainingDomain(Domain):
         if len(spec.agents) != len(names):
             raise ValueError(f"scenario {scenario.name!r} has {len(names)} parties "
                              f"({', '.join(names)}); the line-up has {len(spec.agents)} agents")
-        from accord.agents.registry import NEGOTIATORS, _load_optional
-
-        _load_optional()
-        for agent in spec.agents:
-            if agent.kind not in NEGOTIATORS:
-                raise ValueError(f"unknown agent {agent.kind!r}; known: "
-                                 f"{', '.join(sorted(NEGOTIATORS))}")
+        build_agents(scenario, spec.agents, spec.seed)  # unknown kinds, bad options
 
     async def run_episode(self, spec: EpisodeSpec, ctx: RunContext) -> EpisodeResult:
         scenario = resolve_scenario(spec.scenario)

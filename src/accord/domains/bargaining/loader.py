@@ -29,6 +29,7 @@ Utility types: ``linear_additive`` (sum over issues of weight x value score),
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -56,6 +57,8 @@ class ScenarioError(ValueError):
 def _number(src: str, key: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ScenarioError(src, key, f"expected a number, got {value!r}")
+    if not math.isfinite(value):
+        raise ScenarioError(src, key, f"expected a finite number, got {value!r}")
     return float(value)
 
 
@@ -144,6 +147,17 @@ def _allocation(src: str, key: str, spec: Mapping[Any, Any], space: OutcomeSpace
     side = spec.get("side", 0)
     if side not in (0, 1):
         raise ScenarioError(src, f"{key}.side", "must be 0 or 1")
+    if sorted(map(str, counts)) != sorted(space.names):
+        raise ScenarioError(src, f"{key}.counts", f"must give a count for exactly the issues "
+                            f"{list(space.names)}, got {list(counts)}")
+    for item, count in counts.items():
+        ck = f"{key}.counts.{item}"
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise ScenarioError(src, ck, f"expected a non-negative integer, got {count!r}")
+        for v in space.issue(str(item)).values:
+            if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= count:
+                raise ScenarioError(src, f"issues.{item}", f"an allocation issue's values must "
+                                    f"be integers from 0 to its count {count}; got {v!r}")
     try:
         return AllocationUtility({str(k): int(v) for k, v in counts.items()},
                                  {str(k): _number(src, f"{key}.unit_values.{k}", v)

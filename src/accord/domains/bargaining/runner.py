@@ -26,9 +26,17 @@ class ParamError(ValueError):
     """A protocol parameter that is unknown or has the wrong type."""
 
 
+#: parameters that must be at least this value when given
+MINIMUM = {"max_rounds": 1, "acceptance": 1, "stagnation_rounds": 0, "stagnation_epsilon": 0,
+           "max_messages_per_turn": 0, "max_offers": 1, "wall_clock": 0, "max_retries": 0}
+
+
 def check_params(params: Mapping[str, Any]) -> None:
     """Reject unknown or mistyped protocol parameters with a specific message."""
     for key, val in params.items():
+        if key in MINIMUM and isinstance(val, (int, float)) and not isinstance(val, bool) \
+                and val < MINIMUM[key]:
+            raise ParamError(f"parameter {key!r} must be at least {MINIMUM[key]}, got {val!r}")
         if key not in PARAMS:
             raise ParamError(f"unknown bargaining parameter {key!r}; known: {sorted(PARAMS)}")
         want = PARAMS[key]
@@ -62,7 +70,7 @@ async def run_negotiation(scenario: Scenario, specs: Sequence[AgentSpec | str], 
     """Build protocol, agents, mediator and judge and run one negotiation."""
     params = dict(params or {})
     check_params(params)
-    max_rounds = int(params.get("max_rounds") or 20)
+    max_rounds = 20 if params.get("max_rounds") is None else int(params["max_rounds"])
     mediator = params.get("mediator")
     order = params.get("turn_order")
     config = AlternatingConfig(
@@ -73,6 +81,7 @@ async def run_negotiation(scenario: Scenario, specs: Sequence[AgentSpec | str], 
         stagnation_epsilon=float(params.get("stagnation_epsilon", 1e-9)),
         max_messages_per_turn=int(params.get("max_messages_per_turn", 2)),
         mediator=bool(mediator),
+        max_offers=params.get("max_offers"),
     )
     protocol = AlternatingOffers(scenario, config)
     context = dict(ctx or {})

@@ -1,8 +1,9 @@
 """Run the stub server as a process: ``python -m accord.testing.stub --policy NAME``.
 
 Prints one JSON line ``{"base_url": ..., "root_url": ..., "pid": ...}`` on stdout when
-ready, then serves until stdin closes or the process is terminated. Benchmarks use
-this so that the client's CPU time is measured without the server's.
+ready, then serves until it is terminated (SIGTERM, Ctrl-C), or with
+``--exit-on-stdin-eof`` until its stdin closes (how benchmarks tie its life to theirs, so
+the client's CPU time is measured without the server's).
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                         help="policy option (YAML-typed), repeatable: --option latency=0.1")
     parser.add_argument("--port", type=int, default=0, help="port (0: ephemeral)")
+    parser.add_argument("--exit-on-stdin-eof", action="store_true",
+                        help="stop when stdin closes (for a parent process holding a pipe)")
     args = parser.parse_args(argv)
     options: dict[str, Any] = {}
     for item in args.option:
@@ -47,7 +50,8 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdin.read()
         done.set()
 
-    threading.Thread(target=wait_stdin, daemon=True).start()
+    if args.exit_on_stdin_eof:
+        threading.Thread(target=wait_stdin, daemon=True).start()
     with contextlib.suppress(KeyboardInterrupt):
         done.wait()
     server.stop()
