@@ -24,6 +24,24 @@ from dataclasses import dataclass
 
 from accord.bench.worker import EpisodeRecord, EpisodeTask, execute, execute_sync, failed_record
 
+
+def watch_parent(parent: int, period: float = 1.0) -> None:
+    """Pool-worker initializer: exit when the driver process is gone.
+
+    A SIGKILLed ``accord bench`` cannot shut its pool down; without this its workers would
+    be re-parented and idle forever.
+    """
+    import threading
+    import time
+
+    def watch() -> None:
+        while True:
+            time.sleep(period)
+            if os.getppid() != parent:
+                os._exit(0)
+
+    threading.Thread(target=watch, name="accord-parent-watch", daemon=True).start()
+
 #: default episodes in flight for the asyncio executor
 DEFAULT_CONCURRENCY = 8
 
@@ -139,7 +157,8 @@ class ProcessExecutor(Executor):
 
     def _pool(self) -> ProcessPoolExecutor:
         return ProcessPoolExecutor(max_workers=self.concurrency,
-                                   mp_context=multiprocessing.get_context("spawn"))
+                                   mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=watch_parent, initargs=(os.getpid(),))
 
     async def run(self, tasks: Iterable[EpisodeTask]) -> AsyncIterator[EpisodeRecord]:
         """Keep the pool busy with a small queue; a dead worker fails its episodes only."""

@@ -101,6 +101,11 @@ def expand(config: ExperimentConfig, validate: bool = True) -> Plan:
         scenarios = sweep.scenarios
         if scenarios == ("all",):
             scenarios = tuple(domain.scenarios())
+            if not scenarios:  # e.g. a data set that is not installed where the domain looks
+                hint = getattr(domain, "scenarios_hint", "")
+                raise w.error(sweep.scenario_key,
+                              f"'scenarios: all' found no {domain.name} scenarios"
+                              + (f" ({hint})" if hint else "") + "; list them explicitly")
         for scenario in scenarios:
             for lu in sweep.lineups:
                 for params in sweep.params:

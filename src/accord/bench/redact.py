@@ -25,7 +25,9 @@ from typing import Any
 MASK = "***"
 
 _SECRET_KEY = re.compile(
-    r"(?i)(^|[_\-.])(api[_\-]?key|apikey|secret|token|password|passwd|credentials?|auth)$")
+    r"(?i)((^|[_\-.])(api[_\-]?key|apikey|token|password|passwd|credentials?|auth)$"
+    r"|secret|private[_\-]?key)")
+_URL_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://[^/\s:@]*:)([^@/\s]+)(@)")
 _INLINE = re.compile(
     r"(?i)(api[_\-]?key|apikey|secret|token|password|passwd)(\"?\s*[=:]\s*\"?)"
     r"([^\s&,;\"']+)")
@@ -35,7 +37,7 @@ _SHAPES = re.compile(
 _BEARER = re.compile(r"(?i)\b(bearer\s+)[A-Za-z0-9._\-]{8,}")
 #: lower-case substrings without which none of the patterns above can match
 _TRIGGERS = ("key", "secret", "token", "passw", "credential", "auth", "sk-", "gh", "xox",
-             "akia", "hf_", "bearer")
+             "akia", "hf_", "bearer", "://")
 
 
 def is_secret_key(key: str) -> bool:
@@ -67,6 +69,7 @@ class Redactor:
         if not self._suspect(text):
             return text
         text = _SHAPES.sub(MASK, text)
+        text = _URL_USERINFO.sub(lambda m: m.group(1) + MASK + m.group(3), text)
         text = _BEARER.sub(lambda m: m.group(1) + MASK, text)
         return _INLINE.sub(lambda m: m.group(1) + m.group(2) + MASK, text)
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from accord.agents.spec import AgentSpecError
@@ -54,7 +55,7 @@ CACHE_MODES = ("off", "rw", "replay")
 
 
 def _fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
-    Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {message}",
+    Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {escape(message)}",
                                                highlight=False)
     return typer.Exit(code)
 
@@ -70,7 +71,8 @@ def _summary(console: Console, rep: BenchReport) -> None:
         + f" in {rep.run_seconds:.1f} s ({rate:.1f} ep/s); store {rep.store}", highlight=False)
     if rep.first_error is not None:
         eid, line = rep.first_error
-        console.print(f"first failure {eid}: {line}\n  inspect: accord show {rep.store} {eid}"
+        console.print(f"first failure {eid}: {escape(line)}\n  inspect: accord show "
+                      f"{rep.store} {eid}"
                       f"; rerun with --retry-failed", highlight=False)
     if rep.stale:
         console.print(f"note: {rep.stale} stored episodes of run {rep.run!r} are not in this "

@@ -13,6 +13,7 @@ from typing import Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from accord.agents.spec import AgentSpec, AgentSpecError, parse_agent_list
@@ -44,7 +45,8 @@ _DATA_HELP = "data file or folder (else ACCORD_DATA, else the per-user data fold
 
 
 def _fail(message: str, code: int = 2) -> typer.Exit:
-    Console(stderr=True).print(f"[bold red]error:[/] {message}", highlight=False)
+    Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {escape(message)}",
+                                               highlight=False)
     return typer.Exit(code)
 
 
@@ -158,9 +160,22 @@ async def _play_all(points: Sequence[Datapoint], specs: Sequence[AgentSpec], rou
     return list(await asyncio.gather(*(one(dp) for dp in points)))
 
 
+def _check_agents(specs: Sequence[AgentSpec], points: Sequence[Datapoint]) -> None:
+    """Build the line-up once so bad agent options are a usage error, not N failed episodes."""
+    from accord.domains.deal_or_no_deal.agents import make_agents
+
+    if not points:
+        return
+    try:
+        make_agents(specs, points[0], 0)
+    except (AgentSpecError, ValueError, TypeError) as exc:
+        raise _fail(str(exc)) from None
+
+
 def _play_through_runner(points: Sequence[Datapoint], specs: Sequence[AgentSpec], rounds: int,
                          seed: int, first: str, concurrency: int, llm: dict[str, Any],
-                         data: str | None, store: str | None, quiet: bool
+                         data: str | None, store: str | None, quiet: bool,
+                         retry: bool = False
                          ) -> tuple[list[tuple[dict[str, Any], int, str]], str]:
     """Run the episodes through the experiment runner ([B]): stored, resumable, concurrent.
 
@@ -178,16 +193,20 @@ def _play_through_runner(points: Sequence[Datapoint], specs: Sequence[AgentSpec]
                         "params": {"rounds": rounds, "first": first}, "seeds": [seed]},
                        "<accord dond play>")
     report = run_bench(cfg, BenchOptions(store=store, concurrency=concurrency, quiet=quiet,
-                                         llm=llm, data=data))
+                                         llm=llm, data=data, retry_failed=retry,
+                                         retry_errors=retry))
     with Store.open(report.store, create=False) as st:
         rows = st.episodes(name)
     out: list[tuple[dict[str, Any], int, str]] = []
     for row in rows:
         if row.summary is None:  # the runner recorded a failure (with its error text)
-            out.append(({"error": row.error}, 0, "error"))
+            out.append(({"error": row.error or "failed", "episode": row.id}, 0, "error"))
         else:
-            out.append((row.summary["record"], int(row.summary["rounds"]),
-                        str(row.summary["status"])))
+            rec = dict(row.summary["record"])
+            if row.summary["status"] == "error":
+                rec.setdefault("error", row.summary.get("detail") or "error")
+                rec.setdefault("episode", row.id)
+            out.append((rec, int(row.summary["rounds"]), str(row.summary["status"])))
     return out, str(report.store)
 
 
@@ -210,6 +229,8 @@ def play(
     cache_mode: str = typer.Option("rw", "--cache-mode", help="LLM cache: off | rw | replay"),
     store: str | None = typer.Option(None, "--store", help="results store (default "
                                      "runs/dond-play-<hash>.db; a rerun resumes)"),
+    retry: bool = typer.Option(False, "--retry", help="rerun episodes that failed or ended "
+                               "in an error (e.g. after an endpoint outage)"),
 ) -> None:
     """Negotiate every selected datapoint through the experiment runner and report outcome
     and estimation metrics (episodes are stored, so a rerun resumes)."""
@@ -219,9 +240,11 @@ def play(
     if first not in ("alice", "bob", "data"):
         raise _fail(f"--first must be alice, bob or data, got {first!r}")
     points = _points(data, split, hardest, limit)
+    _check_agents(specs, points)
     llm = {"cache": cache, "cache_mode": cache_mode} if cache else {}
     results, store_path = _play_through_runner(points, specs, rounds, seed, first, concurrency,
-                                               llm, data, store, quiet=as_json)
+                                               llm, data, store, quiet=as_json, retry=retry)
+    failures = [rec for rec, _, status in results if status == "error"]
     good = [(rec, n) for rec, n, status in results if "scenario" in rec]
     rows = [episode_metrics(rec, n) for rec, n in good]
     out: dict[str, Any] = {
@@ -236,8 +259,14 @@ def play(
         out["episodes"] = [{"datapoint": rec["scenario"], "status": status, **m}
                            for (rec, _, status), m in
                            zip([r for r in results if "scenario" in r[0]], rows, strict=True)]
+    if failures:
+        first_err = str(failures[0].get("error", "")).strip().splitlines()
+        out["first_error"] = {"episode": failures[0].get("episode"),
+                              "error": first_err[-1] if first_err else ""}
     if as_json:
         typer.echo(json.dumps(out))
+        if failures:
+            raise typer.Exit(1)
         return
     console = Console()
     s = out["summary"]
@@ -252,9 +281,15 @@ def play(
             f"{k}={_rate(e[k])}" for k in e))
     _table9(console, "outcome by difficulty", out["difficulty_table"])
     if out["errors"]:
-        console.print(f"[yellow]{out['errors']} episode(s) ended in an error[/]")
+        fe = out["first_error"]
+        console.print(f"[yellow]{out['errors']} episode(s) ended in an error and are left out "
+                      f"of the means[/]; first: {escape(str(fe['error']))}\n  inspect: accord "
+                      f"show {store_path} {fe['episode']}; rerun with --retry", highlight=False)
     console.print(f"episodes stored in {store_path} (a rerun resumes; "
-                  f"`accord results {store_path}` for tables, `accord show` for transcripts)")
+                  f"`accord results {store_path} -g agents` for tables, `accord show` for "
+                  "transcripts)")
+    if failures:
+        raise typer.Exit(1)
 
 
 @app.command()

@@ -13,6 +13,7 @@ from typing import Any
 import typer
 import yaml
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from accord.agents.spec import AgentSpecError, parse_agent_list
@@ -39,7 +40,8 @@ app = typer.Typer(name="games", help="Classic games: list the catalog, solve gam
 
 
 def _fail(message: str, code: int = 2) -> typer.Exit:
-    Console(stderr=True).print(f"[bold red]error:[/] {message}", highlight=False)
+    Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {escape(message)}",
+                                               highlight=False)
     return typer.Exit(code)
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from accord.agents.spec import AgentSpecError, parse_agent_list
 from accord.cli.render import print_negotiation_record, print_transcript
@@ -25,7 +26,8 @@ from accord.domains.bargaining.runner import ParamError
 
 def fail(message: str, code: int = 2) -> typer.Exit:
     """Print a clear error on stderr and return the exit to raise."""
-    Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {message}", highlight=False)
+    Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {escape(message)}",
+                                               highlight=False)
     return typer.Exit(code)
 
 
