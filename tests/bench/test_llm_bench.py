@@ -55,3 +55,22 @@ def test_llm_party_through_bench_with_cache_replay_and_tokens(tmp_path, monkeypa
     # the key never reaches the store or the cache
     for path in (store, cache):
         assert KEY.encode() not in path.read_bytes()
+
+
+def test_results_layout_prints_task_exchange_tables(tmp_path):
+    cfg = tmp_path / "tx.yaml"
+    cfg.write_text("name: tx\ndomain: task-exchange\nscenarios: [cooperative, competitive]\n"
+                   "agents:\n  - [utility-aware, utility-aware]\n"
+                   "params:\n  strategy: [utility-aware, baseline]\nseeds: 2\n")
+    store = tmp_path / "tx.db"
+    runner = CliRunner()
+    assert runner.invoke(app, ["bench", str(cfg), "--store", str(store), "--quiet"]).exit_code == 0
+    res = runner.invoke(app, ["results", str(store), "--layout", "task-exchange"])
+    assert res.exit_code == 0, res.output
+    for title in ("Table 1(a) cooperative", "Table 1(b) competitive", "Table 1(c)", "Table 2"):
+        assert title in res.stdout
+    data = json.loads(runner.invoke(app, ["results", str(store), "--layout", "task-exchange",
+                                          "--format", "json"]).stdout)
+    assert data
+    bad = runner.invoke(app, ["results", str(store), "--layout", "nope"])
+    assert bad.exit_code == 2 and "task-exchange" in bad.output

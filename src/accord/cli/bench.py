@@ -169,6 +169,28 @@ def _split(text: str | None) -> list[str] | None:
     return [p.strip() for p in text.split(",") if p.strip()]
 
 
+def _print_layout(store: Path, run: str | None, layout: str, fmt: str) -> None:
+    """``accord results --layout NAME``: a domain's own table layout over the store."""
+    from accord.domains import all_domains
+
+    layouts = {name: fn for dom in all_domains().values() for name, fn in dom.layouts().items()}
+    fn = layouts.get(layout)
+    if fn is None:
+        raise _fail(f"unknown layout {layout!r}; layouts: {', '.join(sorted(layouts)) or 'none'}")
+    if fmt not in ("table", "json"):
+        raise _fail("--layout prints --format table or json")
+    with _open(store) as st:
+        episodes = [e.to_dict() for e in st.episodes(run)]
+    try:
+        text, data = fn(episodes)
+    except ValueError as exc:
+        raise _fail(f"{store}: {exc}", code=1) from None
+    if fmt == "json":
+        typer.echo(json.dumps(data, default=str))
+    else:
+        typer.echo(text, nl=False)
+
+
 def results_command(
     store: Path = typer.Argument(..., help="results store, e.g. runs/demo.db"),
     run: str | None = typer.Option(None, "--run", help="one run of the store (default: all)"),
@@ -183,8 +205,14 @@ def results_command(
     error: str = typer.Option("sd", "--error", help="spread shown in tables: sd | se"),
     per_episode: bool = typer.Option(False, "--per-episode",
                                      help="one row per episode instead of per group"),
+    layout: str | None = typer.Option(None, "--layout", help="a domain's paper-style tables "
+                                      "instead of the grouped table, e.g. task-exchange "
+                                      "(seed 000 Tables 1 and 2)"),
 ) -> None:
     """Aggregate a results store: mean ± SD/SE, counts and rates per group."""
+    if layout is not None:
+        _print_layout(store, run, layout, fmt)
+        return
     if fmt not in FORMATS:
         raise _fail(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
     if error not in ("sd", "se"):

@@ -97,7 +97,8 @@ def run(
     domain, _, rest = target.partition("/")
     llm = llm_settings(cache, cache_mode)
     check_log_path(log)
-    if domain == "bargaining" or target.endswith((".yaml", ".yml")):
+    if domain == "bargaining" or (domain not in RUN_DOMAINS
+                                  and target.endswith((".yaml", ".yml"))):
         params: dict[str, Any] = {}
         for key, val in (("mediator", mediator), ("judge", judge),
                          ("stagnation_rounds", stagnation_rounds), ("acceptance", acceptance),

@@ -59,7 +59,8 @@ def summarize(spec: EpisodeSpec, result: EpisodeResult) -> dict[str, Any]:
         "turns": result.record["turns"],
         "invalid": invalid,
         "attempts": m["attempts"],
-        "utilities": {r: m[f"utility_{r}"] for r in sc.roles},
+        "utilities": None if result.record["status"] == "error" else
+        {r: m[f"utility_{r}"] for r in sc.roles},
         "social_welfare": m["social_welfare"],
         "l2_to_pareto": m["l2_to_pareto"],
         "allocation": result.record["allocation"],
@@ -272,29 +273,24 @@ def tables_cmd(store: Path = typer.Argument(..., help="results store of accord b
                ) -> None:
     """Print the Table 1 (a, b, c) and Table 2 layouts from a results store."""
     from accord.bench import Store, StoreError
-    from accord.bench.aggregate import episode_fields
-    from accord.domains.task_exchange import format_tables, paper_tables
+    from accord.domains.task_exchange.domain import paper_table_layout
 
     try:
         with Store.open(store, create=False) as st:
-            episodes = st.episodes(run)
+            episodes = [e.to_dict() for e in st.episodes(run)]
     except StoreError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
-    rows = [{"scenario": e.spec.get("scenario"),
-             "strategy": (e.spec.get("params") or {}).get("strategy", "utility-aware"),
-             "lineup": episode_fields(e)["agents"], "metrics": e.metrics}
-            for e in episodes
-            if e.spec.get("domain") == "task-exchange" and e.status == "done" and e.metrics]
-    if not rows:
+    try:
+        text, tables = paper_table_layout(episodes)
+    except ValueError:
         typer.echo(f"error: no finished task-exchange episodes in {store}"
                    + (f" (run {run})" if run else ""), err=True)
-        raise typer.Exit(1)
-    tables = paper_tables(rows)
+        raise typer.Exit(1) from None
     if as_json:
         typer.echo(json.dumps(tables))
         return
-    typer.echo(format_tables(tables), nl=False)
+    typer.echo(text, nl=False)
 
 
 __all__ = ["app", "generate_cmd", "run_target", "summarize", "tables_cmd"]

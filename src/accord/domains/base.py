@@ -9,7 +9,7 @@ its metrics as a pure function of the result (DESIGN.md principle 6). The runner
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -73,6 +73,15 @@ class Domain(ABC):
     @abstractmethod
     def metrics(self, spec: EpisodeSpec, result: EpisodeResult) -> dict[str, Any]:
         """Pure per-episode metrics (numbers, bools or None) for aggregation."""
+
+    def layouts(self) -> dict[str, Callable[[list[dict[str, Any]]], tuple[str, Any]]]:
+        """Paper-style result tables this domain can print from stored episodes.
+
+        Each maps a name (``accord results STORE --layout NAME``) to a pure function of the
+        stored episodes (dicts with ``spec``, ``labels``, ``status``, ``metrics``) returning
+        ``(text, json_ready)``. Default: none.
+        """
+        return {}
 
     def validate(self, spec: EpisodeSpec) -> None:
         """Check ``spec`` before any episode runs; raise ``ValueError`` naming the problem.

@@ -145,6 +145,27 @@ class TaskExchangeDomain(Domain):
     def metrics(self, spec: EpisodeSpec, result: EpisodeResult) -> dict[str, Any]:
         return episode_metrics(get_scenario(spec.scenario), result.record, result.trajectory)
 
+    def layouts(self) -> dict[str, Callable[[list[dict[str, Any]]], tuple[str, Any]]]:
+        return {"task-exchange": paper_table_layout}
+
+
+def paper_table_layout(episodes: list[dict[str, Any]]) -> tuple[str, Any]:
+    """Seed 000's Table 1 (a, b, c) and Table 2 from stored task-exchange episodes."""
+    from accord.domains.task_exchange.tables import format_tables, paper_tables
+
+    rows = [{"scenario": e["spec"].get("scenario"),
+             "strategy": (e["spec"].get("params") or {}).get("strategy", "utility-aware"),
+             "lineup": (e.get("labels") or {}).get("lineup")
+             or " vs ".join(map(str, e["spec"].get("agents", []))),
+             "metrics": e["metrics"]}
+            for e in episodes
+            if e["spec"].get("domain") == "task-exchange" and e.get("status") == "done"
+            and e.get("metrics")]
+    if not rows:
+        raise ValueError("no finished task-exchange episodes to tabulate")
+    tables = paper_tables(rows)
+    return format_tables(tables), tables
+
 
 __all__ = [
     "AGENT_KINDS",

@@ -14,9 +14,10 @@ sees it again next turn) and in :attr:`TaskExchangeLLMAgent.considerations`, nev
 move, a note or the partner's prompt.
 
 Agent spec: ``llm:MODEL?temperature=0&max_tokens=800`` (generation options, see
-:func:`~accord.agents.llm_support.generation_config`) plus ``state=false`` to leave out the
-machine-readable ``<TX_SETUP>``/``<TX_STATE>`` blocks (the stub's rule-based policy needs
-them; a real model does not).
+:func:`~accord.agents.llm_support.generation_config`) plus ``state=true|false`` for the
+machine-readable ``<TX_SETUP>``/``<TX_STATE>`` blocks. They are on by default only for the
+in-process mock and the stub server (``mock/...``, ``openai-api/stub/...``), whose
+rule-based policy reads them; real models get the paper's Figure 7 prompt.
 """
 
 from __future__ import annotations
@@ -127,7 +128,10 @@ def build_llm_agent(spec: AgentSpec, ctx: Mapping[str, Any]) -> TaskExchangeLLMA
         config = generation_config(opts)
     except ValueError as exc:
         raise AgentSpecError(f"agent {spec}: {exc}") from None
-    machine_state = _flag(spec, spec.options.get("state", True))
+    # the <TX_SETUP>/<TX_STATE> blocks serve the rule-based stub policies; real models get
+    # the paper's Figure 7 prompt unless asked (``?state=true``)
+    stub = str(spec.arg or "").startswith(("mock/", "openai-api/stub/"))
+    machine_state = _flag(spec, spec.options.get("state", stub))
     runtime = runtime_for(ctx.get("llm"))
     try:
         client = runtime.client(spec.arg, config)
