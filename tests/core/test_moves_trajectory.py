@@ -17,3 +17,12 @@ def test_trajectory_jsonl_roundtrip(tmp_path):
     again = Trajectory.read(path)
     assert [e.to_dict() for e in again] == [e.to_dict() for e in log]
     assert again.of_kind("invalid")[0].feedback == "fix it"
+
+
+def test_bad_log_line_names_file_and_line(tmp_path):
+    import pytest
+
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"seq": 0, "round": 1, "kind": "move"}\n{"seq": 1}\n')
+    with pytest.raises(ValueError, match=r"bad.jsonl:2: not a trajectory event"):
+        Trajectory.read(path)

@@ -85,11 +85,19 @@ class Trajectory:
         Path(path).write_text(self.to_jsonl(), encoding="utf-8")
 
     @classmethod
-    def from_jsonl(cls, text: str) -> Trajectory:
-        """Parse a JSONL log."""
-        return cls([Event.from_dict(json.loads(line)) for line in text.splitlines() if line])
+    def from_jsonl(cls, text: str, source: str = "<jsonl>") -> Trajectory:
+        """Parse a JSONL log; a bad line raises ``ValueError`` naming source and line."""
+        events = []
+        for n, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                events.append(Event.from_dict(json.loads(line)))
+            except (json.JSONDecodeError, KeyError, TypeError) as exc:
+                raise ValueError(f"{source}:{n}: not a trajectory event ({exc!r})") from None
+        return cls(events)
 
     @classmethod
     def read(cls, path: str | Path) -> Trajectory:
         """Load a log written by :meth:`write`."""
-        return cls.from_jsonl(Path(path).read_text(encoding="utf-8"))
+        return cls.from_jsonl(Path(path).read_text(encoding="utf-8"), str(path))
