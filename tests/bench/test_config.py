@@ -133,7 +133,17 @@ def test_domain_validate_hook_reports_a_config_error(write_config, nap_config):
     with pytest.raises(ConfigError) as err:
         expand(load_config(write_config(cfg)))
     assert "'delay' must be a number of seconds >= 0" in str(err.value)
-    assert err.value.key == "<root>"
+    assert err.value.key == "params"  # the complaint is blamed on the key it is about
+
+
+def test_domain_complaints_point_at_the_key_and_line(tmp_path):
+    path = tmp_path / "typo.yaml"
+    path.write_text("name: t\ndomain: bargaining\nscenarios: [buyer-seller]\nagents:\n"
+                    "  - [boulware, nope]\nseeds: 1\n")
+    with pytest.raises(ConfigError) as err:
+        expand(load_config(path))
+    assert err.value.key == "agents" and str(err.value).startswith(f"{path}:4: agents:")
+    assert "unknown agent 'nope'" in str(err.value)
 
 
 def test_invalid_yaml_names_the_line(write_config):

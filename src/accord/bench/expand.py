@@ -136,5 +136,17 @@ def _validate(config: ExperimentConfig, key: str, domain: Domain, spec: EpisodeS
         msg = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
         agents = ", ".join(str(a) for a in spec.agents)
         raise config.where.error(
-            key, f"scenario {spec.scenario!r}, agents [{agents}], params "
+            _blame(config, key, msg), f"scenario {spec.scenario!r}, agents [{agents}], params "
             f"{dict(spec.params)}: {msg}") from None
+
+
+def _blame(config: ExperimentConfig, key: str, message: str) -> str:
+    """The config key a domain's complaint is most likely about (for the line number)."""
+    low = message.lower()
+    part = ("params" if "param" in low else
+            "agents" if any(w in low for w in ("agent", "part", "line-up", "option")) else
+            "scenarios" if "scenario" in low or "datapoint" in low else None)
+    if part is None:
+        return key
+    candidate = part if key == "<root>" else f"{key}.{part}"
+    return candidate if config.where.line(candidate) is not None else key
