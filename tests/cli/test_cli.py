@@ -89,3 +89,26 @@ def test_demo_runs_offline():
     res = runner.invoke(app, ["demo", "--quick"])
     assert res.exit_code == 0, res.output
     assert "AGREEMENT" in res.stdout
+
+
+def test_error_status_exits_1_and_still_prints_the_record():
+    # the scripted agent keeps making the overlap mistake: K retries exceeded -> status error
+    res = runner.invoke(app, ["run", "task-exchange/cooperative", "--agents",
+                              "scripted?script=OVL*6,utility-aware", "--json"])
+    assert res.exit_code == 1, res.output
+    out = json.loads(res.stdout)
+    assert out["status"] == "error" and out["utilities"] is None
+
+
+def test_bad_agent_option_names_the_agent():
+    res = runner.invoke(app, ["run", "bargaining/split", "--agents", "time-based?e=abc,linear"])
+    assert res.exit_code == 2 and "time-based?e=abc" in res.output
+
+
+def test_bench_replay_without_cache_is_a_usage_error(tmp_path):
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("name: c\ndomain: bargaining\nscenarios: [split]\n"
+                   "agents:\n  - [llm:mock/negotiator, linear]\nseeds: 1\n")
+    res = runner.invoke(app, ["bench", str(cfg), "--store", str(tmp_path / "c.db"),
+                              "--cache-mode", "replay", "--quiet"])
+    assert res.exit_code == 2 and "needs a cache" in res.output

@@ -94,8 +94,10 @@ def _build(table: dict[str, Factory], what: str, spec: AgentSpec, ctx: Mapping[s
         raise AgentSpecError(f"unknown {what} {spec.kind!r}; known: {', '.join(sorted(table))}")
     try:
         return factory(spec, ctx)
-    except TypeError as exc:
-        raise AgentSpecError(f"bad options for {what} {spec.kind!r}: {exc}") from None
+    except (TypeError, ValueError) as exc:
+        if isinstance(exc, AgentSpecError):
+            raise
+        raise AgentSpecError(f"bad options for {what} {str(spec)!r}: {exc}") from None
 
 
 def build_negotiator(spec: AgentSpec, ctx: Mapping[str, Any] | None = None) -> Agent:

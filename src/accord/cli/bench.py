@@ -119,6 +119,10 @@ def bench_command(
         plan = expand(cfg)
     except (ConfigError, AgentSpecError) as exc:
         raise _fail(str(exc)) from None
+    merged = {**(cfg.llm or {}), **llm}
+    if merged.get("cache_mode") == "replay" and not merged.get("cache"):
+        raise _fail("--cache-mode replay needs a cache to replay: --cache PATH (or llm.cache "
+                    "in the config)")
     options = BenchOptions(store=store, executor=executor, concurrency=concurrency,
                            retry_failed=retry_failed, retry_errors=retry_errors, quiet=quiet,
                            llm=llm, data=None if data is None else str(data), limit=limit)

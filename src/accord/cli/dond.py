@@ -245,7 +245,7 @@ def play(
     results, store_path = _play_through_runner(points, specs, rounds, seed, first, concurrency,
                                                llm, data, store, quiet=as_json, retry=retry)
     failures = [rec for rec, _, status in results if status == "error"]
-    good = [(rec, n) for rec, n, status in results if "scenario" in rec]
+    good = [(rec, n) for rec, n, status in results if status != "error" and "scenario" in rec]
     rows = [episode_metrics(rec, n) for rec, n in good]
     out: dict[str, Any] = {
         "agents": [str(s) for s in specs],
@@ -258,7 +258,8 @@ def play(
     if details:
         out["episodes"] = [{"datapoint": rec["scenario"], "status": status, **m}
                            for (rec, _, status), m in
-                           zip([r for r in results if "scenario" in r[0]], rows, strict=True)]
+                           zip([r for r in results if r[2] != "error" and "scenario" in r[0]],
+                               rows, strict=True)]
     if failures:
         first_err = str(failures[0].get("error", "")).strip().splitlines()
         out["first_error"] = {"episode": failures[0].get("episode"),

@@ -133,7 +133,9 @@ def solve(
 def play(
     target: str = typer.Argument(..., help="catalog name or game file (.json/.yaml)"),
     agents: str = typer.Option(..., "--agents", "-a",
-                               help="agent specs, one per player: rational, random, fixed:ACTION"),
+                               help="agent specs, one per player (a single spec plays "
+                               "every player): rational, random, fixed:ACTION, llm:MODEL, "
+                               "llm-workflow:MODEL"),
     negotiation_rounds: int = typer.Option(0, "--negotiation-rounds", "-k", min=0,
                                            help="rounds of cheap talk before playing"),
     first_speaker: str | None = typer.Option(None, "--first-speaker",

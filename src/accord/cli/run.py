@@ -96,6 +96,7 @@ def run_bargaining(target: str, agents: str, seed: int, max_rounds: int | None,
     summary = result.summary()
     if as_json:
         sys.stdout.write(json.dumps(bargaining_json(summary), allow_nan=False) + "\n")
+        _exit_on_error(result.status)
         return
     console = Console()
     console.print(f"[bold]{scenario.name}[/]: {', '.join(scenario.party_names)} "
@@ -104,6 +105,13 @@ def run_bargaining(target: str, agents: str, seed: int, max_rounds: int | None,
     print_negotiation_record(console, summary)
     if log is not None:
         console.print(f"trajectory log: {log}")
+    _exit_on_error(result.status)
+
+
+def _exit_on_error(status: str) -> None:
+    """An episode that ended in status ``error`` is reported, then exits 1 (for scripts)."""
+    if status == "error":
+        raise typer.Exit(1)
 
 
 def analyze_command(
@@ -197,6 +205,7 @@ def run_domain(domain: str, rest: str, *, agents: str, seed: int, max_rounds: in
                                                      "metrics": dom.metrics(spec, result)}
     if as_json:
         sys.stdout.write(json.dumps(out, default=str) + "\n")
+        _exit_on_error(result.status)
         return
     console = Console()
     console.print(f"[bold]{domain}/{rest}[/]: {', '.join(str(a) for a in spec.agents)}")
@@ -208,3 +217,4 @@ def run_domain(domain: str, rest: str, *, agents: str, seed: int, max_rounds: in
         t.add_row(str(key), json.dumps(val, default=str) if isinstance(val, (dict, list))
                   else str(val))
     console.print(t)
+    _exit_on_error(result.status)
