@@ -29,8 +29,28 @@ class GameInfo:
     parameters: Mapping[str, Fraction] = field(default_factory=dict)
 
 
+class _Players:
+    """What both game kinds share: named players and catalog metadata."""
+
+    players: tuple[str, ...]
+    info: GameInfo
+
+    @property
+    def name(self) -> str:
+        """The catalog name (empty for ad-hoc games)."""
+        return self.info.name
+
+    def player_index(self, player: str) -> int:
+        """Index of a player by name."""
+        try:
+            return self.players.index(player)
+        except ValueError:
+            raise KeyError(f"unknown player {player!r}; players are {list(self.players)}"
+                           ) from None
+
+
 @dataclass(frozen=True, eq=False)
-class NormalFormGame:
+class NormalFormGame(_Players):
     """A simultaneous-move game: ``payoffs[a_1, ..., a_n, i]`` is player ``i``'s payoff.
 
     ``payoffs`` is exact: ``int64`` for integer games, else an object array of Fractions
@@ -52,19 +72,6 @@ class NormalFormGame:
         _check_names("player", self.players)
         for p, acts in zip(self.players, self.actions, strict=True):
             _check_names(f"action of {p}", acts)
-
-    @property
-    def name(self) -> str:
-        """The catalog name (empty for ad-hoc games)."""
-        return self.info.name
-
-    def player_index(self, player: str) -> int:
-        """Index of a player by name."""
-        try:
-            return self.players.index(player)
-        except ValueError:
-            raise KeyError(f"unknown player {player!r}; players are {list(self.players)}"
-                           ) from None
 
     def action_index(self, player: int | str, action: str) -> int:
         """Index of one player's action by name."""
@@ -99,7 +106,7 @@ class NormalFormGame:
 
 
 @dataclass(frozen=True, eq=False)
-class ExtensiveGame:
+class ExtensiveGame(_Players):
     """A sequential game with perfect information: a tree whose decision nodes name a mover.
 
     ``tree`` uses player *indices* (into ``players``) at decision nodes.
@@ -119,19 +126,6 @@ class ExtensiveGame:
                                  f"game has {n} players")
             if isinstance(node, Decision) and not 0 <= node.player < n:
                 raise ValueError(f"node {list(path)} names player index {node.player}")
-
-    @property
-    def name(self) -> str:
-        """The catalog name (empty for ad-hoc games)."""
-        return self.info.name
-
-    def player_index(self, player: str) -> int:
-        """Index of a player by name."""
-        try:
-            return self.players.index(player)
-        except ValueError:
-            raise KeyError(f"unknown player {player!r}; players are {list(self.players)}"
-                           ) from None
 
     def node(self, path: Path) -> Node:
         """The node reached by ``path`` (a tuple of action names)."""

@@ -15,7 +15,7 @@ from typing import Any
 
 import anthropic
 
-from accord.llm.backends.base import Backend, RawReply, status_failure
+from accord.llm.backends.base import Backend, RawReply, error_message, status_failure
 from accord.llm.errors import InvalidMessagesError, LLMError
 from accord.llm.providers import Endpoint
 from accord.llm.retry import Transient
@@ -92,7 +92,7 @@ class AnthropicBackend(Backend):
         except anthropic.APIConnectionError as exc:
             raise Transient("connection", f"{exc} ({exc.__cause__!r})") from exc
         except anthropic.APIStatusError as exc:
-            raise status_failure(url, exc.status_code, _message(exc),
+            raise status_failure(url, exc.status_code, error_message(exc.body, exc.message),
                                  exc.response.headers) from None
         except anthropic.AnthropicError as exc:
             raise LLMError(f"unexpected answer from {url}: {exc}") from None
@@ -109,12 +109,3 @@ class AnthropicBackend(Backend):
     async def aclose(self) -> None:
         """Close the SDK's HTTP connections."""
         await self._client.close()
-
-
-def _message(exc: anthropic.APIStatusError) -> str:
-    body = exc.body
-    if isinstance(body, dict):
-        err = body.get("error", body)
-        if isinstance(err, dict) and err.get("message"):
-            return str(err["message"])
-    return exc.message

@@ -58,3 +58,13 @@ def status_failure(url: str, status: int, message: str, headers: Mapping[str, st
     if status in (401, 403):
         return AuthenticationError(url, status, message)
     return RequestError(url, status, message)
+
+
+def error_message(body: object, fallback: str) -> str:
+    """The human message of an SDK status error: ``body["error"]["message"]`` (OpenAI and
+    Anthropic both nest it so), else the SDK's own text."""
+    if isinstance(body, dict):
+        err = body.get("error", body)
+        if isinstance(err, dict) and err.get("message"):
+            return str(err["message"])
+    return fallback

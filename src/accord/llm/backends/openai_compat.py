@@ -8,7 +8,7 @@ from typing import Any
 import openai
 from openai.types.chat import ChatCompletion
 
-from accord.llm.backends.base import Backend, RawReply, status_failure
+from accord.llm.backends.base import Backend, RawReply, error_message, status_failure
 from accord.llm.errors import LLMError
 from accord.llm.providers import Endpoint
 from accord.llm.retry import Transient
@@ -72,7 +72,8 @@ class OpenAIBackend(Backend):
         except openai.APIConnectionError as exc:
             raise Transient("connection", _cause(exc)) from exc
         except openai.APIStatusError as exc:
-            failure = status_failure(url, exc.status_code, _message(exc), exc.response.headers)
+            failure = status_failure(url, exc.status_code, error_message(exc.body, exc.message),
+                                     exc.response.headers)
             raise failure from None
         except openai.OpenAIError as exc:
             raise LLMError(f"unexpected answer from {url}: {exc}") from None
@@ -90,15 +91,6 @@ class OpenAIBackend(Backend):
     async def aclose(self) -> None:
         """Close the SDK's HTTP connections."""
         await self._client.close()
-
-
-def _message(exc: openai.APIStatusError) -> str:
-    body = exc.body
-    if isinstance(body, dict):
-        err = body.get("error", body)
-        if isinstance(err, dict) and err.get("message"):
-            return str(err["message"])
-    return exc.message
 
 
 def _cause(exc: BaseException) -> str:
