@@ -83,7 +83,8 @@ def test_shipped_sums_match_shared_data(dond_dir: Path) -> None:
 @pytest.fixture
 def upstream(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, bytes]:
     """Fake upstream files in tmp_path/up with the shipped sums patched to theirs."""
-    files = {"test.txt": b"test data\n", "val.txt": b"val data\n", "data.txt": b"raw\n"}
+    files = {"test.txt": b"test data\n", "val.txt": b"val data\n", "data.txt": b"raw\n",
+             "sample50.txt": b"fifty\n"}
     up = tmp_path / "up"
     up.mkdir()
     for name, body in files.items():
@@ -115,12 +116,12 @@ def http_base(tmp_path: Path) -> Iterator[str]:
 def test_download_over_local_http(tmp_path: Path, upstream: Files, http_base: str) -> None:
     dest = tmp_path / "dest"
     reports = dl.download(dest, base_url=http_base)
-    assert [r.status for r in reports] == ["fetched"] * 3
+    assert [r.status for r in reports] == ["fetched"] * 4
     folder = dest / "dealornodeal"
     assert (folder / "test.txt").read_bytes() == upstream["test.txt"]
-    assert set(dl.verify_dir(folder)) == {"test.txt", "val.txt", "data.txt"}
+    assert set(dl.verify_dir(folder)) == {"test.txt", "val.txt", "data.txt", "sample50.txt"}
     again = dl.download(dest, base_url=http_base)
-    assert [r.status for r in again] == ["present"] * 3
+    assert [r.status for r in again] == ["present"] * 4
 
 
 def test_download_refuses_tampered_file(tmp_path: Path, upstream: Files, http_base: str) -> None:
@@ -138,3 +139,10 @@ def test_download_from_file_url(tmp_path: Path, upstream: Files,
     assert reports[0].path == tmp_path / "envroot" / "dealornodeal" / "test.txt"
     with pytest.raises(KeyError, match="no expected SHA-256"):
         dl.download(tmp_path / "x", names=["train.txt"])
+
+
+def test_upstream_names_a_source_for_every_shipped_sum() -> None:
+    urls = dl._file_urls(dl.upstream())
+    assert set(urls) == set(dl.expected_sums())
+    assert urls["test.txt"].endswith("/src/data/negotiate/test.txt")
+    assert "Wenyueh/game_theory" in urls["sample50.txt"]

@@ -70,6 +70,19 @@ def upstream() -> dict[str, Any]:
     return data
 
 
+def _file_urls(meta: dict[str, Any]) -> dict[str, str]:
+    """``{file name: URL}`` from the upstream description: a plain name lives under
+    ``base_url``; an entry ``{name, url}`` names its own source."""
+    base = str(meta["base_url"]).rstrip("/") + "/"
+    out: dict[str, str] = {}
+    for entry in meta["files"]:
+        if isinstance(entry, str):
+            out[entry] = base + entry
+        else:
+            out[str(entry["name"])] = str(entry["url"])
+    return out
+
+
 def sha256_file(path: str | Path) -> str:
     """Hex SHA-256 digest of a file, read in chunks."""
     h = hashlib.sha256()
@@ -141,14 +154,14 @@ def download(dest: str | Path | None = None, *, names: Sequence[str] | None = No
     """
     meta = upstream()
     sums = expected_sums()
-    wanted = list(names or meta["files"])
+    urls = _file_urls(meta)
+    wanted = list(names or urls)
     unknown = [n for n in wanted if n not in sums]
     if unknown:
         raise KeyError(f"no expected SHA-256 for {', '.join(unknown)}; "
                        f"downloadable: {', '.join(sorted(sums))}")
-    base = base_url or str(meta["base_url"])
-    if not base.endswith("/"):
-        base += "/"
+    if base_url is not None and not base_url.endswith("/"):
+        base_url += "/"
     folder = dataset_dir(dest)
     folder.mkdir(parents=True, exist_ok=True)
     reports: list[FetchReport] = []
@@ -157,9 +170,11 @@ def download(dest: str | Path | None = None, *, names: Sequence[str] | None = No
         if target.is_file() and not force and sha256_file(target) == sums[name]:
             reports.append(FetchReport(name, target, "present", sums[name]))
             continue
+        url = base_url + name if base_url is not None else urls.get(
+            name, str(meta["base_url"]).rstrip("/") + "/" + name)
         if progress is not None:
-            progress(f"fetching {base}{name}")
-        digest = _fetch(base + name, target, sums[name], timeout)
+            progress(f"fetching {url}")
+        digest = _fetch(url, target, sums[name], timeout)
         reports.append(FetchReport(name, target, "fetched", digest))
     lines = "".join(f"{sums[n]}  {n}\n" for n in sorted(wanted))
     (folder / "SHA256SUMS").write_text(lines, encoding="utf-8")
