@@ -1,4 +1,4 @@
-"""Binary integer programs solved exactly with HiGHS (via highspy).
+"""Binary integer programs solved exactly with HiGHS (via ``scipy.optimize.milp``).
 
 Pure functions over plain numbers, used by the deliberation domain for its optimum
 (menu design: a 0/1 multi-knapsack; task allocation: a generalized assignment with
@@ -17,7 +17,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-import highspy
 import numpy as np
 
 Number = int | float | Fraction
@@ -84,37 +83,23 @@ def solve_binary_program(
 
 def _highs(cost: np.ndarray, rows: list[list[int]], rhs: list[int], upper: list[float]
            ) -> list[int]:
+    """Solve with HiGHS through ``scipy.optimize.milp`` (scipy bundles the same solver).
+
+    highspy 1.16 prints its copyright banner from the ``Highs`` constructor, before any
+    option can switch output off (ERGO-Code/HiGHS issues 1932 and 2749), which broke
+    ``--json`` on stdout; scipy's build honours ``disp=False`` from the start.
+    """
+    from scipy.optimize import Bounds, LinearConstraint, milp
+    from scipy.sparse import csc_array
+
     n, m = len(cost), len(rows)
-    h = highspy.Highs()
-    for opt, val in (("output_flag", False), ("mip_rel_gap", 0.0), ("mip_abs_gap", 0.0),
-                     ("random_seed", 0), ("threads", 1)):
-        h.setOptionValue(opt, val)
-    lp = highspy.HighsLp()
-    lp.num_col_ = n
-    lp.num_row_ = m
-    lp.col_cost_ = cost
-    lp.col_lower_ = np.zeros(n)
-    lp.col_upper_ = np.array(upper)
-    lp.row_lower_ = np.full(m, -highspy.kHighsInf)
-    lp.row_upper_ = np.array(rhs, dtype=float)
-    start, index, value = [0], [], []
-    for j in range(n):
-        for i in range(m):
-            if rows[i][j]:
-                index.append(i)
-                value.append(float(rows[i][j]))
-        start.append(len(index))
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    lp.a_matrix_.start_ = np.array(start, dtype=np.int32)
-    lp.a_matrix_.index_ = np.array(index, dtype=np.int32)
-    lp.a_matrix_.value_ = np.array(value)
-    lp.integrality_ = [highspy.HighsVarType.kInteger] * n
-    h.passModel(lp)
-    h.run()
-    status = h.getModelStatus()
-    if status != highspy.HighsModelStatus.kOptimal:
-        raise ILPError(f"HiGHS status {h.modelStatusToString(status)}")
-    return [round(v) for v in h.getSolution().col_value]
+    a = csc_array(np.array(rows, dtype=float).reshape(m, n))
+    res = milp(cost, integrality=np.ones(n), bounds=Bounds(np.zeros(n), np.array(upper)),
+               constraints=[LinearConstraint(a, -np.inf, np.array(rhs, dtype=float))],
+               options={"disp": False, "mip_rel_gap": 0.0, "presolve": True})
+    if res.status != 0 or res.x is None:
+        raise ILPError(f"HiGHS status {res.status}: {res.message}")
+    return [round(v) for v in res.x]
 
 
 def max_weight_selection(

@@ -74,7 +74,8 @@ def test_errors_are_clear(tmp_path: Path) -> None:
 def test_download_from_file_url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     up = tmp_path / "up"
     up.mkdir()
-    files = {"test.txt": b"t\n", "val.txt": b"v\n", "data.txt": b"d\n"}
+    files = {"test.txt": b"t\n", "val.txt": b"v\n", "data.txt": b"d\n",
+             "sample50.txt": b"s\n"}
     for name, body in files.items():
         (up / name).write_bytes(body)
     monkeypatch.setattr(fetch, "expected_sums",
@@ -83,7 +84,7 @@ def test_download_from_file_url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
                               up.as_uri() + "/", "--json"])
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
-    assert [f["status"] for f in out["files"]] == ["fetched"] * 3
+    assert [f["status"] for f in out["files"]] == ["fetched"] * 4
     (up / "val.txt").write_bytes(b"evil\n")
     res = runner.invoke(app, ["download", "--dest", str(tmp_path / "e"), "--base-url",
                               up.as_uri() + "/"])
