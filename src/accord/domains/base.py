@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from accord.agents.spec import AgentSpec
+from accord.core.names import unknown_name
 from accord.protocols.engine import EpisodeResult
 
 
@@ -111,8 +112,7 @@ def get_domain(name: str) -> Domain:
     try:
         return _DOMAINS[name]
     except KeyError:
-        known = ", ".join(sorted(_DOMAINS)) or "none"
-        raise KeyError(f"unknown domain {name!r}; known domains: {known}") from None
+        raise KeyError(unknown_name("domain", name, _DOMAINS)) from None
 
 
 def all_domains() -> dict[str, Domain]:
