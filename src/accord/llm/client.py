@@ -264,6 +264,8 @@ class LLMClient:
         session = scope.session() if scope else None
         headers = {"X-Accord-Session": session} if session else {}
         attempt = 0
+        #: failed attempts per budget: 429s have their own, 5xx/timeouts/connection another
+        failed = {"rate_limit": 0, "other": 0}
         while True:
             attempt += 1
             async with rt.semaphore(ep):
@@ -277,9 +279,11 @@ class LLMClient:
                     return Completion(self._redactor.text(raw.text), raw.usage,
                                       time.monotonic() - started, self.model, ep.provider,
                                       raw.finish_reason, attempts=attempt)
-            delay = rt.retry.delay_for(failure, attempt, rt.rng)
+            budget = "rate_limit" if failure.kind == "rate_limit" else "other"
+            failed[budget] += 1
+            delay = rt.retry.delay_for(failure, failed[budget], rt.rng)
             if delay is None:
-                raise self._final(failure, attempt) from None
+                raise self._final(failure, failed[budget], attempt) from None
             log.warning("%s: attempt %d failed (%s: %s); retrying in %.2f s", self.model,
                         attempt, failure.kind, failure.detail, delay)
             await asyncio.sleep(delay)
@@ -292,8 +296,11 @@ class LLMClient:
             return done
         return dataclasses.replace(done, text=text)
 
-    def _final(self, failure: Transient, attempts: int) -> LLMError:
+    def _final(self, failure: Transient, attempts: int, total: int) -> LLMError:
+        """The error after ``attempts`` failures of this kind (``total`` attempts in all)."""
         url = self.endpoint.public_url
+        if total > attempts:
+            failure.detail += f" ({total} attempts in all, counting other failures)"
         if failure.kind == "rate_limit":
             detail = failure.detail
             if failure.retry_after is not None and \
