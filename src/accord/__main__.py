@@ -1,6 +1,6 @@
 """``python -m accord`` runs the command line."""
 
-from accord.cli.main import main
+from accord.cli import main
 
 if __name__ == "__main__":
     main()

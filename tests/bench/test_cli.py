@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from accord.bench import Store
-from accord.cli.bench import app
+from accord.cli.main import app
 
 MINIMAL = """\
 name: demo
@@ -114,9 +114,14 @@ def test_failed_episodes_give_exit_code_1_and_cache_flags_reach_the_domain(
         tmp_path, write_config, nap_config):
     cfg = write_config(nap_config(3, fail_seeds=[1]))
     store = tmp_path / "n.db"
+    missing = runner.invoke(app, ["bench", str(cfg), "--out", str(store), "--cache",
+                                  str(tmp_path / "c.db"), "--cache-mode", "replay"])
+    assert missing.exit_code == 2 and "no cache at" in missing.output  # nothing to replay
+    (tmp_path / "c.db").touch()
     res = runner.invoke(app, ["bench", str(cfg), "--store", str(store), "--cache",
                               str(tmp_path / "c.db"), "--cache-mode", "replay"])
     assert res.exit_code == 1
+    assert "--store is deprecated" in res.output  # the old spelling still works
     assert "first failure" in res.output and "--retry-failed" in res.output
     with Store.open(store, create=False) as st:
         done = [e for e in st.episodes("nap") if e.status == "done"]

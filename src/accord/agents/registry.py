@@ -21,6 +21,7 @@ from accord.agents.concession import (
 )
 from accord.agents.mediator import MidpointMediator
 from accord.agents.spec import AgentSpec, AgentSpecError
+from accord.core.names import unknown_name
 from accord.protocols.judge import RuleJudge, TerminationJudge
 
 Factory = Callable[[AgentSpec, Mapping[str, Any]], Agent]
@@ -80,18 +81,20 @@ def register_judge(kind: str, factory: JudgeFactory) -> None:
 
 def build_judge(spec: AgentSpec, ctx: Mapping[str, Any] | None = None) -> TerminationJudge:
     """Instantiate a termination judge from its spec (``rules`` is the default)."""
-    _load_optional()
+    if spec.kind not in JUDGES:
+        _load_optional()
     factory = JUDGES.get(spec.kind)
     if factory is None:
-        raise AgentSpecError(f"unknown judge {spec.kind!r}; known: {', '.join(sorted(JUDGES))}")
+        raise AgentSpecError(unknown_name("judge", spec.kind, JUDGES))
     return factory(spec, ctx or {})
 
 
 def _build(table: dict[str, Factory], what: str, spec: AgentSpec, ctx: Mapping[str, Any]) -> Agent:
-    _load_optional()
+    if spec.kind not in table:  # optional kinds (LLM agents) load only when asked for
+        _load_optional()
     factory = table.get(spec.kind)
     if factory is None:
-        raise AgentSpecError(f"unknown {what} {spec.kind!r}; known: {', '.join(sorted(table))}")
+        raise AgentSpecError(unknown_name(what, spec.kind, table))
     try:
         return factory(spec, ctx)
     except (TypeError, ValueError) as exc:

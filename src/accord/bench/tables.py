@@ -72,7 +72,7 @@ def episode_rows(episodes: Sequence[EpisodeRow]) -> list[dict[str, Any]]:
     """One flat dict per episode: id, spec fields, ``metrics.<m>``, ``usage.<k>``, error."""
     rows = []
     for e in episodes:
-        row: dict[str, Any] = episode_fields(e)
+        row: dict[str, Any] = {"id": e.id, **episode_fields(e)}
         row["wall_time"] = e.wall_time
         row["attempts"] = e.attempts
         for m, v in (e.metrics or {}).items():

@@ -11,160 +11,199 @@ Registered on the root app as plain commands::
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
 
-from accord.agents.spec import AgentSpecError
-from accord.bench import (
-    AggregateError,
-    BenchOptions,
-    BenchReport,
-    ConfigError,
-    Store,
-    StoreError,
-    aggregate,
-    episode_rows,
-    expand,
-    load_config,
-    print_table,
-    run_bench,
-    select,
-    store_path,
-    to_csv,
-    to_json,
-    to_markdown,
-    write_parquet,
-)
-from accord.bench.tables import dumps, rich_table
-from accord.cli.render import print_transcript
-from accord.core.trajectory import Trajectory
+from accord.cli import common as c
 
-#: exit codes: 0 every planned episode done, 1 some failed, 2 bad input, 130 interrupted
-EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 1, 2, 130
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from accord.bench import BenchOptions, BenchReport, Store
+
+EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = c.EXIT_FAILED, c.EXIT_USAGE, c.EXIT_INTERRUPTED
 FORMATS = ("table", "csv", "md", "json", "parquet")
 #: after a run, print the grouped table only up to this many groups
 MAX_SUMMARY_GROUPS = 24
-CACHE_MODES = ("off", "rw", "replay")
 
+BENCH_EXAMPLES = c.example(
+    "accord bench demo                          # a shipped spec (accord configs list)",
+    "accord bench my-spec.yaml --out runs/my.db # kill it and rerun: it resumes",
+    "accord bench demo --concurrency 32 --executor process",
+    "accord bench demo --json --quiet           # a JSON summary for scripts")
+RESULTS_EXAMPLES = c.example(
+    "accord results runs/demo.db --group-by scenario,agents",
+    "accord results runs/demo.db --episodes     # one line per episode, with its id",
+    "accord results runs/demo.db --json > demo.json",
+    "accord results runs/demo.db -f csv --per-episode -o episodes.csv")
+SHOW_EXAMPLES = c.example("accord show runs/demo.db 3fa9", "accord show runs/demo.db 3fa9 --json")
 
-def _fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
-    Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {escape(message)}",
-                                               highlight=False)
-    return typer.Exit(code)
+_fail = c.fail
 
 
 def _summary(console: Console, rep: BenchReport) -> None:
     n = rep.done + rep.failed
     rate = n / rep.run_seconds if rep.run_seconds > 0 else 0.0
     console.print(
-        f"[bold]{rep.run}[/]: {rep.planned} episodes planned, {rep.already_done} already done"
+        f"[bold]{c.plain(rep.run)}[/]: {rep.planned} episodes planned, {rep.already_done} "
+        "already done"
         + (f", {rep.skipped_failed} failed before (not retried)" if rep.skipped_failed else "")
         + f"; ran {rep.done + rep.failed} of {rep.queued}: [green]{rep.done} done[/], "
         + (f"[red]{rep.failed} failed[/]" if rep.failed else "0 failed")
-        + f" in {rep.run_seconds:.1f} s ({rate:.1f} ep/s); store {rep.store}", highlight=False)
+        + f" in {rep.run_seconds:.1f} s ({rate:.1f} ep/s); store {c.plain(rep.store)}")
     if rep.first_error is not None:
         eid, line = rep.first_error
-        console.print(f"first failure {eid}: {escape(line)}\n  inspect: accord show "
-                      f"{rep.store} {eid}"
-                      f"; rerun with --retry-failed", highlight=False)
+        console.print(f"first failure {eid}: {c.plain(line)}\n  inspect: accord show "
+                      f"{c.plain(rep.store)} {eid}; rerun with --retry-failed")
     if rep.stale:
-        console.print(f"note: {rep.stale} stored episodes of run {rep.run!r} are not in this "
-                      "config any more; they are kept and included by accord results",
-                      highlight=False)
+        console.print(f"note: {rep.stale} stored episodes of run {c.plain(repr(rep.run))} are "
+                      "not in this config any more; they are kept and included by accord "
+                      "results")
     if rep.interrupted:
         console.print("[yellow]interrupted[/]: finished episodes are stored; run the same "
-                      "command again to resume", highlight=False)
+                      "command again to resume")
+
+
+def _report_json(rep: BenchReport, errored: int) -> dict[str, Any]:
+    """The ``accord bench --json`` summary."""
+    return {"run": rep.run, "store": str(rep.store), "planned": rep.planned,
+            "already_done": rep.already_done, "queued": rep.queued, "done": rep.done,
+            "failed": rep.failed, "skipped": rep.skipped_failed, "errored": errored,
+            "duplicates": rep.duplicates, "stale": rep.stale,
+            "wall_seconds": round(rep.seconds, 3), "run_seconds": round(rep.run_seconds, 3),
+            "interrupted": rep.interrupted,
+            "first_error": None if rep.first_error is None else
+            {"episode": rep.first_error[0], "error": rep.first_error[1]}}
 
 
 def bench_command(
-    config: Path = typer.Argument(..., help="experiment spec (YAML), e.g. configs/demo.yaml"),
-    store: Path | None = typer.Option(None, "--store", help="results store (default: the "
-                                      "config's 'store', else runs/<name>.db)"),
+    config: str = typer.Argument(..., help="Experiment spec: a YAML file or the name of a "
+                                 "shipped spec (accord configs list)."),
+    out: Path | None = c.out_option("Results store to write (default: the config's 'store', "
+                                    "else runs/<name>.db); a rerun resumes it."),
+    store: Path | None = c.alias_option("--store"),
     concurrency: int | None = typer.Option(None, "--concurrency", "-c", min=1,
-                                           help="episodes in flight (local default 8; "
-                                           "process: CPU count; ray: cluster CPUs)"),
+                                           help="Episodes in flight (local default 8; "
+                                           "process: CPU count; ray: cluster CPUs)."),
     executor: str | None = typer.Option(None, "--executor", "-x", help="local | process | "
                                         "ray | ray:ADDRESS | ray://ADDRESS"),
     retry_failed: bool = typer.Option(False, "--retry-failed",
-                                      help="run failed episodes again"),
-    retry_errors: bool = typer.Option(False, "--retry-errors", help="also rerun finished "
-                                      "episodes whose outcome is 'error' (agent crashes)"),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar or summary"),
-    cache: Path | None = typer.Option(None, "--cache", help="LLM cache file"),
-    cache_mode: str | None = typer.Option(None, "--cache-mode", help="LLM cache: off | rw | "
-                                          "replay"),
-    data: Path | None = typer.Option(None, "--data", help="data directory for domains"),
+                                      help="Run failed episodes again."),
+    retry_errors: bool = typer.Option(False, "--retry-errors", help="Also rerun finished "
+                                      "episodes whose outcome is 'error' (agent crashes)."),
+    quiet: bool = c.quiet_option(),
+    as_json: bool = c.json_option(),
+    cache: Path | None = c.cache_option(),
+    cache_mode: str | None = c.cache_mode_option(None),
+    data: Path | None = c.data_option(),
     limit: int | None = typer.Option(None, "--limit", min=0,
-                                     help="run at most N of the pending episodes"),
-    dry_run: bool = typer.Option(False, "--dry-run", help="expand and count, run nothing"),
+                                     help="Run at most N of the pending episodes."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Expand and count, run nothing."),
 ) -> None:
-    """Run (or resume) every episode of an experiment spec into a SQLite store."""
-    if cache_mode is not None and cache_mode not in CACHE_MODES:
-        raise _fail(f"--cache-mode must be one of {', '.join(CACHE_MODES)}, got {cache_mode!r}")
-    llm: dict[str, Any] = {}
-    if cache is not None:
-        llm["cache"] = str(cache)
-    if cache_mode is not None:
-        llm["cache_mode"] = cache_mode
-    console = Console()
+    """Run (or resume) every episode of an experiment spec into a SQLite store.
+
+    Exit status: 0 every planned episode done, 1 some failed (or every episode ended in
+    an error), 2 bad input, 130 interrupted.
+    """
+    from accord import configs
+    from accord.agents.spec import AgentSpecError
+    from accord.bench import BenchOptions, ConfigError, expand, load_config, run_bench
+
+    out = c.pick(out, store, "--store", "--out")
     try:
-        cfg = load_config(config)
+        cfg = load_config(configs.resolve(config))
         plan = expand(cfg)
+    except KeyError as exc:
+        raise c.fail(str(exc.args[0])) from None
     except (ConfigError, AgentSpecError) as exc:
-        raise _fail(str(exc)) from None
-    merged = {**(cfg.llm or {}), **llm}
-    if merged.get("cache_mode") == "replay" and not merged.get("cache"):
-        raise _fail("--cache-mode replay needs a cache to replay: --cache PATH (or llm.cache "
-                    "in the config)")
-    options = BenchOptions(store=store, executor=executor, concurrency=concurrency,
-                           retry_failed=retry_failed, retry_errors=retry_errors, quiet=quiet,
-                           llm=llm, data=None if data is None else str(data), limit=limit)
+        raise c.fail(str(exc)) from None
+    llm = c.llm_settings(cache, cache_mode, cfg.llm)
+    options = BenchOptions(store=None if out is None else str(out), executor=executor,
+                           concurrency=concurrency,
+                           retry_failed=retry_failed, retry_errors=retry_errors,
+                           quiet=quiet or as_json, llm=llm,
+                           data=None if data is None else str(data), limit=limit)
     if dry_run:
-        _dry_run(console, cfg.name, plan, store_path(cfg, options), options)
+        _dry_run(cfg, plan, options, as_json)
         return
     try:
         rep = run_bench(cfg, options, plan)
-    except (StoreError, ValueError, RuntimeError) as exc:
-        raise _fail(str(exc)) from None
-    if not quiet:
-        _summary(console, rep)
-        with Store.open(rep.store, create=False) as st:
-            agg = aggregate(st.episodes(cfg.name))
-        if len(agg.groups) <= MAX_SUMMARY_GROUPS:
-            print_table(console, agg, title=cfg.name)
-        else:
-            console.print(f"{len(agg.groups)} groups; see: accord results {rep.store} "
-                          "--group-by FIELD,...", highlight=False)
+    except (ValueError, RuntimeError) as exc:  # StoreError is a ValueError
+        raise c.fail(str(exc)) from None
+    errored = _errored(rep)
+    if as_json:
+        c.emit_json(_report_json(rep, errored))
+    elif not quiet:
+        _print_after_run(cfg.name, rep)
     if rep.interrupted:
         raise typer.Exit(EXIT_INTERRUPTED)
     if rep.failed or rep.skipped_failed:
         raise typer.Exit(EXIT_FAILED)
+    if rep.done and errored == rep.done:
+        if not as_json:
+            c.warn(f"every episode of this invocation ({rep.done}) ended in status error; "
+                   f"see accord show {rep.store} ID")
+        raise typer.Exit(EXIT_FAILED)
 
 
-def _dry_run(console: Console, name: str, plan: Any, path: Path, options: BenchOptions) -> None:
+def _errored(rep: BenchReport) -> int:
+    """Episodes run by this invocation whose outcome was ``error`` (an agent or endpoint
+    failure recorded as a clean record)."""
+    from accord.bench import Store
+
+    if not rep.done:
+        return 0
+    with Store.open(rep.store, create=False) as st:
+        rows = st.episodes(rep.run)
+    recent = sorted((r for r in rows if r.status == "done"), key=lambda r: r.finished or 0.0)
+    return sum(1 for r in recent[-rep.done:] if r.outcome == "error")
+
+
+def _print_after_run(name: str, rep: BenchReport) -> None:
+    from accord.bench import Store, aggregate, print_table
+
+    console = c.console()
+    _summary(console, rep)
+    with Store.open(rep.store, create=False) as st:
+        agg = aggregate(st.episodes(name))
+    if len(agg.groups) <= MAX_SUMMARY_GROUPS:
+        print_table(console, agg, title=name)
+    else:
+        console.print(f"{len(agg.groups)} groups; see: accord results {c.plain(rep.store)} "
+                      "--group-by FIELD,...")
+
+
+def _dry_run(cfg: Any, plan: Any, options: BenchOptions, as_json: bool) -> None:
+    from accord.bench import Store, select, store_path
+
+    name = cfg.name
     statuses: dict[str, tuple[str, str | None]] = {}
+    path = store_path(cfg, options)
     if path.exists():
         with Store.open(path, create=False) as st:
             statuses = st.statuses(name)
     queue, done, failed = select(plan, statuses, options.retry_failed, options.retry_errors)
-    console.print(f"[bold]{name}[/]: {len(plan.episodes)} episodes"
-                  + (f" ({plan.duplicates} duplicates dropped)" if plan.duplicates else "")
-                  + f"; {done} done, {failed} failed, {len(queue)} to run; store {path}",
-                  highlight=False)
+    if as_json:
+        c.emit_json({"run": name, "store": str(path), "planned": len(plan.episodes),
+                     "duplicates": plan.duplicates, "done": done, "failed": failed,
+                     "to_run": len(queue)})
+        return
+    c.console().print(f"[bold]{c.plain(name)}[/]: {len(plan.episodes)} episodes"
+                      + (f" ({plan.duplicates} duplicates dropped)" if plan.duplicates else "")
+                      + f"; {done} done, {failed} failed, {len(queue)} to run; store "
+                      f"{c.plain(path)}")
 
 
 def _open(store: Path) -> Store:
+    from accord.bench import Store, StoreError
+
     try:
         return Store.open(store, create=False)
     except StoreError as exc:
-        raise _fail(str(exc)) from None
+        raise c.fail(str(exc)) from None
 
 
 def _split(text: str | None) -> list[str] | None:
@@ -175,66 +214,91 @@ def _split(text: str | None) -> list[str] | None:
 
 def _print_layout(store: Path, run: str | None, layout: str, fmt: str) -> None:
     """``accord results --layout NAME``: a domain's own table layout over the store."""
+    from accord.core.names import unknown_name
     from accord.domains import all_domains
 
     layouts = {name: fn for dom in all_domains().values() for name, fn in dom.layouts().items()}
     fn = layouts.get(layout)
     if fn is None:
-        raise _fail(f"unknown layout {layout!r}; layouts: {', '.join(sorted(layouts)) or 'none'}")
+        raise c.fail(unknown_name("layout", layout, layouts))
     if fmt not in ("table", "json"):
-        raise _fail("--layout prints --format table or json")
+        raise c.fail("--layout prints --format table or json")
     with _open(store) as st:
         episodes = [e.to_dict() for e in st.episodes(run)]
     try:
         text, data = fn(episodes)
     except ValueError as exc:
-        raise _fail(f"{store}: {exc}", code=1) from None
+        raise c.fail(f"{store}: {exc}", code=1) from None
     if fmt == "json":
-        typer.echo(json.dumps(data, default=str))
+        c.emit_json(data)
     else:
         typer.echo(text, nl=False)
 
 
 def results_command(
-    store: Path = typer.Argument(..., help="results store, e.g. runs/demo.db"),
-    run: str | None = typer.Option(None, "--run", help="one run of the store (default: all)"),
-    group_by: str | None = typer.Option(None, "--group-by", "-g", help="comma-separated "
+    store: Path = typer.Argument(..., help="Results store, e.g. runs/demo.db."),
+    run: str | None = typer.Option(None, "--run", help="One run of the store (default: all)."),
+    group_by: str | None = typer.Option(None, "--group-by", "-g", help="Comma-separated "
                                         "fields: domain, scenario, agents, agent0, seed, "
                                         "a param name, a categorical metric ..."),
     metrics: str | None = typer.Option(None, "--metrics", "-m",
-                                       help="comma-separated metrics (default: all numeric)"),
+                                       help="Comma-separated metrics (default: all numeric)."),
     fmt: str = typer.Option("table", "--format", "-f", help="table | csv | md | json | "
                             "parquet"),
-    output: Path | None = typer.Option(None, "--output", "-o", help="write to a file"),
-    error: str = typer.Option("sd", "--error", help="spread shown in tables: sd | se"),
+    as_json: bool = typer.Option(False, "--json", help="The same as --format json: exactly "
+                                 "one JSON document on stdout."),
+    out: Path | None = c.out_option("Write to this file instead of stdout."),
+    output: Path | None = c.alias_option("--output"),
+    error: str = typer.Option("sd", "--error", help="Spread shown in tables: sd | se."),
     per_episode: bool = typer.Option(False, "--per-episode",
-                                     help="one row per episode instead of per group"),
-    layout: str | None = typer.Option(None, "--layout", help="a domain's paper-style tables "
+                                     help="One row per episode instead of per group."),
+    episodes_list: bool = typer.Option(False, "--episodes", help="List the episodes: id, "
+                                       "scenario, agents, status, outcome and key metrics."),
+    layout: str | None = typer.Option(None, "--layout", help="A domain's paper-style tables "
                                       "instead of the grouped table, e.g. task-exchange "
-                                      "(seed 000 Tables 1 and 2)"),
+                                      "(Tables 1 and 2 of the task-exchange study)."),
 ) -> None:
     """Aggregate a results store: mean ± SD/SE, counts and rates per group."""
+    from accord.bench import (
+        AggregateError,
+        aggregate,
+        episode_rows,
+        to_csv,
+        to_json,
+        to_markdown,
+        write_parquet,
+    )
+    from accord.bench.tables import dumps
+
+    out = c.pick(out, output, "--output", "--out")
+    if as_json:
+        if fmt not in ("table", "json"):
+            raise c.fail(f"--json and --format {fmt} disagree; give one")
+        fmt = "json"
     if layout is not None:
         _print_layout(store, run, layout, fmt)
         return
     if fmt not in FORMATS:
-        raise _fail(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+        raise c.fail(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
     if error not in ("sd", "se"):
-        raise _fail(f"--error must be sd or se, got {error!r}")
-    if fmt == "parquet" and output is None:
-        raise _fail("--format parquet needs --output PATH")
+        raise c.fail(f"--error must be sd or se, got {error!r}")
+    if fmt == "parquet" and out is None:
+        raise c.fail("--format parquet needs --out PATH")
     if per_episode and fmt not in ("csv", "json", "parquet"):
-        raise _fail("--per-episode works with --format csv, json or parquet")
+        raise c.fail("--per-episode works with --format csv, json or parquet")
     with _open(store) as st:
         runs = st.runs()
         if run is not None and run not in {r["name"] for r in runs}:
-            raise _fail(f"no run {run!r} in {store}; runs: "
-                        f"{', '.join(r['name'] for r in runs) or 'none'}")
+            raise c.fail(f"no run {run!r} in {store}; runs: "
+                         f"{', '.join(r['name'] for r in runs) or 'none'}")
         episodes = st.episodes(run)
+    if episodes_list:
+        _list_episodes(episodes, fmt, out)
+        return
     try:
         agg = aggregate(episodes, _split(group_by), _split(metrics))
     except AggregateError as exc:
-        raise _fail(str(exc)) from None
+        raise c.fail(str(exc)) from None
     if run is not None:
         runs = [r for r in runs if r["name"] == run]
     rows = episode_rows(episodes) if per_episode else None
@@ -253,89 +317,154 @@ def results_command(
     elif fmt == "parquet":
         from accord.bench.tables import flat_rows
 
-        assert output is not None
+        assert out is not None
         try:
-            write_parquet(rows if rows is not None else flat_rows(agg), output)
+            write_parquet(rows if rows is not None else flat_rows(agg), out)
         except RuntimeError as exc:
-            raise _fail(str(exc)) from None
+            raise c.fail(str(exc)) from None
         return
     else:
-        _print_results(store, run, episodes, agg, error, output)
+        _print_results(store, run, episodes, agg, error, out)
         return
-    if output is None:
+    if out is None:
         sys.stdout.write(text)
     else:
-        output.write_text(text, encoding="utf-8")
+        out.write_text(text, encoding="utf-8")
+
+
+#: metrics shown by ``accord results --episodes`` when an episode has them
+KEY_METRICS = ("agreement", "rounds", "welfare", "nash_distance", "utility_leak", "nr",
+               "reward", "social_welfare", "total", "nash", "pareto_optimal", "envy_free")
+
+
+def _list_episodes(episodes: list[Any], fmt: str, out: Path | None) -> None:
+    """``accord results --episodes``: one row per episode, id first."""
+    from accord.bench.aggregate import episode_fields
+    from accord.bench.tables import dumps, to_csv
+
+    rows = []
+    for e in episodes:
+        f = episode_fields(e)
+        row = {"id": e.id, "run": e.run, "scenario": f["scenario"], "agents": f["agents"],
+               "seed": f["seed"], "status": e.status, "outcome": e.outcome}
+        for m in KEY_METRICS:
+            if e.metrics and m in e.metrics:
+                row[m] = e.metrics[m]
+        row["error"] = (e.error or "").strip().splitlines()[-1] if e.error else None
+        rows.append(row)
+    if fmt in ("json", "csv"):
+        text = dumps({"episodes": rows}) + "\n" if fmt == "json" else to_csv(rows)
+        if out is None:
+            sys.stdout.write(text)
+        else:
+            out.write_text(text, encoding="utf-8")
+        return
+    if fmt != "table":
+        raise c.fail("--episodes prints --format table, csv or json")
+    from rich.table import Table
+
+    cols = list(dict.fromkeys(k for r in rows for k in r))
+    t = Table(*cols, title=f"{len(rows)} episodes")
+    for r in rows:
+        t.add_row(*(c.plain(_cell(r.get(k))) for k in cols))
+    if out is None:
+        c.console().print(t)
+    else:
+        from rich.console import Console
+
+        with out.open("w", encoding="utf-8") as fh:
+            Console(file=fh, width=c.PIPE_WIDTH, no_color=True).print(t)
+
+
+def _cell(v: Any) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    return str(v)
 
 
 def _print_results(store: Path, run: str | None, episodes: list[Any], agg: Any, error: str,
-                   output: Path | None) -> None:
+                   out: Path | None) -> None:
+    from accord.bench import print_table
+    from accord.bench.tables import rich_table
+
     counts = {s: sum(e.status == s for e in episodes) for s in ("done", "failed", "pending")}
     title = (f"{run or store}: {len(episodes)} episodes, {counts['done']} done, "
              f"{counts['failed']} failed, {counts['pending']} pending")
-    if output is None:
-        print_table(Console(), agg, error, title)
+    if out is None:
+        print_table(c.console(), agg, error, title)
         return
-    with output.open("w", encoding="utf-8") as fh:
+    from rich.console import Console
+
+    with out.open("w", encoding="utf-8") as fh:
         Console(file=fh, width=200, no_color=True).print(rich_table(agg, error, title))
 
 
 def show_command(
-    store: Path = typer.Argument(..., help="results store, e.g. runs/demo.db"),
-    episode_id: str = typer.Argument(..., help="episode id (a unique prefix is enough)"),
-    run: str | None = typer.Option(None, "--run", help="the run, when ids are ambiguous"),
-    as_json: bool = typer.Option(False, "--json", help="print exactly one JSON object"),
+    store: Path = typer.Argument(..., help="Results store, e.g. runs/demo.db."),
+    episode_id: str = typer.Argument(..., help="Episode id (a unique prefix is enough; "
+                                     "accord results STORE --episodes lists them)."),
+    run: str | None = typer.Option(None, "--run", help="The run, when ids are ambiguous."),
+    as_json: bool = c.json_option(),
 ) -> None:
     """Print one episode: its spec, outcome, metrics and transcript (or error)."""
+    import json
+
+    from accord.bench import StoreError
+    from accord.bench.tables import dumps
+    from accord.cli.render import print_transcript
+    from accord.core.trajectory import Trajectory
+
     with _open(store) as st:
         try:
             ep = st.find(episode_id, run)
         except StoreError as exc:
-            raise _fail(str(exc)) from None
+            raise c.fail(str(exc)) from None
         jsonl = st.trajectory(ep.run, ep.id)
     log = Trajectory.from_jsonl(jsonl) if jsonl else Trajectory()
     if as_json:
         obj = {**ep.to_dict(), "trajectory": [e.to_dict() for e in log]}
         sys.stdout.write(dumps(obj) + "\n")
         return
-    console = Console()
+    from rich.table import Table
+
+    console = c.console()
     spec = ep.spec
-    console.print(f"[bold]{ep.id}[/] (run {ep.run}): {spec.get('domain')}/"
-                  f"{spec.get('scenario')} · {ep.labels.get('lineup')} · seed "
-                  f"{spec.get('seed')}" + (f" · repeat {spec['repeat']}" if spec.get("repeat")
-                                           else ""), highlight=False)
+    console.print(f"[bold]{ep.id}[/] (run {c.plain(ep.run)}): {c.plain(spec.get('domain'))}/"
+                  f"{c.plain(spec.get('scenario'))} · {c.plain(ep.labels.get('lineup'))} · "
+                  f"seed {spec.get('seed')}"
+                  + (f" · repeat {spec['repeat']}" if spec.get("repeat") else ""))
     if spec.get("params"):
-        console.print(f"params: {json.dumps(spec['params'], default=str)}", highlight=False)
+        console.print(f"params: {c.plain(json.dumps(spec['params'], default=str))}")
     console.print(f"status: {ep.status}" + (f", outcome: {ep.outcome}" if ep.outcome else "")
                   + (f", {ep.wall_time:.3f} s" if ep.wall_time is not None else "")
-                  + f", attempts: {ep.attempts}", highlight=False)
+                  + f", attempts: {ep.attempts}")
     if len(log):
         console.rule("transcript")
         print_transcript(console, log)
     if ep.summary:
+        from accord.cli.render import print_record_fields
+
         s = ep.summary
         console.rule("outcome")
-        console.print(f"{s.get('status')}" + (f" ({s['reason']})" if s.get("reason") else "")
-                      + f", {s.get('rounds')} rounds", highlight=False)
-        console.print_json(dumps(s.get("record") or {}))
+        console.print(f"{c.plain(s.get('status'))}"
+                      + (f" ({c.plain(s['reason'])})" if s.get("reason") else "")
+                      + f", {s.get('rounds')} rounds")
+        print_record_fields(console, s.get("record") or {})
     if ep.metrics:
         t = Table("metric", "value", title="metrics")
         for k, v in ep.metrics.items():
-            t.add_row(k, "–" if v is None else f"{v:.4g}" if isinstance(v, float) else str(v))
+            t.add_row(c.plain(k), "–" if v is None else f"{v:.4g}" if isinstance(v, float)
+                      else c.plain(v))
         console.print(t)
     if ep.usage:
-        console.print_json(dumps({"usage": ep.usage}))
+        from accord.cli.render import print_record_fields
+
+        print_record_fields(console, {"usage": ep.usage})
     if ep.error:
         console.rule("[red]error")
-        console.print(ep.error, highlight=False, markup=False)
+        console.print(c.plain(ep.error))
 
 
-app = typer.Typer(name="accord-bench", help="Run sweeps and read results stores.",
-                  no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
-app.command("bench")(bench_command)
-app.command("results")(results_command)
-app.command("show")(show_command)
-
-
-if __name__ == "__main__":
-    app()
+__all__ = ["bench_command", "results_command", "show_command"]

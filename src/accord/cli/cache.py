@@ -5,21 +5,24 @@ Register in the main app with ``app.add_typer(cache.app)`` (name ``cache``).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
-from accord.llm.cache import CacheMode, CompletionCache
-from accord.llm.errors import CacheError
+from accord.cli import common as c
+
+if TYPE_CHECKING:
+    from accord.llm.cache import CompletionCache
 
 app = typer.Typer(name="cache", help="Inspect or clear an LLM completion cache (SQLite).",
                   no_args_is_help=True)
 
 
 def _open(path: Path) -> CompletionCache:
+    from accord.llm.cache import CacheMode, CompletionCache
+    from accord.llm.errors import CacheError
+
     if not path.exists():
         raise typer.BadParameter(f"no cache file at {path}", param_hint="PATH")
     try:
@@ -28,26 +31,28 @@ def _open(path: Path) -> CompletionCache:
         raise typer.BadParameter(str(exc), param_hint="PATH") from exc
 
 
-@app.command()
+@app.command(epilog=c.example("accord cache stats runs/llm.db --json"))
 def stats(path: Path = typer.Argument(..., help="cache file"),
-          as_json: bool = typer.Option(False, "--json", help="print one JSON object")) -> None:
+          as_json: bool = c.json_option()) -> None:
     """Entries, tokens and recorded latency per model."""
+    from rich.table import Table
+
     with _open(path) as cache:
         data = cache.stats()
     if as_json:
-        typer.echo(json.dumps(data, sort_keys=True))
+        c.emit_json(data)
         return
     table = Table(title=f"{data['path']}: {data['entries']} entries, {data['bytes']} bytes")
     for column in ("model", "entries", "episodes", "prompt", "completion", "cached", "latency s"):
         table.add_column(column, justify="left" if column == "model" else "right")
     for model, row in data["models"].items():
-        table.add_row(model, str(row["entries"]), str(row["episodes"]),
+        table.add_row(c.plain(model), str(row["entries"]), str(row["episodes"]),
                       str(row["prompt_tokens"]), str(row["completion_tokens"]),
                       str(row["cached_tokens"]), f"{row['latency_s']:.1f}")
-    Console().print(table)
+    c.console().print(table)
 
 
-@app.command()
+@app.command(epilog=c.example("accord cache clear runs/llm.db --yes"))
 def clear(path: Path = typer.Argument(..., help="cache file"),
           yes: bool = typer.Option(False, "--yes", "-y", help="do not ask for confirmation"),
           ) -> None:

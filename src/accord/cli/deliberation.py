@@ -5,24 +5,32 @@
 
 from __future__ import annotations
 
-import asyncio
-import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
-from accord.agents.spec import parse_agent_list
-from accord.domains.base import EpisodeSpec, RunContext
-from accord.protocols.engine import EpisodeResult
+from accord.cli import common as c
+
+if TYPE_CHECKING:
+    from accord.domains.base import EpisodeSpec
+    from accord.protocols.engine import EpisodeResult
 
 app = typer.Typer(name="deliberation", no_args_is_help=True,
-                  help="Deliberative collaboration: menu design and task allocation (seed 001).")
+                  help="Deliberative collaboration under partial observability: menu design "
+                  "and task allocation.")
 
 
 def _fail(message: str) -> None:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(2)
+    raise c.fail(message)
+
+
+def _setting(setting: str) -> None:
+    from accord.core.names import unknown_name
+    from accord.domains.deliberation import SETTINGS
+
+    if setting not in SETTINGS:
+        _fail(unknown_name("setting", setting, SETTINGS))
 
 
 def run_target(setting: str, instance: int | str = 0, agents: list[str] | None = None,
@@ -39,6 +47,11 @@ def run_target(setting: str, instance: int | str = 0, agents: list[str] | None =
     ``decision`` plus ``status``, ``reason``, ``rounds``, ``mode``, ``instance``,
     ``tool_nr``, ``tool_compliance``.
     """
+    import asyncio
+
+    from accord.agents.spec import parse_agent_list
+    from accord.cli.run import _episode_id
+    from accord.domains.base import EpisodeSpec, RunContext
     from accord.domains.deliberation import DOMAIN, TaskInstance, resolve_instance
 
     base, _, idx = setting.partition("/")
@@ -54,11 +67,8 @@ def run_target(setting: str, instance: int | str = 0, agents: list[str] | None =
         agents = ["share"] * n
     specs = tuple(parse_agent_list(",".join(agents)))
     spec = EpisodeSpec("deliberation", base, specs, p, seed)
-    import hashlib
-
-    eid = hashlib.sha256(json.dumps(spec.to_dict(), sort_keys=True, default=str).encode()
-                         ).hexdigest()[:16]  # deterministic: LLM cache entries replay
-    result = asyncio.run(DOMAIN.run_episode(spec, RunContext(episode_id=eid, llm=llm or {})))
+    ctx = RunContext(episode_id=_episode_id(spec), llm=llm or {})  # LLM cache entries replay
+    result = asyncio.run(DOMAIN.run_episode(spec, ctx))
     return summarize(spec, result)
 
 
@@ -77,9 +87,9 @@ def summarize(spec: EpisodeSpec, result: EpisodeResult) -> dict[str, Any]:
     }
 
 
-@app.command()
+@app.command(epilog=c.example("accord deliberation solve my-instance.json --json"))
 def solve(path: Path = typer.Argument(..., help="Instance JSON file."),
-          as_json: bool = typer.Option(False, "--json", help="Print one JSON object.")) -> None:
+          as_json: bool = c.json_option()) -> None:
     """Solve an instance exactly (ILP with HiGHS) and print the optimal reward and decision."""
     from accord.domains.deliberation import DataError, load_instance, optimum
 
@@ -91,7 +101,7 @@ def solve(path: Path = typer.Argument(..., help="Instance JSON file."),
     best = optimum(inst)
     decision: Any = list(best.decision) if isinstance(best.decision, tuple) else best.decision
     if as_json:
-        typer.echo(json.dumps({"reward": best.reward, "decision": decision}))
+        c.emit_json({"reward": best.reward, "decision": decision})
         return
     typer.echo(f"{inst.setting} {inst.id or path}: optimal reward {best.reward:g}")
     if isinstance(decision, list):
@@ -102,9 +112,10 @@ def solve(path: Path = typer.Argument(..., help="Instance JSON file."),
             typer.echo(f"  {task} -> {agent}")
 
 
-@app.command("list")
+@app.command("list", epilog=c.example("accord deliberation list",
+                                       "accord deliberation list menu-semantic --json"))
 def list_(setting: str = typer.Argument(None, help="Show the instances of one setting."),
-          as_json: bool = typer.Option(False, "--json", help="Print one JSON object.")) -> None:
+          as_json: bool = c.json_option()) -> None:
     """List the settings and their shipped instances."""
     from accord.domains.deliberation import (
         SETTINGS,
@@ -117,13 +128,12 @@ def list_(setting: str = typer.Argument(None, help="Show the instances of one se
     if setting is None:
         counts = {s: instance_count(s) for s in SETTINGS}
         if as_json:
-            typer.echo(json.dumps({"settings": counts}))
+            c.emit_json({"settings": counts})
         else:
             for s, n in counts.items():
                 typer.echo(f"{s:16} {n} instances")
         return
-    if setting not in SETTINGS:
-        _fail(f"unknown setting {setting!r}; expected one of {list(SETTINGS)}")
+    _setting(setting)
     rows = []
     for i in range(instance_count(setting)):
         inst = shipped_instance(setting, i)
@@ -131,7 +141,7 @@ def list_(setting: str = typer.Argument(None, help="Show the instances of one se
         rows.append({"index": i, "id": inst.id, "size": size, "max_reward": optimum(inst).reward,
                      "domain": inst.extra.get("domain")})
     if as_json:
-        typer.echo(json.dumps({"setting": setting, "instances": rows}))
+        c.emit_json({"setting": setting, "instances": rows})
         return
     for r in rows:
         extra = f" ({r['domain']})" if r["domain"] else ""
@@ -157,23 +167,25 @@ def check(path: Path = typer.Argument(..., help="Instance JSON file.")) -> None:
     typer.echo(f"{path}: ok ({inst.setting})")
 
 
-@app.command()
+@app.command(epilog=c.example(
+    "accord deliberation run menu-numeric --instance 3 --agents share,share --json",
+    "accord deliberation run task-allocation --tools --agents llm:openai/gpt-4.1-mini"))
 def run(setting: str = typer.Argument(..., help="menu-numeric | menu-semantic | task-allocation"),
         instance: str = typer.Option("0", "--instance", "-i", help="Index or JSON file."),
         agents: str = typer.Option(None, "--agents", "-a", help="Comma-separated agent specs."),
         tools: bool = typer.Option(False, "--tools", help="Give agents the Solver/Calculator."),
         mode: str = typer.Option(None, "--mode", help="deliberation | centralized | oracle"),
-        max_rounds: int = typer.Option(6, "--max-rounds"),
-        max_chars: int = typer.Option(1000, "--max-chars"),
-        seed: int = typer.Option(0, "--seed"),
-        as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
-        cache: str | None = typer.Option(None, "--cache", help="LLM cache file (SQLite)."),
-        cache_mode: str = typer.Option("rw", "--cache-mode", help="off | rw | replay")) -> None:
+        max_rounds: int = typer.Option(6, "--max-rounds", help="Round cap."),
+        max_chars: int = typer.Option(1000, "--max-chars", help="Longest message kept."),
+        seed: int = c.seed_option(),
+        as_json: bool = c.json_option(),
+        cache: Path | None = c.cache_option(),
+        cache_mode: str = c.cache_mode_option()) -> None:
     """Run one episode and print its metrics."""
     params: dict[str, Any] = {"max_rounds": max_rounds, "max_chars": max_chars}
     if mode:
         params["mode"] = mode
-    llm = {"cache": cache, "cache_mode": cache_mode} if cache else {}
+    llm = c.llm_settings(cache, cache_mode)
     try:
         out = run_target(setting, instance, agents.split(",") if agents else None, tools, seed,
                          llm=llm, **params)
@@ -181,22 +193,26 @@ def run(setting: str = typer.Argument(..., help="menu-numeric | menu-semantic | 
         _fail(str(exc))
         return
     if as_json:
-        typer.echo(json.dumps(out))
-        return
-    for key, val in out.items():
-        typer.echo(f"{key:16} {val}")
+        c.emit_json(out)
+    else:
+        from accord.cli.render import print_record_fields
+
+        print_record_fields(c.console(), out)
+    if out["status"] == "error":
+        raise typer.Exit(c.EXIT_FAILED)
 
 
-@app.command()
+@app.command(epilog=c.example("accord deliberation generate menu-numeric --out instances/"))
 def generate(setting: str = typer.Argument(..., help="Setting to generate."),
-             out: Path = typer.Option(..., "--out", help="Output directory."),
-             seed: int = typer.Option(None, "--seed", help="Default: the shipped seed."),
-             candidates: int = typer.Option(None, "--candidates"),
-             keep: int = typer.Option(None, "--keep")) -> None:
+             out: Path = c.out_option("Output folder (a SETTING/ folder is made in it).",
+                                      required=True),
+             seed: int = c.seed_option(None, "Generator seed (default: the shipped seed)."),
+             candidates: int = typer.Option(None, "--candidates",
+                                            help="Candidate instances to draw."),
+             keep: int = typer.Option(None, "--keep", help="Instances to keep.")) -> None:
     """Generate instances with the paper's selection principles (shipped set: default seed)."""
-    from accord.domains.deliberation import SETTINGS, write_setting
+    from accord.domains.deliberation import write_setting
 
-    if setting not in SETTINGS:
-        _fail(f"unknown setting {setting!r}; expected one of {list(SETTINGS)}")
+    _setting(setting)
     paths = write_setting(setting, out, seed, candidates=candidates, keep=keep)
     typer.echo(f"wrote {len(paths)} instances to {out / setting}")

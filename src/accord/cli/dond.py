@@ -6,52 +6,43 @@ location is ``--data`` / ``--dest``, else ``ACCORD_DATA``, else the per-user fol
 
 from __future__ import annotations
 
-import asyncio
-import json
 from collections.abc import Sequence
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
 
-from accord.agents.spec import AgentSpec, AgentSpecError, parse_agent_list
-from accord.domains.deal_or_no_deal import (
-    DataFormatError,
-    DataNotFoundError,
-    Datapoint,
-    dataset_stats,
-    download,
-    load_datapoints,
-    play_datapoint,
-    select,
-)
-from accord.domains.deal_or_no_deal.agents import AGENT_KINDS
-from accord.domains.deal_or_no_deal.fetch import ChecksumError
-from accord.domains.deal_or_no_deal.metrics import (
-    belief_traces,
-    difficulty_table,
-    episode_metrics,
-    estimation_by_round,
-    summarize,
-)
-from accord.protocols.engine import EpisodeResult
+from accord.cli import common as c
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from accord.agents.spec import AgentSpec
+    from accord.domains.deal_or_no_deal import Datapoint
+    from accord.protocols.engine import EpisodeResult
 
 app = typer.Typer(name="dond", help="Deal or No Deal: data statistics, download and play.",
-                  no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+                  no_args_is_help=True)
 
-_DATA_HELP = "data file or folder (else ACCORD_DATA, else the per-user data folder)"
+#: the agent kinds of ``dond play`` (kept in sync with the domain's registry by a test)
+AGENT_KINDS_HELP = "greedy, human, llm, llm-workflow, workflow"
+
+_fail = c.fail
 
 
-def _fail(message: str, code: int = 2) -> typer.Exit:
-    Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {escape(message)}",
-                                               highlight=False)
-    return typer.Exit(code)
+def _data(data: Path | None) -> str | None:
+    return None if data is None else str(data)
 
 
 def _points(data: str | None, split: str, hardest: int | None, limit: int | None
             ) -> list[Datapoint]:
+    from accord.domains.deal_or_no_deal import (
+        DataFormatError,
+        DataNotFoundError,
+        load_datapoints,
+        select,
+    )
+
     if hardest is not None and hardest < 1:
         raise _fail(f"--hardest must be at least 1, got {hardest}")
     if limit is not None and limit < 1:
@@ -68,6 +59,8 @@ def _rate(x: Any) -> str:
 
 def _table9(console: Console, title: str, rows: Sequence[dict[str, Any]]) -> None:
     """Table 9 with one line per difficulty level (the JSON keeps one entry per column)."""
+    from rich.table import Table
+
     t = Table("difficulty", "datapoints", "agreement", "envy-free", "Pareto-optimal",
               "EF and PO", title=title)
     for r in rows:
@@ -76,23 +69,29 @@ def _table9(console: Console, title: str, rows: Sequence[dict[str, Any]]) -> Non
     console.print(t)
 
 
-@app.command()
+@app.command(epilog=c.example("accord dond stats --data DIR --hardest 44 --json"))
 def stats(
-    data: str | None = typer.Option(None, "--data", help=_DATA_HELP),
+    data: Path | None = c.data_option(),
     split: str = typer.Option("test", "--split", help="test | val"),
     hardest: int | None = typer.Option(None, "--hardest", help="only the K hardest datapoints "
                                        "that admit an envy-free allocation"),
     exact_levels: bool = typer.Option(False, "--exact-levels", help="difficulty table per "
                                       "exact level instead of cumulative (Difficulty >= d)"),
-    as_json: bool = typer.Option(False, "--json", help="print exactly one JSON object"),
+    as_json: bool = c.json_option(),
 ) -> None:
     """Datapoints, envy-free availability, best and human outcomes, Table 9 by difficulty."""
-    points = _points(data, split, hardest, None)
+    from rich.table import Table
+
+    from accord.domains.deal_or_no_deal import dataset_stats
+
+    points = _points(_data(data), split, hardest, None)
+    if not points:
+        raise c.fail("no datapoints selected: the data file holds none")
     out = dataset_stats(points, cumulative=not exact_levels)
     if as_json:
-        typer.echo(json.dumps(out))
+        c.emit_json(out)
         return
-    console = Console()
+    console = c.console()
     console.print(f"{out['datapoints']} unique datapoints, {out['with_envy_free']} admit an "
                   "envy-free allocation")
     t = Table("outcome", "agreement", "alice", "bob", "Pareto-optimal", "envy-free", "total")
@@ -105,36 +104,47 @@ def stats(
     _table9(console, "human outcome by difficulty", out["difficulty_table"])
 
 
-@app.command("download")
+@app.command("download", epilog=c.example("accord dond download",
+                                           "accord dond download --data ~/data --json"))
 def download_command(
-    dest: str | None = typer.Option(None, "--dest", help="data root or folder (else "
-                                    "ACCORD_DATA, else the per-user data folder)"),
-    base_url: str | None = typer.Option(None, "--base-url", help="upstream folder URL "
-                                        "(http(s):// or file://), ending in /"),
-    force: bool = typer.Option(False, "--force", help="fetch even when a valid copy exists"),
-    as_json: bool = typer.Option(False, "--json", help="print exactly one JSON object"),
+    data: Path | None = typer.Option(None, "--data", help="Data root or folder to fetch into "
+                                     "(else ACCORD_DATA, else the per-user data folder)."),
+    dest: Path | None = c.alias_option("--dest"),
+    base_url: str | None = typer.Option(None, "--base-url", help="Upstream folder URL "
+                                        "(http(s):// or file://), ending in /."),
+    force: bool = typer.Option(False, "--force", help="Fetch even when a valid copy exists."),
+    as_json: bool = c.json_option(),
 ) -> None:
-    """Fetch test.txt, val.txt and data.txt from upstream and verify their SHA-256 sums.
+    """Fetch test.txt, val.txt, data.txt and sample50.txt and verify their SHA-256 sums.
 
-    The data is CC BY-NC 4.0 (Lewis et al., 2017): non-commercial use, with attribution.
+    The dialogues are CC BY-NC 4.0 (Lewis et al., 2017): non-commercial use, with
+    attribution. Offline, copy the files into a folder and point --data at it.
     """
-    console = Console(stderr=True)
+    from accord.domains.deal_or_no_deal import download
+    from accord.domains.deal_or_no_deal.fetch import ChecksumError
+
+    where = c.pick(data, dest, "--dest", "--data")
+    err = c.console(stderr=True)
     try:
-        reports = download(dest, base_url=base_url, force=force,
-                           progress=None if as_json else console.print)
+        reports = download(_data(where), base_url=base_url, force=force,
+                           progress=None if as_json else lambda m: err.print(c.plain(m)))
     except (ChecksumError, OSError, KeyError) as exc:
         raise _fail(f"download failed: {exc}", 1) from exc
     if as_json:
-        typer.echo(json.dumps({"files": [{"name": r.name, "path": str(r.path),
-                                          "status": r.status, "sha256": r.sha256}
-                                         for r in reports]}))
+        c.emit_json({"files": [{"name": r.name, "path": str(r.path), "status": r.status,
+                                "sha256": r.sha256} for r in reports]})
         return
+    console = c.console()
     for r in reports:
-        Console().print(f"{r.status:8} {r.path} (sha256 {r.sha256[:12]}...)")
-    Console().print("License: CC BY-NC 4.0 (non-commercial use, with attribution).")
+        console.print(f"{r.status:8} {c.plain(r.path)} (sha256 {r.sha256[:12]}...)")
+    console.print("License: CC BY-NC 4.0 (non-commercial use, with attribution).")
 
 
 def _specs(agents: str) -> list[AgentSpec]:
+    from accord.agents.spec import AgentSpecError, parse_agent_list
+    from accord.core.names import unknown_name
+    from accord.domains.deal_or_no_deal.agents import AGENT_KINDS
+
     try:
         specs = parse_agent_list(agents)
     except AgentSpecError as exc:
@@ -143,13 +153,17 @@ def _specs(agents: str) -> list[AgentSpec]:
         raise _fail(f"--agents needs two specs (alice,bob), got {len(specs)}")
     for s in specs:
         if s.kind not in AGENT_KINDS:
-            raise _fail(f"unknown agent kind {s.kind!r}; known: {', '.join(sorted(AGENT_KINDS))}")
+            raise _fail(unknown_name("agent kind", s.kind, AGENT_KINDS))
     return specs
 
 
 async def _play_all(points: Sequence[Datapoint], specs: Sequence[AgentSpec], rounds: int,
                     seed: int, first: str, concurrency: int,
                     llm: dict[str, Any] | None = None) -> list[EpisodeResult]:
+    import asyncio
+
+    from accord.domains.deal_or_no_deal import play_datapoint
+
     gate = asyncio.Semaphore(concurrency)
 
     async def one(dp: Datapoint) -> EpisodeResult:
@@ -162,6 +176,7 @@ async def _play_all(points: Sequence[Datapoint], specs: Sequence[AgentSpec], rou
 
 def _check_agents(specs: Sequence[AgentSpec], points: Sequence[Datapoint]) -> None:
     """Build the line-up once so bad agent options are a usage error, not N failed episodes."""
+    from accord.agents.spec import AgentSpecError
     from accord.domains.deal_or_no_deal.agents import make_agents
 
     if not points:
@@ -182,6 +197,7 @@ def _play_through_runner(points: Sequence[Datapoint], specs: Sequence[AgentSpec]
     Returns ``(record, rounds, status)`` per datapoint in plan order, and the store path.
     """
     import hashlib
+    import json
 
     from accord.bench import BenchOptions, Store, parse_config, run_bench
 
@@ -210,11 +226,14 @@ def _play_through_runner(points: Sequence[Datapoint], specs: Sequence[AgentSpec]
     return out, str(report.store)
 
 
-@app.command()
+@app.command(epilog=c.example(
+    "accord dond play --data DIR --agents workflow,workflow --limit 50",
+    "accord dond play --data DIR --agents llm-workflow:openai/gpt-4.1-mini,workflow "
+    "--hardest 44 --cache runs/llm.db"))
 def play(
-    agents: str = typer.Option(..., "--agents", "-a", help="two agent specs alice,bob, e.g. "
-                               f"workflow,greedy (kinds: {', '.join(sorted(AGENT_KINDS))})"),
-    data: str | None = typer.Option(None, "--data", help=_DATA_HELP),
+    agents: str = typer.Option(..., "--agents", "-a", help="Two agent specs alice,bob, e.g. "
+                               f"workflow,greedy (kinds: {AGENT_KINDS_HELP})."),
+    data: Path | None = c.data_option(),
     split: str = typer.Option("test", "--split", help="test | val"),
     hardest: int | None = typer.Option(None, "--hardest", help="only the K hardest datapoints "
                                        "that admit an envy-free allocation"),
@@ -224,26 +243,40 @@ def play(
     first: str = typer.Option("alice", "--first", help="who opens: alice | bob | data"),
     concurrency: int = typer.Option(8, "--concurrency", help="episodes in flight"),
     details: bool = typer.Option(False, "--details", help="JSON: add one row per episode"),
-    as_json: bool = typer.Option(False, "--json", help="print exactly one JSON object"),
-    cache: str | None = typer.Option(None, "--cache", help="LLM cache file (SQLite)"),
-    cache_mode: str = typer.Option("rw", "--cache-mode", help="LLM cache: off | rw | replay"),
-    store: str | None = typer.Option(None, "--store", help="results store (default "
-                                     "runs/dond-play-<hash>.db; a rerun resumes)"),
+    as_json: bool = c.json_option(),
+    quiet: bool = c.quiet_option(),
+    cache: Path | None = c.cache_option(),
+    cache_mode: str = c.cache_mode_option(),
+    store_out: Path | None = c.out_option("Results store (default runs/dond-play-<hash>.db; "
+                                          "a rerun resumes)."),
+    store: Path | None = c.alias_option("--store"),
     retry: bool = typer.Option(False, "--retry", help="rerun episodes that failed or ended "
                                "in an error (e.g. after an endpoint outage)"),
 ) -> None:
     """Negotiate every selected datapoint through the experiment runner and report outcome
     and estimation metrics (episodes are stored, so a rerun resumes)."""
+    from rich.table import Table
+
+    from accord.domains.deal_or_no_deal.metrics import (
+        belief_traces,
+        difficulty_table,
+        episode_metrics,
+        estimation_by_round,
+        summarize,
+    )
+
+    out_store = c.pick(store_out, store, "--store", "--out")
+    llm = c.llm_settings(cache, cache_mode)
     specs = _specs(agents)
     if rounds < 1 or concurrency < 1:
         raise _fail("--rounds and --concurrency must be at least 1")
     if first not in ("alice", "bob", "data"):
         raise _fail(f"--first must be alice, bob or data, got {first!r}")
-    points = _points(data, split, hardest, limit)
+    points = _points(_data(data), split, hardest, limit)
     _check_agents(specs, points)
-    llm = {"cache": cache, "cache_mode": cache_mode} if cache else {}
-    results, store_path = _play_through_runner(points, specs, rounds, seed, first, concurrency,
-                                               llm, data, store, quiet=as_json, retry=retry)
+    results, store_path = _play_through_runner(
+        points, specs, rounds, seed, first, concurrency, llm, _data(data),
+        None if out_store is None else str(out_store), quiet=as_json or quiet, retry=retry)
     failures = [rec for rec, _, status in results if status == "error"]
     good = [(rec, n) for rec, n, status in results if status != "error" and "scenario" in rec]
     rows = [episode_metrics(rec, n) for rec, n in good]
@@ -265,11 +298,11 @@ def play(
         out["first_error"] = {"episode": failures[0].get("episode"),
                               "error": first_err[-1] if first_err else ""}
     if as_json:
-        typer.echo(json.dumps(out))
+        c.emit_json(out)
         if failures:
             raise typer.Exit(1)
         return
-    console = Console()
+    console = c.console()
     s = out["summary"]
     t = Table("metric", "mean", title=f"{' vs '.join(out['agents'])}: {s['episodes']} episodes")
     for key in ("rounds", "agreement", "alice", "bob", "pareto_optimal", "envy_free", "total",
@@ -284,39 +317,46 @@ def play(
     if out["errors"]:
         fe = out["first_error"]
         console.print(f"[yellow]{out['errors']} episode(s) ended in an error and are left out "
-                      f"of the means[/]; first: {escape(str(fe['error']))}\n  inspect: accord "
-                      f"show {store_path} {fe['episode']}; rerun with --retry", highlight=False)
-    console.print(f"episodes stored in {store_path} (a rerun resumes; "
-                  f"`accord results {store_path} -g agents` for tables, `accord show` for "
-                  "transcripts)")
+                      f"of the means[/]; first: {c.plain(fe['error'])}\n  inspect: accord "
+                      f"show {c.plain(store_path)} {fe['episode']}; rerun with --retry")
+    if not quiet:
+        console.print(f"episodes stored in {c.plain(store_path)} (a rerun resumes; "
+                      f"`accord results {c.plain(store_path)} --episodes` lists them, "
+                      "`accord show` prints one)")
     if failures:
         raise typer.Exit(1)
 
 
-@app.command()
+@app.command(epilog=c.example("accord dond meta --data DIR --use workflow --raw greedy"))
 def meta(
     use: str = typer.Option("workflow", "--use", help="agent spec for 'use the workflow'"),
     raw: str = typer.Option("greedy", "--raw", help="agent spec for 'do not use it'"),
-    data: str | None = typer.Option(None, "--data", help=_DATA_HELP),
+    data: Path | None = c.data_option(),
     split: str = typer.Option("test", "--split", help="test | val"),
     hardest: int | None = typer.Option(44, "--hardest", help="the K hardest datapoints with "
                                        "an envy-free allocation (section 5.4 uses 44)"),
     limit: int | None = typer.Option(None, "--limit", help="at most N datapoints"),
     rounds: int = typer.Option(20, "--rounds", help="round cap R"),
     seed: int = typer.Option(0, "--seed", help="random seed"),
-    as_json: bool = typer.Option(False, "--json", help="print exactly one JSON object"),
-    cache: str | None = typer.Option(None, "--cache", help="LLM cache file (SQLite)"),
-    cache_mode: str = typer.Option("rw", "--cache-mode", help="LLM cache: off | rw | replay"),
+    as_json: bool = c.json_option(),
+    cache: Path | None = c.cache_option(),
+    cache_mode: str = c.cache_mode_option(),
 ) -> None:
-    """Section 5.6: play the four pairings, build the 2x2 payoff matrix and solve it."""
-    from accord.domains.deal_or_no_deal.meta import STRATEGIES, solve_meta_game
+    """The meta-game of the Deal-or-No-Deal study (section 5.6): play the four pairings,
+    build the 2x2 payoff matrix and solve it."""
+    import asyncio
 
+    from rich.table import Table
+
+    from accord.domains.deal_or_no_deal.meta import STRATEGIES, solve_meta_game
+    from accord.domains.deal_or_no_deal.metrics import episode_metrics, summarize
+
+    llm = c.llm_settings(cache, cache_mode)
     specs = {"workflow": _specs(f"{use},{use}")[0], "raw": _specs(f"{raw},{raw}")[0]}
-    points = _points(data, split, hardest, limit)
+    points = _points(_data(data), split, hardest, limit)
     payoffs: dict[tuple[str, str], tuple[float, float]] = {}
     for a in STRATEGIES:
         for b in STRATEGIES:
-            llm = {"cache": cache, "cache_mode": cache_mode} if cache else {}
             results = asyncio.run(_play_all(points, [specs[a], specs[b]], rounds, seed, "alice",
                                             8, llm))
             s = summarize([episode_metrics(r.record, r.rounds) for r in results])
@@ -325,13 +365,13 @@ def meta(
     out = {"use": str(specs["workflow"]), "raw": str(specs["raw"]), "datapoints": len(points),
            **sol.to_dict()}
     if as_json:
-        typer.echo(json.dumps(out))
+        c.emit_json(out)
         return
     t = Table("alice \\ bob", *STRATEGIES, title=f"mean payoffs (alice, bob) over {len(points)} "
               "datapoints")
     for a in STRATEGIES:
         t.add_row(a, *(f"{payoffs[(a, b)][0]:.2f}, {payoffs[(a, b)][1]:.2f}" for b in STRATEGIES))
-    console = Console()
+    console = c.console()
     console.print(t)
     console.print(f"pure Nash equilibria: {out['pure_nash']}; dominant: {out['dominant']}; "
                   f"Pareto-optimal profiles: {out['pareto_optimal']}; dilemma: {out['dilemma']}")

@@ -5,47 +5,25 @@ Register in ``accord.cli.main`` as the ``games`` sub-command group (``app`` belo
 
 from __future__ import annotations
 
-import asyncio
-import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
-import yaml
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
 
-from accord.agents.spec import AgentSpecError, parse_agent_list
-from accord.domains.base import EpisodeSpec, RunContext
-from accord.domains.games import (
-    GameFileError,
-    GamesDomain,
-    action_distribution,
-    catalog_entry,
-    catalog_names,
-    load_catalog_game,
-    plot_action_distribution,
-    rate,
-    render_game,
-    resolve_game,
-    solution_json,
-    solve_game,
-)
-from accord.domains.games.describe import fmt_number
-from accord.domains.games.model import NormalFormGame
+from accord.cli import common as c
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 app = typer.Typer(name="games", help="Classic games: list the catalog, solve games, play them "
                   "with code or LLM agents.", no_args_is_help=True)
 
-
-def _fail(message: str, code: int = 2) -> typer.Exit:
-    Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {escape(message)}",
-                                               highlight=False)
-    return typer.Exit(code)
+_fail = c.fail
 
 
 def _params(items: list[str] | None) -> dict[str, Any]:
+    import yaml
+
     out: dict[str, Any] = {}
     for item in items or []:
         key, eq, raw = item.partition("=")
@@ -55,10 +33,15 @@ def _params(items: list[str] | None) -> dict[str, Any]:
     return out
 
 
-@app.command("list")
-def list_games(as_json: bool = typer.Option(False, "--json", help="print one JSON object")
-               ) -> None:
+@app.command("list", epilog=c.example("accord games list", "accord games list --json"))
+def list_games(as_json: bool = c.json_option()) -> None:
     """List the catalog games."""
+    from rich.table import Table
+
+    from accord.domains.games import catalog_entry, catalog_names, load_catalog_game
+    from accord.domains.games.describe import fmt_number
+    from accord.domains.games.model import NormalFormGame
+
     rows: list[dict[str, Any]] = []
     for name in catalog_names():
         game = load_catalog_game(name)
@@ -69,7 +52,7 @@ def list_games(as_json: bool = typer.Option(False, "--json", help="print one JSO
                      "parameters": {k: fmt_number(v) for k, v in game.info.parameters.items()},
                      "description": game.info.description})
     if as_json:
-        typer.echo(json.dumps({"games": rows}))
+        c.emit_json({"games": rows})
         return
     table = Table()
     table.add_column("name", no_wrap=True, min_width=23)
@@ -80,38 +63,54 @@ def list_games(as_json: bool = typer.Option(False, "--json", help="print one JSO
     for r in rows:
         params = "".join(f" [{k}={v}]" for k, v in r["parameters"].items())
         table.add_row(r["name"], r["type"], r["size"], "yes" if r["coordination"] else "",
-                      (params + " " + r["description"]).strip())
-    Console().print(table)
+                      c.plain((params + " " + r["description"]).strip()))
+    c.console().print(table)
 
 
 def _profiles(title: str, items: list[list[str]], console: Console) -> None:
     shown = "; ".join("(" + ", ".join(p) + ")" for p in items) or "none"
-    console.print(f"[bold]{title}:[/] {shown}", highlight=False)
+    console.print(f"[bold]{title}:[/] {c.plain(shown)}")
 
 
-@app.command()
+def _resolve(target: str, params: dict[str, Any]) -> Any:
+    """A catalog game or a game file; unknown names get a close-match suggestion."""
+    from accord.domains.games import GameFileError, resolve_game
+
+    try:
+        return resolve_game(target, params)
+    except (GameFileError, ValueError) as exc:
+        raise _fail(str(exc)) from None
+    except KeyError as exc:
+        raise _fail(str(exc.args[0])) from None
+
+
+@app.command(epilog=c.example("accord games solve prisoners-dilemma --json",
+                              "accord games solve draco", "accord games solve my-game.json"))
 def solve(
     target: str = typer.Argument(..., help="catalog name or game file (.json/.yaml)"),
-    as_json: bool = typer.Option(False, "--json", help="print exactly one JSON object"),
+    as_json: bool = c.json_option(),
     param: list[str] | None = typer.Option(None, "--param", "-p",
                                            help="game parameter NAME=VALUE (repeatable)"),
     mixed: bool = typer.Option(True, "--mixed/--no-mixed",
                                help="two-player games: also compute mixed equilibria"),
 ) -> None:
     """Equilibria and Pareto optima of a game."""
+    from accord.domains.games import render_game, solution_json, solve_game
+    from accord.domains.games.describe import fmt_number
+
+    game = _resolve(target, _params(param))
     try:
-        game = resolve_game(target, _params(param))
         sol = solve_game(game, mixed=mixed)
-    except (GameFileError, ValueError) as exc:
+    except ValueError as exc:
         raise _fail(str(exc)) from None
     data = solution_json(sol)
     if as_json:
         if sol.mixed_skipped:
-            Console(stderr=True).print(f"[yellow]warning:[/] {sol.mixed_skipped}")
-        typer.echo(json.dumps(data))
+            c.warn(sol.mixed_skipped)
+        c.emit_json(data)
         return
-    console = Console()
-    console.print(render_game(game), highlight=False)
+    console = c.console()
+    console.print(c.plain(render_game(game)))
     _profiles("pure Nash equilibria" if sol.type == "normal" else
               "Nash equilibrium outcomes", data["pure_nash"], console)
     _profiles("Pareto optimal", data["pareto_optimal"], console)
@@ -120,16 +119,19 @@ def solve(
         for eq in sol.mixed_nash:
             parts = ["{" + ", ".join(f"{a}: {fmt_number(p)}" for a, p in strat.items() if p)
                      + "}" for strat in eq]
-            console.print(f"[bold]mixed equilibrium:[/] {' / '.join(parts)}", highlight=False)
+            console.print(f"[bold]mixed equilibrium:[/] {c.plain(' / '.join(parts))}")
     if sol.mixed_skipped:
-        console.print(f"[yellow]{sol.mixed_skipped}[/]")
+        console.print(f"[yellow]{c.plain(sol.mixed_skipped)}[/]")
     for e in sol.spe or []:
-        console.print(f"[bold]subgame-perfect equilibrium:[/] path {' -> '.join(e.path)}, "
-                      f"payoff ({', '.join(fmt_number(v) for v in e.payoff)})",
-                      highlight=False)
+        console.print(f"[bold]subgame-perfect equilibrium:[/] path "
+                      f"{c.plain(' -> '.join(e.path))}, "
+                      f"payoff ({', '.join(fmt_number(v) for v in e.payoff)})")
 
 
-@app.command()
+@app.command(epilog=c.example(
+    "accord games play stag-hunt --agents rational,rational --negotiation-rounds 2 "
+    "--repeat 10",
+    "accord games play prisoners-dilemma --agents llm:openai/gpt-4.1-mini --cache runs/llm.db"))
 def play(
     target: str = typer.Argument(..., help="catalog name or game file (.json/.yaml)"),
     agents: str = typer.Option(..., "--agents", "-a",
@@ -140,14 +142,31 @@ def play(
                                            help="rounds of cheap talk before playing"),
     first_speaker: str | None = typer.Option(None, "--first-speaker",
                                              help="player who speaks first (default: first)"),
-    repeat: int = typer.Option(1, "--repeat", "-n", min=1, help="number of episodes"),
-    seed: int = typer.Option(0, "--seed", help="seed of the first episode (then +1 each)"),
+    repeat: int = c.repeat_option(),
+    seed: int = c.seed_option(help="Seed of the first episode (then +1 each)."),
     param: list[str] | None = typer.Option(None, "--param", "-p",
                                            help="game parameter NAME=VALUE (repeatable)"),
     plot: Path | None = typer.Option(None, "--plot", help="save an action-distribution PNG"),
-    as_json: bool = typer.Option(False, "--json", help="print exactly one JSON object"),
+    as_json: bool = c.json_option(),
+    quiet: bool = c.quiet_option(),
+    cache: Path | None = c.cache_option(),
+    cache_mode: str = c.cache_mode_option(),
 ) -> None:
     """Play a game with code or LLM agents, optionally after cheap talk, and score the outcomes."""
+    import asyncio
+
+    from accord.agents.spec import AgentSpecError, parse_agent_list
+    from accord.cli.run import _episode_id
+    from accord.domains.base import EpisodeSpec, RunContext
+    from accord.domains.games import (
+        GameFileError,
+        GamesDomain,
+        action_distribution,
+        plot_action_distribution,
+        rate,
+    )
+
+    llm = c.llm_settings(cache, cache_mode)
     try:
         specs = tuple(parse_agent_list(agents))
     except AgentSpecError as exc:
@@ -160,7 +179,8 @@ def play(
     try:
         for i in range(repeat):
             spec = EpisodeSpec("games", target, specs, params, seed + i)
-            result = asyncio.run(domain.run_episode(spec, RunContext()))
+            ctx = RunContext(episode_id=_episode_id(spec), llm=llm)
+            result = asyncio.run(domain.run_episode(spec, ctx))
             m = domain.metrics(spec, result)
             rec = result.record
             records.append(rec)
@@ -171,8 +191,10 @@ def play(
                              else rec.get("path"),
                              "payoffs": rec.get("payoffs"), "messages": rec.get("messages"),
                              "metrics": m})
-    except (GameFileError, ValueError, KeyError) as exc:
-        raise _fail(str(exc).strip("'\"")) from None
+    except (GameFileError, ValueError) as exc:
+        raise _fail(str(exc)) from None
+    except KeyError as exc:
+        raise _fail(str(exc.args[0])) from None
     dist = action_distribution(records)
     summary = {"episodes": repeat, "nash_rate": rate(metrics, "nash"),
                "pareto_optimal_nash_rate": rate(metrics, "pareto_optimal_nash"),
@@ -182,27 +204,28 @@ def play(
         plot_action_distribution(dist, plot, title=f"{target} ({agents}, "
                                  f"{negotiation_rounds} negotiation rounds)")
     if as_json:
-        typer.echo(json.dumps({"game": target, "agents": [str(s) for s in specs],
-                               "negotiation_rounds": negotiation_rounds,
-                               "episodes": episodes, "summary": summary}))
+        c.emit_json({"game": target, "agents": [str(s) for s in specs],
+                     "negotiation_rounds": negotiation_rounds,
+                     "episodes": episodes, "summary": summary})
         return
-    _print_play(episodes, summary, plot)
+    _print_play(episodes, summary, plot, quiet)
 
 
 def _print_play(episodes: list[dict[str, Any]], summary: dict[str, Any],
-                plot: Path | None) -> None:
-    console = Console()
-    for ep in episodes:
+                plot: Path | None, quiet: bool = False) -> None:
+    console = c.console()
+    for ep in [] if quiet else episodes:
         for msg in ep["messages"] or []:
-            console.print(f"  [dim]round {msg['round']}[/] {msg['speaker']}: {msg['text']}",
-                          highlight=False)
+            console.print(f"  [dim]round {msg['round']}[/] {c.plain(msg['speaker'])}: "
+                          f"{c.plain(msg['text'])}")
         if ep["status"] != "agreement":
-            console.print(f"seed {ep['seed']}: [red]{ep['status']}[/] ({ep['detail']})")
+            console.print(f"seed {ep['seed']}: [red]{c.plain(ep['status'])}[/] "
+                          f"({c.plain(ep['detail'])})")
             continue
         pays = ", ".join(f"{p} {v}" for p, v in (ep["payoffs"] or {}).items())
         flags = " ".join(k for k in ("nash", "pareto_optimal_nash") if ep["metrics"].get(k))
-        console.print(f"seed {ep['seed']}: ({', '.join(ep['outcome'])})  payoffs {pays}  "
-                      f"{flags}", highlight=False)
+        console.print(f"seed {ep['seed']}: ({c.plain(', '.join(ep['outcome']))})  payoffs "
+                      f"{c.plain(pays)}  {flags}")
 
     def pct(v: float | None) -> str:
         return "n/a" if v is None else f"{v:.0%}"
@@ -211,23 +234,23 @@ def _print_play(episodes: list[dict[str, Any]], summary: dict[str, Any],
                   f", Pareto-optimal Nash {pct(summary['pareto_optimal_nash_rate'])}, "
                   f"Pareto optimal {pct(summary['pareto_optimal_rate'])}")
     for player, shares in summary["action_distribution"]["players"].items():
-        console.print(f"  {player}: " + ", ".join(f"{a} {s:.0%}" for a, s in shares.items()),
-                      highlight=False)
+        console.print(f"  {c.plain(player)}: " + c.plain(", ".join(
+            f"{a} {s:.0%}" for a, s in shares.items())))
     if plot is not None:
-        console.print(f"plot saved to {plot}")
+        console.print(f"plot saved to {c.plain(plot)}")
 
 
-@app.command()
+@app.command(epilog=c.example("accord games plot runs/games_tables5_8.db --out plots"))
 def plot(store: Path = typer.Argument(..., help="results store of `accord bench` (.db)"),
-         out: Path = typer.Option(Path("plots"), "--out", "-o", help="output folder"),
+         out: Path = c.out_option("Output folder for the PNGs and summary.json.",
+                                  default=Path("plots")),
          run: str | None = typer.Option(None, "--run", help="only this run of the store"),
          group_by: str | None = typer.Option(None, "--group-by", "-g",
                                              help="cell fields, comma separated"),
          share: str | None = typer.Option(None, "--share",
                                           help="also plot this action's share against --x"),
          x: str = typer.Option("params.jackpot", "--x", help="numeric field for --share"),
-         as_json: bool = typer.Option(False, "--json", help="print exactly one JSON object")
-         ) -> None:
+         as_json: bool = c.json_option()) -> None:
     """Action-distribution plots (one PNG per cell) and summary.json from a results store."""
     from accord.bench import Store, StoreError
     from accord.domains.games import plot_action_share, plot_study
@@ -243,11 +266,11 @@ def plot(store: Path = typer.Argument(..., help="results store of `accord bench`
             summary["share"] = plot_action_share(rows, out / f"share_{share}.png", action=share,
                                                  x=x)
     except KeyError as exc:
-        raise _fail(str(exc).strip("'\"")) from None
+        raise _fail(str(exc.args[0])) from None
     if not summary["episodes"]:
         raise _fail(f"{store} holds no finished games episodes")
     if as_json:
-        typer.echo(json.dumps(summary, default=str))
+        c.emit_json(summary)
         return
     for cell in summary["cells"]:
         typer.echo(f"{out / cell['file']}  n={cell['episodes']}  nash={cell['nash_rate']}")

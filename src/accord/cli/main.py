@@ -1,41 +1,28 @@
-"""The ``accord`` command: thin wiring from arguments to the library."""
+"""The ``accord`` command: thin wiring from arguments to the library.
+
+Start-up is kept small: this module and the command modules import only typer and the
+standard library at load time; each command imports the library parts it needs when it
+runs, so ``accord --help`` does not load numpy, the domains or the LLM SDKs, and
+``accord --version`` does not even load typer.
+"""
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
-from typing import Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
-from accord import __version__
-from accord.cli.bench import bench_command, results_command, show_command
-from accord.cli.run import (
-    analyze_command,
-    check_log_path,
-    fail,
-    llm_settings,
-    run_bargaining,
-    run_domain,
-)
+from accord._version import __version__
+from accord.cli import common as c
 
 app = typer.Typer(
     name="accord",
     help="Negotiation and deliberation between agents: run, analyse and benchmark.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
-)
-
-#: sub-command groups: (module, attribute); each module defines a typer app
-SUBAPPS: tuple[tuple[str, str], ...] = (
-    ("accord.cli.dond", "app"),
-    ("accord.cli.task_exchange", "app"),
-    ("accord.cli.deliberation", "app"),
-    ("accord.cli.cache", "app"),
-    ("accord.cli.games", "app"),
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 
@@ -46,101 +33,145 @@ def _version(value: bool) -> None:
 
 
 @app.callback()
-def _root(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
-                                       help="print the version and exit")) -> None:
+def _root(version: bool = typer.Option(False, "--version", "-V", callback=_version,
+                                       is_eager=True, help="Print the version and exit.")
+          ) -> None:
     """accord: negotiation and deliberation between agents."""
 
 
-@app.command()
-def scenarios() -> None:
+@app.command(epilog=c.example("accord scenarios", "accord scenarios --json"))
+def scenarios(as_json: bool = c.json_option()) -> None:
     """List the built-in scenarios of every domain."""
     from accord.domains import all_domains
 
+    rows = {name: dom.scenarios() for name, dom in sorted(all_domains().items())}
+    hints = {name: getattr(dom, "scenarios_hint", "none installed")
+             for name, dom in all_domains().items()}
+    if as_json:
+        c.emit_json({"domains": {name: {"scenarios": items, **(
+            {} if items else {"hint": hints[name]})} for name, items in rows.items()}})
+        return
+    from rich.table import Table
+
     t = Table("domain", "scenarios")
-    for name, dom in sorted(all_domains().items()):
-        items = dom.scenarios()
-        shown = ", ".join(items[:12]) + (f", ... ({len(items)} in all)" if len(items) > 12 else "")
-        if not items:
-            shown = getattr(dom, "scenarios_hint", "none installed")
-        t.add_row(name, shown)
-    Console().print(t)
+    for name, items in rows.items():
+        shown = ", ".join(items[:12]) + (f", ... ({len(items)} in all)" if len(items) > 12
+                                         else "")
+        t.add_row(name, c.plain(shown if items else hints[name]))
+    c.console().print(t)
 
 
-@app.command()
+@app.command(epilog=c.example(
+    "accord run bargaining/buyer-seller --agents boulware,conceder",
+    "accord run bargaining/buyer-seller -a boulware,conceder --json --out run.jsonl",
+    "accord run games/stag-hunt --agents rational,rational",
+    "accord run deal-or-no-deal/<datapoint-id> --agents workflow,workflow --data DIR"))
 def run(
     target: str = typer.Argument(..., help="DOMAIN/SCENARIO (e.g. bargaining/buyer-seller) "
-                                 "or a bargaining scenario PATH.yaml"),
-    agents: str = typer.Option(..., "--agents", "-a", help="comma-separated agent specs, "
-                               "one per party, e.g. boulware,conceder"),
-    seed: int = typer.Option(0, "--seed", help="random seed"),
-    max_rounds: int | None = typer.Option(None, "--max-rounds", help="round cap"),
-    log: Path | None = typer.Option(None, "--log", help="write the trajectory as JSONL"),
-    as_json: bool = typer.Option(False, "--json", help="print exactly one JSON object"),
-    mediator: str | None = typer.Option(None, "--mediator", help="mediator spec, e.g. midpoint"),
-    judge: str | None = typer.Option(None, "--judge", help="termination judge spec (rules)"),
+                                 "or a scenario PATH.yaml (bargaining, or DOMAIN/PATH.yaml)"),
+    agents: str = typer.Option(..., "--agents", "-a", help="Comma-separated agent specs, "
+                               "one per party, e.g. boulware,conceder."),
+    seed: int = c.seed_option(),
+    max_rounds: int | None = typer.Option(None, "--max-rounds", help="Round cap."),
+    out: Path | None = c.out_option("Write the episode's trajectory (every event) as JSONL."),
+    log: Path | None = c.alias_option("--log"),
+    as_json: bool = c.json_option(),
+    quiet: bool = c.quiet_option(),
+    mediator: str | None = typer.Option(None, "--mediator", help="Bargaining: mediator "
+                                        "spec, e.g. midpoint or llm:MODEL."),
+    judge: str | None = typer.Option(None, "--judge", help="Bargaining: termination judge "
+                                     "spec (rules, or llm:MODEL)."),
     stagnation_rounds: int | None = typer.Option(
-        None, "--stagnation-rounds", help="rounds without concession before the stagnation "
-        "rule fires (0 disables; default 3)"),
-    acceptance: int | None = typer.Option(None, "--acceptance",
-                                          help="k-of-n acceptance (default unanimous)"),
+        None, "--stagnation-rounds", help="Bargaining: rounds without concession before the "
+        "stagnation rule fires (0 disables; default 3)."),
+    acceptance: int | None = typer.Option(None, "--acceptance", help="Bargaining: k-of-n "
+                                          "acceptance (default unanimous)."),
+    max_offers: int | None = typer.Option(None, "--max-offers", help="Bargaining: cap on "
+                                          "offers made."),
+    wall_clock: float | None = typer.Option(None, "--wall-clock", help="Bargaining: "
+                                            "wall-clock limit in seconds."),
     strategy: str = typer.Option("utility-aware", "--strategy",
-                                 help="task-exchange: utility-aware | baseline"),
-    instance: int = typer.Option(0, "--instance", help="deliberation: instance number"),
-    tools: bool = typer.Option(False, "--tools", help="deliberation: give agents tools"),
-    cache: Path | None = typer.Option(None, "--cache", help="LLM cache file (SQLite)"),
-    cache_mode: str = typer.Option("rw", "--cache-mode", help="LLM cache: off | rw | replay"),
-    max_offers: int | None = typer.Option(None, "--max-offers", help="cap on offers made"),
-    wall_clock: float | None = typer.Option(None, "--wall-clock",
-                                            help="wall-clock limit in seconds"),
+                                 help="Task exchange: utility-aware | baseline."),
+    instance: int = typer.Option(0, "--instance", help="Deliberation: instance number."),
+    tools: bool = typer.Option(False, "--tools", help="Deliberation: give agents tools."),
+    data: Path | None = c.data_option(),
+    cache: Path | None = c.cache_option(),
+    cache_mode: str = c.cache_mode_option(),
 ) -> None:
-    """Run one episode and print its transcript and record (or JSON)."""
+    """Run one episode and print its transcript and record (or JSON).
+
+    Exit status: 0 agreement or clean no-deal, 1 the episode ended in status error (its
+    record is still printed), 2 bad input.
+    """
+    from accord.cli.run import run_bargaining, run_domain
+
+    out = c.pick(out, log, "--log", "--out")
+    llm = c.llm_settings(cache, cache_mode)
+    c.check_out_path(out)
+    if wall_clock is not None and not (0 < wall_clock < float("inf")):
+        raise c.fail(f"--wall-clock must be a positive number of seconds, got {wall_clock}")
     domain, _, rest = target.partition("/")
-    llm = llm_settings(cache, cache_mode)
-    check_log_path(log)
+    known = ("bargaining", *RUN_DOMAINS)
     if domain == "bargaining" or (domain not in RUN_DOMAINS
                                   and target.endswith((".yaml", ".yml"))):
-        params: dict[str, Any] = {}
-        for key, val in (("mediator", mediator), ("judge", judge),
-                         ("stagnation_rounds", stagnation_rounds), ("acceptance", acceptance),
-                         ("max_offers", max_offers), ("wall_clock", wall_clock)):
-            if val is not None:
-                params[key] = val
-        run_bargaining(target, agents, seed, max_rounds, log, as_json, params, llm)
+        params = {key: val for key, val in (
+            ("mediator", mediator), ("judge", judge), ("stagnation_rounds", stagnation_rounds),
+            ("acceptance", acceptance), ("max_offers", max_offers),
+            ("wall_clock", wall_clock)) if val is not None}
+        run_bargaining(target, agents, seed, max_rounds, out, as_json, params, llm, quiet)
         return
     if domain not in RUN_DOMAINS:
-        raise fail(f"unknown domain {domain!r} in {target!r}; use one of "
-                   f"{', '.join(['bargaining', *RUN_DOMAINS])}, or a scenario PATH.yaml")
-    run_domain(domain, rest, agents=agents, seed=seed, max_rounds=max_rounds, log=log,
-               as_json=as_json, strategy=strategy, instance=instance, tools=tools, llm=llm)
+        from accord.core.names import unknown_name
+
+        raise c.fail(unknown_name("domain", domain, known,
+                                  hint=f"(in {target!r}; or give a scenario PATH.yaml)"))
+    run_domain(domain, rest, agents=agents, seed=seed, max_rounds=max_rounds, out=out,
+               as_json=as_json, quiet=quiet, strategy=strategy, instance=instance,
+               tools=tools, llm=llm, data=data)
 
 
 #: domains ``accord run DOMAIN/...`` accepts besides bargaining (games also have
 #: ``accord games play``, deal-or-no-deal ``accord dond play`` for whole data sets)
 RUN_DOMAINS: tuple[str, ...] = ("task-exchange", "deliberation", "deal-or-no-deal", "games")
 
-app.command("analyze")(analyze_command)
-app.command("bench")(bench_command)
-app.command("results")(results_command)
-app.command("show")(show_command)
+
+@app.command(epilog=c.example("accord analyze bargaining/procurement",
+                              "accord analyze my-scenario.yaml --json"))
+def analyze(
+    target: str = typer.Argument(..., help="bargaining/<scenario> or PATH.yaml"),
+    as_json: bool = c.json_option(),
+    max_outcomes: int | None = typer.Option(None, "--max-outcomes", help="Refuse scenarios "
+                                            "with more outcomes than this (default 10^6)."),
+) -> None:
+    """Pareto frontier and Nash, Kalai, Kalai-Smorodinsky and max-welfare points."""
+    from accord.cli.run import analyze_target
+
+    analyze_target(target, as_json, max_outcomes)
 
 
-@app.command()
-def demo(quick: bool = typer.Option(False, "--quick", help="shorter tour")) -> None:
+@app.command(epilog=c.example("accord demo", "accord demo --quick"))
+def demo(quick: bool = typer.Option(False, "--quick", help="A shorter tour.")) -> None:
     """The built-in offline tour: no API key, no server."""
     from accord.cli.demo import tour
 
-    tour(Console(), quick=quick)
+    tour(c.console(), quick=quick)
 
 
-def _register_subapps() -> None:
-    for module, attr in SUBAPPS:
-        sub = getattr(importlib.import_module(module), attr)
+def _register() -> None:
+    from accord.cli import bench, cache, configs, deliberation, dond, games, task_exchange
+
+    app.command("bench", epilog=bench.BENCH_EXAMPLES)(bench.bench_command)
+    app.command("results", epilog=bench.RESULTS_EXAMPLES)(bench.results_command)
+    app.command("show", epilog=bench.SHOW_EXAMPLES)(bench.show_command)
+    for sub in (configs.app, dond.app, task_exchange.app, deliberation.app, cache.app,
+                games.app):
         app.add_typer(sub)
 
 
-_register_subapps()
+_register()
 
 
 def main() -> None:
-    """Console-script entry point."""
+    """Run the ``accord`` command (the console script goes through :func:`accord.cli.main`
+    first, which answers ``--version`` without importing this module)."""
     app()

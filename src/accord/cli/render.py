@@ -1,4 +1,9 @@
-"""Readable transcripts and records for the terminal (rich)."""
+"""Readable transcripts and records for the terminal (rich).
+
+Every piece of text that comes from a model, a person or a file goes through
+:func:`accord.cli.common.plain`: rich markup is escaped and control sequences (ANSI
+colours, OSC-8 hyperlinks, bells) are shown literally, never interpreted.
+"""
 
 from __future__ import annotations
 
@@ -8,13 +13,14 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from accord.cli.common import plain
 from accord.core.trajectory import Event, Trajectory
 
 
 def _pkg(p: Mapping[str, Any] | None) -> str:
     if not p:
         return "-"
-    return ", ".join(f"{k}={v}" for k, v in p.items())
+    return plain(", ".join(f"{k}={v}" for k, v in p.items()))
 
 
 MAX_SHOWN = 200
@@ -22,12 +28,13 @@ MAX_SHOWN = 200
 
 def _clip(text: object) -> str:
     out = str(text)
-    return out if len(out) <= MAX_SHOWN else out[:MAX_SHOWN] + f"… ({len(out)} chars)"
+    out = out if len(out) <= MAX_SHOWN else out[:MAX_SHOWN] + f"… ({len(out)} chars)"
+    return plain(out)
 
 
 def describe_event(ev: Event) -> str | None:
     """One transcript line for an event, or ``None`` to skip it."""
-    who = ev.party or "protocol"
+    who = plain(ev.party or "protocol")
     m = ev.move or {}
     kind = m.get("kind")
     if ev.kind == "move":
@@ -42,28 +49,28 @@ def describe_event(ev: Event) -> str | None:
             text = f"[bold]{who}[/] [green]accepts[/]"
         elif kind == "walk":
             text = f"[bold]{who}[/] [red]walks away[/]" + (
-                f" ({m['reason']})" if m.get("reason") else "")
+                f" ({_clip(m['reason'])})" if m.get("reason") else "")
         elif kind == "message":
             text = f"[bold]{who}[/] says: {_clip(m.get('text'))}"
         elif kind == "action":
-            text = f"[bold]{who}[/] plays {m.get('action')}"
+            text = f"[bold]{who}[/] plays {_clip(m.get('action'))}"
         elif kind == "decide":
             text = f"[bold]{who}[/] decides {_clip(m.get('decision'))}"
         else:
-            text = f"[bold]{who}[/] {kind}"
+            text = f"[bold]{who}[/] {plain(kind)}"
         msg = m.get("message")
         if msg and kind != "message":
             text += f' — "{_clip(msg)}"'
         return f"  r{ev.round:>2}  {text}"
     if ev.kind == "invalid":
-        return (f"  r{ev.round:>2}  [yellow]{who}: invalid move ({ev.reason})[/]: "
+        return (f"  r{ev.round:>2}  [yellow]{who}: invalid move ({plain(ev.reason)})[/]: "
                 f"{_clip(ev.feedback)}")
     if ev.kind == "note":
         if ev.reason == "llm_call":
             return None  # kept in the log; too verbose for a transcript
-        return f"  r{ev.round:>2}  [cyan]{ev.reason}[/] {_clip(ev.data or '')}"
+        return f"  r{ev.round:>2}  [cyan]{plain(ev.reason)}[/] {_clip(ev.data or '')}"
     if ev.kind == "agent_error":
-        return f"  r{ev.round:>2}  [red]{who} failed[/]: {ev.feedback}"
+        return f"  r{ev.round:>2}  [red]{who} failed[/]: {_clip(ev.feedback)}"
     return None
 
 
@@ -80,19 +87,56 @@ def print_negotiation_record(console: Console, summary: Mapping[str, Any]) -> No
     rec = summary["record"]
     if summary["status"] == "agreement":
         console.print(f"\n[bold green]AGREEMENT[/] in round {summary['rounds']} "
-                      f"(proposed by {rec['proposer']})")
+                      f"(proposed by {plain(rec['proposer'])})")
         t = Table("issue", "value")
         for k, v in rec["agreement"].items():
-            t.add_row(str(k), str(v))
+            t.add_row(plain(k), plain(v))
         console.print(t)
     elif summary["status"] == "no_deal":
-        console.print(f"\n[bold yellow]NO DEAL[/] ({summary['reason']}"
-                      + (f", {summary['who']}" if summary.get("who") else "") + ")"
-                      + (f": {summary['detail']}" if summary.get("detail") else ""))
+        console.print(f"\n[bold yellow]NO DEAL[/] ({plain(summary['reason'])}"
+                      + (f", {plain(summary['who'])}" if summary.get("who") else "") + ")"
+                      + (f": {_clip(summary['detail'])}" if summary.get("detail") else ""))
     else:
-        console.print(f"\n[bold red]ERROR[/]: {summary.get('detail') or summary.get('reason')}")
+        console.print(f"\n[bold red]ERROR[/]: "
+                      f"{_clip(summary.get('detail') or summary.get('reason'))}")
     t = Table("party", "utility", "BATNA", "above BATNA")
     for p, u in rec.get("utilities", {}).items():
         b = rec["batna"][p]
-        t.add_row(p, f"{u:.3f}", f"{b:.3f}", "yes" if u >= b else "[red]NO (sycophancy)[/]")
+        t.add_row(plain(p), f"{u:.3f}", f"{b:.3f}",
+                  "yes" if u >= b else "[red]NO (sycophancy)[/]")
+    console.print(t)
+
+
+def flatten(obj: Any, prefix: str = "") -> list[tuple[str, str]]:
+    """``(dotted key, text)`` rows of a JSON-like record: nested mappings become dotted
+    keys, lists of scalars one comma-separated value, so no JSON blob lands in a cell."""
+    rows: list[tuple[str, str]] = []
+    if isinstance(obj, Mapping):
+        if not obj and prefix:
+            return [(prefix, "-")]
+        for k, v in obj.items():
+            rows.extend(flatten(v, f"{prefix}.{k}" if prefix else str(k)))
+        return rows
+    if isinstance(obj, (list, tuple)):
+        if all(not isinstance(x, (Mapping, list, tuple)) for x in obj):
+            return [(prefix, ", ".join(_scalar(x) for x in obj) or "-")]
+        for i, v in enumerate(obj):
+            rows.extend(flatten(v, f"{prefix}[{i}]"))
+        return rows
+    return [(prefix, _scalar(obj))]
+
+
+def _scalar(x: Any) -> str:
+    if x is None:
+        return "-"
+    if isinstance(x, float):
+        return f"{x:.4g}"
+    return str(x)
+
+
+def print_record_fields(console: Console, record: Mapping[str, Any]) -> None:
+    """A record as a two-column table of readable fields (see :func:`flatten`)."""
+    t = Table("field", "value")
+    for key, val in flatten(record):
+        t.add_row(plain(key), _clip(val) if len(val) > MAX_SHOWN else plain(val))
     console.print(t)

@@ -1,62 +1,22 @@
-"""``accord run`` and ``accord analyze``: one episode or one scenario analysis."""
+"""``accord run`` and ``accord analyze``: one episode or one scenario analysis.
+
+Imported when one of those commands runs (not at ``accord --help`` time).
+"""
 
 from __future__ import annotations
 
 import asyncio
-import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 
-from accord.agents.spec import AgentSpecError, parse_agent_list
-from accord.cli.render import print_negotiation_record, print_transcript
-from accord.domains.bargaining import (
-    ScenarioError,
-    analyze,
-    check_params,
-    resolve_scenario,
-    run_negotiation,
+from accord.cli import common as c
+from accord.cli.render import (
+    print_negotiation_record,
+    print_record_fields,
+    print_transcript,
 )
-from accord.domains.bargaining.runner import ParamError
-
-
-def fail(message: str, code: int = 2) -> typer.Exit:
-    """Print a clear error on stderr and return the exit to raise."""
-    Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {escape(message)}",
-                                               highlight=False)
-    return typer.Exit(code)
-
-
-CACHE_MODES = ("off", "rw", "replay")
-
-
-def llm_settings(cache: Path | str | None, cache_mode: str) -> dict[str, Any]:
-    """LLM settings from ``--cache``/``--cache-mode``, refusing combinations that would
-    silently spend money (replay with no cache to replay from) or mean nothing."""
-    if cache_mode not in CACHE_MODES:
-        raise fail(f"--cache-mode must be one of {', '.join(CACHE_MODES)}, got {cache_mode!r}")
-    if cache is None:
-        if cache_mode == "replay":
-            raise fail("--cache-mode replay needs --cache PATH (the recorded cache to replay)")
-        return {}
-    if cache_mode == "replay" and not Path(cache).exists():
-        raise fail(f"--cache-mode replay: no cache at {cache}; record it first with "
-                   "--cache-mode rw")
-    return {"cache": str(cache), "cache_mode": cache_mode}
-
-
-def check_log_path(log: Path | None) -> None:
-    """Fail before running (and before any paid call) when ``--log`` cannot be written."""
-    if log is None:
-        return
-    if log.is_dir():
-        raise fail(f"--log {log} is a directory; give a file path")
-    if not log.parent.exists():
-        raise fail(f"--log {log}: folder {log.parent} does not exist")
 
 
 def bargaining_json(summary: dict[str, Any]) -> dict[str, Any]:
@@ -76,9 +36,18 @@ def bargaining_json(summary: dict[str, Any]) -> dict[str, Any]:
 
 
 def run_bargaining(target: str, agents: str, seed: int, max_rounds: int | None,
-                   log: Path | None, as_json: bool, params: dict[str, Any],
-                   llm: dict[str, Any] | None = None) -> None:
+                   out: Path | None, as_json: bool, params: dict[str, Any],
+                   llm: dict[str, Any] | None = None, quiet: bool = False) -> None:
     """Run one bargaining episode and print it."""
+    from accord.agents.spec import AgentSpecError, parse_agent_list
+    from accord.domains.bargaining import (
+        ScenarioError,
+        check_params,
+        resolve_scenario,
+        run_negotiation,
+    )
+    from accord.domains.bargaining.runner import ParamError
+
     try:
         scenario = resolve_scenario(target)
         specs = parse_agent_list(agents)
@@ -90,67 +59,80 @@ def run_bargaining(target: str, agents: str, seed: int, max_rounds: int | None,
     except (ScenarioError, AgentSpecError, ParamError, ValueError) as exc:
         # ValueError: protocol or agent construction refused its settings (the episode
         # itself turns every error into a record, never an exception)
-        raise fail(str(exc)) from None
-    if log is not None:
-        result.trajectory.write(log)
+        raise c.fail(str(exc)) from None
+    if out is not None:
+        result.trajectory.write(out)
     summary = result.summary()
     if as_json:
-        sys.stdout.write(json.dumps(bargaining_json(summary), allow_nan=False) + "\n")
+        c.emit_json(bargaining_json(summary))
         _exit_on_error(result.status)
         return
-    console = Console()
-    console.print(f"[bold]{scenario.name}[/]: {', '.join(scenario.party_names)} "
-                  f"({', '.join(str(s) for s in specs)}), {scenario.space.size} outcomes")
-    print_transcript(console, result.trajectory)
+    console = c.console()
+    if not quiet:
+        console.print(f"[bold]{c.plain(scenario.name)}[/]: "
+                      f"{c.plain(', '.join(scenario.party_names))} "
+                      f"({c.plain(', '.join(str(s) for s in specs))}), "
+                      f"{scenario.space.size} outcomes")
+        print_transcript(console, result.trajectory)
     print_negotiation_record(console, summary)
-    if log is not None:
-        console.print(f"trajectory log: {log}")
+    if out is not None and not quiet:
+        console.print(f"trajectory log: {c.plain(out)}")
     _exit_on_error(result.status)
 
 
 def _exit_on_error(status: str) -> None:
     """An episode that ended in status ``error`` is reported, then exits 1 (for scripts)."""
     if status == "error":
-        raise typer.Exit(1)
+        raise typer.Exit(c.EXIT_FAILED)
 
 
-def analyze_command(
-    target: str = typer.Argument(..., help="bargaining/<scenario> or PATH.yaml"),
-    as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
-) -> None:
-    """Pareto frontier and Nash, Kalai, Kalai-Smorodinsky and max-welfare points."""
+#: ``accord analyze`` refuses larger outcome spaces unless ``--max-outcomes`` raises it
+DEFAULT_MAX_OUTCOMES = 1_000_000
+
+
+def analyze_target(target: str, as_json: bool, max_outcomes: int | None) -> None:
+    """``accord analyze``: the frontier and the bargaining solutions of one scenario."""
+    from accord.domains.bargaining import ScenarioError, analyze, resolve_scenario
+
     try:
-        data = analyze(resolve_scenario(target))
+        scenario = resolve_scenario(target)
     except ScenarioError as exc:
-        raise fail(str(exc)) from None
+        raise c.fail(str(exc)) from None
+    cap = DEFAULT_MAX_OUTCOMES if max_outcomes is None else max_outcomes
+    if scenario.space.size > cap:
+        raise c.fail(f"{scenario.name}: {scenario.space.size} outcomes is more than the "
+                     f"analysis cap of {cap}; raise it with --max-outcomes N (memory grows "
+                     "with outcomes x parties)")
+    data = analyze(scenario)
     if as_json:
-        sys.stdout.write(json.dumps(data) + "\n")
+        c.emit_json(data)
         return
     from rich.table import Table
 
-    console = Console()
-    console.print(f"[bold]{data['scenario']}[/]: {data['outcomes']} outcomes, "
+    console = c.console()
+    console.print(f"[bold]{c.plain(data['scenario'])}[/]: {data['outcomes']} outcomes, "
                   f"{data['individually_rational']} individually rational, "
                   f"{len(data['pareto'])} Pareto-optimal")
     parties = data["parties"]
-    t = Table("point", "outcome", *parties)
+    t = Table("point", "outcome", *[c.plain(p) for p in parties])
     for key in ("nash", "kalai", "kalai_smorodinsky", "max_welfare"):
         pt = data[key]
         if pt is None:
             t.add_row(key, "none (no individually rational outcome)", *["-"] * len(parties))
         else:
-            t.add_row(key, ", ".join(f"{k}={v}" for k, v in pt["outcome"].items()),
+            t.add_row(key, c.plain(", ".join(f"{k}={v}" for k, v in pt["outcome"].items())),
                       *[f"{pt['utilities'][p]:.3f}" for p in parties])
     console.print(t)
-    f = Table("Pareto-optimal outcome", *parties)
+    f = Table("Pareto-optimal outcome", *[c.plain(p) for p in parties])
     for pt in data["pareto"]:
-        f.add_row(", ".join(f"{k}={v}" for k, v in pt["outcome"].items()),
+        f.add_row(c.plain(", ".join(f"{k}={v}" for k, v in pt["outcome"].items())),
                   *[f"{pt['utilities'][p]:.3f}" for p in parties])
     console.print(f)
 
 
 def _episode_id(spec: Any) -> str:
     import hashlib
+    import json
 
     return hashlib.sha256(json.dumps(spec.to_dict(), sort_keys=True).encode()).hexdigest()[:16]
 
@@ -168,10 +150,10 @@ def _summarizer(domain: str) -> Any:
 
 
 def run_domain(domain: str, rest: str, *, agents: str, seed: int, max_rounds: int | None,
-               log: Path | None, as_json: bool, strategy: str, instance: int, tools: bool,
-               llm: dict[str, Any]) -> None:
+               out: Path | None, as_json: bool, strategy: str, instance: int, tools: bool,
+               llm: dict[str, Any], quiet: bool = False, data: Path | None = None) -> None:
     """``accord run DOMAIN/SCENARIO`` for the domains other than bargaining."""
-    from accord.agents.spec import parse_agent_list
+    from accord.agents.spec import AgentSpecError, parse_agent_list
     from accord.domains import EpisodeSpec, RunContext, get_domain
 
     params: dict[str, Any] = {}
@@ -193,28 +175,25 @@ def run_domain(domain: str, rest: str, *, agents: str, seed: int, max_rounds: in
         dom = get_domain(domain)
         spec = EpisodeSpec(domain, scenario, tuple(parse_agent_list(agents)), params, seed)
         validate = getattr(dom, "validate", None)
+        ctx = RunContext(episode_id=_episode_id(spec), llm=llm,
+                         data=None if data is None else str(data))
         if validate is not None:
             validate(spec)
-        result = asyncio.run(dom.run_episode(spec, RunContext(episode_id=_episode_id(spec),
-                                                              llm=llm)))
+        result = asyncio.run(dom.run_episode(spec, ctx))
     except (ValueError, KeyError, AgentSpecError, FileNotFoundError) as exc:
-        raise fail(str(exc.args[0]) if isinstance(exc, KeyError) else str(exc)) from None
-    if log is not None:
-        result.trajectory.write(log)
-    out = summarize(spec, result) if summarize else {**result.summary(),
-                                                     "metrics": dom.metrics(spec, result)}
+        raise c.fail(str(exc.args[0]) if isinstance(exc, KeyError) else str(exc)) from None
+    if out is not None:
+        result.trajectory.write(out)
+    record = summarize(spec, result) if summarize else {**result.summary(),
+                                                        "metrics": dom.metrics(spec, result)}
     if as_json:
-        sys.stdout.write(json.dumps(out, default=str) + "\n")
+        c.emit_json(record)
         _exit_on_error(result.status)
         return
-    console = Console()
-    console.print(f"[bold]{domain}/{rest}[/]: {', '.join(str(a) for a in spec.agents)}")
-    print_transcript(console, result.trajectory)
-    from rich.table import Table
-
-    t = Table("field", "value")
-    for key, val in out.items():
-        t.add_row(str(key), json.dumps(val, default=str) if isinstance(val, (dict, list))
-                  else str(val))
-    console.print(t)
+    console = c.console()
+    if not quiet:
+        console.print(f"[bold]{c.plain(domain)}/{c.plain(rest)}[/]: "
+                      f"{c.plain(', '.join(str(a) for a in spec.agents))}")
+        print_transcript(console, result.trajectory)
+    print_record_fields(console, record)
     _exit_on_error(result.status)

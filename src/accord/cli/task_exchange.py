@@ -8,32 +8,19 @@ Table 1 / Table 2 layouts from a results store of ``accord bench``.
 
 from __future__ import annotations
 
-import asyncio
-import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
-from accord.agents.spec import parse_agent_list
-from accord.domains.base import EpisodeSpec, RunContext
-from accord.domains.task_exchange import (
-    AGENT_KINDS,
-    DOMAIN,
-    PATTERNS,
-    STRATEGIES,
-    builtin_scenarios,
-    episode_metrics,
-    get_scenario,
-    initial_row,
-    render_system_prompt,
-    render_trajectories_png,
-    scenario_front,
-)
-from accord.protocols.engine import EpisodeResult
+from accord.cli import common as c
+
+if TYPE_CHECKING:
+    from accord.domains.base import EpisodeSpec
+    from accord.protocols.engine import EpisodeResult
 
 app = typer.Typer(name="task-exchange", no_args_is_help=True,
-                  help="Utility-aware task decomposition and exchange (seed 000).")
+                  help="Utility-aware task decomposition and exchange between two agents.")
 
 
 def summarize(spec: EpisodeSpec, result: EpisodeResult) -> dict[str, Any]:
@@ -44,6 +31,8 @@ def summarize(spec: EpisodeSpec, result: EpisodeResult) -> dict[str, Any]:
     ``l2_to_pareto`` and ``allocation`` (null on error), plus run details and LLM ``usage``
     per role (empty for code agents).
     """
+    from accord.domains.task_exchange import PATTERNS, episode_metrics, get_scenario, initial_row
+
     sc = get_scenario(spec.scenario)
     m = episode_metrics(sc, result.record, result.trajectory)
     invalid = {reason: m[f"invalid_{reason}"] for reason in PATTERNS}
@@ -75,30 +64,52 @@ def summarize(spec: EpisodeSpec, result: EpisodeResult) -> dict[str, Any]:
 def run_target(scenario: str, agents: list[str], strategy: str = "utility-aware",
                seed: int = 0, llm: dict[str, Any] | None = None) -> dict[str, Any]:
     """Run one episode and return the JSON object of ``accord run task-exchange/<scenario>``."""
+    import asyncio
+
+    from accord.agents.spec import parse_agent_list
+    from accord.cli.run import _episode_id
+    from accord.domains.base import EpisodeSpec, RunContext
+    from accord.domains.task_exchange import DOMAIN
+
     spec = EpisodeSpec("task-exchange", scenario, tuple(parse_agent_list(",".join(agents))),
                        {"strategy": strategy}, seed)
-    result = asyncio.run(DOMAIN.run_episode(spec, RunContext(llm=llm or {})))
+    result = asyncio.run(DOMAIN.run_episode(spec, RunContext(episode_id=_episode_id(spec),
+                                                             llm=llm or {})))
     return summarize(spec, result)
 
 
 def _agents(text: str) -> list[str]:
-    specs = [str(s) for s in parse_agent_list(text)]
+    from accord.agents.spec import AgentSpecError, parse_agent_list
+
+    try:
+        specs = [str(s) for s in parse_agent_list(text)]
+    except AgentSpecError as exc:
+        raise c.fail(str(exc)) from None
     if len(specs) != 2:
-        raise typer.BadParameter(f"task-exchange needs exactly 2 agents, got {len(specs)}")
+        raise c.fail(f"task-exchange needs exactly 2 agents, got {len(specs)}")
     return specs
 
 
-@app.command("list")
-def list_cmd(as_json: bool = typer.Option(False, "--json", help="Print one JSON object.")) -> None:
+@app.command("list", epilog=c.example("accord task-exchange list --json"))
+def list_cmd(as_json: bool = c.json_option()) -> None:
     """List the built-in scenarios with their initial utilities and Pareto fronts."""
+    from accord.domains.task_exchange import (
+        AGENT_KINDS,
+        STRATEGIES,
+        builtin_scenarios,
+        get_scenario,
+        initial_row,
+        scenario_front,
+    )
+
     out: dict[str, dict[str, Any]] = {}
     for name in builtin_scenarios():
         sc = get_scenario(name)
         out[name] = {"title": sc.title, "roles": list(sc.roles), "initial": initial_row(sc),
                      "pareto_front": [[float(a), float(b)] for a, b in scenario_front(sc)]}
     if as_json:
-        typer.echo(json.dumps({"scenarios": out, "agent_kinds": list(AGENT_KINDS),
-                               "strategies": list(STRATEGIES)}))
+        c.emit_json({"scenarios": out, "agent_kinds": list(AGENT_KINDS),
+                     "strategies": list(STRATEGIES)})
         return
     for name, info in out.items():
         ini = info["initial"]
@@ -111,27 +122,27 @@ def list_cmd(as_json: bool = typer.Option(False, "--json", help="Print one JSON 
     typer.echo(f"agent kinds: {', '.join(AGENT_KINDS)}; strategies: {', '.join(STRATEGIES)}")
 
 
-@app.command("run")
+@app.command("run", epilog=c.example(
+    "accord task-exchange run competitive --agents utility-aware,utility-aware --json"))
 def run_cmd(scenario: str = typer.Argument(..., help="Built-in scenario name or .yaml path."),
-            agents: str = typer.Option("utility-aware,utility-aware", "--agents",
+            agents: str = typer.Option("utility-aware,utility-aware", "--agents", "-a",
                                        help="Two agent specs, comma separated."),
             strategy: str = typer.Option("utility-aware", "--strategy",
                                          help="utility-aware | baseline"),
-            seed: int = typer.Option(0, "--seed"),
-            cache: Path | None = typer.Option(None, "--cache", help="LLM cache file (SQLite)"),
-            cache_mode: str = typer.Option("rw", "--cache-mode", help="off | rw | replay"),
-            as_json: bool = typer.Option(False, "--json", help="Print one JSON object.")) -> None:
+            seed: int = c.seed_option(),
+            cache: Path | None = c.cache_option(),
+            cache_mode: str = c.cache_mode_option(),
+            as_json: bool = c.json_option()) -> None:
     """Run one episode (the same as ``accord run task-exchange/<scenario>``)."""
-    if cache_mode not in ("off", "rw", "replay"):
-        raise typer.BadParameter(f"--cache-mode must be off, rw or replay, got {cache_mode!r}")
-    llm = {"cache": str(cache), "cache_mode": cache_mode} if cache else {}
+    llm = c.llm_settings(cache, cache_mode)
     try:
         out = run_target(scenario, _agents(agents), strategy, seed, llm)
     except ValueError as exc:  # unknown scenario, kind or option; missing model or key
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+        raise c.fail(str(exc)) from None
     if as_json:
-        typer.echo(json.dumps(out))
+        c.emit_json(out)
+        if out["status"] == "error":
+            raise typer.Exit(c.EXIT_FAILED)
         return
     typer.echo(f"{out['scenario']} [{strategy}] {out['status']} after {out['turns']} turns")
     if out["allocation"]:
@@ -142,6 +153,8 @@ def run_cmd(scenario: str = typer.Argument(..., help="Built-in scenario name or 
         typer.echo(f"  error: {out['detail']}")
     bad = {k: v for k, v in out["invalid"].items() if v}
     typer.echo(f"  invalid attempts: {bad or 'none'}")
+    if out["status"] == "error":
+        raise typer.Exit(c.EXIT_FAILED)
 
 
 @app.command("prompt")
@@ -151,22 +164,33 @@ def prompt_cmd(scenario: str = typer.Argument(...),
                state: bool = typer.Option(False, "--state", help="include the <TX_SETUP> "
                                           "block the llm agent adds (as it sends it)")) -> None:
     """Print the standing Figure 7 prompt one agent would receive."""
+    from accord.domains.task_exchange import get_scenario, render_system_prompt
+
     sc = get_scenario(scenario)
     typer.echo(render_system_prompt(sc.view(role or sc.roles[0]), strategy, machine_state=state),
                nl=False)
 
 
-@app.command("plot")
+@app.command("plot", epilog=c.example("accord task-exchange plot competitive --out fig2.png"))
 def plot_cmd(scenario: str = typer.Argument(...),
-             out: Path = typer.Option(..., "--out", help="PNG file to write."),
-             agents: str = typer.Option("utility-aware,utility-aware", "--agents"),
+             out: Path = c.out_option("PNG file to write.", required=True),
+             agents: str = typer.Option("utility-aware,utility-aware", "--agents", "-a"),
              strategy: str = typer.Option("utility-aware", "--strategy"),
-             runs: int = typer.Option(5, "--runs", min=1),
-             seed: int = typer.Option(0, "--seed")) -> None:
+             repeat: int = c.repeat_option(5, "Episodes to draw (seeds SEED, SEED+1, ...)."),
+             runs: int | None = c.alias_option("--runs"),
+             seed: int = c.seed_option()) -> None:
     """Run episodes and draw their proposal trajectories in the utility plane (Figure 2)."""
+    import asyncio
+
+    from accord.agents.spec import parse_agent_list
+    from accord.domains.base import EpisodeSpec, RunContext
+    from accord.domains.task_exchange import DOMAIN, get_scenario, render_trajectories_png
+
+    n = c.pick(None if repeat == 5 else repeat, runs, "--runs", "--repeat") or repeat
+    c.check_out_path(out)
     specs = _agents(agents)
     records = []
-    for k in range(runs):
+    for k in range(n):
         spec = EpisodeSpec("task-exchange", scenario, tuple(parse_agent_list(",".join(specs))),
                            {"strategy": strategy}, seed + k)
         records.append(asyncio.run(DOMAIN.run_episode(spec, RunContext())).record)
@@ -179,8 +203,8 @@ def plot_cmd(scenario: str = typer.Argument(...),
 @app.command("generate")
 def generate_cmd(
     model: str = typer.Option(..., "--model", help="model string, e.g. openai/gpt-4.1-mini"),
-    out: Path = typer.Option(..., "--out", help="scenario file to write (FILE.yaml); its "
-                             "tasks file goes next to it as FILE.tasks.yaml"),
+    out: Path = c.out_option("Scenario file to write (FILE.yaml); its tasks file goes next "
+                             "to it as FILE.tasks.yaml.", required=True),
     preferences: str = typer.Option("cooperative", "--preferences", help="YAML file {name, "
                                     "title, agents: [{role, main_task, preference}]} or a "
                                     "built-in scenario whose agents to reuse"),
@@ -192,38 +216,41 @@ def generate_cmd(
                                            "tasks file's composite descriptions; only "
                                            "score them"),
     temperature: float | None = typer.Option(None, "--temperature"),
-    cache: Path | None = typer.Option(None, "--cache", help="LLM cache file (SQLite)"),
-    cache_mode: str = typer.Option("rw", "--cache-mode", help="off | rw | replay"),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    cache: Path | None = c.cache_option(),
+    cache_mode: str = c.cache_mode_option(),
+    as_json: bool = c.json_option(),
 ) -> None:
     """Generate a scenario with an LLM: composite descriptions, then each agent's raw
     0-100 scores from its natural-language preference, normalised by its maximum."""
+    import asyncio
+
     from accord.agents.llm_support import runtime_for
     from accord.domains.task_exchange import (
         ScenarioError,
         generate_scenario,
+        initial_row,
         load_preferences,
         load_scenario,
         load_task_list,
         load_universe,
+        scenario_front,
         scenario_to_yaml,
         universe_to_yaml,
     )
     from accord.domains.task_exchange.loader import DATA_DIR
     from accord.llm import GenerationConfig, LLMError
 
-    if cache_mode not in ("off", "rw", "replay"):
-        raise typer.BadParameter(f"--cache-mode must be off, rw or replay, got {cache_mode!r}")
+    llm = c.llm_settings(cache, cache_mode)
     src = tasks or DATA_DIR / "tasks.yaml"
     try:
         prefs = load_preferences(preferences)
         uni_name, atomic, mains = load_task_list(src)
         descriptions = load_universe(src).descriptions if keep_descriptions else None
     except ScenarioError as exc:
-        raise typer.BadParameter(str(exc)) from None
+        raise c.fail(str(exc)) from None
     scenario_name = name or out.stem
-    settings: dict[str, Any] = {"cache": str(cache) if cache else None,
-                                "cache_mode": cache_mode}
+    settings: dict[str, Any] = {"cache": llm.get("cache"),
+                                "cache_mode": llm.get("cache_mode", "rw")}
     config = GenerationConfig(temperature=temperature)
     scope = f"task-exchange-generate/{scenario_name}"
 
@@ -243,8 +270,7 @@ def generate_cmd(
     try:
         scenario, totals = asyncio.run(main())
     except (LLMError, ScenarioError, RuntimeError) as exc:
-        typer.echo(f"error: {type(exc).__name__}: {exc}", err=True)
-        raise typer.Exit(1) from None
+        raise c.fail(f"{type(exc).__name__}: {exc}", c.EXIT_FAILED) from None
     tasks_file = out.with_name(out.stem + ".tasks.yaml")
     out.parent.mkdir(parents=True, exist_ok=True)
     tasks_file.write_text(universe_to_yaml(scenario.universe), encoding="utf-8")
@@ -258,7 +284,7 @@ def generate_cmd(
                "pareto_front": [[float(a), float(b)] for a, b in scenario_front(again)],
                "usage": usage}
     if as_json:
-        typer.echo(json.dumps(summary))
+        c.emit_json(summary)
         return
     typer.echo(f"wrote {out} and {tasks_file}")
     utils = ", ".join(f"{r} {u:.2f}" for r, u in ini["utilities"].items())
@@ -266,11 +292,10 @@ def generate_cmd(
                f"L2 to Pareto {ini['l2_to_pareto']:.3f}")
 
 
-@app.command("tables")
+@app.command("tables", epilog=c.example("accord task-exchange tables runs/task_exchange_table1.db"))
 def tables_cmd(store: Path = typer.Argument(..., help="results store of accord bench"),
                run: str | None = typer.Option(None, "--run", help="one run of the store"),
-               as_json: bool = typer.Option(False, "--json", help="Print one JSON object.")
-               ) -> None:
+               as_json: bool = c.json_option()) -> None:
     """Print the Table 1 (a, b, c) and Table 2 layouts from a results store."""
     from accord.bench import Store, StoreError
     from accord.domains.task_exchange.domain import paper_table_layout
@@ -279,16 +304,14 @@ def tables_cmd(store: Path = typer.Argument(..., help="results store of accord b
         with Store.open(store, create=False) as st:
             episodes = [e.to_dict() for e in st.episodes(run)]
     except StoreError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+        raise c.fail(str(exc)) from None
     try:
         text, tables = paper_table_layout(episodes)
     except ValueError:
-        typer.echo(f"error: no finished task-exchange episodes in {store}"
-                   + (f" (run {run})" if run else ""), err=True)
-        raise typer.Exit(1) from None
+        raise c.fail(f"no finished task-exchange episodes in {store}"
+                     + (f" (run {run})" if run else ""), c.EXIT_FAILED) from None
     if as_json:
-        typer.echo(json.dumps(tables))
+        c.emit_json(tables)
         return
     typer.echo(text, nl=False)
 

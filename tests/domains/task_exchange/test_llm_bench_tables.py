@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from accord.bench import BenchOptions, expand, load_config, run_bench
-from accord.cli.bench import app as bench_app
+from accord.cli.main import app as bench_app
 from accord.cli.task_exchange import app
 from accord.domains.base import EpisodeSpec
 from accord.domains.task_exchange import DOMAIN, PATTERNS

@@ -1,0 +1,3 @@
+"""The one source of accord's version (pyproject reads it from here)."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,234 @@
+"""The CLI's one vocabulary: shared options, consoles, errors and the LLM-cache check.
+
+Every command spells the same idea the same way (``--json``, ``--out/-o``,
+``--quiet/-q``, ``--seed``, ``--data``, ``--repeat/-n``, ``--cache``, ``--cache-mode``);
+old spellings stay for one release as hidden aliases that print a deprecation note on
+stderr. This module imports only typer and the standard library at load time so that
+``accord --help`` stays fast; rich is imported when something is printed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import typer
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+T = TypeVar("T")
+
+#: LLM cache modes accepted by ``--cache-mode``
+CACHE_MODES = ("off", "rw", "replay")
+#: exit codes shared by every command
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+DATA_HELP = ("Deal-or-No-Deal data file or folder (else ACCORD_DATA, else the per-user "
+             "data folder; fetch it with `accord dond download`)")
+
+
+# -- options ---------------------------------------------------------------------------
+
+def json_option() -> Any:
+    """``--json``: exactly one JSON document on stdout and nothing else."""
+    return typer.Option(False, "--json", help="Print exactly one JSON document on stdout "
+                        "(nothing else; messages go to stderr).")
+
+
+def out_option(help: str, *, required: bool = False, default: Path | None = None) -> Any:
+    """``--out/-o PATH``: where the command writes its output (file or folder, per ``help``)."""
+    return typer.Option(... if required else default, "--out", "-o", help=help)
+
+
+def quiet_option() -> Any:
+    """``--quiet/-q``: no progress, transcript or summary; only errors and the result."""
+    return typer.Option(False, "--quiet", "-q", help="No progress bar, transcript or "
+                        "summary (errors still go to stderr).")
+
+
+def seed_option(default: int | None = 0, help: str = "Random seed.") -> Any:
+    """``--seed N``."""
+    return typer.Option(default, "--seed", help=help)
+
+
+def data_option() -> Any:
+    """``--data PATH``: where Deal-or-No-Deal data is read from."""
+    return typer.Option(None, "--data", help=DATA_HELP)
+
+
+def repeat_option(default: int = 1, help: str = "Episodes to run (seeds SEED, SEED+1, ...).",
+                  ) -> Any:
+    """``--repeat/-n N``: how many episodes of the same setting."""
+    return typer.Option(default, "--repeat", "-n", min=1, help=help)
+
+
+def cache_option() -> Any:
+    """``--cache PATH``: the LLM completion cache."""
+    return typer.Option(None, "--cache", help="LLM completion cache (SQLite file).")
+
+
+def cache_mode_option(default: str | None = "rw") -> Any:
+    """``--cache-mode off|rw|replay``."""
+    return typer.Option(default, "--cache-mode", help="LLM cache: off | rw | replay (replay "
+                        "makes no request and needs --cache).")
+
+
+def alias_option(*names: str) -> Any:
+    """A hidden old spelling of an option, kept for one release."""
+    return typer.Option(None, *names, hidden=True)
+
+
+def pick(new: T | None, old: T | None, old_name: str, new_name: str) -> T | None:
+    """The value of an option given by its new or its old (hidden) spelling.
+
+    Using the old one prints a deprecation note on stderr; giving both is a usage error.
+    """
+    if old is None:
+        return new
+    if new is not None and new != old:
+        raise fail(f"{old_name} is the old spelling of {new_name}; give only {new_name}")
+    warn(f"{old_name} is deprecated and will be removed in the next release; "
+         f"use {new_name}")
+    return old
+
+
+def example(*lines: str) -> str:
+    """A help epilog with example command lines, kept verbatim by click (``\\b``)."""
+    return "\b\nExamples:\n" + "\n".join(f"  {line}" for line in lines)
+
+
+# -- output ----------------------------------------------------------------------------
+
+def is_terminal(stream: Any = None) -> bool:
+    """Whether ``stream`` (default stdout) is an interactive terminal."""
+    stream = sys.stdout if stream is None else stream
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+#: width used when output is piped: lines are never wrapped or cut
+PIPE_WIDTH = 10_000
+
+
+def console(stderr: bool = False) -> Console:
+    """A rich console for people: the terminal's width on a terminal; plain, unwrapped
+    lines without colour when piped (``COLUMNS`` still wins when set)."""
+    from rich.console import Console
+
+    stream = sys.stderr if stderr else sys.stdout
+    if is_terminal(stream) or os.environ.get("COLUMNS"):
+        return Console(stderr=stderr, highlight=False)
+    return Console(stderr=stderr, width=PIPE_WIDTH, soft_wrap=True, highlight=False,
+                   no_color=True)
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def inert(text: object) -> str:
+    """``text`` with every control character (ESC of ANSI/OSC sequences, C1 codes, bell,
+    carriage return ...) shown literally as ``\\xNN``; newlines and tabs are kept."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(text))
+
+
+def plain(text: object) -> str:
+    """``text`` made inert for the terminal: control sequences shown literally and rich
+    markup escaped, so text from a model, a person or a file is never rendered as
+    markup, colour or a hyperlink."""
+    from rich.markup import escape
+
+    return escape(inert(text))
+
+
+def warn(message: str) -> None:
+    """A note on stderr (never on stdout, which may carry JSON)."""
+    console(stderr=True).print(f"[yellow]note:[/] {plain(message)}")
+
+
+def fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
+    """Print a clear error on stderr and return the exit to raise."""
+    console(stderr=True).print(f"[bold red]error:[/] {plain(message)}")
+    return typer.Exit(code)
+
+
+def emit_json(obj: Any) -> None:
+    """Write ``obj`` as the one JSON document of the command (strict: no NaN)."""
+    import json
+
+    sys.stdout.write(json.dumps(obj, default=str, allow_nan=False) + "\n")
+    sys.stdout.flush()
+
+
+# -- LLM settings ----------------------------------------------------------------------
+
+def llm_settings(cache: Path | str | None, cache_mode: str | None,
+                 config_llm: dict[str, Any] | None = None) -> dict[str, Any]:
+    """LLM settings from ``--cache``/``--cache-mode`` (over a config's ``llm:`` block).
+
+    The one check every command shares: a bad mode, or replay with no cache to replay
+    from (which would silently make paid calls), is a usage error (exit 2).
+    """
+    if cache_mode is not None and cache_mode not in CACHE_MODES:
+        raise fail(f"--cache-mode must be one of {', '.join(CACHE_MODES)}, got {cache_mode!r}")
+    out: dict[str, Any] = dict(config_llm or {})
+    if cache is not None:
+        out["cache"] = str(cache)
+    if cache_mode is not None:
+        out["cache_mode"] = cache_mode
+    mode = out.get("cache_mode", "rw")
+    if mode == "replay":
+        if not out.get("cache"):
+            raise fail("--cache-mode replay needs a cache to replay: --cache PATH (or llm.cache "
+                       "in a bench config)")
+        if not Path(out["cache"]).exists():
+            raise fail(f"--cache-mode replay: no cache at {out['cache']}; record it first "
+                       "with --cache-mode rw")
+    if not out.get("cache"):
+        out.pop("cache_mode", None)
+    return out
+
+
+def check_out_path(path: Path | None, what: str = "--out") -> None:
+    """Fail before running (and before any paid call) when an output file cannot be written."""
+    if path is None:
+        return
+    if path.is_dir():
+        raise fail(f"{what} {path} is a directory; give a file path")
+    if not path.parent.exists():
+        raise fail(f"{what} {path}: folder {path.parent} does not exist")
+
+
+__all__ = [
+    "CACHE_MODES",
+    "DATA_HELP",
+    "EXIT_FAILED",
+    "EXIT_INTERRUPTED",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "alias_option",
+    "cache_mode_option",
+    "cache_option",
+    "check_out_path",
+    "console",
+    "data_option",
+    "emit_json",
+    "example",
+    "fail",
+    "inert",
+    "is_terminal",
+    "json_option",
+    "llm_settings",
+    "out_option",
+    "pick",
+    "plain",
+    "quiet_option",
+    "repeat_option",
+    "seed_option",
+    "warn",
+]

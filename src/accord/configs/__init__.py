@@ -1,0 +1,59 @@
+"""Experiment specs shipped with accord (``accord configs list|show|copy``).
+
+Each ``*.yaml`` here is an ``accord bench`` spec; ``accord bench NAME`` (``demo``,
+``games_tables5_8`` ...) resolves a shipped name when no file of that name exists.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from importlib.resources.abc import Traversable
+from pathlib import Path
+
+from accord.core.names import unknown_name
+
+
+def _folder() -> Traversable:
+    return resources.files("accord.configs")
+
+
+def names() -> list[str]:
+    """Names of the shipped specs (file names without ``.yaml``), sorted."""
+    return sorted(p.name[:-5] for p in _folder().iterdir()
+                  if p.is_file() and p.name.endswith(".yaml"))
+
+
+def text(name: str) -> str:
+    """The YAML text of a shipped spec; ``KeyError`` with a close match if unknown."""
+    key = name[:-5] if name.endswith(".yaml") else name
+    if key not in names():
+        raise KeyError(unknown_name("shipped config", name, names()))
+    return _folder().joinpath(f"{key}.yaml").read_text(encoding="utf-8")
+
+
+def description(name: str) -> str:
+    """The first comment line of a shipped spec (what it is for), or ``""``."""
+    for line in text(name).splitlines():
+        if line.startswith("#"):
+            return line.lstrip("# ").strip()
+        if line.strip():
+            break
+    return ""
+
+
+def resolve(target: str | Path) -> Path:
+    """``target`` as a file when it exists (or looks like a path), else the shipped spec of
+    that name, as a real file path."""
+    p = Path(target)
+    if p.exists() or p.suffix not in ("", ".yaml") or len(p.parts) > 1:
+        return p
+    key = p.name[:-5] if p.name.endswith(".yaml") else p.name
+    if key not in names():
+        raise KeyError(unknown_name("config", str(target), names(),
+                                    hint="(give a spec PATH.yaml or a shipped name; "
+                                    "see `accord configs list`)"))
+    with resources.as_file(_folder().joinpath(f"{key}.yaml")) as real:
+        return Path(real)
+
+
+__all__ = ["description", "names", "resolve", "text"]
