@@ -30,16 +30,37 @@ def render_cli_reference() -> str:
         raise PluginError("could not generate the CLI reference with "
                           f"`{' '.join(cmd[1:])}` (is accord installed in this environment?):\n"
                           f"{proc.stderr.strip()}")
+    _cache["text"] = _to_page(proc.stdout)
+    return _cache["text"]
+
+
+def _to_page(text: str) -> str:
+    """typer's Markdown, adjusted for a page: headings one level down (the page has its
+    own title), click's ``\\b`` verbatim markers dropped, and an epilog's indented example
+    lines (``Examples:`` then ``  accord ...``) kept as a code block instead of being
+    joined into one paragraph."""
     lines: list[str] = []
     fenced = False
-    for line in proc.stdout.strip().splitlines():
+    examples = False
+    for line in text.strip().replace("\b", "").splitlines():
+        if examples:
+            if line.startswith("  ") and line.strip():
+                lines.append(line[2:])
+                continue
+            lines.append("```")
+            examples = False
         if line.startswith("```"):
             fenced = not fenced
         elif not fenced and line.startswith("#"):
-            line = "#" + line  # the page has its own title
+            line = "#" + line
+        elif not fenced and line.strip() == "Examples:":
+            lines += ["**Examples**:", "", "```bash"]
+            examples = True
+            continue
         lines.append(line)
-    _cache["text"] = "\n".join(lines) + "\n"
-    return _cache["text"]
+    if examples:
+        lines.append("```")
+    return "\n".join(lines) + "\n"
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any, **kwargs: Any) -> str:
