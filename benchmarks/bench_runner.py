@@ -15,7 +15,9 @@ Wall-clock figures suffer when other processes share the cores, so every step al
 records the process's CPU time (user + system, single-threaded driver): the CPU cost
 per episode and the store's CPU cost are the figures to compare across machines.
 
-Optionally (``--process``) the same N episodes on the process-pool executor.
+Optionally (``--process``) the same N episodes on the process-pool executor at the
+highest concurrency, printed with its throughput relative to the asyncio executor
+(``benchmarks/bench_process.py`` times the whole ``accord bench`` command instead).
 
     python benchmarks/bench_runner.py [--episodes 10000] [--repeat 3] [--process]
 """
@@ -142,6 +144,7 @@ def main() -> None:
     write_t: list[Timing] = []
     sizes: list[int] = []
     proc_t: list[Timing] = []
+    workers: int | None = None
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         for r in range(args.repeat):
@@ -154,8 +157,10 @@ def main() -> None:
             write_t.append(wt)
             sizes.append(size)
             if args.process:
-                t, _ = time_executor(ProcessExecutor(os.cpu_count() or 2), items)
+                pool = ProcessExecutor(max(levels))
+                t, _ = time_executor(pool, items)
                 proc_t.append(t)
+                workers = pool.workers
             print(f"  repeat {r + 1}/{args.repeat} done (load average "
                   f"{os.getloadavg()[0]:.1f})", flush=True)
     print("\nepisodes per second, wall clock (median, min-max over repeats):")
@@ -164,8 +169,13 @@ def main() -> None:
             print(f"  concurrency {c:>3}  {label}: "
                   f"{fmt([n / t[0] for t in ts], 'ep/s')}")
     if proc_t:
-        print(f"  process pool x{os.cpu_count()}  executor only: "
+        top = max(levels)
+        print(f"  process pool, {workers} workers, concurrency {top}, executor only: "
               f"{fmt([n / t[0] for t in proc_t], 'ep/s')}")
+        ratio = statistics.median(t[0] for t in ex_t[top]) / statistics.median(
+            t[0] for t in proc_t)
+        print(f"  process vs local throughput at concurrency {top}: {ratio:.2f}x "
+              "(pool start-up included)")
     print("\ndriver CPU time per episode (user + system):")
     for c in levels:
         for label, ts in (("executor only", ex_t[c]), ("with store   ", bench_t[c])):

@@ -48,7 +48,7 @@ def test_run_yaml_path_and_errors(tmp_path):
     res = runner.invoke(app, ["run", str(path), "--agents", "linear,linear", "--json"])
     assert res.exit_code == 0 and json.loads(res.stdout)["status"] == "agreement"
     res = runner.invoke(app, ["run", "bargaining/nope", "--agents", "linear,linear"])
-    assert res.exit_code == 2 and "not a built-in bargaining scenario" in res.output
+    assert res.exit_code == 2 and "unknown bargaining scenario" in res.output
     res = runner.invoke(app, ["run", "bargaining/split", "--agents", "linear"])
     assert res.exit_code == 2 and "2 parties" in res.output
 
@@ -111,4 +111,4 @@ def test_bench_replay_without_cache_is_a_usage_error(tmp_path):
                    "agents:\n  - [llm:mock/negotiator, linear]\nseeds: 1\n")
     res = runner.invoke(app, ["bench", str(cfg), "--store", str(tmp_path / "c.db"),
                               "--cache-mode", "replay", "--quiet"])
-    assert res.exit_code == 2 and "needs a cache" in res.output
+    assert res.exit_code == 2 and "needs --cache" in res.output

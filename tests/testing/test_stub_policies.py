@@ -104,3 +104,19 @@ def test_faulty_policy_counts_then_recovers() -> None:
     shortcut = make_policy("faulty-unknown-fields", inner=ScriptedPolicy([GOOD], cycle=True))
     assert "surprise" in shortcut.respond(REQ).text  # type: ignore[union-attr]
     assert shortcut.respond(REQ) == Reply(GOOD)  # once by default
+
+
+def test_bad_request_fault_and_always_policies() -> None:
+    once = make_policy("faulty-bad-request", inner=ScriptedPolicy([GOOD], cycle=True))
+    first = once.respond(REQ)
+    assert isinstance(first, HttpError) and first.status == 400
+    assert first.error_type == "invalid_request_error"
+    assert once.respond(REQ) == Reply(GOOD)
+    for name, status in (("always-bad-request", 400), ("always-server-error", 500),
+                         ("always-rate-limit", 429)):
+        always = make_policy(name)
+        outs = [always.respond(REQ) for _ in range(3)]
+        assert all(isinstance(o, HttpError) and o.status == status for o in outs), name
+    garbage = make_policy("always-malformed")
+    texts = [garbage.respond(REQ) for _ in range(3)]
+    assert all(isinstance(t, Reply) and "<" not in t.text for t in texts)

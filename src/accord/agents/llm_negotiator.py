@@ -25,7 +25,7 @@ from accord.agents.utility_render import private_numbers, readable_utility, util
 from accord.core.moves import Accept, Malformed, Message, Move, Offer, Reject, Suggest, Walk
 from accord.llm import GenerationConfig, LLMClient, LLMError
 from accord.protocols.base import Observation, Termination
-from accord.protocols.judge import JudgeVerdict, TerminationJudge
+from accord.protocols.judge import DECISIONS, JUDGE, JudgeVerdict, TerminationJudge
 from accord.protocols.negotiation import MediatorObservation, NegotiationObservation
 
 PROTOCOL_TEXT = (
@@ -185,7 +185,8 @@ class LLMMediator(Agent):
         try:
             done = await self.session.ask(prompt)
         except LLMError as exc:
-            raise RuntimeError(f"LLM mediator call failed: {type(exc).__name__}: {exc}") from exc
+            raise RuntimeError(f"LLM mediator call failed ({self.client.model}): "
+                               f"{type(exc).__name__}: {exc}") from exc
         text = strip_private(done.text)
         found = _PROPOSAL.findall(text)
         if len(found) != 1:
@@ -205,8 +206,37 @@ class LLMMediator(Agent):
         return self.session.usage() if self.session else {}
 
 
+class JudgeFailure(RuntimeError):
+    """An LLM judge that could not decide: its endpoint failed or its replies were unusable.
+
+    The engine records it as an ``error`` ending with ``who="judge"`` and this message.
+    """
+
+
+_VERDICT = re.compile(r"<VERDICT>\s*(continue|agreement|no_deal)\s*</VERDICT>", re.I)
+_REASON = re.compile(r"<REASON>(.*?)</REASON>", re.S)
+
+
+def parse_verdict(text: str) -> JudgeVerdict | None:
+    """The verdict in a judge reply (``None`` without exactly one readable ``<VERDICT>``)."""
+    public = strip_private(text)
+    found = _VERDICT.findall(public)
+    if len(found) != 1:
+        return None
+    decision = found[0].lower()
+    assert decision in DECISIONS
+    why = _REASON.search(public)
+    return JudgeVerdict(decision, why.group(1).strip() if why else "")
+
+
 class LLMJudge(TerminationJudge):
-    """An LLM termination judge (V15); a reply it cannot parse means ``continue``."""
+    """An LLM termination judge (V15), one session per episode.
+
+    An unreadable reply is sent back with targeted feedback, up to the episode's
+    ``max_retries`` times per step; after that, or when the endpoint fails (HTTP 4xx,
+    5xx after the client's retries, timeouts), :class:`JudgeFailure` ends the episode
+    with an ``error`` record naming the judge.
+    """
 
     name = "llm"
 
@@ -214,23 +244,41 @@ class LLMJudge(TerminationJudge):
         self.client, self.config, self.episode = client, config, episode
         self.session: LLMSession | None = None
 
+    async def _ask(self, prompt: str) -> str:
+        assert self.session is not None
+        try:
+            return (await self.session.ask(prompt)).text
+        except LLMError as exc:
+            raise JudgeFailure(f"LLM judge call failed ({self.client.model}): "
+                               f"{type(exc).__name__}: {exc}") from exc
+
     async def judge(self, view: dict[str, Any], proposed: Termination | None,
                     bounds: dict[str, Any]) -> JudgeVerdict:
         if self.session is None:
             self.session = LLMSession(self.client, render("judge_system.j2"), self.config,
-                                      self.episode, "judge")
+                                      self.episode, JUDGE)
         slim = {k: view.get(k) for k in ("round", "max_rounds", "phase", "current_offer",
                                           "verdicts", "ended")}
         said = "continue" if proposed is None else f"{proposed.status} ({proposed.reason})"
-        done = await self.session.ask(render("judge_turn.j2", view=slim, proposed=said,
-                                             bounds=bounds))
-        m = re.search(r"<VERDICT>\s*(continue|agreement|no_deal)\s*</VERDICT>", done.text, re.I)
-        why = re.search(r"<REASON>(.*?)</REASON>", done.text, re.S)
-        if m is None:
-            return JudgeVerdict("continue", "unparseable judge reply; continuing")
-        decision = m.group(1).lower()
-        assert decision in ("continue", "agreement", "no_deal")
-        return JudgeVerdict(decision, why.group(1).strip() if why else "")  # type: ignore[arg-type]
+        attempts = int(bounds.get("max_retries") or 0) + 1
+        text = await self._ask(render("judge_turn.j2", view=slim, proposed=said, bounds=bounds))
+        for attempt in range(2, attempts + 1):
+            verdict = parse_verdict(text)
+            if verdict is not None:
+                return verdict
+            text = await self._ask(render(
+                "judge_feedback.j2", attempt=attempt, max_attempts=attempts,
+                problem="it holds no single <VERDICT> with continue, agreement or no_deal"))
+        verdict = parse_verdict(text)
+        if verdict is None:
+            clip = " ".join(strip_private(text).split())[:200]
+            raise JudgeFailure(f"LLM judge ({self.client.model}) gave no readable verdict in "
+                               f"{attempts} attempt(s); last reply: {clip!r}")
+        return verdict
+
+    def usage(self) -> dict[str, Any]:
+        """Token usage and cost of the judge's session in its episode."""
+        return self.session.usage() if self.session else {}
 
 
 def _client(spec: AgentSpec, ctx: Mapping[str, Any]) -> tuple[LLMClient, GenerationConfig]:
@@ -273,4 +321,4 @@ register_negotiator("llm", _negotiator)
 register_mediator("llm", _mediator)
 register_judge("llm", _judge)
 
-__all__ = ["LLMJudge", "LLMMediator", "LLMNegotiator", "Walk"]
+__all__ = ["JudgeFailure", "LLMJudge", "LLMMediator", "LLMNegotiator", "Walk", "parse_verdict"]

@@ -2,8 +2,11 @@
 
 * ``local`` (default): one asyncio loop, at most ``concurrency`` episodes in flight.
   Right for LLM agents, whose episodes mostly wait on the network.
-* ``process``: a pool of ``concurrency`` worker processes (spawned, so no state leaks
-  from the driver); right for CPU-heavy agents and solvers.
+* ``process``: one pool per run of ``min(concurrency, CPUs, episodes)`` worker processes
+  (forked from a fork server, a clean interpreter started for the purpose, else
+  spawned: no state leaks from the driver);
+  right for CPU-heavy agents and solvers. Episodes travel in small batches and each
+  worker runs its batch with asyncio, so ``concurrency`` still bounds episodes in flight.
 * ``ray`` / ``ray:ADDRESS`` / ``ray://ADDRESS``: Ray tasks on a local instance or a
   cluster (:mod:`accord.bench.ray_executor`, optional extra).
 
@@ -14,33 +17,107 @@ driver, which is the only writer to the store.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import multiprocessing
 import os
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
+from typing import Any
 
-from accord.bench.worker import EpisodeRecord, EpisodeTask, execute, execute_sync, failed_record
+from accord.bench.worker import EpisodeRecord, EpisodeTask, execute, execute_batch, failed_record
 
 
 def watch_parent(parent: int, period: float = 1.0) -> None:
     """Pool-worker initializer: exit when the driver process is gone.
 
     A SIGKILLed ``accord bench`` cannot shut its pool down; without this its workers would
-    be re-parented and idle forever.
+    be re-parented and idle forever. A worker's parent is the driver (spawn) or the fork
+    server, which exits with the driver: either way the parent changes, or the driver's
+    pid disappears.
     """
     import threading
     import time
 
+    first = os.getppid()
+
+    def gone() -> bool:
+        if os.getppid() != first:
+            return True
+        try:
+            os.kill(parent, 0)
+        except ProcessLookupError:
+            return True
+        except PermissionError:  # the pid now belongs to another user's process
+            return True
+        return False
+
     def watch() -> None:
         while True:
             time.sleep(period)
-            if os.getppid() != parent:
+            if gone():
                 os._exit(0)
 
     threading.Thread(target=watch, name="accord-parent-watch", daemon=True).start()
+
+
+def init_worker(parent: int, modules: tuple[str, ...] = ()) -> None:
+    """Pool-worker initializer: watch the driver, then import what the run's episodes need.
+
+    ``modules`` are the run's domain modules and plugins; with the fork server they are
+    already loaded (preloaded once, inherited by every worker). A module that fails to
+    import is skipped here: the episodes that need it fail with the error text.
+    """
+    import importlib
+
+    watch_parent(parent)
+    for module in modules:
+        with contextlib.suppress(Exception):
+            importlib.import_module(module)
+
+
+def available_cpus() -> int:
+    """CPUs this process may run on (its affinity mask where the OS has one)."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    if affinity is not None:
+        with contextlib.suppress(OSError):
+            return max(1, len(affinity(0)))
+    return os.cpu_count() or 1
+
+
+def worker_modules(tasks: Sequence[EpisodeTask]) -> tuple[str, ...]:
+    """The domain modules and plugins the tasks need, in first-use order."""
+    from accord.domains import domain_module
+
+    out: dict[str, None] = {}
+    for task in tasks:
+        for plugin in task.plugins:
+            out.setdefault(plugin)
+        module = domain_module(task.spec.domain)
+        if module is not None:
+            out.setdefault(module)
+    return tuple(out)
+
+
+def pool_size(concurrency: int, episodes: int, cpus: int | None = None) -> int:
+    """Worker processes for a run: never more than episodes in flight, CPUs or episodes."""
+    return max(1, min(concurrency, cpus or available_cpus(), episodes))
+
+
+#: at most this many episodes travel to a worker in one message
+MAX_BATCH = 16
+
+
+def batch_size(episodes: int, workers: int) -> int:
+    """Episodes per pool message: about four batches per worker, at most :data:`MAX_BATCH`.
+
+    One message per episode costs a round trip per (often millisecond-long) code-agent
+    episode; a few batches per worker keep the load balanced and records flowing.
+    """
+    return max(1, min(MAX_BATCH, episodes // (4 * workers)))
+
 
 #: default episodes in flight for the asyncio executor
 DEFAULT_CONCURRENCY = 8
@@ -148,49 +225,80 @@ class LocalExecutor(Executor):
 
 
 class ProcessExecutor(Executor):
-    """A pool of spawned worker processes, each running one episode at a time."""
+    """One pool of worker processes per run; batches of episodes go to free workers.
+
+    The pool has :func:`pool_size` workers (``concurrency`` capped by the CPUs and the
+    number of episodes); each runs its batch of :func:`batch_size` episodes with at most
+    ``ceil(concurrency / workers)`` in flight. Where the platform has a fork server, the
+    workers are forked from it after it imported, once, the driver's main module, the
+    worker code and the run's domain modules, so no worker re-imports anything; else
+    they are spawned and import those modules in their initializer.
+    """
 
     name = "process"
 
     def __init__(self, concurrency: int | None = None) -> None:
-        self.concurrency = concurrency or os.cpu_count() or 1
+        self.concurrency = concurrency or available_cpus()
+        #: worker processes of the last run (``None`` before any run)
+        self.workers: int | None = None
 
-    def _pool(self) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(max_workers=self.concurrency,
-                                   mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=watch_parent, initargs=(os.getpid(),))
+    def _pool(self, workers: int, modules: tuple[str, ...]) -> ProcessPoolExecutor:
+        if "forkserver" in multiprocessing.get_all_start_methods():
+            ctx: Any = multiprocessing.get_context("forkserver")
+            # takes effect when the fork server starts (the first pool of this process);
+            # '__main__' first, so forked workers do not each re-run the main script
+            ctx.set_forkserver_preload(["__main__", __name__, *(
+                m for m in modules if m.startswith("accord."))])
+        else:
+            ctx = multiprocessing.get_context("spawn")
+        return ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
+                                   initializer=init_worker, initargs=(os.getpid(), modules))
 
     async def run(self, tasks: Iterable[EpisodeTask]) -> AsyncIterator[EpisodeRecord]:
-        """Keep the pool busy with a small queue; a dead worker fails its episodes only."""
+        """Keep every worker busy with a short queue of batches; a dead worker fails its
+        batch only."""
+        items = tasks if isinstance(tasks, Sequence) else list(tasks)
+        if not items:
+            return
         loop = asyncio.get_running_loop()
-        it = iter(tasks)
-        pool = self._pool()
-        pending: dict[asyncio.Future[EpisodeRecord], tuple[EpisodeTask, ProcessPoolExecutor]] = {}
+        workers = self.workers = pool_size(self.concurrency, len(items))
+        in_flight = -(-self.concurrency // workers)
+        size = batch_size(len(items), workers)
+        batches = (items[i:i + size] for i in range(0, len(items), size))
+        modules = worker_modules(items)
+        pool = self._pool(workers, modules)
+        pending: dict[asyncio.Future[list[EpisodeRecord]],
+                      tuple[Sequence[EpisodeTask], ProcessPoolExecutor]] = {}
 
         def fill() -> None:
-            while len(pending) < 2 * self.concurrency:
-                task = next(it, None)
-                if task is None:
+            while len(pending) < 2 * workers:
+                batch = next(batches, None)
+                if batch is None:
                     return
-                pending[loop.run_in_executor(pool, execute_sync, task)] = (task, pool)
+                fut = loop.run_in_executor(pool, execute_batch, batch, in_flight)
+                pending[fut] = (batch, pool)
 
         try:
             fill()
             while pending:
                 done, _ = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
                 for fut in done:
-                    task, owner = pending.pop(fut)
+                    batch, owner = pending.pop(fut)
                     try:
-                        yield fut.result()
+                        records = fut.result()
                     except BrokenProcessPool:
-                        yield failed_record(task, "BrokenProcessPool: a worker process died "
-                                            "(out of memory, a crash in native code or a "
-                                            "kill) while this episode was running or queued")
+                        records = [failed_record(t, "BrokenProcessPool: a worker process died "
+                                                 "(out of memory, a crash in native code or "
+                                                 "a kill) while this episode was running or "
+                                                 "queued") for t in batch]
                         if owner is pool:  # replace the broken pool once
                             pool.shutdown(wait=False, cancel_futures=True)
-                            pool = self._pool()
+                            pool = self._pool(workers, modules)
                     except Exception as exc:
-                        yield failed_record(task, f"{type(exc).__name__}: {exc}")
+                        records = [failed_record(t, f"{type(exc).__name__}: {exc}")
+                                   for t in batch]
+                    for rec in records:
+                        yield rec
                 fill()
         finally:
             pool.shutdown(wait=False, cancel_futures=True)

@@ -12,7 +12,6 @@ import asyncio
 import contextlib
 import signal
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -111,13 +110,13 @@ def resolved_config(config: ExperimentConfig, plan: Plan, executor: Executor,
 
 
 def _tasks(queue: list[PlannedEpisode], config: ExperimentConfig, llm: dict[str, Any],
-           data: str | None) -> Iterator[EpisodeTask]:
-    for ep in queue:
-        yield EpisodeTask(ep.id, ep.spec, ep.repeat, config.name, llm, data, config.plugins,
-                          config.timeout)
+           data: str | None) -> list[EpisodeTask]:
+    # a list, not a generator: the process executor sizes its pool by the episode count
+    return [EpisodeTask(ep.id, ep.spec, ep.repeat, config.name, llm, data, config.plugins,
+                        config.timeout) for ep in queue]
 
 
-async def _drive(executor: Executor, tasks: Iterator[EpisodeTask], store: Store | None,
+async def _drive(executor: Executor, tasks: list[EpisodeTask], store: Store | None,
                  run: str, session: int | None, report: BenchReport,
                  progress: BenchProgress) -> None:
     async for rec in executor.run(tasks):

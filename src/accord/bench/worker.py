@@ -14,7 +14,7 @@ import os
 import socket
 import time
 import traceback
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -145,6 +145,23 @@ async def execute(task: EpisodeTask) -> EpisodeRecord:
 def execute_sync(task: EpisodeTask) -> EpisodeRecord:
     """:func:`execute` on a fresh event loop (for process pools and Ray tasks)."""
     return asyncio.run(execute(task))
+
+
+async def execute_many(tasks: Sequence[EpisodeTask], concurrency: int = 1
+                       ) -> list[EpisodeRecord]:
+    """:func:`execute` for each task, at most ``concurrency`` at once; records in task order."""
+    gate = asyncio.Semaphore(max(1, concurrency))
+
+    async def one(task: EpisodeTask) -> EpisodeRecord:
+        async with gate:
+            return await execute(task)
+
+    return list(await asyncio.gather(*(one(t) for t in tasks)))
+
+
+def execute_batch(tasks: Sequence[EpisodeTask], concurrency: int = 1) -> list[EpisodeRecord]:
+    """:func:`execute_many` on a fresh event loop: one pool message carries several episodes."""
+    return asyncio.run(execute_many(tasks, concurrency))
 
 
 def failed_record(task: EpisodeTask, message: str) -> EpisodeRecord:

@@ -80,7 +80,8 @@ def _report_json(rep: BenchReport, errored: int) -> dict[str, Any]:
 
 
 def bench_command(
-    config: str = typer.Argument(..., help="Experiment spec: a YAML file or the name of a "
+    config: str = typer.Argument(..., metavar="SPEC",
+        help="Experiment spec: a YAML file or the name of a "
                                  "shipped spec (accord configs list)."),
     out: Path | None = c.out_option("Results store to write (default: the config's 'store', "
                                     "else runs/<name>.db); a rerun resumes it."),
@@ -236,7 +237,8 @@ def _print_layout(store: Path, run: str | None, layout: str, fmt: str) -> None:
 
 
 def results_command(
-    store: Path = typer.Argument(..., help="Results store, e.g. runs/demo.db."),
+    store: Path = typer.Argument(..., metavar="STORE",
+        help="Results store, e.g. runs/demo.db."),
     run: str | None = typer.Option(None, "--run", help="One run of the store (default: all)."),
     group_by: str | None = typer.Option(None, "--group-by", "-g", help="Comma-separated "
                                         "fields: domain, scenario, agents, agent0, seed, "
@@ -402,7 +404,8 @@ def _print_results(store: Path, run: str | None, episodes: list[Any], agg: Any, 
 
 
 def show_command(
-    store: Path = typer.Argument(..., help="Results store, e.g. runs/demo.db."),
+    store: Path = typer.Argument(..., metavar="STORE",
+        help="Results store, e.g. runs/demo.db."),
     episode_id: str = typer.Argument(..., help="Episode id (a unique prefix is enough; "
                                      "accord results STORE --episodes lists them)."),
     run: str | None = typer.Option(None, "--run", help="The run, when ids are ambiguous."),

@@ -41,7 +41,7 @@ def json_option() -> Any:
 
 def out_option(help: str, *, required: bool = False, default: Path | None = None) -> Any:
     """``--out/-o PATH``: where the command writes its output (file or folder, per ``help``)."""
-    return typer.Option(... if required else default, "--out", "-o", help=help)
+    return typer.Option(... if required else default, "--out", "-o", help=help, metavar="PATH")
 
 
 def quiet_option() -> Any:
@@ -52,29 +52,30 @@ def quiet_option() -> Any:
 
 def seed_option(default: int | None = 0, help: str = "Random seed.") -> Any:
     """``--seed N``."""
-    return typer.Option(default, "--seed", help=help)
+    return typer.Option(default, "--seed", help=help, metavar="N")
 
 
 def data_option() -> Any:
     """``--data PATH``: where Deal-or-No-Deal data is read from."""
-    return typer.Option(None, "--data", help=DATA_HELP)
+    return typer.Option(None, "--data", help=DATA_HELP, metavar="PATH")
 
 
 def repeat_option(default: int = 1, help: str = "Episodes to run (seeds SEED, SEED+1, ...).",
                   ) -> Any:
     """``--repeat/-n N``: how many episodes of the same setting."""
-    return typer.Option(default, "--repeat", "-n", min=1, help=help)
+    return typer.Option(default, "--repeat", "-n", min=1, help=help, metavar="N")
 
 
 def cache_option() -> Any:
     """``--cache PATH``: the LLM completion cache."""
-    return typer.Option(None, "--cache", help="LLM completion cache (SQLite file).")
+    return typer.Option(None, "--cache", help="LLM completion cache (SQLite file).",
+                        metavar="PATH")
 
 
 def cache_mode_option(default: str | None = "rw") -> Any:
     """``--cache-mode off|rw|replay``."""
     return typer.Option(default, "--cache-mode", help="LLM cache: off | rw | replay (replay "
-                        "makes no request and needs --cache).")
+                        "makes no request and needs --cache).", metavar="MODE")
 
 
 def alias_option(*names: str) -> Any:
@@ -184,8 +185,8 @@ def llm_settings(cache: Path | str | None, cache_mode: str | None,
     mode = out.get("cache_mode", "rw")
     if mode == "replay":
         if not out.get("cache"):
-            raise fail("--cache-mode replay needs a cache to replay: --cache PATH (or llm.cache "
-                       "in a bench config)")
+            raise fail("--cache-mode replay needs --cache PATH, the recorded cache to replay "
+                       "(in a bench config: llm.cache)")
         if not Path(out["cache"]).exists():
             raise fail(f"--cache-mode replay: no cache at {out['cache']}; record it first "
                        "with --cache-mode rw")

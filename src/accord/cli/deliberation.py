@@ -149,7 +149,7 @@ def list_(setting: str = typer.Argument(None, help="Show the instances of one se
                    f"max reward {r['max_reward']:g}{extra}")
 
 
-@app.command()
+@app.command(epilog=c.example("accord deliberation check my-instance.json"))
 def check(path: Path = typer.Argument(..., help="Instance JSON file.")) -> None:
     """Validate an instance file and its observation spec."""
     from accord.domains.deliberation import DataError, check_observations, load_instance

@@ -231,7 +231,8 @@ def _play_through_runner(points: Sequence[Datapoint], specs: Sequence[AgentSpec]
     "accord dond play --data DIR --agents llm-workflow:openai/gpt-4.1-mini,workflow "
     "--hardest 44 --cache runs/llm.db"))
 def play(
-    agents: str = typer.Option(..., "--agents", "-a", help="Two agent specs alice,bob, e.g. "
+    agents: str = typer.Option(..., "--agents", "-a", metavar="SPECS",
+        help="Two agent specs alice,bob, e.g. "
                                f"workflow,greedy (kinds: {AGENT_KINDS_HELP})."),
     data: Path | None = c.data_option(),
     split: str = typer.Option("test", "--split", help="test | val"),

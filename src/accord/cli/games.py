@@ -87,7 +87,8 @@ def _resolve(target: str, params: dict[str, Any]) -> Any:
 @app.command(epilog=c.example("accord games solve prisoners-dilemma --json",
                               "accord games solve draco", "accord games solve my-game.json"))
 def solve(
-    target: str = typer.Argument(..., help="catalog name or game file (.json/.yaml)"),
+    target: str = typer.Argument(..., metavar="TARGET",
+        help="catalog name or game file (.json/.yaml)"),
     as_json: bool = c.json_option(),
     param: list[str] | None = typer.Option(None, "--param", "-p",
                                            help="game parameter NAME=VALUE (repeatable)"),
@@ -133,7 +134,8 @@ def solve(
     "--repeat 10",
     "accord games play prisoners-dilemma --agents llm:openai/gpt-4.1-mini --cache runs/llm.db"))
 def play(
-    target: str = typer.Argument(..., help="catalog name or game file (.json/.yaml)"),
+    target: str = typer.Argument(..., metavar="TARGET",
+        help="catalog name or game file (.json/.yaml)"),
     agents: str = typer.Option(..., "--agents", "-a",
                                help="agent specs, one per player (a single spec plays "
                                "every player): rational, random, fixed:ACTION, llm:MODEL, "

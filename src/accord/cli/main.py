@@ -67,9 +67,11 @@ def scenarios(as_json: bool = c.json_option()) -> None:
     "accord run games/stag-hunt --agents rational,rational",
     "accord run deal-or-no-deal/<datapoint-id> --agents workflow,workflow --data DIR"))
 def run(
-    target: str = typer.Argument(..., help="DOMAIN/SCENARIO (e.g. bargaining/buyer-seller) "
+    target: str = typer.Argument(..., metavar="TARGET",
+        help="DOMAIN/SCENARIO (e.g. bargaining/buyer-seller) "
                                  "or a scenario PATH.yaml (bargaining, or DOMAIN/PATH.yaml)"),
-    agents: str = typer.Option(..., "--agents", "-a", help="Comma-separated agent specs, "
+    agents: str = typer.Option(..., "--agents", "-a", metavar="SPECS",
+        help="Comma-separated agent specs, "
                                "one per party, e.g. boulware,conceder."),
     seed: int = c.seed_option(),
     max_rounds: int | None = typer.Option(None, "--max-rounds", help="Round cap."),
@@ -138,7 +140,8 @@ RUN_DOMAINS: tuple[str, ...] = ("task-exchange", "deliberation", "deal-or-no-dea
 @app.command(epilog=c.example("accord analyze bargaining/procurement",
                               "accord analyze my-scenario.yaml --json"))
 def analyze(
-    target: str = typer.Argument(..., help="bargaining/<scenario> or PATH.yaml"),
+    target: str = typer.Argument(..., metavar="TARGET",
+        help="bargaining/<scenario> or PATH.yaml"),
     as_json: bool = c.json_option(),
     max_outcomes: int | None = typer.Option(None, "--max-outcomes", help="Refuse scenarios "
                                             "with more outcomes than this (default 10^6)."),

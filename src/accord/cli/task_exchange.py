@@ -157,10 +157,12 @@ def run_cmd(scenario: str = typer.Argument(..., help="Built-in scenario name or 
         raise typer.Exit(c.EXIT_FAILED)
 
 
-@app.command("prompt")
-def prompt_cmd(scenario: str = typer.Argument(...),
+@app.command("prompt", epilog=c.example("accord task-exchange prompt cooperative",
+                                         "accord task-exchange prompt competitive --role Bob"))
+def prompt_cmd(scenario: str = typer.Argument(..., help="Built-in scenario name or .yaml path."),
                role: str = typer.Option(None, "--role", help="Defaults to the first role."),
-               strategy: str = typer.Option("utility-aware", "--strategy"),
+               strategy: str = typer.Option("utility-aware", "--strategy",
+                                            help="utility-aware | baseline"),
                state: bool = typer.Option(False, "--state", help="include the <TX_SETUP> "
                                           "block the llm agent adds (as it sends it)")) -> None:
     """Print the standing Figure 7 prompt one agent would receive."""
@@ -172,10 +174,12 @@ def prompt_cmd(scenario: str = typer.Argument(...),
 
 
 @app.command("plot", epilog=c.example("accord task-exchange plot competitive --out fig2.png"))
-def plot_cmd(scenario: str = typer.Argument(...),
+def plot_cmd(scenario: str = typer.Argument(..., help="Built-in scenario name or .yaml path."),
              out: Path = c.out_option("PNG file to write.", required=True),
-             agents: str = typer.Option("utility-aware,utility-aware", "--agents", "-a"),
-             strategy: str = typer.Option("utility-aware", "--strategy"),
+             agents: str = typer.Option("utility-aware,utility-aware", "--agents", "-a",
+                                        help="Two agent specs, comma separated."),
+             strategy: str = typer.Option("utility-aware", "--strategy",
+                                          help="utility-aware | baseline"),
              repeat: int = c.repeat_option(5, "Episodes to draw (seeds SEED, SEED+1, ...)."),
              runs: int | None = c.alias_option("--runs"),
              seed: int = c.seed_option()) -> None:
@@ -200,7 +204,9 @@ def plot_cmd(scenario: str = typer.Argument(...),
     typer.echo(f"wrote {out}")
 
 
-@app.command("generate")
+@app.command("generate", epilog=c.example(
+    "accord task-exchange generate --model openai/gpt-4.1-mini --out my.yaml --cache llm.db",
+    "accord task-exchange generate --model mock/task-exchange-generator --out demo.yaml"))
 def generate_cmd(
     model: str = typer.Option(..., "--model", help="model string, e.g. openai/gpt-4.1-mini"),
     out: Path = c.out_option("Scenario file to write (FILE.yaml); its tasks file goes next "
@@ -215,7 +221,8 @@ def generate_cmd(
     keep_descriptions: bool = typer.Option(False, "--keep-descriptions", help="reuse the "
                                            "tasks file's composite descriptions; only "
                                            "score them"),
-    temperature: float | None = typer.Option(None, "--temperature"),
+    temperature: float | None = typer.Option(None, "--temperature",
+                                             help="Sampling temperature of the model."),
     cache: Path | None = c.cache_option(),
     cache_mode: str = c.cache_mode_option(),
     as_json: bool = c.json_option(),

@@ -8,12 +8,14 @@ its metrics as a pure function of the result (DESIGN.md principle 6). The runner
 
 from __future__ import annotations
 
+import importlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from accord.agents.spec import AgentSpec
+from accord.core.names import unknown_name
 from accord.protocols.engine import EpisodeResult
 
 
@@ -104,15 +106,24 @@ def register_domain(domain: Domain) -> Domain:
 
 
 def get_domain(name: str) -> Domain:
-    """The registered domain called ``name``, with a helpful error otherwise."""
-    from accord.domains import load_builtin_domains
+    """The registered domain called ``name``, with a helpful error otherwise.
 
-    load_builtin_domains()
+    A built-in domain is imported on its own (the others stay unloaded); any other name
+    loads every built-in domain first, so the error can list them all.
+    """
+    if name in _DOMAINS:
+        return _DOMAINS[name]
+    from accord.domains import domain_module, load_builtin_domains
+
+    module = domain_module(name)
+    if module is not None:
+        importlib.import_module(module)
+    if name not in _DOMAINS:
+        load_builtin_domains()
     try:
         return _DOMAINS[name]
     except KeyError:
-        known = ", ".join(sorted(_DOMAINS)) or "none"
-        raise KeyError(f"unknown domain {name!r}; known domains: {known}") from None
+        raise KeyError(unknown_name("domain", name, _DOMAINS)) from None
 
 
 def all_domains() -> dict[str, Domain]:

@@ -4,6 +4,11 @@ The loop fits on one screen (DESIGN.md principle 5): ask the roles that must mov
 (concurrently when several), validate each move before anyone else sees it, let an
 invalid mover retry with targeted feedback up to ``max_retries`` times inside its
 turn, apply, log, ask the judge, check the bounds. A bound always wins.
+
+Failures become records, never tracebacks: an agent (party or mediator) that raises,
+or a judge that raises or answers something that is not a verdict, is logged as an
+``agent_error`` event and ends the episode with status ``error`` naming the role
+(``who`` is the role, or ``"judge"``) and the error text in ``detail``.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from accord.agents.base import Agent
 from accord.core.moves import Move
 from accord.core.trajectory import Trajectory
 from accord.protocols.base import Protocol, Termination
-from accord.protocols.judge import RuleJudge, TerminationJudge
+from accord.protocols.judge import DECISIONS, JUDGE, JudgeVerdict, RuleJudge, TerminationJudge
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,8 +109,39 @@ async def _ask(
                 feedback=invalid.feedback, data={"attempt": attempt, **invalid.details},
                 t=time.monotonic() - t0)
         obs = dataclasses.replace(obs, feedback=invalid, attempt=attempt + 1)
+    last = obs.feedback
     detail = f"{role} made {bounds.max_retries + 1} invalid attempts in one turn"
+    if last is not None:  # the last rejection says what went wrong, without the log
+        detail += f"; last: {last.reason}: {last.feedback}"
     raise _Failure(Termination("error", "error", role, detail))
+
+
+async def _consult(
+    judge: TerminationJudge,
+    view: dict[str, Any],
+    proposed: Termination | None,
+    bounds: Bounds,
+    log: Trajectory,
+    rnd: int,
+    t0: float,
+) -> JudgeVerdict:
+    """The judge's verdict; a judge that raises or returns no verdict ends the run cleanly."""
+    try:
+        verdict = await judge.judge(view, proposed, bounds.to_dict())
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # like an agent crash: a record naming the judge, no traceback
+        detail = f"{type(exc).__name__}: {exc}"
+        reason = "judge_exception"
+    else:
+        if isinstance(verdict, JudgeVerdict) and verdict.decision in DECISIONS:
+            return verdict
+        detail = (f"judge {judge.name!r} returned {verdict!r}; expected a JudgeVerdict with a "
+                  f"decision in {', '.join(DECISIONS)}")
+        reason = "judge_invalid_verdict"
+    log.add(rnd, JUDGE, "agent_error", reason=reason, feedback=detail,
+            data={"judge": judge.name}, t=time.monotonic() - t0)
+    raise _Failure(Termination("error", "error", JUDGE, detail))
 
 
 def rounds_done(protocol: Protocol[Any], state: Any) -> int:
@@ -165,7 +201,8 @@ async def _loop(
             return Termination("no_deal", "bound_hit", None, which)
         if proposed is None and isinstance(judge, RuleJudge):
             continue  # the rule judge cannot disagree with the protocol; skip the call
-        verdict = await judge.judge(protocol.public_view(state), proposed, bounds.to_dict())
+        verdict = await _consult(judge, protocol.public_view(state), proposed, bounds, log,
+                                 rnd, t0)
         if not isinstance(judge, RuleJudge):
             log.add(rnd, None, "note", reason="judge", data={
                 "judge": judge.name, "decision": verdict.decision, "why": verdict.reason})
@@ -220,5 +257,7 @@ async def run_episode(
     log.add(rounds, term.who, "end", reason=term.reason,
             data={"status": term.status, "detail": term.detail, "flags": flags}, t=wall)
     usage = {role: u for role, a in agents.items() if (u := a.usage())}
+    if judge_usage := judge.usage():  # an LLM judge's calls are paid for too
+        usage[JUDGE] = judge_usage
     return EpisodeResult(term.status, term.reason, term.who, rounds, record, flags, log, wall,
                          usage, term.detail)

@@ -4,6 +4,8 @@ A judge is never a party: it sees the protocol's public view, the protocol's own
 termination verdict and the bound state. The default :class:`RuleJudge` follows the
 protocol's rules exactly; an LLM judge (``accord.agents.llm``) plugs in through the
 same interface. The engine only honours ``agreement`` when the protocol confirms it.
+A judge that cannot decide (its endpoint fails, its reply cannot be read) raises; the
+engine turns that into an ``error`` record with ``who="judge"``, as it does for agents.
 """
 
 from __future__ import annotations
@@ -15,6 +17,11 @@ from typing import Any, Literal
 from accord.protocols.base import Termination
 
 Decision = Literal["continue", "agreement", "no_deal"]
+DECISIONS: tuple[Decision, ...] = ("continue", "agreement", "no_deal")
+"""Every decision a judge may return."""
+
+JUDGE = "judge"
+"""The role name a judge's failure is recorded under (``who`` of an ``error`` record)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +42,10 @@ class TerminationJudge(ABC):
         self, view: dict[str, Any], proposed: Termination | None, bounds: dict[str, Any]
     ) -> JudgeVerdict:
         """Verdict on the latest step given the public view and the protocol's own verdict."""
+
+    def usage(self) -> dict[str, Any]:
+        """Token usage and cost of the judge in its episode (empty for code judges)."""
+        return {}
 
 
 class RuleJudge(TerminationJudge):

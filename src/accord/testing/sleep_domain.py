@@ -6,6 +6,10 @@ agreement with a value derived from the seed. Params (all optional):
 
 * ``delay`` / ``spin``: seconds to sleep / to busy-wait;
 * ``fail_seeds``: seeds whose episode raises ``RuntimeError``;
+* ``pid_dir``: a directory; each episode first creates a file there named by the pid of
+  the process running it (lets a test find the pool's workers);
+* ``crash_seeds``: seeds whose episode kills its pool worker process (``os._exit``), to
+  test a broken pool; in the main process the episode raises ``RuntimeError`` instead;
 * ``fail_unless_exists``: a path; the episode raises while it does not exist (lets a
   test make failures go away before ``--retry-failed``);
 * ``tokens``: report this many input tokens (and half as many output tokens) per agent;
@@ -18,6 +22,7 @@ Agents: ``sleeper`` (any options are ignored). Metrics: ``value`` (seed mod 3),
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
 import os
 import time
 from typing import Any
@@ -26,7 +31,8 @@ from accord.core.trajectory import Trajectory
 from accord.domains.base import Domain, EpisodeSpec, RunContext, register_domain
 from accord.protocols.engine import EpisodeResult
 
-_PARAMS = {"delay", "spin", "fail_seeds", "fail_unless_exists", "tokens", "outcome"}
+_PARAMS = {"delay", "spin", "fail_seeds", "crash_seeds", "fail_unless_exists", "tokens",
+           "outcome", "pid_dir"}
 _OUTCOMES = ("agreement", "no_deal", "error")
 
 
@@ -63,6 +69,9 @@ class SleepDomain(Domain):
         self.validate(spec)
         p = spec.params
         t0 = time.monotonic()
+        if p.get("pid_dir"):
+            with open(os.path.join(str(p["pid_dir"]), str(os.getpid())), "a"):
+                pass
         if p.get("delay"):
             await asyncio.sleep(float(p["delay"]))
         if p.get("spin"):
@@ -71,6 +80,10 @@ class SleepDomain(Domain):
                 pass
         if spec.seed in (p.get("fail_seeds") or []):
             raise RuntimeError(f"seed {spec.seed} is set to fail")
+        if spec.seed in (p.get("crash_seeds") or []):
+            if multiprocessing.parent_process() is None:  # never kill a driver or a test
+                raise RuntimeError(f"seed {spec.seed} crashes pool workers only")
+            os._exit(13)
         flag = p.get("fail_unless_exists")
         if flag and not os.path.exists(str(flag)):
             raise RuntimeError(f"{flag} does not exist yet")

@@ -113,7 +113,7 @@ def test_build_agent_checks_specs() -> None:
         build_agent(parse_agent_spec("fixed:nope"), game, 0)
     with pytest.raises(ValueError, match="needs an action"):
         build_agent(parse_agent_spec("fixed"), game, 0)
-    with pytest.raises(ValueError, match="known kinds"):
+    with pytest.raises(ValueError, match="unknown games agent kind"):
         build_agent(parse_agent_spec("llm:openai/x"), game, 0)
     with pytest.raises(ValueError, match="unknown option"):
         build_agent(parse_agent_spec("random?speed=3"), game, 0)

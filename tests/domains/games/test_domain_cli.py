@@ -70,7 +70,7 @@ async def test_domain_errors() -> None:
     with pytest.raises(GameFileError, match="episode parameters are"):
         await DOMAIN.run_episode(spec("prisoners-dilemma", "random", negotiaton_rounds=1),
                                  RunContext())
-    with pytest.raises(GameFileError, match="neither a catalog game"):
+    with pytest.raises(GameFileError, match="unknown game"):
         await DOMAIN.run_episode(spec("prisoners-dilema", "random"), RunContext())
 
 

@@ -6,6 +6,7 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
+from accord.core.names import unknown_name
 from accord.core.scenario import Scenario
 from accord.domains.bargaining.loader import ScenarioError, load_scenario, parse_scenario
 
@@ -34,5 +35,5 @@ def resolve_scenario(target: str) -> Scenario:
     path = Path(target)
     if path.suffix in (".yaml", ".yml") or path.exists():
         return load_scenario(path)
-    raise ScenarioError(target, "<scenario>", "not a built-in bargaining scenario "
-                        f"({', '.join(builtin_scenarios())}) nor a YAML file")
+    raise ScenarioError(target, "<scenario>", unknown_name(
+        "bargaining scenario", name, builtin_scenarios(), hint="(or give a YAML file)"))

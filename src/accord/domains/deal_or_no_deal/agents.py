@@ -27,6 +27,7 @@ import numpy as np
 
 from accord.agents.base import Agent
 from accord.agents.spec import AgentSpec, AgentSpecError, parse_agent_spec
+from accord.core.names import unknown_name
 from accord.domains.deal_or_no_deal.baselines import GreedyAgent, HumanReplayAgent
 from accord.domains.deal_or_no_deal.dataset import Datapoint
 from accord.domains.deal_or_no_deal.llm_agents import make_llm_workflow, make_raw_llm
@@ -80,8 +81,8 @@ def make_agent(spec: AgentSpec | str | Mapping[str, Any], dp: Datapoint, role: s
     parsed = parse_agent_spec(spec)
     factory = AGENT_KINDS.get(parsed.kind)
     if factory is None:
-        raise AgentSpecError(f"unknown deal-or-no-deal agent kind {parsed.kind!r}; known: "
-                             f"{', '.join(sorted(AGENT_KINDS))}")
+        raise AgentSpecError(unknown_name("deal-or-no-deal agent kind", parsed.kind,
+                                          AGENT_KINDS))
     try:
         return factory(parsed, dp, role, ctx or {})
     except (TypeError, ValueError) as exc:

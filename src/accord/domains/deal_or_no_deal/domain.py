@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from accord.agents.spec import AgentSpecError, parse_agent_spec
+from accord.core.names import unknown_name
 from accord.domains.base import Domain, EpisodeSpec, RunContext
 from accord.domains.deal_or_no_deal.agents import AGENT_KINDS
 from accord.domains.deal_or_no_deal.episode import (
@@ -90,8 +91,8 @@ class DealOrNoDealDomain(Domain):
         for a in spec.agents:
             kind = parse_agent_spec(a).kind
             if kind not in AGENT_KINDS:
-                raise AgentSpecError(f"unknown deal-or-no-deal agent kind {kind!r}; known: "
-                                     f"{', '.join(sorted(AGENT_KINDS))}")
+                raise AgentSpecError(unknown_name("deal-or-no-deal agent kind", kind,
+                                                  AGENT_KINDS))
 
     async def run_episode(self, spec: EpisodeSpec, ctx: RunContext) -> EpisodeResult:
         """Load the datapoint and negotiate it (LLM agents use ``ctx.llm`` and

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
+from accord.core.names import unknown_name
 from accord.domains.deliberation.database import DATA_DIR
 from accord.domains.deliberation.errors import InstanceError
 from accord.domains.deliberation.instance import SETTINGS, Instance, load_instance
@@ -16,7 +17,7 @@ INSTANCE_DIR = DATA_DIR / "instances"
 def instance_paths(setting: str) -> list[Path]:
     """The shipped instance files of a setting, in index order."""
     if setting not in SETTINGS:
-        raise KeyError(f"unknown setting {setting!r}; expected one of {list(SETTINGS)}")
+        raise KeyError(unknown_name("setting", setting, SETTINGS))
     return sorted((INSTANCE_DIR / setting).glob("*.json"))
 
 

@@ -26,6 +26,7 @@ import numpy as np
 
 from accord.agents.base import Agent
 from accord.agents.spec import AgentSpec
+from accord.core.names import unknown_name
 from accord.domains.base import Domain, EpisodeSpec, RunContext
 from accord.domains.deliberation.agents import NaiveAgent, SharingAgent
 from accord.domains.deliberation.catalog import shipped_instance
@@ -201,8 +202,8 @@ class DeliberationDomain(Domain):
                              f"({', '.join(protocol.parties)}), got {len(spec.agents)}")
         for aspec in spec.agents:
             if aspec.kind not in _AGENT_KINDS:
-                raise ValueError(f"unknown deliberation agent kind {aspec.kind!r}; known: "
-                                 f"{', '.join(sorted(_AGENT_KINDS))}")
+                raise ValueError(unknown_name("deliberation agent kind", aspec.kind,
+                                              _AGENT_KINDS))
             check = _KIND_CHECKS.get(aspec.kind)
             if check is not None:
                 check(aspec)

@@ -38,6 +38,7 @@ import yaml
 from accord.agents.base import Agent
 from accord.agents.spec import AgentSpec
 from accord.core.moves import Action, Message, Move
+from accord.core.names import unknown_name
 from accord.domains.games.describe import fmt_number
 from accord.domains.games.llm_agents import make_llm_agent
 from accord.domains.games.llm_workflow import make_llm_workflow
@@ -218,8 +219,7 @@ def build_agent(spec: AgentSpec, game: Game, player: int) -> GameAgent:
         _check_fixed(actions, game, player)
         agent = FixedAgent(actions, message=message)
     else:
-        raise ValueError(f"unknown agent kind {spec.kind!r} for games; known kinds: "
-                         f"{', '.join(AGENT_KINDS)}")
+        raise ValueError(unknown_name("games agent kind", spec.kind, AGENT_KINDS))
     if opts:
         raise ValueError(f"agent {spec}: unknown option(s) {sorted(opts)}")
     return agent
@@ -235,6 +235,6 @@ def make_agent(spec: AgentSpec, game: Game, player: int,
     if spec.kind == "llm-workflow":
         return make_llm_workflow(spec, game, player, context)
     if spec.kind not in AGENT_KINDS:
-        raise ValueError(f"unknown agent kind {spec.kind!r} for games; known kinds: "
-                         f"{', '.join(AGENT_KINDS + LLM_AGENT_KINDS)}")
+        raise ValueError(unknown_name("games agent kind", spec.kind,
+                                      (*AGENT_KINDS, *LLM_AGENT_KINDS)))
     return build_agent(spec, game, player)

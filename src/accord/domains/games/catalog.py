@@ -15,6 +15,7 @@ from typing import Any
 
 import yaml
 
+from accord.core.names import unknown_name
 from accord.domains.games.io import GameFileError, load_game
 from accord.domains.games.model import Game
 
@@ -50,8 +51,8 @@ def catalog_entry(name: str) -> CatalogEntry:
     try:
         return _entries()[name]
     except KeyError:
-        raise KeyError(f"unknown game {name!r}; catalog games: "
-                       f"{', '.join(catalog_names())}") from None
+        raise KeyError(unknown_name("game", name, catalog_names(),
+                                    hint="(or give a game file .json/.yaml)")) from None
 
 
 def load_catalog_game(name: str, params: Mapping[str, Any] | None = None) -> Game:
@@ -66,5 +67,5 @@ def resolve_game(name_or_path: str, params: Mapping[str, Any] | None = None) -> 
     path = Path(name_or_path)
     if path.suffix.lower() in (".json", ".yaml", ".yml"):
         return load_game(path, params)
-    raise GameFileError(f"{name_or_path!r} is neither a catalog game nor a .json/.yaml file; "
-                        f"catalog games: {', '.join(catalog_names())}")
+    raise GameFileError(unknown_name("game", name_or_path, catalog_names(),
+                                     hint="(or give a game file .json/.yaml)"))

@@ -11,6 +11,7 @@ import numpy as np
 
 from accord.agents.base import Agent
 from accord.agents.spec import AgentSpec, parse_agent_spec
+from accord.core.names import unknown_name
 from accord.domains.base import Domain, EpisodeSpec, RunContext
 from accord.domains.task_exchange.code_agents import UtilityAwareAgent, selfish_agent
 from accord.domains.task_exchange.llm_agent import build_llm_agent
@@ -71,8 +72,7 @@ def build_agent(spec: AgentSpec | str, ctx: Mapping[str, Any] | None = None) -> 
     try:
         factory = AGENT_KINDS[spec.kind]
     except KeyError:
-        known = ", ".join(AGENT_KINDS)
-        raise ValueError(f"task-exchange has no agent kind {spec.kind!r}; known: {known}") \
+        raise ValueError(unknown_name("task-exchange agent kind", spec.kind, AGENT_KINDS)) \
             from None
     return factory(spec, ctx or {})
 

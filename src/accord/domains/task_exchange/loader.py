@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from accord.core.names import unknown_name
 from accord.domains.task_exchange.masks import format_mask, parse_mask
 from accord.domains.task_exchange.scenario import (
     AgentProfile,
@@ -206,9 +207,8 @@ def get_scenario(name: str) -> Scenario:
     candidate = Path(name)
     if candidate.suffix in {".yaml", ".yml"} and candidate.is_file():
         return _load_cached(str(candidate.resolve()))
-    known = ", ".join(builtin_scenarios())
-    raise ScenarioError(
-        f"unknown task-exchange scenario {name!r}; built-in: {known} (or give a .yaml path)")
+    raise ScenarioError(unknown_name("task-exchange scenario", name, builtin_scenarios(),
+                                     hint="(or give a .yaml path)"))
 
 
 __all__ = [

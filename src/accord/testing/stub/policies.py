@@ -15,8 +15,11 @@ policy was configured for that model explicitly.
 Built-ins: ``echo``, ``scripted``, ``fixed-latency``, ``faulty``, ``negotiator`` (in
 :mod:`accord.testing.stub.negotiator`) and the shortcuts ``faulty-malformed``,
 ``faulty-unclosed``, ``faulty-invalid-json``, ``faulty-unknown-fields``,
-``faulty-rate-limit``, ``faulty-server-error`` and ``slow``: one fault (the first
-request of the server or mock backend), then the rule-based negotiator.
+``faulty-rate-limit``, ``faulty-server-error``, ``faulty-bad-request`` and ``slow``: one
+fault (the first request of the server or mock backend), then the rule-based negotiator;
+and ``always-<fault>`` for the same faults but ``delay`` (``always-bad-request``,
+``always-server-error``, ``always-malformed``, ...): every request faulty, text faults
+corrupting an echo of the request, for a role (a judge, a mediator) that must fail for good.
 """
 
 from __future__ import annotations
@@ -31,11 +34,11 @@ from typing import Any, ClassVar, Literal
 
 Fault = Literal[
     "malformed", "unclosed", "invalid-json", "unknown-fields", "rate-limit", "server-error",
-    "delay",
+    "bad-request", "delay",
 ]
 FAULTS: tuple[str, ...] = (
     "malformed", "unclosed", "invalid-json", "unknown-fields", "rate-limit", "server-error",
-    "delay",
+    "bad-request", "delay",
 )
 
 
@@ -265,7 +268,8 @@ class FaultyPolicy(Policy):
 
     Text faults corrupt the inner reply (see :func:`corrupt`); ``rate-limit`` answers
     HTTP 429 with ``Retry-After: retry_after``; ``server-error`` answers HTTP 500;
-    ``delay`` delivers the inner reply after ``delay`` seconds.
+    ``bad-request`` answers HTTP 400 (which clients do not retry); ``delay`` delivers the
+    inner reply after ``delay`` seconds.
     """
 
     name = "faulty"
@@ -293,6 +297,9 @@ class FaultyPolicy(Policy):
                              error_type="rate_limit_exceeded")
         if self.fault == "server-error" and faulty:
             return HttpError(500, "stub: internal server error")
+        if self.fault == "bad-request" and faulty:
+            return HttpError(400, "stub: bad request, this endpoint refuses the call",
+                             error_type="invalid_request_error")
         out = self.inner.respond(request)
         if not faulty or not isinstance(out, Reply):
             return out
@@ -311,7 +318,18 @@ def _faulty(fault: str) -> PolicyFactory:
     return factory
 
 
+def _always(fault: str) -> PolicyFactory:
+    def factory(**options: Any) -> Policy:
+        options = {"times": None, "inner": "echo", **options}
+        return FaultyPolicy(fault, **options)
+
+    factory.__doc__ = (f"A :class:`FaultyPolicy` with fault {fault!r} on every request "
+                       "(text faults corrupt an echo of the request).")
+    return factory
+
+
 for _fault in FAULTS:
     if _fault != "delay":
         register_policy(f"faulty-{_fault}")(_faulty(_fault))
+        register_policy(f"always-{_fault}")(_always(_fault))
 register_policy("slow")(_faulty("delay"))
