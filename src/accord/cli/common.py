@@ -139,12 +139,21 @@ def inert(text: object) -> str:
 
 
 def plain(text: object) -> str:
-    """``text`` made inert for the terminal: control sequences shown literally and rich
-    markup escaped, so text from a model, a person or a file is never rendered as
-    markup, colour or a hyperlink."""
+    """``text`` made inert for the terminal: credentials masked, control sequences shown
+    literally and rich markup escaped, so text from a model, a person or a file is never
+    rendered as markup, colour or a hyperlink."""
     from rich.markup import escape
 
-    return escape(inert(text))
+    from accord.core.redact import redact_text
+
+    return escape(inert(redact_text(str(text))))
+
+
+def write_trajectory(log: Any, path: Path) -> None:
+    """Write an episode's trajectory as JSONL with credentials masked."""
+    from accord.core.redact import redactor
+
+    path.write_text(redactor().text(log.to_jsonl()), encoding="utf-8")
 
 
 def warn(message: str) -> None:
@@ -162,6 +171,9 @@ def emit_json(obj: Any) -> None:
     """Write ``obj`` as the one JSON document of the command (strict: no NaN)."""
     import json
 
+    from accord.core.redact import redactor
+
+    obj = redactor().clean(obj)
     sys.stdout.write(json.dumps(obj, default=str, allow_nan=False) + "\n")
     sys.stdout.flush()
 
@@ -232,4 +244,5 @@ __all__ = [
     "repeat_option",
     "seed_option",
     "warn",
+    "write_trajectory",
 ]

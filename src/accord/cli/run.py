@@ -61,7 +61,7 @@ def run_bargaining(target: str, agents: str, seed: int, max_rounds: int | None,
         # itself turns every error into a record, never an exception)
         raise c.fail(str(exc)) from None
     if out is not None:
-        result.trajectory.write(out)
+        c.write_trajectory(result.trajectory, out)
     summary = result.summary()
     if as_json:
         c.emit_json(bargaining_json(summary))
@@ -183,7 +183,7 @@ def run_domain(domain: str, rest: str, *, agents: str, seed: int, max_rounds: in
     except (ValueError, KeyError, AgentSpecError, FileNotFoundError) as exc:
         raise c.fail(str(exc.args[0]) if isinstance(exc, KeyError) else str(exc)) from None
     if out is not None:
-        result.trajectory.write(out)
+        c.write_trajectory(result.trajectory, out)
     record = summarize(spec, result) if summarize else {**result.summary(),
                                                         "metrics": dom.metrics(spec, result)}
     if as_json:
