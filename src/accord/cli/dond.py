@@ -21,8 +21,7 @@ if TYPE_CHECKING:
     from accord.domains.deal_or_no_deal import Datapoint
     from accord.protocols.engine import EpisodeResult
 
-app = typer.Typer(name="dond", help="Deal or No Deal: data statistics, download and play.",
-                  no_args_is_help=True)
+app = c.group_app("dond")
 
 #: the agent kinds of ``dond play`` (kept in sync with the domain's registry by a test)
 AGENT_KINDS_HELP = "greedy, human, llm, llm-workflow, workflow"

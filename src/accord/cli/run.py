@@ -12,11 +12,6 @@ from typing import Any
 import typer
 
 from accord.cli import common as c
-from accord.cli.render import (
-    print_negotiation_record,
-    print_record_fields,
-    print_transcript,
-)
 
 
 def bargaining_json(summary: dict[str, Any]) -> dict[str, Any]:
@@ -67,6 +62,8 @@ def run_bargaining(target: str, agents: str, seed: int, max_rounds: int | None,
         c.emit_json(bargaining_json(summary))
         _exit_on_error(result.status)
         return
+    from accord.cli.render import print_negotiation_record, print_transcript
+
     console = c.console()
     if not quiet:
         console.print(f"[bold]{c.plain(scenario.name)}[/]: "
@@ -190,6 +187,8 @@ def run_domain(domain: str, rest: str, *, agents: str, seed: int, max_rounds: in
         c.emit_json(record)
         _exit_on_error(result.status)
         return
+    from accord.cli.render import print_record_fields, print_transcript
+
     console = c.console()
     if not quiet:
         console.print(f"[bold]{c.plain(domain)}/{c.plain(rest)}[/]: "
