@@ -29,9 +29,9 @@ def _strictly_dominated(b: np.ndarray, a: np.ndarray) -> np.ndarray:
     step = max(1, _ROWS // max(1, len(a) * b.shape[1]))
     for lo in range(0, len(b), step):
         blk = b[lo:lo + step]
-        ge = (a[None, :, :] >= blk[:, None, :]).all(axis=2)
-        gt = (a[None, :, :] > blk[:, None, :]).any(axis=2)
-        out[lo:lo + step] = (ge & gt).any(axis=1)
+        ge = np.all(a[None, :, :] >= blk[:, None, :], axis=2)
+        gt = np.any(a[None, :, :] > blk[:, None, :], axis=2)
+        out[lo:lo + step] = np.any(ge & gt, axis=1)
     return out
 
 
