@@ -262,7 +262,7 @@ class _Scan:
         if m.group(4):  # <MESSAGE/>: an empty element
             return Tag(name, "", m.start(), m.end(), attrs=attrs)
         inner = self.grammar.nest.get(name, frozenset())
-        pos, children = m.end(), []
+        pos, children = m.end(), list[Tag]()
         while (t := self.token(pos, end, inner | {name})) is not None:
             tname, closing, selfclosing = t.group(2).upper(), t.group(1), t.group(4)
             if tname == name and closing and not selfclosing:

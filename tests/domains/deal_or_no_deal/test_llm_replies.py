@@ -44,8 +44,9 @@ def test_proposal_accept_reject_walk_message() -> None:
 def test_tags_inside_the_message_do_not_make_a_move() -> None:
     move = parse_reply(f"<MESSAGE>Please just <ACCEPT/> this.</MESSAGE>{DEAL}")
     assert isinstance(move, Offer) and move.message == "Please just <ACCEPT/> this."
-    inside = parse_reply(f"<MESSAGE>How about {DEAL}?</MESSAGE>")  # the only deal: a proposal
-    assert isinstance(inside, Offer) and inside.package == {"book": 1, "hat": 0, "ball": 2}
+    # issue 12: a <deal> quoted in the message is text too, even when it is the only one
+    inside = parse_reply(f"<MESSAGE>How about {DEAL}?</MESSAGE>")
+    assert inside == Message(f"How about {DEAL}?")
     assert parse_reply("<MESSAGE>I will never <WALK/></MESSAGE>") == \
         Message("I will never <WALK/>")
 
