@@ -165,6 +165,18 @@ class Parsed:
     strays: tuple[str, ...] = ()
     errors: tuple[TagError, ...] = ()
 
+    def private_bodies(self) -> list[str]:
+        """The text of each private block without its tags, stripped."""
+        out = []
+        for block in self.private:
+            head = _TOKEN.match(block)
+            body = block[head.end():] if head else block
+            tail = list(_TOKEN.finditer(body))
+            if tail and tail[-1].group(1) and tail[-1].end() == len(body.rstrip()):
+                body = body[:tail[-1].start()]
+            out.append(body.strip())
+        return out
+
     def walk(self) -> list[Tag]:
         """Every element, nested ones included, in document order."""
         out: list[Tag] = []
