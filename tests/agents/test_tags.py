@@ -120,7 +120,8 @@ def test_unclosed_private_block_hides_the_rest() -> None:
     assert inner.tags[0].body == "ok "
     # with private_until_next it ends at the next tag of the grammar
     loose = parse_tags("<CONSIDER>plan <PROPOSAL>{}</PROPOSAL>", LOOSE)
-    assert [t.name for t in loose.tags] == ["PROPOSAL"] and loose.public == "<PROPOSAL>{}</PROPOSAL>"
+    assert [t.name for t in loose.tags] == ["PROPOSAL"]
+    assert loose.public == "<PROPOSAL>{}</PROPOSAL>"
     assert loose.private_bodies() == ["plan"]
 
 

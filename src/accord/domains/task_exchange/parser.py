@@ -108,7 +108,8 @@ def _proposal(parsed: Parsed, roles: Sequence[str]) -> Offer | Malformed | None:
     public = parsed.public
     found: list[Tag] = parsed.all("PROPOSAL")
     if not found:
-        if "PROPOSAL" in parsed.strays or _looks_like_proposal(public):
+        # bare JSON counts outside every tag only: JSON quoted in free text is text
+        if "PROPOSAL" in parsed.strays or _looks_like_proposal(parsed.outside):
             return _malformed("missing_proposal_open_tag", public, roles,
                               after_reject=False, bare_json=True)
         return None
