@@ -200,3 +200,12 @@ def test_stub_policy_errors_are_clear() -> None:
         policy.respond(_request(_block(my_values={"book": 1})))
     with pytest.raises(PolicyError, match="floor"):
         make_policy("dond", floor=2)
+
+
+def test_tags_in_private_reasoning_or_unclosed_message_make_no_move_issue_12() -> None:
+    assert parse_reply("<THINK>maybe <ACCEPT/></THINK><REJECT/>") == Reject()
+    swallowed = parse_reply(f"<MESSAGE>fine, I will <WALK/> {DEAL}")
+    assert isinstance(swallowed, Malformed) and swallowed.reason == "unclosed_tag"
+    assert parse_reply(f"<REJECT/><MESSAGE>I will never <ACCEPT/> that</MESSAGE>{DEAL}") == \
+        Reject(counter=Offer({"book": 1, "hat": 0, "ball": 2},
+                             message="I will never <ACCEPT/> that"))
