@@ -43,6 +43,7 @@ The module is pure and knows no domain: domain parsers turn a :class:`Parsed` in
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -126,9 +127,10 @@ PRIVATE_ONLY = Grammar.of(text=())
 class Tag:
     """One element of a reply: its upper-case name, public body and place in the text.
 
-    ``body`` is ``None`` for a marker or a self-closing tag; otherwise the text between the
-    tags with private blocks removed (not stripped). ``closed`` is False for an element
-    whose closing tag is missing. ``children`` are elements nested by :attr:`Grammar.nest`.
+    ``body`` is ``None`` for a marker and ``""`` for a self-closing element; otherwise the
+    text between the tags with private blocks removed (not stripped). ``closed`` is False
+    for an element whose closing tag is missing. ``children`` are elements nested by
+    :attr:`Grammar.nest`.
     """
 
     name: str
@@ -220,11 +222,12 @@ class _Scan:
     text: str
     grammar: Grammar
     known: frozenset[str]
-    private: list[str] = field(default_factory=list)
+    private: dict[int, str] = field(default_factory=dict)  # by start: bodies are rescanned
     strays: list[str] = field(default_factory=list)
     cut: list[tuple[int, int]] = field(default_factory=list)  # private spans of the text
 
     def token(self, pos: int, end: int, names: frozenset[str]) -> re.Match[str] | None:
+        """The next tag token in ``text[pos:end]`` whose name is one of ``names``."""
         while True:
             m = _TOKEN.search(self.text, pos, end)
             if m is None or m.group(2).upper() in names:
@@ -232,6 +235,7 @@ class _Scan:
             pos = m.start() + 1
 
     def close_of(self, name: str, pos: int, end: int) -> re.Match[str] | None:
+        """The first closing tag of ``name`` in ``text[pos:end]``."""
         while (m := self.token(pos, end, frozenset({name}))) is not None:
             if m.group(1) and not m.group(4):
                 return m
@@ -248,7 +252,7 @@ class _Scan:
             stop = nxt.start()
         else:
             stop = end
-        self.private.append(self.text[m.start():stop])
+        self.private.setdefault(m.start(), self.text[m.start():stop])
         self.cut.append((m.start(), stop))
         return stop
 
@@ -331,20 +335,11 @@ def _public(text: str, cut: list[tuple[int, int]]) -> str:
     return "".join(pieces)
 
 
-def _errors(tags: list[Tag], grammar: Grammar) -> list[TagError]:
-    errors: list[TagError] = []
-    every: list[Tag] = []
-
-    def visit(ts: Iterable[Tag]) -> None:
-        for t in ts:
-            every.append(t)
-            visit(t.children)
-
-    visit(tags)
-    for t in every:
-        if not t.closed and t.name not in grammar.loose:
-            errors.append(TagError("unclosed", (t.name,), f"Your <{t.name}> tag is not "
-                                   f"closed: write <{t.name}>...</{t.name}>."))
+def _errors(parsed: Parsed, grammar: Grammar) -> list[TagError]:
+    every = parsed.walk()
+    errors = [TagError("unclosed", (t.name,), f"Your <{t.name}> tag is not closed: write "
+                       f"<{t.name}>...</{t.name}>.")
+              for t in every if not t.closed and t.name not in grammar.loose]
     names = [t.name for t in every]
     for name in sorted(grammar.once):
         n = names.count(name)
@@ -365,8 +360,9 @@ def parse_tags(text: str, grammar: Grammar) -> Parsed:
     scan = _Scan(text, grammar, grammar.public_names | grammar.private)
     tags, outside_spans = scan.run(0, len(text))
     outside = "".join(text[a:b] for a, b in outside_spans)
-    return Parsed(tuple(tags), _public(text, scan.cut).strip(), outside.strip(),
-                  tuple(scan.private), tuple(scan.strays), tuple(_errors(tags, grammar)))
+    parsed = Parsed(tuple(tags), _public(text, scan.cut).strip(), outside.strip(),
+                    tuple(scan.private[k] for k in sorted(scan.private)), tuple(scan.strays))
+    return dataclasses.replace(parsed, errors=tuple(_errors(parsed, grammar)))
 
 
 def strip_private(text: str, private: Iterable[str] = PRIVATE) -> str:
