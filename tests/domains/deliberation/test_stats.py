@@ -54,7 +54,7 @@ def test_ols_matches_the_normal_equations() -> None:
 @pytest.mark.parametrize(("x", "y", "words"), [
     ([0.1, 0.2], [1.0, 2.0], "at least 3"),
     ([0.0, 0.0, 0.0], [1.0, 5.0, 2.0], "HR is constant"),
-    ([0.0, 1.0, 2.0], [4.0, 4.0, 4.0], "gap is constant"),
+    ([0.0, 1.0, 2.0], [4.0, 4.0, 4.0 + 1e-14], "gap is constant"),
 ])
 def test_ols_undefined_cases_say_why(x: list[float], y: list[float], words: str) -> None:
     fit = ols(x, y, x_name="HR", y_name="gap")
@@ -87,3 +87,11 @@ def test_correlations_undefined_cases_say_why() -> None:
     assert "at least 3" in correlations([1.0], [2.0])["note"]
     with pytest.raises(ValueError, match="length"):
         correlations([1.0, 2.0], [1.0])
+
+
+def test_rounding_noise_counts_as_constant() -> None:
+    # NR is computed in floating point: 100 * value / max can be 100.00000000000001
+    res = correlations([0.1, 0.3, 0.2, 0.4], [100.0, 100.00000000000001, 100.0, 100.0],
+                       x_name="NMAE_pub", y_name="NR")
+    assert "NR is constant" in res["note"] and res["pearson"]["r"] is None
+    assert "HR is constant" in ols([0.0, 1e-15, 0.0], [1.0, 2.0, 3.0], x_name="HR")["note"]

@@ -9,11 +9,15 @@ correlation tests are scipy's (:func:`scipy.stats.linregress`, :func:`~scipy.sta
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
 MIN_PAIRS = 3
 """Fewest pairs a regression or correlation is reported for (n - 2 degrees of freedom)."""
+REL_TOL = 1e-9
+"""Values closer than this (relative to their magnitude, at least 1) count as equal: NR is
+computed in floating point, so an "all 100" column can hold 100.00000000000001."""
 
 
 def _finite(value: Any) -> float | None:
@@ -33,7 +37,9 @@ def summary(values: Sequence[float]) -> dict[str, Any]:
 
 
 def _constant(values: Sequence[float]) -> bool:
-    return max(values) == min(values)
+    """Whether every value is the same up to :data:`REL_TOL` (rounding noise)."""
+    hi, lo = max(values), min(values)
+    return hi - lo <= REL_TOL * max(1.0, abs(hi), abs(lo))
 
 
 def ols(x: Sequence[float], y: Sequence[float], *, x_name: str = "x",
@@ -42,8 +48,9 @@ def ols(x: Sequence[float], y: Sequence[float], *, x_name: str = "x",
 
     Returns ``n``, ``beta``, ``beta_se``, ``intercept``, ``intercept_se``, ``t`` (beta /
     its SE), ``p`` (two-sided test of beta = 0, the same as the Pearson correlation test),
-    ``r2`` and ``note`` (None, or why the fit is undefined: fewer than
-    :data:`MIN_PAIRS` pairs, or a constant ``x``).
+    ``r2`` and ``note`` (None, or why a value is undefined: fewer than :data:`MIN_PAIRS`
+    pairs, a constant ``x`` (no slope), a constant ``y`` (slope 0, no R², t or p), a
+    perfect fit (no t)).
     """
     if len(x) != len(y):
         raise ValueError(f"x and y differ in length ({len(x)} != {len(y)})")
@@ -56,6 +63,10 @@ def ols(x: Sequence[float], y: Sequence[float], *, x_name: str = "x",
     if _constant(x):
         out["note"] = f"{x_name} is constant ({x[0]:g}); the slope is undefined"
         return out
+    if _constant(y):
+        out.update(beta=0.0, intercept=math.fsum(y) / len(y),
+                   note=f"{y_name} is constant ({y[0]:g}); R², t and p are undefined")
+        return out
     from scipy.stats import linregress
 
     fit = linregress(x, y)
@@ -64,9 +75,6 @@ def ols(x: Sequence[float], y: Sequence[float], *, x_name: str = "x",
                r2=_finite(fit.rvalue ** 2), p=_finite(fit.pvalue))
     if out["beta_se"]:
         out["t"] = out["beta"] / out["beta_se"]
-    elif _constant(y):
-        out["note"] = f"{y_name} is constant ({y[0]:g}); R² is undefined"
-        out["r2"] = None
     else:
         out["note"] = "perfect fit; t is unbounded"
     return out
@@ -93,11 +101,15 @@ def correlations(x: Sequence[float], y: Sequence[float], *, x_name: str = "x",
         return out
     from scipy.stats import pearsonr, spearmanr
 
-    pr = pearsonr(x, y)
-    sr = spearmanr(x, y)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        pr = pearsonr(x, y)
+        sr = spearmanr(x, y)
+    if any("constant" in str(w.message) for w in caught):
+        out["note"] = "an input is nearly constant; the coefficients may be inaccurate"
     out["pearson"] = {"r": _finite(pr.statistic), "p": _finite(pr.pvalue)}
     out["spearman"] = {"rho": _finite(sr.statistic), "p": _finite(sr.pvalue)}
     return out
 
 
-__all__ = ["MIN_PAIRS", "correlations", "ols", "summary"]
+__all__ = ["MIN_PAIRS", "REL_TOL", "correlations", "ols", "summary"]
