@@ -3,8 +3,9 @@
 Menu design with numeric or semantic observations and leader-based task allocation:
 databases and instances as data files, the ILP optimum, observations, the deliberation
 protocol (Algorithm 1), code agents, the LLM agent scaffold (section 3), baselines, tools
-and metrics. Importing this package
-registers the ``deliberation`` domain.
+and metrics, and the study's tables and analyses from a results store (Tables 2, 3 and 7,
+the NMAE_pub-NR correlations: ``accord results STORE --layout deliberation``). Importing
+this package registers the ``deliberation`` domain.
 """
 
 from accord.domains.base import register_domain
