@@ -49,8 +49,13 @@ def run_bargaining(target: str, agents: str, seed: int, max_rounds: int | None,
         if max_rounds is not None:
             params["max_rounds"] = max_rounds
         check_params(params)
+        from accord.domains import EpisodeSpec
+
+        spec = EpisodeSpec("bargaining", target.removeprefix("bargaining/"), tuple(specs),
+                           dict(params), seed)
         result = asyncio.run(run_negotiation(scenario, specs, params=params, seed=seed,
-                                              ctx={"llm": llm or {}}))
+                                              ctx={"llm": llm or {},
+                                                   "episode_id": _episode_id(spec)}))
     except (ScenarioError, AgentSpecError, ParamError, ValueError) as exc:
         # ValueError: protocol or agent construction refused its settings (the episode
         # itself turns every error into a record, never an exception)
@@ -128,10 +133,10 @@ def analyze_target(target: str, as_json: bool, max_outcomes: int | None) -> None
 
 
 def _episode_id(spec: Any) -> str:
-    import hashlib
-    import json
+    """The episode's id (:func:`accord.domains.ids.episode_id`, as ``accord bench`` gives it)."""
+    from accord.domains.ids import episode_id
 
-    return hashlib.sha256(json.dumps(spec.to_dict(), sort_keys=True).encode()).hexdigest()[:16]
+    return str(episode_id(spec))
 
 
 def _summarizer(domain: str) -> Any:

@@ -13,8 +13,6 @@ values, since the id is sent to model providers - so a rerun hits its cache entr
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
@@ -72,9 +70,15 @@ def first_mover(dp: Datapoint, first: str) -> str:
 
 def episode_key(dp: Datapoint, agents: Sequence[AgentSpec | str], rounds: int, seed: int,
                 first: str) -> str:
-    """A deterministic episode id for LLM cache scopes (no private values in it)."""
-    raw = json.dumps([dp.id, list(dp.counts), [str(a) for a in agents], rounds, seed, first])
-    return "dond-" + hashlib.sha256(raw.encode()).hexdigest()[:16]
+    """The episode id (:func:`accord.domains.ids.episode_id`) of a library call that gave
+    none: the spec the domain would run for these arguments (no private values in it)."""
+    from accord.agents.spec import parse_agent_spec
+    from accord.domains.base import EpisodeSpec
+    from accord.domains.ids import episode_id
+
+    return episode_id(EpisodeSpec("deal-or-no-deal", dp.id,
+                                  tuple(parse_agent_spec(a) for a in agents),
+                                  {"rounds": rounds, "first": first}, seed))
 
 
 async def play_datapoint(dp: Datapoint, agents: Sequence[AgentSpec | str], *, rounds: int = 20,
