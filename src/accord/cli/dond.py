@@ -33,12 +33,39 @@ def _data(data: Path | None) -> str | None:
     return None if data is None else str(data)
 
 
-def _points(data: str | None, split: str, hardest: int | None, limit: int | None
-            ) -> list[Datapoint]:
+HARDEST_HELP = ("the K most difficult datapoints (among those that survive Table 9's "
+                "exclusions), then only those that admit an envy-free allocation (section 5.4)")
+
+
+def _selection_option() -> Any:
+    return typer.Option(None, "--selection", metavar="NAME", help="seed: seed 003's "
+                        "datapoints (every other line, 526 on test.txt, Alice = the <input> "
+                        "side); unique: the unique dialogues (545; the default without "
+                        "--sample)")
+
+
+def _sample_option() -> Any:
+    return typer.Option(None, "--sample", metavar="FILE", help="only the lines of FILE "
+                        "(e.g. sample50.txt, the seed's 50 datapoints), each one datapoint "
+                        "with Alice = its <input> side; --hardest and --limit then apply")
+
+
+def _points(data: str | None, split: str, hardest: int | None, limit: int | None,
+            selection: str | None = None, sample: Path | None = None, *,
+            in_split: bool = True) -> tuple[list[Datapoint], str]:
+    """The selected datapoints and the selection's name (``seed``, ``unique``, ``sample``).
+
+    ``--sample`` takes the seed's convention (one line = one datapoint), so it combines with
+    ``--selection seed`` or none; ``in_split`` finds the sample's lines in the split file so
+    the experiment runner can load them by id (``test/L7``).
+    """
+    from accord.core.names import unknown_name
     from accord.domains.deal_or_no_deal import (
+        SELECTIONS,
         DataFormatError,
         DataNotFoundError,
-        load_datapoints,
+        load_sample,
+        load_selection,
         select,
     )
 
@@ -46,9 +73,22 @@ def _points(data: str | None, split: str, hardest: int | None, limit: int | None
         raise _fail(f"--hardest must be at least 1, got {hardest}")
     if limit is not None and limit < 1:
         raise _fail(f"--limit must be at least 1, got {limit}")
+    if selection is not None and selection not in SELECTIONS:
+        raise _fail(unknown_name("selection", selection, SELECTIONS))
+    if sample is not None and selection == "unique":
+        raise _fail("--sample takes one datapoint per line (Alice = the <input> side, the "
+                    "seed's convention): use it without --selection unique")
     try:
-        return select(load_datapoints(data, split), hardest, limit)
-    except (DataNotFoundError, DataFormatError, ValueError) as exc:
+        if sample is not None:
+            if not sample.is_file():
+                raise _fail(f"--sample {c.plain(sample)}: no such file")
+            pool = load_sample(sample, data, split, in_split=in_split)
+            name = "sample"
+        else:
+            name = selection or "unique"
+            pool = load_selection(data, split, name)  # type: ignore[arg-type]
+        return select(pool, hardest, limit), name
+    except (DataNotFoundError, DataFormatError, ValueError, KeyError) as exc:
         raise _fail(str(exc)) from exc
 
 
@@ -68,39 +108,80 @@ def _table9(console: Console, title: str, rows: Sequence[dict[str, Any]]) -> Non
     console.print(t)
 
 
-@app.command(epilog=c.example("accord dond stats --data DIR --hardest 44 --json"))
+def _num(x: Any, places: int) -> str:
+    return "-" if x is None else f"{x:.{places}f}"
+
+
+def _table10(console: Console, out: dict[str, Any]) -> None:
+    """The Best and Human rows in Table 10's layout, over the datapoints with an EF
+    allocation, then the humans over every datapoint."""
+    from rich.table import Table
+
+    t = Table("row", "rounds", "agreement", "alice", "bob", "PO", "EF", "total",
+              title=f"Table 10 layout: over the {out['with_envy_free']} datapoints that "
+                    "admit an envy-free allocation")
+    b, h = out["best"], out["human"]
+    t.add_row("Best", "-", "1.0000", _num(b["alice"], 2), _num(b["bob"], 2), "1.0000",
+              "1.0000", _num(b["total"], 2))
+    for name, row in (("Human", h), (f"Human, all {out['datapoints']}", out["human_all"])):
+        t.add_row(name, _num(row["rounds"], 2), _num(row["agreement"], 4),
+                  _num(row["alice"], 2), _num(row["bob"], 2), _num(row["pareto_optimal"], 4),
+                  _num(row["envy_free"], 4), _num(row["total"], 2))
+    console.print(t)
+    console.print(f"Best: rule '{out['best_rule']['name']}', {out['best_rule']['rule']}.")
+
+
+@app.command(epilog=c.example(
+    "accord dond stats --data DIR/test.txt --selection seed --json",
+    "accord dond stats --sample DIR/sample50.txt",
+    "accord dond stats --data DIR --selection seed --hardest 50"))
 def stats(
     data: Path | None = c.data_option(),
     split: str = typer.Option("test", "--split", help="test | val"),
-    hardest: int | None = typer.Option(None, "--hardest", help="only the K hardest datapoints "
-                                       "that admit an envy-free allocation"),
-    exact_levels: bool = typer.Option(False, "--exact-levels", help="difficulty table per "
-                                      "exact level instead of cumulative (Difficulty >= d)"),
+    selection: str | None = _selection_option(),
+    sample: Path | None = _sample_option(),
+    hardest: int | None = typer.Option(None, "--hardest", help=HARDEST_HELP),
+    best_rule: str = typer.Option("authors", "--best-rule", help="which best allocation "
+                                  "when several tie: authors (the first with Alice's counts "
+                                  "ascending, the seed's Best row) | even (the most even "
+                                  "split)"),
+    exact_levels: bool = typer.Option(False, "--exact-levels", help="also print the human "
+                                      "outcome per exact difficulty level over every "
+                                      "datapoint (JSON difficulty_table: per level instead "
+                                      "of cumulative)"),
     as_json: bool = c.json_option(),
 ) -> None:
-    """Datapoints, envy-free availability, best and human outcomes, Table 9 by difficulty."""
-    from rich.table import Table
+    """Datapoints, envy-free availability, the Best and Human rows (Table 10's layout) and
+    Table 9 (human outcome by difficulty, the seed's exclusions applied)."""
+    from accord.core.names import unknown_name
+    from accord.domains.deal_or_no_deal import BEST_RULES, dataset_stats
 
-    from accord.domains.deal_or_no_deal import dataset_stats
-
-    points = _points(_data(data), split, hardest, None)
+    if best_rule not in BEST_RULES:
+        raise _fail(unknown_name("best rule", best_rule, BEST_RULES))
+    points, name = _points(_data(data), split, hardest, None, selection, sample,
+                           in_split=False)
     if not points:
         raise c.fail("no datapoints selected: the data file holds none")
-    out = dataset_stats(points, cumulative=not exact_levels)
+    out = {"selection": name, **(
+        {"sample": str(sample)} if sample is not None else {}), "hardest": hardest,
+        **dataset_stats(points, cumulative=not exact_levels,
+                        best_rule=best_rule)}  # type: ignore[arg-type]
     if as_json:
         c.emit_json(out)
         return
     console = c.console()
-    console.print(f"{out['datapoints']} unique datapoints, {out['with_envy_free']} admit an "
-                  "envy-free allocation")
-    t = Table("outcome", "agreement", "alice", "bob", "Pareto-optimal", "envy-free", "total")
-    b, h = out["best"], out["human"]
-    t.add_row("best", "1" if b["total"] is not None else "-", _rate(b["alice"]), _rate(b["bob"]),
-              "1", "1", _rate(b["total"]))
-    t.add_row("human", *(_rate(h[k]) for k in ("agreement", "alice", "bob", "pareto_optimal",
-                                               "envy_free", "total")))
-    console.print(t)
-    _table9(console, "human outcome by difficulty", out["difficulty_table"])
+    console.print(f"{out['datapoints']} datapoints (selection {name}"
+                  f"{'' if hardest is None else f', --hardest {hardest}'}), "
+                  f"{out['with_envy_free']} admit an envy-free allocation")
+    _table10(console, out)
+    ex = out["exclusions"]
+    _table9(console, f"Table 9: human outcome by difficulty (d >= level), over the "
+                     f"{ex['kept']} datapoints left by the seed's exclusions (repetition "
+                     f"{ex['repetition']}, all counts even {ex['all_even']}, max covered "
+                     f"{ex['max_covered']})", out["table9"])
+    if exact_levels:
+        _table9(console, "human outcome per difficulty level, every datapoint",
+                out["difficulty_table"])
 
 
 @app.command("download", epilog=c.example("accord dond download",
