@@ -309,15 +309,17 @@ def _play_through_runner(points: Sequence[Datapoint], specs: Sequence[AgentSpec]
 @app.command(epilog=c.example(
     "accord dond play --data DIR --agents workflow,workflow --limit 50",
     "accord dond play --data DIR --agents llm-workflow:openai/gpt-4.1-mini,workflow "
-    "--hardest 44 --cache runs/llm.db"))
+    "--selection seed --hardest 50 --cache runs/llm.db",
+    "accord dond play --data DIR --agents workflow,workflow --sample DIR/sample50.txt"))
 def play(
     agents: str = typer.Option(..., "--agents", "-a", metavar="SPECS",
         help="Two agent specs alice,bob, e.g. "
                                f"workflow,greedy (kinds: {AGENT_KINDS_HELP})."),
     data: Path | None = c.data_option(),
     split: str = typer.Option("test", "--split", help="test | val"),
-    hardest: int | None = typer.Option(None, "--hardest", help="only the K hardest datapoints "
-                                       "that admit an envy-free allocation"),
+    selection: str | None = _selection_option(),
+    sample: Path | None = _sample_option(),
+    hardest: int | None = typer.Option(None, "--hardest", help=HARDEST_HELP),
     limit: int | None = typer.Option(None, "--limit", help="at most N datapoints"),
     rounds: int = typer.Option(20, "--rounds", help="round cap R"),
     seed: int = typer.Option(0, "--seed", help="random seed"),
@@ -353,7 +355,7 @@ def play(
         raise _fail("--rounds and --concurrency must be at least 1")
     if first not in ("alice", "bob", "data"):
         raise _fail(f"--first must be alice, bob or data, got {first!r}")
-    points = _points(_data(data), split, hardest, limit)
+    points, chosen = _points(_data(data), split, hardest, limit, selection, sample)
     _check_agents(specs, points)
     results, store_path = _play_through_runner(
         points, specs, rounds, seed, first, concurrency, llm, _data(data),
@@ -363,8 +365,11 @@ def play(
     rows = [episode_metrics(rec, n) for rec, n in good]
     out: dict[str, Any] = {
         "agents": [str(s) for s in specs],
+        "selection": chosen,
         "store": store_path,
         "summary": summarize(rows),
+        # Tables 10-14 average over the datapoints that admit an envy-free allocation
+        "summary_with_envy_free": summarize([m for m in rows if m["best_total"] is not None]),
         "errors": sum(1 for _, _, status in results if status == "error"),
         "difficulty_table": difficulty_table([(m["difficulty"], m) for m in rows]),
         "estimation_by_round": estimation_by_round(belief_traces(rec for rec, _ in good)),
@@ -390,6 +395,13 @@ def play(
                 "best_total"):
         t.add_row(key, _rate(s[key]))
     console.print(t)
+    ef = out["summary_with_envy_free"]
+    if ef["episodes"] != s["episodes"]:
+        console.print(f"over the {ef['episodes']} datapoints that admit an envy-free "
+                      "allocation (the seed's Tables 10-14): " + ", ".join(
+                          f"{k}={_rate(ef[k])}" for k in ("agreement", "alice", "bob",
+                                                         "pareto_optimal", "envy_free",
+                                                         "total")))
     if s["estimation"]:
         e = s["estimation"]
         console.print("valuation estimation (both workflow sides): " + ", ".join(
@@ -414,8 +426,10 @@ def meta(
     raw: str = typer.Option("greedy", "--raw", help="agent spec for 'do not use it'"),
     data: Path | None = c.data_option(),
     split: str = typer.Option("test", "--split", help="test | val"),
-    hardest: int | None = typer.Option(44, "--hardest", help="the K hardest datapoints with "
-                                       "an envy-free allocation (section 5.4 uses 44)"),
+    selection: str | None = _selection_option(),
+    sample: Path | None = _sample_option(),
+    hardest: int | None = typer.Option(50, "--hardest", help=HARDEST_HELP + "; the seed "
+                                       "takes 50"),
     limit: int | None = typer.Option(None, "--limit", help="at most N datapoints"),
     rounds: int = typer.Option(20, "--rounds", help="round cap R"),
     seed: int = typer.Option(0, "--seed", help="random seed"),
@@ -434,7 +448,7 @@ def meta(
 
     llm = c.llm_settings(cache, cache_mode)
     specs = {"workflow": _specs(f"{use},{use}")[0], "raw": _specs(f"{raw},{raw}")[0]}
-    points = _points(_data(data), split, hardest, limit)
+    points, _ = _points(_data(data), split, hardest, limit, selection, sample)
     payoffs: dict[tuple[str, str], tuple[float, float]] = {}
     for a in STRATEGIES:
         for b in STRATEGIES:

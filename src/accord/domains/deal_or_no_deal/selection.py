@@ -145,7 +145,7 @@ def load_line(data: str | os.PathLike[str] | None, split: str, line: int) -> Dat
 def load_sample(path: str | os.PathLike[str], data: str | os.PathLike[str] | None = None,
                 split: str = "test", *, in_split: bool = False) -> list[Datapoint]:
     """The datapoints of a sample file; ``in_split`` names them after the split's lines."""
-    sample = read_views(path)
+    sample = read_views(Path(path))
     if not in_split:
         return sample_datapoints(sample)
     _, name = _split_name(data, split)
