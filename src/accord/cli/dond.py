@@ -46,8 +46,22 @@ def _selection_option() -> Any:
 
 def _sample_option() -> Any:
     return typer.Option(None, "--sample", metavar="FILE", help="only the lines of FILE "
-                        "(e.g. sample50.txt, the seed's 50 datapoints), each one datapoint "
-                        "with Alice = its <input> side; --hardest and --limit then apply")
+                        "(a path, or a file of the data folder such as sample50.txt: the "
+                        "seed's 50 datapoints), each one datapoint with Alice = its <input> "
+                        "side; --hardest and --limit then apply")
+
+
+def _sample_file(sample: Path, data: str | None) -> Path:
+    """``--sample FILE`` as given, else FILE in the data folder (``--sample sample50.txt``)."""
+    from accord.domains.deal_or_no_deal import dataset_dir
+
+    if sample.is_file():
+        return sample
+    there = dataset_dir(data) / sample
+    if not sample.is_absolute() and there.is_file():
+        return there
+    raise _fail(f"--sample {c.plain(sample)}: no such file (looked in the current folder and "
+                f"in {c.plain(there.parent)})")
 
 
 def _points(data: str | None, split: str, hardest: int | None, limit: int | None,
@@ -80,9 +94,7 @@ def _points(data: str | None, split: str, hardest: int | None, limit: int | None
                     "seed's convention): use it without --selection unique")
     try:
         if sample is not None:
-            if not sample.is_file():
-                raise _fail(f"--sample {c.plain(sample)}: no such file")
-            pool = load_sample(sample, data, split, in_split=in_split)
+            pool = load_sample(_sample_file(sample, data), data, split, in_split=in_split)
             name = "sample"
         else:
             name = selection or "unique"
@@ -133,7 +145,7 @@ def _table10(console: Console, out: dict[str, Any]) -> None:
 
 @app.command(epilog=c.example(
     "accord dond stats --data DIR/test.txt --selection seed --json",
-    "accord dond stats --sample DIR/sample50.txt",
+    "accord dond stats --data DIR --sample sample50.txt",
     "accord dond stats --data DIR --selection seed --hardest 50"))
 def stats(
     data: Path | None = c.data_option(),
@@ -158,6 +170,8 @@ def stats(
 
     if best_rule not in BEST_RULES:
         raise _fail(unknown_name("best rule", best_rule, BEST_RULES))
+    if sample is not None:
+        sample = _sample_file(sample, _data(data))
     points, name = _points(_data(data), split, hardest, None, selection, sample,
                            in_split=False)
     if not points:
@@ -310,7 +324,7 @@ def _play_through_runner(points: Sequence[Datapoint], specs: Sequence[AgentSpec]
     "accord dond play --data DIR --agents workflow,workflow --limit 50",
     "accord dond play --data DIR --agents llm-workflow:openai/gpt-4.1-mini,workflow "
     "--selection seed --hardest 50 --cache runs/llm.db",
-    "accord dond play --data DIR --agents workflow,workflow --sample DIR/sample50.txt"))
+    "accord dond play --data DIR --agents workflow,workflow --sample sample50.txt"))
 def play(
     agents: str = typer.Option(..., "--agents", "-a", metavar="SPECS",
         help="Two agent specs alice,bob, e.g. "

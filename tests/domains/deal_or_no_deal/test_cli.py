@@ -177,3 +177,11 @@ def test_meta_game_with_code_agents(dond_dir: Path) -> None:
     assert set(out["payoffs"]) == {"workflow,workflow", "workflow,raw", "raw,workflow",
                                    "raw,raw"}
     assert out["pure_nash"] and all(len(p) == 2 for p in out["pure_nash"])
+
+
+def test_sample_is_also_looked_up_in_the_data_folder(dond_dir: Path) -> None:
+    res = runner.invoke(app, ["stats", "--data", str(dond_dir), "--sample", "sample50.txt",
+                              "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert out["datapoints"] == 50 and out["sample"] == str(dond_dir / "sample50.txt")
