@@ -13,6 +13,13 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from accord.cli import common as c
+from accord.cli.dond_select import (
+    HARDEST_HELP,
+    sample_file,
+    sample_option,
+    select_points,
+    selection_option,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -31,77 +38,6 @@ _fail = c.fail
 
 def _data(data: Path | None) -> str | None:
     return None if data is None else str(data)
-
-
-HARDEST_HELP = ("the K most difficult datapoints (among those that survive Table 9's "
-                "exclusions), then only those that admit an envy-free allocation (section 5.4)")
-
-
-def _selection_option() -> Any:
-    return typer.Option(None, "--selection", metavar="NAME", help="seed: seed 003's "
-                        "datapoints (every other line, 526 on test.txt, Alice = the <input> "
-                        "side); unique: the unique dialogues (545; the default without "
-                        "--sample)")
-
-
-def _sample_option() -> Any:
-    return typer.Option(None, "--sample", metavar="FILE", help="only the lines of FILE "
-                        "(a path, or a file of the data folder such as sample50.txt: the "
-                        "seed's 50 datapoints), each one datapoint with Alice = its <input> "
-                        "side; --hardest and --limit then apply")
-
-
-def _sample_file(sample: Path, data: str | None) -> Path:
-    """``--sample FILE`` as given, else FILE in the data folder (``--sample sample50.txt``)."""
-    from accord.domains.deal_or_no_deal import dataset_dir
-
-    if sample.is_file():
-        return sample
-    there = dataset_dir(data) / sample
-    if not sample.is_absolute() and there.is_file():
-        return there
-    raise _fail(f"--sample {c.plain(sample)}: no such file (looked in the current folder and "
-                f"in {c.plain(there.parent)})")
-
-
-def _points(data: str | None, split: str, hardest: int | None, limit: int | None,
-            selection: str | None = None, sample: Path | None = None, *,
-            in_split: bool = True) -> tuple[list[Datapoint], str]:
-    """The selected datapoints and the selection's name (``seed``, ``unique``, ``sample``).
-
-    ``--sample`` takes the seed's convention (one line = one datapoint), so it combines with
-    ``--selection seed`` or none; ``in_split`` finds the sample's lines in the split file so
-    the experiment runner can load them by id (``test/L7``).
-    """
-    from accord.core.names import unknown_name
-    from accord.domains.deal_or_no_deal import (
-        SELECTIONS,
-        DataFormatError,
-        DataNotFoundError,
-        load_sample,
-        load_selection,
-        select,
-    )
-
-    if hardest is not None and hardest < 1:
-        raise _fail(f"--hardest must be at least 1, got {hardest}")
-    if limit is not None and limit < 1:
-        raise _fail(f"--limit must be at least 1, got {limit}")
-    if selection is not None and selection not in SELECTIONS:
-        raise _fail(unknown_name("selection", selection, SELECTIONS))
-    if sample is not None and selection == "unique":
-        raise _fail("--sample takes one datapoint per line (Alice = the <input> side, the "
-                    "seed's convention): use it without --selection unique")
-    try:
-        if sample is not None:
-            pool = load_sample(_sample_file(sample, data), data, split, in_split=in_split)
-            name = "sample"
-        else:
-            name = selection or "unique"
-            pool = load_selection(data, split, name)  # type: ignore[arg-type]
-        return select(pool, hardest, limit), name
-    except (DataNotFoundError, DataFormatError, ValueError, KeyError) as exc:
-        raise _fail(str(exc)) from exc
 
 
 def _rate(x: Any) -> str:
@@ -150,8 +86,8 @@ def _table10(console: Console, out: dict[str, Any]) -> None:
 def stats(
     data: Path | None = c.data_option(),
     split: str = typer.Option("test", "--split", help="test | val"),
-    selection: str | None = _selection_option(),
-    sample: Path | None = _sample_option(),
+    selection: str | None = selection_option(),
+    sample: Path | None = sample_option(),
     hardest: int | None = typer.Option(None, "--hardest", help=HARDEST_HELP),
     best_rule: str = typer.Option("authors", "--best-rule", help="which best allocation "
                                   "when several tie: authors (the first with Alice's counts "
@@ -171,8 +107,8 @@ def stats(
     if best_rule not in BEST_RULES:
         raise _fail(unknown_name("best rule", best_rule, BEST_RULES))
     if sample is not None:
-        sample = _sample_file(sample, _data(data))
-    points, name = _points(_data(data), split, hardest, None, selection, sample,
+        sample = sample_file(sample, _data(data))
+    points, name = select_points(_data(data), split, hardest, None, selection, sample,
                            in_split=False)
     if not points:
         raise c.fail("no datapoints selected: the data file holds none")
@@ -331,8 +267,8 @@ def play(
                                f"workflow,greedy (kinds: {AGENT_KINDS_HELP})."),
     data: Path | None = c.data_option(),
     split: str = typer.Option("test", "--split", help="test | val"),
-    selection: str | None = _selection_option(),
-    sample: Path | None = _sample_option(),
+    selection: str | None = selection_option(),
+    sample: Path | None = sample_option(),
     hardest: int | None = typer.Option(None, "--hardest", help=HARDEST_HELP),
     limit: int | None = typer.Option(None, "--limit", help="at most N datapoints"),
     rounds: int = typer.Option(20, "--rounds", help="round cap R"),
@@ -369,7 +305,7 @@ def play(
         raise _fail("--rounds and --concurrency must be at least 1")
     if first not in ("alice", "bob", "data"):
         raise _fail(f"--first must be alice, bob or data, got {first!r}")
-    points, chosen = _points(_data(data), split, hardest, limit, selection, sample)
+    points, chosen = select_points(_data(data), split, hardest, limit, selection, sample)
     _check_agents(specs, points)
     results, store_path = _play_through_runner(
         points, specs, rounds, seed, first, concurrency, llm, _data(data),
@@ -440,8 +376,8 @@ def meta(
     raw: str = typer.Option("greedy", "--raw", help="agent spec for 'do not use it'"),
     data: Path | None = c.data_option(),
     split: str = typer.Option("test", "--split", help="test | val"),
-    selection: str | None = _selection_option(),
-    sample: Path | None = _sample_option(),
+    selection: str | None = selection_option(),
+    sample: Path | None = sample_option(),
     hardest: int | None = typer.Option(50, "--hardest", help=HARDEST_HELP + "; the seed "
                                        "takes 50"),
     limit: int | None = typer.Option(None, "--limit", help="at most N datapoints"),
@@ -462,7 +398,7 @@ def meta(
 
     llm = c.llm_settings(cache, cache_mode)
     specs = {"workflow": _specs(f"{use},{use}")[0], "raw": _specs(f"{raw},{raw}")[0]}
-    points, _ = _points(_data(data), split, hardest, limit, selection, sample)
+    points, _ = select_points(_data(data), split, hardest, limit, selection, sample)
     payoffs: dict[tuple[str, str], tuple[float, float]] = {}
     for a in STRATEGIES:
         for b in STRATEGIES:

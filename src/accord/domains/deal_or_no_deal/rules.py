@@ -174,10 +174,10 @@ def hardest(points: Iterable[Datapoint], k: int | None, *,
     """The ``k`` hardest datapoints (all when ``k`` is ``None``), hardest first.
 
     With ``envy_free_only`` (default) only datapoints that admit an envy-free allocation are
-    ranked, as the issue asks. The paper's section 5.4 instead takes the 50 hardest and
-    keeps those with an envy-free allocation (44 of 50):
-    ``[d for d in hardest(ps, 50, envy_free_only=False) if datapoint_admits_envy_free(d)]``.
-    Equal difficulty keeps file order (the sort is stable).
+    ranked. Equal difficulty keeps file order (the sort is stable). Every datapoint is
+    ranked here; section 5.4's selection (the K most difficult among those that survive
+    Table 9's exclusions, then those with an envy-free allocation), which ``--hardest``
+    uses, is :func:`accord.domains.deal_or_no_deal.selection.seed_hardest`.
     """
     pool = [d for d in points if not envy_free_only or datapoint_admits_envy_free(d)]
     pool.sort(key=lambda d: -datapoint_difficulty(d))
