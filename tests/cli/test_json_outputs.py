@@ -239,7 +239,7 @@ def _dond_play(w: Path) -> None:
 @case("dond meta")
 def _dond_meta(w: Path) -> None:
     _need_dond()
-    assert accord("dond", "meta", "--data", str(DOND), "--hardest", "2", "--json",
+    assert accord("dond", "meta", "--data", str(DOND), "--hardest", "3", "--json",
                   cwd=w)["datapoints"] == 2
 
 

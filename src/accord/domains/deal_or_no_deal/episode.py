@@ -15,15 +15,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
 from typing import Any
 
 from accord.agents.spec import AgentSpec
 from accord.domains.deal_or_no_deal.agents import make_agents
-from accord.domains.deal_or_no_deal.dataset import Datapoint, load_split
-from accord.domains.deal_or_no_deal.location import split_file
+from accord.domains.deal_or_no_deal.dataset import Datapoint
 from accord.domains.deal_or_no_deal.protocol import ROLES, DondProtocol
-from accord.domains.deal_or_no_deal.rules import datapoint_difficulty, hardest
+from accord.domains.deal_or_no_deal.rules import datapoint_difficulty
+from accord.domains.deal_or_no_deal.selection import load_selection
 from accord.domains.deal_or_no_deal.workflow import BayesianWorkflowAgent
 from accord.protocols.engine import Bounds, EpisodeResult, run_episode
 
@@ -31,25 +30,10 @@ FIRST_CHOICES: tuple[str, ...] = ("alice", "bob", "data")
 """Who opens: a role, or ``data`` for whoever spoke first in the human dialogue."""
 
 
-@lru_cache(maxsize=8)
-def _load(path: str, mtime_ns: int, split: str) -> tuple[Datapoint, ...]:
-    return tuple(load_split(path, split))
-
-
 def load_datapoints(data: str | os.PathLike[str] | None = None, split: str = "test"
                     ) -> list[Datapoint]:
     """Unique datapoints of ``split`` at the resolved data location (cached per file)."""
-    file = split_file(data, split)
-    name = file.stem if file.stem in ("test", "val") else split
-    return list(_load(str(file.resolve()), file.stat().st_mtime_ns, name))
-
-
-def select(points: Sequence[Datapoint], hardest_k: int | None = None,
-           limit: int | None = None) -> list[Datapoint]:
-    """The ``hardest_k`` hardest datapoints with an envy-free allocation (all, in file order,
-    when ``None``), then the first ``limit`` of them."""
-    chosen = list(points) if hardest_k is None else hardest(points, hardest_k)
-    return chosen if limit is None else chosen[:limit]
+    return load_selection(data, split, "unique")
 
 
 def find_datapoint(points: Sequence[Datapoint], ident: str) -> Datapoint:
