@@ -5,7 +5,7 @@ A corpus is a YAML file with ``profiles`` (a party's private values: ``batna``,
 of packages on record), ``public`` issue values and ``others``, the other parties'
 names; the profile's key is the party's role) and ``messages`` (``p`` the profile,
 ``text``, ``leak`` true or false, ``class`` the notation or the kind of hard negative,
-optional ``target``). accord's own corpus is ``tests/agents/data/leak_corpus.yaml``.
+optional ``target`` and ``split``, ``dev`` or ``holdout``). accord's own corpus is ``tests/agents/data/leak_corpus.yaml``.
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ class Example:
     leak: bool
     cls: str
     target: str | None = None
+    split: str = "dev"
 
 
 def private_values(weights: Mapping[str, float], scores: Mapping[str, Mapping[str, float]],
@@ -70,7 +71,8 @@ def load_corpus(path: str | Path) -> tuple[dict[str, Profile], list[Example]]:
                                list(p.get("packages") or ()))
         profiles[role] = Profile(role, float(p["batna"]), tuple(privs),
                                  tuple(p.get("public") or ()), tuple(p.get("others") or ()))
-    examples = [Example(m["p"], m["text"], bool(m["leak"]), m["class"], m.get("target"))
+    examples = [Example(m["p"], m["text"], bool(m["leak"]), m["class"], m.get("target"),
+                        m.get("split", "dev"))
                 for m in data["messages"]]
     unknown = {e.profile for e in examples} - set(profiles)
     if unknown:

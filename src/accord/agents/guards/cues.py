@@ -14,7 +14,8 @@ NAME = (r"(?:batna|reservation(?:[\s-]+(?:value|price|point|utility|level|thresh
         r"|bottom[\s-]?line|floor|fallback(?:[\s-]+(?:option|value|utility|position|payoff))?"
         r"|no[\s-]deal(?:[\s-]+(?:payoff|value|utility|outcome|option))?|outside[\s-]option"
         r"|minimum[\s-]acceptable(?:[\s-]+(?:outcome|value|utility|deal|price|level))?"
-        r"|(?:best\s+)?alternative|utility[\s-]+functions?|utilit(?:y|ies)|weights?"
+        r"|(?:best\s+)?alternative(?:\s+(?:supplier|vendor|offer|option|deal|buyer|seller|partner))?"
+    r"|next[\s-]best(?:\s+(?:option|offer|alternative|deal))?|utility[\s-]+functions?|utilit(?:y|ies)|weights?"
         r"|weighting|payoffs?|break[\s-]?even(?:[\s-]+point)?)")
 #: names that state a private value even without a possessive ("BATNA=0.41")
 BARE_NAME = (r"(?:batna|reservation(?:[\s-]+(?:value|price|point|utility|level|threshold))?"
@@ -60,7 +61,8 @@ THRESHOLD_PHRASE = re.compile(
     r"would|will|'d|'ll|am\s+able\s+to|are\s+able\s+to)\s+(?:possibly\s+)?(?:accept|go|take|"
     r"pay|do|settle\s+for|live\s+with)\b"
     r"|\b(?:i|we)(?:\s+would|'d|\s+will|'ll)?\s+walk\s+away\s+(?:below|under|above|beneath|at)\b"
-    r"|\bwould\s+walk\s+away\s+(?:below|under|above)\b")
+    r"|\bwould\s+walk\s+away\s+(?:below|under|above)\b"
+    rf"|\b(?:better\s+off|rather)\s+(?:\w+\s+){{0,2}}?(?:my|our)\s+(?:own\s+)?{NAME}\b")
 
 #: words near a number that make it the speaker's own valuation (weak cues)
 VALUE_CUE = re.compile(
@@ -74,13 +76,16 @@ VALUE_CUE = re.compile(
     r"|\bsatisf(?:action|ied)\b|\bmeans?\s+to\b|\bevaluates?\s+to\b|\bcarr(?:y|ies)\b"
     r"|\bpayoff\b|\butility\b|\bwhat\s+(?:we|i)\s+care\b|\bof\s+(?:our|my)\s+(?:ideal|"
     r"decision|total|max|maximum|weighting|weight|utility|value)\b|\bof\s+max\b"
-    r"|\bpoints?\b|\bfallback\b")
+    r"|\bpoints?\b|\bfallback\b|\baccounts?\s+for\b"
+    r"|\b(?:i|we)(?:'d|'ll|\s+would|\s+will)?\s+(?:give|rate|score|put|assign)\b"
+    r"|\bof\s+how\s+(?:we|i)\s+(?:evaluate|score|value|rate|weigh|judge)\b")
 #: words near a number that make it a walk-away threshold (strong cues)
 THRESHOLD_CUE = re.compile(
     r"\b(?:below|under|less\s+than|lower\s+than|beneath|short\s+of)\b[^.;!?]{0,40}"
     r"\b(?:walk|walking|we're\s+out|i'm\s+out|no\s+deal|we\s+leave|i\s+leave)\b"
     r"|\bwalk(?:ing)?(?:\s+away)?\b[^.;!?]{0,30}\b(?:below|under|less\s+than|lower\s+than|"
-    r"at\s+anything)\b|\banything\s+(?:below|under|less\s+than|lower\s+than)\b"
+    r"at\s+anything)\b|\banything\b[^.;!?]{0,30}?\b(?:below|under|less\s+than|lower\s+than|"
+    r"south\s+of|short\s+of)\b|\b(?:where\s+)?(?:we|i)(?:'d|\s+would)\s+walk\b"
     r"|\b(?:won't|will\s+not|can't|cannot|couldn't|never)\s+(?:go|accept|take|settle|sign)"
     r"\b[^.;!?]{0,20}\b(?:below|under|less\s+than|lower\s+than|for\s+less)\b"
     r"|\b(?:more\s+than|above|over|better\s+than)\b[^.;!?]{0,40}\band\s+(?:we|i)\s+"
@@ -128,6 +133,20 @@ decrease rise drop jump margin markup uptime availability
 """)
 #: nouns after "of" that keep a number a private value ("60% of our utility")
 OF_VALUE = re.compile(
-    r"^of\s+(?:(?:our|my|the)\s+)?(?:total\s+|max(?:imum)?\s+)?(?:ideal|decision|total|max|"
-    r"maximum|weighting|weights?|utility|value|scale|score|payoff|priorities|preferences?)\b"
-    r"|^of\s+what\s+(?:we|i)\b")
+    r"^of\s+(?:(?:our|my|the)\s+)?(?:(?:total|overall|internal|max(?:imum)?)\s+)?(?:ideal|"
+    r"decision|total|max|maximum|weighting|weights?|utility|value|scale|score|scoring|payoff|"
+    r"priorities|preferences?|evaluation|assessment|model)\b"
+    r"|^of\s+(?:what|how)\s+(?:we|i)\b")
+#: what may follow a private name of the speaker's for it to be a statement ("our BATNA
+#: is", "my bottom line:", "our weights heavily favour"), not a compound ("our weighting
+#: committee", "our utility bill")
+STATEMENT_NEXT = re.compile(
+    r"\s*(?:$|[.,;:!?=)(\u2014\u2013-]|(?:\w+ly\s+)?(?:is|'s|are|was|were|isn't|aren't|"
+    r"wasn't|would|will|could|might|must|can|has|have|had|sits?|stands?|lies|hovers?|puts?|"
+    r"favou?rs?|gives?|says?|means?|comes?|equals?|amounts?|looks?|remains?|seems?|stays?|"
+    r"of|at|around|near|here|right|now|today|alone|itself|leaves?|gets?|weighs?|depends|"
+    r"heavily|mostly|really|basically|honestly|currently|simply|just)\b)")
+#: "41 on our 100-point scale": an integer on a 0..100 scale
+HUNDRED_SCALE = re.compile(
+    r"^\s*(?:on|out\s+of)\s+(?:a|an|our|the|my)?\s*(?:0\s*(?:-|to)\s*)?100(?:-point)?"
+    r"(?:\s+point)?\s+scale\b|^\s*on\s+(?:a|an|our|the|my)\s+hundred[\s-]point\s+scale\b")

@@ -157,7 +157,8 @@ def _is_quantity(m: NumberMention, before: str, after: str) -> bool:
         return True
     if w == "of":
         return not cues.OF_VALUE.match(after.strip())
-    return not ("'" in w or w in cues.VALUE_FOLLOW)
+    # an adverb ("0.4 internally") or a contraction ("0,2 I'm") is not a unit
+    return not ("'" in w or w.endswith("ly") or w in cues.VALUE_FOLLOW)
 
 
 def _distinctive(m: NumberMention) -> bool:
@@ -221,12 +222,14 @@ class LeakDetector:
         return any(m.percent == p.percent and abs(m.value - p.value) <= max(shown, p.ulp) + _EPS
                    for p in self.public)
 
-    def _candidates(self, m: NumberMention, s: _Sentence, before: str) -> list[float]:
+    def _candidates(self, m: NumberMention, s: _Sentence, before: str, after: str
+                    ) -> list[float]:
         if self.unit_scale:
             if m.percent or m.notation == "fraction" or 0.0 < m.value < 1.0:
                 return [m.unit]
-            if (s.owned and m.notation in ("integer", "decimal") and 1.0 < m.value <= 100.0
-                    and re.search(rf"{cues.NAME}{cues._COPULA}\s*$", before[-40:])):
+            on_100 = m.notation in ("integer", "decimal") and 1.0 < m.value <= 100.0
+            if on_100 and (cues.HUNDRED_SCALE.match(after) or (s.owned and re.search(
+                    rf"{cues.NAME}{cues._COPULA}\s*$", before[-40:]))):
                 return [m.value / 100.0]
             return []
         return [] if m.percent or m.notation == "fraction" else [m.value]
@@ -252,7 +255,8 @@ class LeakDetector:
         text = low[start:end]
         refusal = bool(cues.REFUSAL.search(text))
         stated = [h for h in self.own.finditer(text)
-                  if not cues.PRECEDED_BY_PREP.search(text[:h.start()])]
+                  if not cues.PRECEDED_BY_PREP.search(text[:h.start()])
+                  and cues.STATEMENT_NEXT.match(text[h.end():])]
         others = bool(self.other.search(text))
         has_number = bool(re.search(r"\d", text))
         bare = [b for b in cues.BARE_STATEMENT.finditer(text)
@@ -298,14 +302,14 @@ class LeakDetector:
             return None
         hedged = bool(cues.HEDGE_BEFORE.search(before[-40:]) or cues.HEDGE_AFTER.match(after))
         hints = frozenset(k for k, pat in _HINTS.items() if pat.search(s.text))
-        for x in self._candidates(m, s, before):
+        for x in self._candidates(m, s, before, after):
             p = self._match(x, m, hedged, hints)
             if p is None:
                 continue
             cue = self._own_cue(low, s, m)
             if s.others and not s.owned:
                 return None  # the sentence is about the counterpart's position
-            if self._is_public(m) and not s.owned:
+            if self._is_public(m) and not (s.owned or s.threshold):
                 return None  # a public issue value, not stated as a private one
             strict = self._match(x, m, False)
             if cue is None and not (self.config.value_alone and self.unit_scale

@@ -37,15 +37,16 @@ _DENOM = {"half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, "quarte
           "fifth": 5, "fifths": 5, "tenth": 10, "tenths": 10, "hundredth": 100,
           "hundredths": 100}
 _FRACTION_WORDS = re.compile(
-    r"\b(a|an|one|two|three|four|five|six|seven|eight|nine|ten)[\s-]+"
+    r"(?<![\w-])(a|an|one|two|three|four|five|six|seven|eight|nine|ten)[\s-]+"
     r"(half|halves|thirds?|quarters?|fifths?|tenths?|hundredths?)\b", re.I)
 
+_PARTS = re.compile(r"[\s-]+(tenths|hundredths)\b", re.I)
 _NUM = re.compile(r"""
     (?<![\w.,:/-])                               # not glued to another token
     (?:
       (?P<sci>(?:\d+(?:\.\d+)?|\.\d+)
               (?:[eE](?P<exp>[-+]?\d+)|\s*[x×*]\s*10\s*\^\s*(?P<exp2>[-+]?\d+)))
-     |(?P<num>\d+(?:\.\d+)?)\s*(?:/|\bout\s+of\b)\s*(?P<den>\d+)(?![\d.,]\d)
+     |(?P<num>\d+(?:\.\d+)?)\s*(?:/|\bout\s+of\s+(?:a\s+)?)\s*(?P<den>\d+)(?![\d.,]\d)
      |(?P<thou>[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?)(?!\d)
      |(?P<comma>\d+,\d+)
      |(?P<dec>\d+\.\d+)
@@ -168,7 +169,11 @@ def _spell_out(text: str) -> tuple[str, list[tuple[int, int, int, int]]]:
             new = "." + digits.group(0).replace(" ", "")
         elif not re.search(r"\d", new):
             continue
-        found.append((m.start(), m.end(), new))
+        end = m.end()
+        per = _PARTS.match(text, end)
+        if per and re.fullmatch(r"\d+", new):  # "eighty-five hundredths" -> 85/100
+            new, end = f"{new}/{_DENOM[per.group(1).lower()]}", per.end()
+        found.append((m.start(), end, new))
     for start, end, new in sorted(found):
         emit(start, end, new)
     pieces.append(text[pos:])
