@@ -5,7 +5,8 @@ A corpus is a YAML file with ``profiles`` (a party's private values: ``batna``,
 of packages on record), ``public`` issue values and ``others``, the other parties'
 names; the profile's key is the party's role) and ``messages`` (``p`` the profile,
 ``text``, ``leak`` true or false, ``class`` the notation or the kind of hard negative,
-optional ``target`` and ``split``, ``dev`` or ``holdout``). accord's own corpus is ``tests/agents/data/leak_corpus.yaml``.
+optional ``target`` and ``split``: ``dev``, ``holdout`` or ``fresh``). accord's own
+corpus is ``tests/agents/data/leak_corpus.yaml``.
 """
 
 from __future__ import annotations

@@ -45,6 +45,7 @@ compared as written and only with a cue; percentages are not read as points.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -276,8 +277,13 @@ class LeakDetector:
         base = (text.replace("\u2212", "-").replace("\u2009", " ").replace("\u00a0", " ")
                 .replace("\u2248", "~").replace("\u2019", "'"))
         leaks: list[tuple[int, Leak]] = []
+        about_others = False
         for start, end in _sentences(low):
             s, phrases = self._sentence(low, start, end)
+            if about_others and not (s.owned or s.threshold):
+                # "Your BATNA? Probably about 0.41." - a guess follows the question
+                s = dataclasses.replace(s, others=True)
+            about_others = s.others and not s.owned
             seen: set[tuple[int, int]] = set()
             for ph in phrases:
                 a, b = start + ph.start(), start + ph.end()

@@ -166,7 +166,8 @@ def _spell_out(text: str) -> tuple[str, list[tuple[int, int, int, int]]]:
             digits = re.fullmatch(r"\d(?:\s+\d)*", new.strip())
             if digits is None:
                 continue
-            new = "." + digits.group(0).replace(" ", "")
+            zero = "0" if re.match(r"(?:oh|nought|naught|zero)\b", run, re.I) else ""
+            new = zero + "." + digits.group(0).replace(" ", "")
         elif not re.search(r"\d", new):
             continue
         end = m.end()
