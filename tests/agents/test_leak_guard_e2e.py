@@ -169,3 +169,45 @@ def test_bad_guard_options_are_usage_errors(stub_env: Callable[[StubServer], Non
         build_negotiator(parse_agent_spec("llm:mock/negotiator?guard=maybe"))
     with pytest.raises(AgentSpecError, match="guard_judge"):
         build_negotiator(parse_agent_spec("llm:mock/negotiator?guard_judge=nowhere/x"))
+
+
+def _bench() -> Any:
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_leak.py"
+    spec = importlib.util.spec_from_file_location("bench_leak", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_benchmark_prints_the_figures(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    assert _bench().main(["--json", "--repeat", "1"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["messages"] >= 200 and out["overall"]["recall"] >= 0.95
+    assert {r["class"] for r in out["splits"]} == {"dev", "holdout", "fresh"}
+    assert out["timing"]["us_per_message"] > 0
+    assert _bench().main(["--repeat", "1", "--errors"]) == 0
+    text = capsys.readouterr().out
+    assert "overall   P" in text and "time per message" in text
+
+
+def test_benchmark_scores_rules_plus_judge(stub_env: Callable[[StubServer], None],
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    judge = ScriptedPolicy(["<VERDICT>LEAK</VERDICT><REASON>says so</REASON>"], cycle=True)
+    with StubServer(policies={"judge": judge}) as stub:
+        stub_env(stub)
+        assert _bench().main(["--json", "--repeat", "1", "--judge",
+                              "openai-api/stub/judge"]) == 0
+        asked = len(stub.completion_requests)
+    out = json.loads(capsys.readouterr().out)
+    # a judge that always says LEAK catches every leak and flags every clean message
+    assert out["overall"]["recall"] == 1.0 and out["overall"]["fp"] == out["overall"]["n"] - \
+        out["leaking"]
+    assert asked == out["messages"] - 172  # only what the rules passed

@@ -129,19 +129,30 @@ class Score:
 Classify = Callable[[Profile, str], list[Leak]]
 
 
-def evaluate(profiles: Mapping[str, Profile], examples: list[Example],
-             classify: Classify | None = None, config: LeakConfig | None = None
-             ) -> tuple[Score, dict[str, Score]]:
-    """Overall and per-class scores of ``classify`` (default: the rule detector)."""
+def predict(profiles: Mapping[str, Profile], examples: list[Example],
+            classify: Classify | None = None, config: LeakConfig | None = None
+            ) -> list[list[Leak]]:
+    """What ``classify`` (default: the rule detector) finds in each example."""
     detectors = {k: p.detector(config) for k, p in profiles.items()}
 
     def rules(profile: Profile, text: str) -> list[Leak]:
         return detectors[profile.role].find(text)
 
     run = classify or rules
+    return [run(profiles[ex.profile], ex.text) for ex in examples]
+
+
+def tally(examples: list[Example], found: list[list[Leak]]) -> tuple[Score, dict[str, Score]]:
+    """Overall and per-class scores of the findings ``found`` (one list per example)."""
     total, per = Score(), defaultdict[str, Score](Score)
-    for ex in examples:
-        leaks = run(profiles[ex.profile], ex.text)
+    for ex, leaks in zip(examples, found, strict=True):
         total.add(ex, bool(leaks), leaks)
         per[ex.cls].add(ex, bool(leaks), leaks)
     return total, dict(per)
+
+
+def evaluate(profiles: Mapping[str, Profile], examples: list[Example],
+             classify: Classify | None = None, config: LeakConfig | None = None
+             ) -> tuple[Score, dict[str, Score]]:
+    """Overall and per-class scores of ``classify`` (default: the rule detector)."""
+    return tally(examples, predict(profiles, examples, classify, config))
