@@ -30,9 +30,20 @@ from accord.solvers.bayes import belief_model
 REPO = Path(__file__).resolve().parents[1]
 
 
-def default_data() -> str:
-    """``ACCORD_DATA`` if set, else ``../shared/data`` beside the repository."""
-    return os.environ.get("ACCORD_DATA") or str(REPO.parent / "shared" / "data")
+def default_data() -> str | None:
+    """The first data location that holds the test split.
+
+    ``ACCORD_DATA``; ``../shared/data`` beside the repository, then beside its parent (a git
+    worktree or clone one level down); accord's per-user data folder. ``None`` if none does.
+    """
+    from accord.domains.deal_or_no_deal.location import data_root, split_file
+
+    places = [os.environ.get("ACCORD_DATA"), str(REPO.parent / "shared" / "data"),
+              str(REPO.parent.parent / "shared" / "data"), str(data_root(None))]
+    for place in places:
+        if place and split_file(place, "test").exists():
+            return place
+    return None
 
 
 async def run_all(points: list[Datapoint], agents: list[str], seed: int) -> list[dict[str, Any]]:
@@ -46,10 +57,10 @@ async def run_all(points: list[Datapoint], agents: list[str], seed: int) -> list
 
 def timed(points: list[Datapoint], agents: list[str], seed: int
           ) -> tuple[float, list[dict[str, Any]]]:
-    """Wall time of one pass and its metric rows."""
-    t0 = time.perf_counter()
+    """CPU time of one pass (the pass is single-threaded) and its metric rows."""
+    t0 = time.process_time()
     rows = asyncio.run(run_all(points, agents, seed))
-    return time.perf_counter() - t0, rows
+    return time.process_time() - t0, rows
 
 
 def report(label: str, rows: list[dict[str, Any]]) -> None:
@@ -75,14 +86,19 @@ def report(label: str, rows: list[dict[str, Any]]) -> None:
 def main() -> None:
     """Parse arguments, run the passes, print the figures."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", default=default_data(), help="data root, folder or test.txt")
+    ap.add_argument("--data", default=None, help="data root, folder or test.txt (default: "
+                    "ACCORD_DATA, ../shared/data, accord's data folder)")
     ap.add_argument("--repeat", type=int, default=5, help="timed passes after the warm-up")
     ap.add_argument("--agents", default="workflow,workflow", help="alice,bob agent specs")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     agents = [str(a) for a in parse_agent_list(args.agents)]
+    args.data = args.data or default_data()
+    if args.data is None:
+        raise SystemExit("no Deal-or-No-Deal data found: pass --data PATH, set ACCORD_DATA, or "
+                         "run `accord dond download`")
     points = load_datapoints(args.data, "test")
-    print(f"machine: {machine()}")
+    print(f"machine: {machine()}; load average {os.getloadavg()[0]:.1f}; times are CPU")
     print(f"agents: {' vs '.join(agents)}; {len(points)} unique test datapoints")
 
     belief_model.cache_clear()

@@ -14,6 +14,9 @@
    such games (its non-negativity tests are exact float comparisons); the counts are
    printed.
 
+3. Growth (``--growth``, and at the end of a full run): all equilibria of one random n x n
+   game for n = 10..15, CPU time, tracemalloc peak and the factor per +1 size.
+
 Prints median and spread (min-max over repeats) in seconds, and nashpy/accord ratios.
 Run: ``.venv/bin/python benchmarks/bench_equilibria.py [--quick]``.
 """
@@ -152,16 +155,47 @@ def bench_mixed(games: int, repeats: int, size: int) -> None:
           "equilibrium is verified exactly")
 
 
+def bench_growth(sizes: list[int]) -> None:
+    """All equilibria of one random n x n game per size: CPU time, memory, growth."""
+    import os
+    import tracemalloc
+
+    print(f"\nMixed Nash growth, one random n x n game per size (payoffs +-10^6), CPU time; "
+          f"memory = tracemalloc peak (separate run); load average {os.getloadavg()[0]:.1f}")
+    prev = None
+    for n in sizes:
+        rng = np.random.default_rng(15)
+        a = rng.integers(-10**6, 10**6, (n, n))
+        b = rng.integers(-10**6, 10**6, (n, n))
+        t0 = time.process_time()
+        eqs = mixed_nash(a, b)
+        cpu = time.process_time() - t0
+        tracemalloc.start()
+        mixed_nash(a, b)
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        grow = "" if prev is None else f"  x{cpu / prev:.1f} vs n-1"
+        print(f"  {n:>2} x {n:<2}: {len(eqs):>3} equilibria, {_t(cpu):>8} CPU, peak "
+              f"{peak / 2**20:7.1f} MiB{grow}")
+        prev = cpu
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer sizes and repeats")
+    parser.add_argument("--growth", action="store_true",
+                        help="only the mixed-equilibrium growth from 10 x 10 to 15 x 15")
     args = parser.parse_args()
+    if args.growth:
+        bench_growth(list(range(10, 16)))
+        return
     if args.quick:
         bench_pure([10, 100, 1000], repeats=3, full_limit=100, sample=500)
         bench_mixed(games=2, repeats=2, size=8)
     else:
         bench_pure([10, 30, 100, 300, 1000], repeats=9, full_limit=100, sample=2000)
         bench_mixed(games=5, repeats=5, size=10)
+        bench_growth(list(range(10, 16)))
 
 
 if __name__ == "__main__":

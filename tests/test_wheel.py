@@ -4,7 +4,9 @@ time is in it, and the commands run from another directory in a fresh virtual en
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
+import re
 import subprocess
 import sys
 import zipfile
@@ -76,6 +78,7 @@ def test_wheel_runs_from_another_directory(tmp_path: Path,
     assert (elsewhere / "runs" / "demo.db").is_file()
     if (DOND / "test.txt").is_file():
         _run([exe, "dond", "stats", "--data", str(DOND)], cwd=elsewhere)
+    _readme_tour(env_dir, tmp_path / "tour")
     # every --json command, now through the installed script
     j = _json_cases()
     monkeypatch.setattr(j, "COMMAND", [exe])
@@ -85,6 +88,64 @@ def test_wheel_runs_from_another_directory(tmp_path: Path,
         if name.startswith("dond") and not (DOND / "test.txt").is_file():
             continue
         fn(work)
+
+
+#: README commands that need the internet: not run offline
+NEEDS_NETWORK = ("anthropic/", "accord dond download")
+#: a README model string is answered by the in-process mock policy of its domain
+MOCKS = (("dond", "mock/dond"), ("task-exchange", "mock/task-exchange"),
+         ("", "mock/negotiator"))
+
+
+def readme_commands() -> list[str]:
+    """Every ``accord ...`` line of the README's bash blocks, comments dropped."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    out = []
+    for block in re.findall(r"```bash\n(.*?)```", text, re.S):
+        for line in block.splitlines():
+            cmd = line.split("  #")[0].strip()
+            if cmd.startswith(("accord ", "python -m accord")):
+                out.append(cmd)
+    return out
+
+
+def _readme_tour(env_dir: Path, where: Path) -> None:
+    """Run the README's commands with the installed ``accord`` from a folder of its own,
+    with the files the README's placeholders name written first."""
+    where.mkdir()
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    scenario = re.search(r"```yaml\n(name: laptop-sale.*?)```", text, re.S)
+    assert scenario, "the README's scenario example"
+    (where / "my-scenario.yaml").write_text(scenario.group(1), encoding="utf-8")
+    (where / "my-spec.yaml").write_text((REPO / "src/accord/configs/demo.yaml").read_text())
+    (where / "my-game.json").write_text(
+        '{"type": "normal", "players": ["A", "B"], "actions": [["c", "d"], ["c", "d"]], '
+        '"payoffs": [[[3, 3], [0, 5]], [[5, 0], [1, 1]]]}')
+    inst = sorted((REPO / "src/accord/domains/deliberation/data/instances/menu-numeric")
+                  .glob("*.json"))[0]
+    (where / "my-instance.json").write_text(inst.read_text())
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env["PATH"] = f"{env_dir / 'bin'}{os.pathsep}{env['PATH']}"
+    if (DOND / "test.txt").is_file():
+        env["ACCORD_DATA"] = str(DOND)
+    ran = 0
+    for cmd in readme_commands():
+        if any(n in cmd for n in NEEDS_NETWORK) or ("dond" in cmd and "ACCORD_DATA" not in env):
+            continue
+        cmd = cmd.replace("~/accord-data", str(DOND))
+        mock = next(m for key, m in MOCKS if key in cmd)
+        cmd = cmd.replace("openai/gpt-4.1-mini", mock)
+        if "ID-PREFIX" in cmd:
+            eps = json.loads(subprocess.run(
+                ["accord", "results", "runs/demo.db", "--episodes", "--json"], cwd=where,
+                env=env, capture_output=True, text=True, check=True).stdout)["episodes"]
+            cmd = cmd.replace("ID-PREFIX", eps[0]["id"][:8])
+        proc = subprocess.run(["bash", "-c", cmd], cwd=where, env=env, capture_output=True,
+                              text=True, timeout=600)
+        assert proc.returncode == 0, (cmd, proc.stdout[-2000:], proc.stderr[-2000:])
+        assert "Traceback" not in proc.stderr, (cmd, proc.stderr[-2000:])
+        ran += 1
+    assert ran >= 30, ran  # the tour really ran, not a filtered-away list
 
 
 def _json_cases() -> ModuleType:

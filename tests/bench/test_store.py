@@ -113,17 +113,17 @@ def test_secrets_never_reach_the_store(tmp_path, monkeypatch):
     assert key.encode() not in raw and b"tok-zyxwvutsrqp" not in raw
     conn = sqlite3.connect(tmp_path / "r.db")
     cfg = json.loads(conn.execute("SELECT config FROM runs").fetchone()[0])
-    assert cfg["llm"] == {"api_key": "***", "cache": "c.db"}
+    assert cfg["llm"] == {"api_key": "[REDACTED]", "cache": "c.db"}
 
 
 def test_redaction_rules():
     assert redact({"OPENAI_API_KEY": "x" * 10, "max_tokens": 400, "token": ""}) == {
-        "OPENAI_API_KEY": "***", "max_tokens": 400, "token": ""}
+        "OPENAI_API_KEY": "[REDACTED]", "max_tokens": 400, "token": ""}
     assert redact_text("llm:openai/gpt?api_key=abc123&temperature=0.2", []) == (
-        "llm:openai/gpt?api_key=***&temperature=0.2")
-    assert redact_text("ghp_" + "a" * 30, []) == "***"
+        "llm:openai/gpt?api_key=[REDACTED]&temperature=0.2")
+    assert redact_text("ghp_" + "a" * 30, []) == "[REDACTED]"
     assert redact_text("max_tokens=400 and sk-ant-api03-abcdefgh", []) == (
-        "max_tokens=400 and ***")
+        "max_tokens=400 and [REDACTED]")
 
 
 def test_second_writer_is_refused_and_missing_store_is_an_error(tmp_path):

@@ -11,12 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import typer
 from rich.console import Console
 from typer.testing import CliRunner
 
 from accord import __version__
-from accord.cli.main import app
+from accord.cli.main import app, command_tree
 from accord.cli.render import describe_event, print_record_fields
 from accord.core.trajectory import Trajectory
 
@@ -25,18 +24,7 @@ runner = CliRunner()
 
 def leaves() -> list[tuple[str, Any]]:
     """``(command path, click command)`` for every leaf command of the app."""
-    out: list[tuple[str, Any]] = []
-
-    def walk(cmd: Any, path: list[str]) -> None:
-        subs = getattr(cmd, "commands", None)
-        if subs:
-            for name, sub in subs.items():
-                walk(sub, [*path, name])
-        else:
-            out.append((" ".join(path), cmd))
-
-    walk(typer.main.get_command(app), [])
-    return out
+    return [(p, cmd) for p, cmd in command_tree() if not hasattr(cmd, "list_commands")]
 
 
 def test_every_command_has_an_example_and_every_option_a_help_text() -> None:

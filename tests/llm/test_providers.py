@@ -51,5 +51,8 @@ def test_configuration_errors_are_specific() -> None:
 def test_urls_are_sanitised_and_names_mapped() -> None:
     assert sanitize_url("https://user:pw@host:8443/v1/?key=abc#x") == "https://host:8443/v1"
     assert env_prefix("my-gw.2") == "MY_GW_2"
-    ep = resolve_model("vllm/m", {"VLLM_BASE_URL": "http://u:secret@h:1/v1"})
+    with pytest.raises(ConfigurationError, match="carries credentials") as info:
+        resolve_model("vllm/m", {"VLLM_BASE_URL": "http://u:secret@h:1/v1"})
+    assert "secret" not in str(info.value)  # refused, and the password is not echoed
+    ep = resolve_model("vllm/m", {"VLLM_BASE_URL": "http://h:1/v1?token=secret"})
     assert "secret" not in ep.public_url

@@ -1,46 +1,6 @@
-"""The one agent interface (DESIGN.md principle 4).
+"""The agent interface lives beside the protocols (:mod:`accord.protocols.agent`); this
+module keeps the old import path ``accord.agents.base.Agent`` working."""
 
-LLM, workflow, concession, replay and human agents are interchangeable: each
-implements ``async act(observation) -> move`` and ``reset``.
-"""
+from accord.protocols.agent import Agent
 
-from __future__ import annotations
-
-from abc import ABC, abstractmethod
-from typing import Any
-
-import numpy as np
-
-from accord.core.moves import Move
-from accord.protocols.base import Observation
-
-
-class Agent(ABC):
-    """A negotiating party (or a mediator): sees observations, returns moves."""
-
-    #: registry name of the agent kind, e.g. ``boulware``
-    name: str = "agent"
-
-    def reset(self, rng: np.random.Generator | None = None) -> None:
-        """Forget everything from a previous episode; ``rng`` drives any randomness."""
-        self.rng = rng if rng is not None else np.random.default_rng(0)
-
-    @abstractmethod
-    async def act(self, observation: Observation) -> Move:
-        """The agent's move for this observation."""
-
-    def drain_notes(self) -> list[dict[str, Any]]:
-        """Events the agent wants logged since the last call (guard findings, LLM calls).
-
-        Each is ``{"name": str, "data": {...}}``; ``"flag": True`` also counts it on the
-        episode record's flags under ``name``. Default: none.
-        """
-        return []
-
-    def usage(self) -> dict[str, Any]:
-        """Resource usage for this episode (token counts for LLM agents); empty by default."""
-        return {}
-
-    def describe(self) -> str:
-        """A short label for transcripts."""
-        return self.name
+__all__ = ["Agent"]

@@ -50,13 +50,13 @@ class NegotiatorAgent(Agent):
         self.reset()
 
     def prepare(self, obs: NegotiationObservation) -> _Prepared:
-        """Utility tables for this observation's space and utility (cached per episode)."""
+        """Utility tables for this observation's space and utility (the sort is cached per
+        scenario by the utility, the rest per episode)."""
         assert obs.space is not None and obs.utility is not None
         key = (id(obs.space), id(obs.utility))
         if self._prep is None or self._key != key:
             values = obs.utility.values(obs.space)
-            order = np.argsort(values, kind="stable")
-            su = values[order]
+            order, su = obs.utility.ranking(obs.space)  # sorted once per scenario
             self._prep = _Prepared(obs.space, values, order, su, float(su[-1]),
                                    max(float(obs.batna), float(su[0])), obs.space.grid)
             self._key = key

@@ -17,7 +17,6 @@ import contextlib
 import dataclasses
 import importlib.util
 import json
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -26,7 +25,12 @@ from accord.agents.guards import Leak, PrivateValue, find_leaks, quote_counterpa
 from accord.agents.guards.judge import LeakJudge
 from accord.agents.llm_support import LLMSession, generation_config, runtime_for
 from accord.agents.registry import register_judge, register_mediator, register_negotiator
-from accord.agents.replies import _PROPOSAL, parse_negotiation_reply, strip_private
+from accord.agents.replies import (
+    parse_mediator_reply,
+    parse_negotiation_reply,
+    parse_verdict,
+    strip_private,
+)
 from accord.agents.spec import AgentSpec, AgentSpecError
 from accord.agents.templates import render
 from accord.agents.utility_render import (
@@ -34,10 +38,10 @@ from accord.agents.utility_render import (
     readable_utility,
     utility_payload,
 )
-from accord.core.moves import Accept, Malformed, Message, Move, Offer, Reject, Suggest, Walk
+from accord.core.moves import Accept, Malformed, Message, Move, Offer, Reject, Walk
 from accord.llm import GenerationConfig, LLMClient, LLMError
 from accord.protocols.base import Observation, Termination
-from accord.protocols.judge import DECISIONS, JUDGE, JudgeVerdict, TerminationJudge
+from accord.protocols.judge import JUDGE, JudgeVerdict, TerminationJudge
 from accord.protocols.negotiation import MediatorObservation, NegotiationObservation
 
 #: what ``guard=block`` sends instead of a withheld message
@@ -175,7 +179,8 @@ class LLMNegotiator(Agent):
             "completion_tokens": done.usage.completion_tokens,
             "reply": strip_private(done.text)[:2000]}})
         issues = {k: list(v) for k, v in obs.issue_values().items()}
-        move = parse_negotiation_reply(done.text, issues, obs.phase)
+        move = parse_negotiation_reply(done.text, issues, obs.phase,
+                                       current=obs.current_offer)
         if isinstance(move, Malformed):
             return move
         return await self._guard(move, obs)
@@ -217,20 +222,7 @@ class LLMMediator(Agent):
         except LLMError as exc:
             raise RuntimeError(f"LLM mediator call failed ({self.client.model}): "
                                f"{type(exc).__name__}: {exc}") from exc
-        text = strip_private(done.text)
-        found = _PROPOSAL.findall(text)
-        if len(found) != 1:
-            return Malformed("missing_proposal", "Reply with exactly one "
-                             "<PROPOSAL>{json}</PROPOSAL>.", raw=done.text)
-        try:
-            package = json.loads(found[0])
-        except json.JSONDecodeError as exc:
-            return Malformed("invalid_json", f"The PROPOSAL is not valid JSON ({exc.msg}).",
-                             raw=done.text)
-        if not isinstance(package, dict):
-            return Malformed("invalid_json", "The PROPOSAL must be a JSON object.", raw=text)
-        why = re.search(r"<RATIONALE>(.*?)</RATIONALE>", text, re.S)
-        return Suggest(package, rationale=why.group(1).strip() if why else None)
+        return parse_mediator_reply(done.text)
 
     def usage(self) -> dict[str, Any]:
         return self.session.usage() if self.session else {}
@@ -241,22 +233,6 @@ class JudgeFailure(RuntimeError):
 
     The engine records it as an ``error`` ending with ``who="judge"`` and this message.
     """
-
-
-_VERDICT = re.compile(r"<VERDICT>\s*(continue|agreement|no_deal)\s*</VERDICT>", re.I)
-_REASON = re.compile(r"<REASON>(.*?)</REASON>", re.S)
-
-
-def parse_verdict(text: str) -> JudgeVerdict | None:
-    """The verdict in a judge reply (``None`` without exactly one readable ``<VERDICT>``)."""
-    public = strip_private(text)
-    found = _VERDICT.findall(public)
-    if len(found) != 1:
-        return None
-    decision = found[0].lower()
-    assert decision in DECISIONS
-    why = _REASON.search(public)
-    return JudgeVerdict(decision, why.group(1).strip() if why else "")
 
 
 class LLMJudge(TerminationJudge):

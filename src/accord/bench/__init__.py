@@ -1,5 +1,5 @@
 """Running many episodes: experiment specs, executors, the SQLite results store with
-resume, aggregation and tables (issue 3).
+resume, aggregation and tables.
 
 Typical use is the command line (``accord bench``, ``accord results``, ``accord show``);
 the same steps are available as functions::

@@ -271,11 +271,17 @@ class ProcessExecutor(Executor):
                       tuple[Sequence[EpisodeTask], ProcessPoolExecutor]] = {}
 
         def fill() -> None:
+            nonlocal pool
             while len(pending) < 2 * workers:
                 batch = next(batches, None)
                 if batch is None:
                     return
-                fut = loop.run_in_executor(pool, execute_batch, batch, in_flight)
+                try:
+                    fut = loop.run_in_executor(pool, execute_batch, batch, in_flight)
+                except BrokenProcessPool:  # a worker died before we heard of it: new pool
+                    pool.shutdown(wait=False, cancel_futures=True)
+                    pool = self._pool(workers, modules)
+                    fut = loop.run_in_executor(pool, execute_batch, batch, in_flight)
                 pending[fut] = (batch, pool)
 
         try:

@@ -9,40 +9,24 @@ episode. Display labels (line-up and agent names) are not either.
 
 from __future__ import annotations
 
-import hashlib
 import importlib
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from accord.bench.config import ExperimentConfig
-from accord.bench.redact import Redactor
+from accord.core.redact import Redactor
 from accord.domains import EpisodeSpec, get_domain
 from accord.domains.base import Domain
+from accord.domains.ids import (  # noqa: F401  (re-exported: the runner's ids)
+    ID_LENGTH,
+    ID_VERSION,
+    canonical_json,
+    episode_id,
+    episode_key,
+)
 
-#: bump when the canonical form changes (it would re-key every stored episode)
-ID_VERSION = 1
-#: hex digits kept from the SHA-256 (64 bits: collisions are negligible below ~10^8 episodes)
-ID_LENGTH = 16
-#: key- and shape-based masking only: ids must not depend on the environment
+#: key- and shape-based masking only: stored specs must not depend on the environment
 _MASK = Redactor(env_values=[])
-
-
-def canonical_json(obj: Any) -> str:
-    """Deterministic JSON: sorted keys, no whitespace, non-JSON values as strings."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                      default=str)
-
-
-def episode_key(spec: EpisodeSpec, repeat: int = 0) -> dict[str, Any]:
-    """The canonical, credential-free description of one episode (what the id hashes)."""
-    return {"v": ID_VERSION, "spec": _MASK.clean(spec.to_dict()), "repeat": repeat}
-
-
-def episode_id(spec: EpisodeSpec, repeat: int = 0) -> str:
-    """The deterministic id of an episode: a hash of :func:`episode_key`."""
-    digest = hashlib.sha256(canonical_json(episode_key(spec, repeat)).encode("utf-8"))
-    return digest.hexdigest()[:ID_LENGTH]
 
 
 @dataclass(frozen=True)

@@ -258,7 +258,8 @@ def results_command(
                                        "scenario, agents, status, outcome and key metrics."),
     layout: str | None = typer.Option(None, "--layout", help="A domain's paper-style tables "
                                       "instead of the grouped table, e.g. task-exchange "
-                                      "(Tables 1 and 2 of the task-exchange study)."),
+                                      "(Tables 1 and 2 of the task-exchange study) or "
+                                      "deliberation (Tables 2, 3, 7 and correlations)."),
 ) -> None:
     """Aggregate a results store: mean ± SD/SE, counts and rates per group."""
     from accord.bench import (

@@ -15,8 +15,7 @@ from accord.cli import common as c
 if TYPE_CHECKING:
     from accord.llm.cache import CompletionCache
 
-app = typer.Typer(name="cache", help="Inspect or clear an LLM completion cache (SQLite).",
-                  no_args_is_help=True)
+app = c.group_app("cache")
 
 
 def _open(path: Path) -> CompletionCache:

@@ -27,6 +27,29 @@ CACHE_MODES = ("off", "rw", "replay")
 #: exit codes shared by every command
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
+#: command groups of ``accord``, loaded only when used: name -> (module with ``app``, help)
+GROUPS: dict[str, tuple[str, str]] = {
+    "configs": ("accord.cli.configs", "Experiment specs shipped with accord: list, show, copy."),
+    "dond": ("accord.cli.dond", "Deal or No Deal: data statistics, download and play."),
+    "task-exchange": ("accord.cli.task_exchange", "Utility-aware task decomposition and "
+                      "exchange between two agents."),
+    "deliberation": ("accord.cli.deliberation", "Deliberative collaboration under partial "
+                     "observability: menu design and task allocation."),
+    "cache": ("accord.cli.cache", "Inspect or clear an LLM completion cache (SQLite)."),
+    "games": ("accord.cli.games", "Classic games: list the catalog, solve games, play them "
+              "with code or LLM agents."),
+}
+
+
+def group_app(name: str) -> typer.Typer:
+    """The typer app of the command group ``name`` (help from :data:`GROUPS`), styled like
+    the root: plain help, ``-h``, no completion options of its own."""
+    return typer.Typer(name=name, help=GROUPS[name][1], no_args_is_help=True,
+                       add_completion=False, pretty_exceptions_enable=False,
+                       rich_markup_mode=None,
+                       context_settings={"help_option_names": ["-h", "--help"]})
+
+
 DATA_HELP = ("Deal-or-No-Deal data file or folder (else ACCORD_DATA, else the per-user "
              "data folder; fetch it with `accord dond download`)")
 
@@ -139,12 +162,21 @@ def inert(text: object) -> str:
 
 
 def plain(text: object) -> str:
-    """``text`` made inert for the terminal: control sequences shown literally and rich
-    markup escaped, so text from a model, a person or a file is never rendered as
-    markup, colour or a hyperlink."""
+    """``text`` made inert for the terminal: credentials masked, control sequences shown
+    literally and rich markup escaped, so text from a model, a person or a file is never
+    rendered as markup, colour or a hyperlink."""
     from rich.markup import escape
 
-    return escape(inert(text))
+    from accord.core.redact import redact_text
+
+    return escape(inert(redact_text(str(text))))
+
+
+def write_trajectory(log: Any, path: Path) -> None:
+    """Write an episode's trajectory as JSONL with credentials masked."""
+    from accord.core.redact import redactor
+
+    path.write_text(redactor().text(log.to_jsonl()), encoding="utf-8")
 
 
 def warn(message: str) -> None:
@@ -162,6 +194,9 @@ def emit_json(obj: Any) -> None:
     """Write ``obj`` as the one JSON document of the command (strict: no NaN)."""
     import json
 
+    from accord.core.redact import redactor
+
+    obj = redactor().clean(obj)
     sys.stdout.write(json.dumps(obj, default=str, allow_nan=False) + "\n")
     sys.stdout.flush()
 
@@ -212,6 +247,7 @@ __all__ = [
     "EXIT_INTERRUPTED",
     "EXIT_OK",
     "EXIT_USAGE",
+    "GROUPS",
     "alias_option",
     "cache_mode_option",
     "cache_option",
@@ -221,6 +257,7 @@ __all__ = [
     "emit_json",
     "example",
     "fail",
+    "group_app",
     "inert",
     "is_terminal",
     "json_option",
@@ -232,4 +269,5 @@ __all__ = [
     "repeat_option",
     "seed_option",
     "warn",
+    "write_trajectory",
 ]

@@ -8,8 +8,7 @@ import typer
 
 from accord.cli import common as c
 
-app = typer.Typer(name="configs", no_args_is_help=True,
-                  help="Experiment specs shipped with accord: list, show, copy.")
+app = c.group_app("configs")
 
 
 def _text(name: str) -> str:

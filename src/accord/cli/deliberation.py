@@ -16,9 +16,7 @@ if TYPE_CHECKING:
     from accord.domains.base import EpisodeSpec
     from accord.protocols.engine import EpisodeResult
 
-app = typer.Typer(name="deliberation", no_args_is_help=True,
-                  help="Deliberative collaboration under partial observability: menu design "
-                  "and task allocation.")
+app = c.group_app("deliberation")
 
 
 def _fail(message: str) -> None:

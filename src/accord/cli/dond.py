@@ -13,6 +13,13 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from accord.cli import common as c
+from accord.cli.dond_select import (
+    HARDEST_HELP,
+    sample_file,
+    sample_option,
+    select_points,
+    selection_option,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -21,8 +28,7 @@ if TYPE_CHECKING:
     from accord.domains.deal_or_no_deal import Datapoint
     from accord.protocols.engine import EpisodeResult
 
-app = typer.Typer(name="dond", help="Deal or No Deal: data statistics, download and play.",
-                  no_args_is_help=True)
+app = c.group_app("dond")
 
 #: the agent kinds of ``dond play`` (kept in sync with the domain's registry by a test)
 AGENT_KINDS_HELP = "greedy, human, llm, llm-workflow, workflow"
@@ -32,25 +38,6 @@ _fail = c.fail
 
 def _data(data: Path | None) -> str | None:
     return None if data is None else str(data)
-
-
-def _points(data: str | None, split: str, hardest: int | None, limit: int | None
-            ) -> list[Datapoint]:
-    from accord.domains.deal_or_no_deal import (
-        DataFormatError,
-        DataNotFoundError,
-        load_datapoints,
-        select,
-    )
-
-    if hardest is not None and hardest < 1:
-        raise _fail(f"--hardest must be at least 1, got {hardest}")
-    if limit is not None and limit < 1:
-        raise _fail(f"--limit must be at least 1, got {limit}")
-    try:
-        return select(load_datapoints(data, split), hardest, limit)
-    except (DataNotFoundError, DataFormatError, ValueError) as exc:
-        raise _fail(str(exc)) from exc
 
 
 def _rate(x: Any) -> str:
@@ -69,39 +56,82 @@ def _table9(console: Console, title: str, rows: Sequence[dict[str, Any]]) -> Non
     console.print(t)
 
 
-@app.command(epilog=c.example("accord dond stats --data DIR --hardest 44 --json"))
+def _num(x: Any, places: int) -> str:
+    return "-" if x is None else f"{x:.{places}f}"
+
+
+def _table10(console: Console, out: dict[str, Any]) -> None:
+    """The Best and Human rows in Table 10's layout, over the datapoints with an EF
+    allocation, then the humans over every datapoint."""
+    from rich.table import Table
+
+    t = Table("row", "rounds", "agreement", "alice", "bob", "PO", "EF", "total",
+              title=f"Table 10 layout: over the {out['with_envy_free']} datapoints that "
+                    "admit an envy-free allocation")
+    b, h = out["best"], out["human"]
+    t.add_row("Best", "-", "1.0000", _num(b["alice"], 2), _num(b["bob"], 2), "1.0000",
+              "1.0000", _num(b["total"], 2))
+    for name, row in (("Human", h), (f"Human, all {out['datapoints']}", out["human_all"])):
+        t.add_row(name, _num(row["rounds"], 2), _num(row["agreement"], 4),
+                  _num(row["alice"], 2), _num(row["bob"], 2), _num(row["pareto_optimal"], 4),
+                  _num(row["envy_free"], 4), _num(row["total"], 2))
+    console.print(t)
+    console.print(f"Best: rule '{out['best_rule']['name']}', {out['best_rule']['rule']}.")
+
+
+@app.command(epilog=c.example(
+    "accord dond stats --data DIR/test.txt --selection seed --json",
+    "accord dond stats --data DIR --sample sample50.txt",
+    "accord dond stats --data DIR --selection seed --hardest 50"))
 def stats(
     data: Path | None = c.data_option(),
     split: str = typer.Option("test", "--split", help="test | val"),
-    hardest: int | None = typer.Option(None, "--hardest", help="only the K hardest datapoints "
-                                       "that admit an envy-free allocation"),
-    exact_levels: bool = typer.Option(False, "--exact-levels", help="difficulty table per "
-                                      "exact level instead of cumulative (Difficulty >= d)"),
+    selection: str | None = selection_option(),
+    sample: Path | None = sample_option(),
+    hardest: int | None = typer.Option(None, "--hardest", help=HARDEST_HELP),
+    best_rule: str = typer.Option("authors", "--best-rule", help="which best allocation "
+                                  "when several tie: authors (the first with Alice's counts "
+                                  "ascending, the seed's Best row) | even (the most even "
+                                  "split)"),
+    exact_levels: bool = typer.Option(False, "--exact-levels", help="also print the human "
+                                      "outcome per exact difficulty level over every "
+                                      "datapoint (JSON difficulty_table: per level instead "
+                                      "of cumulative)"),
     as_json: bool = c.json_option(),
 ) -> None:
-    """Datapoints, envy-free availability, best and human outcomes, Table 9 by difficulty."""
-    from rich.table import Table
+    """Datapoints, envy-free availability, the Best and Human rows (Table 10's layout) and
+    Table 9 (human outcome by difficulty, the seed's exclusions applied)."""
+    from accord.core.names import unknown_name
+    from accord.domains.deal_or_no_deal import BEST_RULES, dataset_stats
 
-    from accord.domains.deal_or_no_deal import dataset_stats
-
-    points = _points(_data(data), split, hardest, None)
+    if best_rule not in BEST_RULES:
+        raise _fail(unknown_name("best rule", best_rule, BEST_RULES))
+    if sample is not None:
+        sample = sample_file(sample, _data(data))
+    points, name = select_points(_data(data), split, hardest, None, selection, sample,
+                           in_split=False)
     if not points:
         raise c.fail("no datapoints selected: the data file holds none")
-    out = dataset_stats(points, cumulative=not exact_levels)
+    out = {"selection": name, **(
+        {"sample": str(sample)} if sample is not None else {}), "hardest": hardest,
+        **dataset_stats(points, cumulative=not exact_levels,
+                        best_rule=best_rule)}  # type: ignore[arg-type]
     if as_json:
         c.emit_json(out)
         return
     console = c.console()
-    console.print(f"{out['datapoints']} unique datapoints, {out['with_envy_free']} admit an "
-                  "envy-free allocation")
-    t = Table("outcome", "agreement", "alice", "bob", "Pareto-optimal", "envy-free", "total")
-    b, h = out["best"], out["human"]
-    t.add_row("best", "1" if b["total"] is not None else "-", _rate(b["alice"]), _rate(b["bob"]),
-              "1", "1", _rate(b["total"]))
-    t.add_row("human", *(_rate(h[k]) for k in ("agreement", "alice", "bob", "pareto_optimal",
-                                               "envy_free", "total")))
-    console.print(t)
-    _table9(console, "human outcome by difficulty", out["difficulty_table"])
+    console.print(f"{out['datapoints']} datapoints (selection {name}"
+                  f"{'' if hardest is None else f', --hardest {hardest}'}), "
+                  f"{out['with_envy_free']} admit an envy-free allocation")
+    _table10(console, out)
+    ex = out["exclusions"]
+    _table9(console, f"Table 9: human outcome by difficulty (d >= level), over the "
+                     f"{ex['kept']} datapoints left by the seed's exclusions (repetition "
+                     f"{ex['repetition']}, all counts even {ex['all_even']}, max covered "
+                     f"{ex['max_covered']})", out["table9"])
+    if exact_levels:
+        _table9(console, "human outcome per difficulty level, every datapoint",
+                out["difficulty_table"])
 
 
 @app.command("download", epilog=c.example("accord dond download",
@@ -229,15 +259,17 @@ def _play_through_runner(points: Sequence[Datapoint], specs: Sequence[AgentSpec]
 @app.command(epilog=c.example(
     "accord dond play --data DIR --agents workflow,workflow --limit 50",
     "accord dond play --data DIR --agents llm-workflow:openai/gpt-4.1-mini,workflow "
-    "--hardest 44 --cache runs/llm.db"))
+    "--selection seed --hardest 50 --cache runs/llm.db",
+    "accord dond play --data DIR --agents workflow,workflow --sample sample50.txt"))
 def play(
     agents: str = typer.Option(..., "--agents", "-a", metavar="SPECS",
         help="Two agent specs alice,bob, e.g. "
                                f"workflow,greedy (kinds: {AGENT_KINDS_HELP})."),
     data: Path | None = c.data_option(),
     split: str = typer.Option("test", "--split", help="test | val"),
-    hardest: int | None = typer.Option(None, "--hardest", help="only the K hardest datapoints "
-                                       "that admit an envy-free allocation"),
+    selection: str | None = selection_option(),
+    sample: Path | None = sample_option(),
+    hardest: int | None = typer.Option(None, "--hardest", help=HARDEST_HELP),
     limit: int | None = typer.Option(None, "--limit", help="at most N datapoints"),
     rounds: int = typer.Option(20, "--rounds", help="round cap R"),
     seed: int = typer.Option(0, "--seed", help="random seed"),
@@ -273,7 +305,7 @@ def play(
         raise _fail("--rounds and --concurrency must be at least 1")
     if first not in ("alice", "bob", "data"):
         raise _fail(f"--first must be alice, bob or data, got {first!r}")
-    points = _points(_data(data), split, hardest, limit)
+    points, chosen = select_points(_data(data), split, hardest, limit, selection, sample)
     _check_agents(specs, points)
     results, store_path = _play_through_runner(
         points, specs, rounds, seed, first, concurrency, llm, _data(data),
@@ -283,8 +315,11 @@ def play(
     rows = [episode_metrics(rec, n) for rec, n in good]
     out: dict[str, Any] = {
         "agents": [str(s) for s in specs],
+        "selection": chosen,
         "store": store_path,
         "summary": summarize(rows),
+        # Tables 10-14 average over the datapoints that admit an envy-free allocation
+        "summary_with_envy_free": summarize([m for m in rows if m["best_total"] is not None]),
         "errors": sum(1 for _, _, status in results if status == "error"),
         "difficulty_table": difficulty_table([(m["difficulty"], m) for m in rows]),
         "estimation_by_round": estimation_by_round(belief_traces(rec for rec, _ in good)),
@@ -310,6 +345,13 @@ def play(
                 "best_total"):
         t.add_row(key, _rate(s[key]))
     console.print(t)
+    ef = out["summary_with_envy_free"]
+    if ef["episodes"] != s["episodes"]:
+        console.print(f"over the {ef['episodes']} datapoints that admit an envy-free "
+                      "allocation (the seed's Tables 10-14): " + ", ".join(
+                          f"{k}={_rate(ef[k])}" for k in ("agreement", "alice", "bob",
+                                                         "pareto_optimal", "envy_free",
+                                                         "total")))
     if s["estimation"]:
         e = s["estimation"]
         console.print("valuation estimation (both workflow sides): " + ", ".join(
@@ -334,8 +376,10 @@ def meta(
     raw: str = typer.Option("greedy", "--raw", help="agent spec for 'do not use it'"),
     data: Path | None = c.data_option(),
     split: str = typer.Option("test", "--split", help="test | val"),
-    hardest: int | None = typer.Option(44, "--hardest", help="the K hardest datapoints with "
-                                       "an envy-free allocation (section 5.4 uses 44)"),
+    selection: str | None = selection_option(),
+    sample: Path | None = sample_option(),
+    hardest: int | None = typer.Option(50, "--hardest", help=HARDEST_HELP + "; the seed "
+                                       "takes 50"),
     limit: int | None = typer.Option(None, "--limit", help="at most N datapoints"),
     rounds: int = typer.Option(20, "--rounds", help="round cap R"),
     seed: int = typer.Option(0, "--seed", help="random seed"),
@@ -354,7 +398,7 @@ def meta(
 
     llm = c.llm_settings(cache, cache_mode)
     specs = {"workflow": _specs(f"{use},{use}")[0], "raw": _specs(f"{raw},{raw}")[0]}
-    points = _points(_data(data), split, hardest, limit)
+    points, _ = select_points(_data(data), split, hardest, limit, selection, sample)
     payoffs: dict[tuple[str, str], tuple[float, float]] = {}
     for a in STRATEGIES:
         for b in STRATEGIES:

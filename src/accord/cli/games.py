@@ -15,8 +15,7 @@ from accord.cli import common as c
 if TYPE_CHECKING:
     from rich.console import Console
 
-app = typer.Typer(name="games", help="Classic games: list the catalog, solve games, play them "
-                  "with code or LLM agents.", no_args_is_help=True)
+app = c.group_app("games")
 
 _fail = c.fail
 

@@ -8,15 +8,59 @@ runs, so ``accord --help`` does not load numpy, the domains or the LLM SDKs, and
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
+from typing import Any
 
 import typer
+from typer.core import TyperGroup
 
 from accord._version import __version__
 from accord.cli import common as c
 
+GROUPS = c.GROUPS
+
+
+class LazyGroup(TyperGroup):
+    """The root command: the groups of :data:`GROUPS` are imported and built only when a
+    command of theirs runs (or their own help is asked for), so ``accord --help`` and
+    ``accord run`` do not pay for every domain's commands."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        """The eager commands, then the lazy groups."""
+        return [*super().list_commands(ctx), *(g for g in GROUPS if g not in self.commands)]
+
+    def get_command(self, ctx: Any, name: str) -> Any:
+        """A command by name, building a lazy group on first use."""
+        cmd = super().get_command(ctx, name)
+        if cmd is None and name in GROUPS:
+            sub = importlib.import_module(GROUPS[name][0]).app
+            cmd = typer.main.get_command(sub)
+            cmd.name = name
+            self.add_command(cmd, name)
+        return cmd
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        """The command list of ``--help``, with the lazy groups' help taken from
+        :data:`GROUPS` instead of importing them."""
+        names = self.list_commands(ctx)
+        limit = formatter.width - 6 - max(len(n) for n in names)
+        rows = []
+        for name in names:
+            if name in GROUPS and name not in self.commands:
+                rows.append((name, GROUPS[name][1]))
+                continue
+            cmd = self.get_command(ctx, name)
+            if cmd is not None and not cmd.hidden:
+                rows.append((name, cmd.get_short_help_str(limit=limit)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
 app = typer.Typer(
     name="accord",
+    cls=LazyGroup,
     help="Negotiation and deliberation between agents: run, analyse and benchmark.",
     no_args_is_help=True,
     add_completion=True,
@@ -161,17 +205,33 @@ def demo(quick: bool = typer.Option(False, "--quick", help="A shorter tour.")) -
 
 
 def _register() -> None:
-    from accord.cli import bench, cache, configs, deliberation, dond, games, task_exchange
+    from accord.cli import bench
 
     app.command("bench", epilog=bench.BENCH_EXAMPLES)(bench.bench_command)
     app.command("results", epilog=bench.RESULTS_EXAMPLES)(bench.results_command)
     app.command("show", epilog=bench.SHOW_EXAMPLES)(bench.show_command)
-    for sub in (configs.app, dond.app, task_exchange.app, deliberation.app, cache.app,
-                games.app):
-        app.add_typer(sub)
 
 
 _register()
+
+
+def command_tree() -> list[tuple[str, Any]]:
+    """``(path, click command)`` for every group and command of ``accord`` (lazy groups
+    included, built on the way), parents before children: ``("run", ...)``,
+    ``("dond", ...)``, ``("dond play", ...)``."""
+    root = typer.main.get_command(app)
+    out: list[tuple[str, Any]] = []
+
+    def walk(group: Any, prefix: list[str]) -> None:
+        ctx = group.context_class(group, info_name=" ".join(prefix) or "accord")
+        for name in group.list_commands(ctx):
+            cmd = group.get_command(ctx, name)
+            out.append((" ".join([*prefix, name]), cmd))
+            if hasattr(cmd, "list_commands"):
+                walk(cmd, [*prefix, name])
+
+    walk(root, [])
+    return out
 
 
 def main() -> None:

@@ -12,11 +12,6 @@ from typing import Any
 import typer
 
 from accord.cli import common as c
-from accord.cli.render import (
-    print_negotiation_record,
-    print_record_fields,
-    print_transcript,
-)
 
 
 def bargaining_json(summary: dict[str, Any]) -> dict[str, Any]:
@@ -54,19 +49,26 @@ def run_bargaining(target: str, agents: str, seed: int, max_rounds: int | None,
         if max_rounds is not None:
             params["max_rounds"] = max_rounds
         check_params(params)
+        from accord.domains import EpisodeSpec
+
+        spec = EpisodeSpec("bargaining", target.removeprefix("bargaining/"), tuple(specs),
+                           dict(params), seed)
         result = asyncio.run(run_negotiation(scenario, specs, params=params, seed=seed,
-                                              ctx={"llm": llm or {}}))
+                                              ctx={"llm": llm or {},
+                                                   "episode_id": _episode_id(spec)}))
     except (ScenarioError, AgentSpecError, ParamError, ValueError) as exc:
         # ValueError: protocol or agent construction refused its settings (the episode
         # itself turns every error into a record, never an exception)
         raise c.fail(str(exc)) from None
     if out is not None:
-        result.trajectory.write(out)
+        c.write_trajectory(result.trajectory, out)
     summary = result.summary()
     if as_json:
         c.emit_json(bargaining_json(summary))
         _exit_on_error(result.status)
         return
+    from accord.cli.render import print_negotiation_record, print_transcript
+
     console = c.console()
     if not quiet:
         console.print(f"[bold]{c.plain(scenario.name)}[/]: "
@@ -131,10 +133,10 @@ def analyze_target(target: str, as_json: bool, max_outcomes: int | None) -> None
 
 
 def _episode_id(spec: Any) -> str:
-    import hashlib
-    import json
+    """The episode's id (:func:`accord.domains.ids.episode_id`, as ``accord bench`` gives it)."""
+    from accord.domains.ids import episode_id
 
-    return hashlib.sha256(json.dumps(spec.to_dict(), sort_keys=True).encode()).hexdigest()[:16]
+    return str(episode_id(spec))
 
 
 def _summarizer(domain: str) -> Any:
@@ -183,13 +185,15 @@ def run_domain(domain: str, rest: str, *, agents: str, seed: int, max_rounds: in
     except (ValueError, KeyError, AgentSpecError, FileNotFoundError) as exc:
         raise c.fail(str(exc.args[0]) if isinstance(exc, KeyError) else str(exc)) from None
     if out is not None:
-        result.trajectory.write(out)
+        c.write_trajectory(result.trajectory, out)
     record = summarize(spec, result) if summarize else {**result.summary(),
                                                         "metrics": dom.metrics(spec, result)}
     if as_json:
         c.emit_json(record)
         _exit_on_error(result.status)
         return
+    from accord.cli.render import print_record_fields, print_transcript
+
     console = c.console()
     if not quiet:
         console.print(f"[bold]{c.plain(domain)}/{c.plain(rest)}[/]: "

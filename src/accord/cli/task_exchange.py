@@ -19,8 +19,7 @@ if TYPE_CHECKING:
     from accord.domains.base import EpisodeSpec
     from accord.protocols.engine import EpisodeResult
 
-app = typer.Typer(name="task-exchange", no_args_is_help=True,
-                  help="Utility-aware task decomposition and exchange between two agents.")
+app = c.group_app("task-exchange")
 
 
 def summarize(spec: EpisodeSpec, result: EpisodeResult) -> dict[str, Any]:

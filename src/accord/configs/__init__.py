@@ -32,13 +32,22 @@ def text(name: str) -> str:
 
 
 def description(name: str) -> str:
-    """The first comment line of a shipped spec (what it is for), or ``""``."""
+    """The first paragraph of a shipped spec's leading comment (what it is for), or ``""``.
+
+    The paragraph ends at an empty comment line, an indented line (an example command)
+    or the first line that is not a comment.
+    """
+    parts: list[str] = []
     for line in text(name).splitlines():
-        if line.startswith("#"):
-            return line.lstrip("# ").strip()
-        if line.strip():
+        if not line.startswith("#"):
             break
-    return ""
+        body = line[1:]
+        if not body.strip() or body.startswith("   "):
+            if parts:
+                break
+            continue
+        parts.append(body.strip())
+    return " ".join(parts)
 
 
 def resolve(target: str | Path) -> Path:

@@ -4,14 +4,19 @@
 outcome no other outcome dominates (at least as good for all, better for one).
 Ties and duplicates are handled exactly: identical utility vectors never dominate
 each other, so every outcome sharing a frontier vector is on the frontier.
-Two parties take one sort (O(n log n)); more parties de-duplicate, sort
-lexicographically and sweep in blocks, where any dominator precedes its victim.
+Two parties take one sort (O(n log n)); more parties thin the points with the frontiers
+of small samples and then run an exact divide-and-conquer skyline
+(:mod:`accord.core.skyline`), which keeps every copy of a frontier vector.
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import numpy.typing as npt
+
+from accord.core.skyline import skyline_indices
 
 
 def _pareto_2d_exact(u0: np.ndarray, u1: np.ndarray) -> np.ndarray:
@@ -62,33 +67,6 @@ def _pareto_2d(u: np.ndarray) -> np.ndarray:
     return mask
 
 
-def _pareto_nd(u: np.ndarray, block: int = 512) -> np.ndarray:
-    uniq, inverse = np.unique(u, axis=0, return_inverse=True)
-    inverse = inverse.reshape(-1)
-    order = np.lexsort(tuple(-uniq[:, k] for k in range(uniq.shape[1] - 1, -1, -1)))
-    pts = uniq[order]
-    frontier = np.empty((0, pts.shape[1]))
-    keep_sorted = np.zeros(len(pts), dtype=bool)
-    for lo in range(0, len(pts), block):
-        chunk = pts[lo:lo + block]
-        alive = np.ones(len(chunk), dtype=bool)
-        if len(frontier):
-            # a frontier point dominates if it is >= everywhere (it differs: de-duplicated)
-            dom = np.asarray((frontier[None, :, :] >= chunk[:, None, :]).all(axis=2)).any(axis=1)
-            alive &= ~dom
-        cand = np.flatnonzero(alive)
-        c = chunk[cand]
-        ge = np.asarray((c[:, None, :] >= c[None, :, :]).all(axis=2))  # ge[j, i]: j >= i
-        np.fill_diagonal(ge, False)
-        inner = ge.any(axis=0)
-        survivors = cand[~inner]
-        keep_sorted[lo + survivors] = True
-        frontier = np.concatenate([frontier, chunk[survivors]])
-    uniq_keep = np.zeros(len(uniq), dtype=bool)
-    uniq_keep[order[keep_sorted]] = True
-    return uniq_keep[inverse]
-
-
 def _dominated_by_nd(u: np.ndarray, anchors: np.ndarray) -> np.ndarray:
     """Which rows of ``u`` some anchor strictly dominates (one vectorised pass per anchor)."""
     cols = [np.ascontiguousarray(u[:, k]) for k in range(u.shape[1])]
@@ -106,16 +84,23 @@ def _dominated_by_nd(u: np.ndarray, anchors: np.ndarray) -> np.ndarray:
     return out
 
 
-def _pareto_nd_filtered(u: np.ndarray) -> np.ndarray:
-    n = len(u)
-    if n < 20_000:
-        return _pareto_nd(u)
-    step = max(1, n // 4096)
-    sample = np.arange(0, n, step)
-    anchors = u[sample[_pareto_nd(u[sample])]]
-    alive = np.flatnonzero(~_dominated_by_nd(u, anchors))
-    mask = np.zeros(n, dtype=bool)
-    mask[alive[_pareto_nd(u[alive])]] = True
+_SAMPLE = 512  # points per pre-filter sample
+
+
+def _pareto_nd(u: np.ndarray) -> np.ndarray:
+    """Three or more parties: sample pre-filter rounds, then the exact skyline."""
+    idx = np.arange(len(u))
+    # The frontier of a strided sample consists of real outcomes; every point they strictly
+    # dominate is off the frontier. Repeat while that removes at least half the points.
+    while len(idx) > 2 * _SAMPLE:
+        anchors = skyline_indices(u, idx[::len(idx) // _SAMPLE])
+        alive = idx[~_dominated_by_nd(u[idx], u[anchors])]
+        done = len(alive) * 2 > len(idx)
+        idx = alive
+        if done:
+            break
+    mask = np.zeros(len(u), dtype=bool)
+    mask[skyline_indices(u, idx)] = True
     return mask
 
 
@@ -124,13 +109,26 @@ def canonical_utilities(utilities: npt.ArrayLike) -> np.ndarray:
 
     Sums of decimal scores carry float noise (0.1 + 0.2 != 0.3); without this, a package
     worth 0.41250000000000003 would wrongly escape domination by one worth 0.4125.
+    The result equals ``np.round(u, decimals)``, computed with one buffer.
     """
     u = np.asarray(utilities, dtype=np.float64)
     if u.size == 0:
         return u
-    scale = float(np.max(np.abs(u[np.isfinite(u)]))) if np.isfinite(u).any() else 0.0
+    hi, lo = float(u.max()), float(u.min())
+    if math.isfinite(hi) and math.isfinite(lo):
+        scale = max(abs(hi), abs(lo))
+    else:  # NaN or infinite entries: the scale of the finite ones
+        finite = np.isfinite(u)
+        scale = float(np.max(np.abs(u[finite]))) if finite.any() else 0.0
     decimals = 12 - int(np.ceil(np.log10(scale))) if scale > 0 else 12
-    return np.round(u, decimals)
+    if not 0 <= decimals <= 22:  # beyond exact powers of ten: numpy's own rounding
+        return np.round(u, decimals)
+    # what np.round does (multiply, round half to even, divide) without its temporaries
+    factor = 10.0 ** decimals
+    out = np.multiply(u, factor)
+    np.rint(out, out=out)
+    np.divide(out, factor, out=out)
+    return out
 
 
 def pareto_mask(utilities: np.ndarray) -> np.ndarray:
@@ -147,7 +145,7 @@ def pareto_mask(utilities: np.ndarray) -> np.ndarray:
         return u[:, 0] == u[:, 0].max()
     if u.shape[1] == 2:
         return _pareto_2d(u)
-    return _pareto_nd_filtered(u)
+    return _pareto_nd(u)
 
 
 def pareto_indices(utilities: np.ndarray) -> np.ndarray:

@@ -9,6 +9,8 @@ import numpy as np
 
 from accord.core.moves import Package
 from accord.core.outcomes import OutcomeSpace
+from accord.core.pareto import pareto_mask
+from accord.core.solutions import nash_point
 from accord.core.utility import UtilityFunction
 
 
@@ -65,3 +67,15 @@ class Scenario:
     def batnas(self) -> np.ndarray:
         """BATNA per party, in party order."""
         return np.array([p.batna for p in self.parties], dtype=np.float64)
+
+    @cached_property
+    def pareto_frontier(self) -> np.ndarray:
+        """Utility vectors of the Pareto-optimal outcomes (computed once per scenario)."""
+        front = self.utility_matrix[pareto_mask(self.utility_matrix)]
+        front.setflags(write=False)
+        return front
+
+    @cached_property
+    def nash_index(self) -> int | None:
+        """Outcome index of the Nash bargaining point over BATNAs (once per scenario)."""
+        return nash_point(self.utility_matrix, self.batnas)

@@ -8,9 +8,23 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, is_dataclass
 from pathlib import Path
 from typing import Any
+
+
+def _plain(value: Any) -> Any:
+    """``asdict``'s conversion of one field value, without deep-copying leaves."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, tuple):
+        items = [_plain(v) for v in value]
+        return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
+    if is_dataclass(value) and not isinstance(value, type):
+        return asdict(value)
+    return value
 
 
 @dataclass(slots=True)
@@ -33,8 +47,23 @@ class Event:
     t: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict (empty fields dropped)."""
-        return {k: v for k, v in asdict(self).items() if v not in (None, {})}
+        """A JSON-ready dict (empty fields dropped).
+
+        Equal to ``dataclasses.asdict`` minus the empty fields, built directly: containers
+        are copied and nested dataclasses become dicts, immutable leaves are shared. This
+        runs once per event of every stored episode, where ``asdict``'s deep copy cost a
+        third of a short episode.
+        """
+        out: dict[str, Any] = {"seq": self.seq, "round": self.round}
+        if self.party is not None:
+            out["party"] = self.party
+        out["kind"] = self.kind
+        for key, val in (("move", self.move), ("reason", self.reason),
+                         ("feedback", self.feedback), ("data", self.data)):
+            if val is not None and val != {}:
+                out[key] = _plain(val)
+        out["t"] = self.t
+        return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Event:

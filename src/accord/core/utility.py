@@ -43,6 +43,8 @@ class UtilityFunction(ABC):
         # keyed by the space object itself (weakly): an id() could be reused by a new space
         self._cache: weakref.WeakKeyDictionary[OutcomeSpace, np.ndarray] = (
             weakref.WeakKeyDictionary())
+        self._ranks: weakref.WeakKeyDictionary[OutcomeSpace, tuple[np.ndarray, np.ndarray]] = (
+            weakref.WeakKeyDictionary())
 
     @abstractmethod
     def __call__(self, package: Package) -> float:
@@ -60,6 +62,23 @@ class UtilityFunction(ABC):
             arr.setflags(write=False)
             self._cache[space] = arr
         return arr
+
+    def ranking(self, space: OutcomeSpace) -> tuple[np.ndarray, np.ndarray]:
+        """``(order, sorted values)``: outcome indices by ascending utility (stable), cached.
+
+        Concession agents need this table every episode; it depends only on the
+        scenario, so it is sorted once per (utility, space) rather than per episode.
+        """
+        got = self._ranks.get(space)
+        if got is None:
+            values = self.values(space)
+            order = np.argsort(values, kind="stable")
+            order.setflags(write=False)
+            ranked = values[order]
+            ranked.setflags(write=False)
+            got = (order, ranked)
+            self._ranks[space] = got
+        return got
 
     def at(self, space: OutcomeSpace, indices: np.ndarray) -> np.ndarray:
         """Utilities of the given outcome indices."""

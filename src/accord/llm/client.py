@@ -19,6 +19,7 @@ cache and the tracker. Identical concurrent requests in one runtime are fetched 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import threading
 import time
@@ -30,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from accord.core.redact import Redactor, env_secret_values
 from accord.llm.accounting import UsageTracker
 from accord.llm.backends.base import Backend
 from accord.llm.cache import CacheMode, CompletionCache, cache_key
@@ -194,6 +196,8 @@ class LLMClient:
         self.endpoint = resolve_model(model, self.runtime.env)
         if not self.runtime.replay_only:
             register_secret(self.endpoint.api_key(self.runtime.env))
+        #: masks keys in every completion text before it reaches a cache, log or agent
+        self._redactor = Redactor(env_secret_values(self.runtime.env))
 
     def __repr__(self) -> str:
         return f"LLMClient({self.model!r}, url={self.endpoint.public_url!r})"
@@ -212,7 +216,7 @@ class LLMClient:
             key = cache_key(self.endpoint, msgs, cfg, scope)
             hit = await cache.get(key)
             if hit is not None:
-                done = hit
+                done = self._clean(hit)
             elif cache.mode is CacheMode.REPLAY:
                 raise CacheMiss(str(cache.path), key, self.model,
                                 (scope or CallScope()).describe())
@@ -260,6 +264,8 @@ class LLMClient:
         session = scope.session() if scope else None
         headers = {"X-Accord-Session": session} if session else {}
         attempt = 0
+        #: failed attempts per budget: 429s have their own, 5xx/timeouts/connection another
+        failed = {"rate_limit": 0, "other": 0}
         while True:
             attempt += 1
             async with rt.semaphore(ep):
@@ -270,18 +276,31 @@ class LLMClient:
                 except Transient as exc:
                     failure = exc
                 else:
-                    return Completion(raw.text, raw.usage, time.monotonic() - started,
-                                      self.model, ep.provider, raw.finish_reason,
-                                      attempts=attempt)
-            delay = rt.retry.delay_for(failure, attempt, rt.rng)
+                    return Completion(self._redactor.text(raw.text), raw.usage,
+                                      time.monotonic() - started, self.model, ep.provider,
+                                      raw.finish_reason, attempts=attempt)
+            budget = "rate_limit" if failure.kind == "rate_limit" else "other"
+            failed[budget] += 1
+            delay = rt.retry.delay_for(failure, failed[budget], rt.rng)
             if delay is None:
-                raise self._final(failure, attempt) from None
+                raise self._final(failure, failed[budget], attempt) from None
             log.warning("%s: attempt %d failed (%s: %s); retrying in %.2f s", self.model,
                         attempt, failure.kind, failure.detail, delay)
             await asyncio.sleep(delay)
 
-    def _final(self, failure: Transient, attempts: int) -> LLMError:
+    def _clean(self, done: Completion) -> Completion:
+        """``done`` with its text redacted (a cache written before redaction may hold a
+        key a model echoed)."""
+        text = self._redactor.text(done.text)
+        if text == done.text:
+            return done
+        return dataclasses.replace(done, text=text)
+
+    def _final(self, failure: Transient, attempts: int, total: int) -> LLMError:
+        """The error after ``attempts`` failures of this kind (``total`` attempts in all)."""
         url = self.endpoint.public_url
+        if total > attempts:
+            failure.detail += f" ({total} attempts in all, counting other failures)"
         if failure.kind == "rate_limit":
             detail = failure.detail
             if failure.retry_after is not None and \

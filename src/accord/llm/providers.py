@@ -111,6 +111,12 @@ def _base_url(env: Mapping[str, str], var: str, spec: str, default: str | None =
     if not url.startswith(("http://", "https://")):
         raise ConfigurationError(f"{var}={sanitize_url(url)!r} for model {spec!r} must start "
                                  "with http:// or https://")
+    if "@" in url.split("://", 1)[1].split("/", 1)[0]:
+        # the SDK would send these as Basic auth and drop the Bearer key without a word
+        raise ConfigurationError(f"{var}={sanitize_url(url)!r} for model {spec!r} carries "
+                                 "credentials (user:password@host); accord sends the API key "
+                                 "as a Bearer token from the provider's *_API_KEY variable, so "
+                                 "remove them from the URL and set the key there")
     return url.rstrip("/")
 
 

@@ -20,9 +20,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from accord.agents.base import Agent
 from accord.core.moves import Move
 from accord.core.trajectory import Trajectory
+from accord.protocols.agent import Agent
 from accord.protocols.base import Protocol, Termination
 from accord.protocols.judge import DECISIONS, JUDGE, JudgeVerdict, RuleJudge, TerminationJudge
 

@@ -1,4 +1,5 @@
-"""accord.solvers."""
+"""Pure solvers over scenario data: Bayesian beliefs, exact Nash equilibria, dominance,
+Pareto optimality, backward induction, perturbations and binary integer programs."""
 
 # -- accord.solvers.bayes: belief over a partner's valuation (seed 003, section 5.2) --
 from accord.solvers.bayes import (

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
 from typing import Literal
@@ -135,12 +135,37 @@ def belief_model(counts: Vector, own: Vector, total: int | None = None) -> Belie
                        best, accepts, plausible, best_plausible)
 
 
+class Indicator(tuple[Fraction, ...]):
+    """A likelihood whose every value is 0 or 1, with that as a boolean mask (``ones``)."""
+
+    ones: np.ndarray
+
+    def __new__(cls, ones: np.ndarray) -> Indicator:
+        self = super().__new__(cls, (_ONE if v else _ZERO for v in ones.tolist()))
+        self.ones = np.asarray(ones, dtype=bool)
+        return self
+
+
+_ZERO, _ONE = Fraction(0), Fraction(1)
+
+
+def _uniform_probs(support: np.ndarray) -> tuple[Fraction, ...]:
+    p = Fraction(1, int(support.sum()))
+    return tuple(p if s else _ZERO for s in support.tolist())
+
+
 @dataclass(frozen=True, eq=False)
 class Belief:
-    """A probability mass function over the model's valuation space (exact fractions)."""
+    """A probability mass function over the model's valuation space (exact fractions).
+
+    ``uniform_on`` is set when the belief is uniform over its support (the prior, and
+    every posterior of 0/1 evidence at ``lam = 1``, the default workflow): the exact
+    quantities below are then counts over that boolean mask instead of Fraction sums.
+    """
 
     model: BeliefModel
     probs: tuple[Fraction, ...]
+    uniform_on: np.ndarray | None = field(default=None, repr=False)
 
     @classmethod
     def uniform(cls, model: BeliefModel) -> Belief:
@@ -149,10 +174,12 @@ class Belief:
         if n == 0:
             raise ValueError(f"no valuation of counts {model.counts} sums to {model.total}")
         p = Fraction(1, n)
-        return cls(model, (p,) * n)
+        return cls(model, (p,) * n, np.ones(n, dtype=bool))
 
     def mask(self) -> np.ndarray:
         """Boolean mask of the support (valuations with positive mass)."""
+        if self.uniform_on is not None:
+            return self.uniform_on.copy()
         return np.fromiter((p > 0 for p in self.probs), dtype=bool, count=len(self.probs))
 
     def support(self) -> list[Vector]:
@@ -172,12 +199,18 @@ def p_ef(belief: Belief, share_index: int) -> Fraction:
     if not m.own_ok[share_index]:
         return Fraction(0)
     col = m.partner_ok[:, share_index]
+    if belief.uniform_on is not None:  # every p is 1/|support|: count the support
+        on = belief.uniform_on
+        return Fraction(int(np.count_nonzero(col & on)), int(np.count_nonzero(on)))
     return sum((p for p, ok in zip(belief.probs, col, strict=True) if ok and p), Fraction(0))
 
 
 def expected_partner_utility(belief: Belief, share_index: int) -> Fraction:
     """The partner's expected utility, under the belief, when the player takes the share."""
     col = belief.model.partner_utility[:, share_index]
+    if belief.uniform_on is not None:
+        on = belief.uniform_on
+        return Fraction(int(col[on].sum()), int(np.count_nonzero(on)))
     return sum((p * int(u) for p, u in zip(belief.probs, col, strict=True) if p), Fraction(0))
 
 
@@ -231,6 +264,8 @@ def rejection_likelihood(model: BeliefModel, share_index: int, gamma: float | Fr
     ok = model.partner_ok[:, share_index]
     best = model.partner_best_plausible if view == "partner" else model.partner_best_ef
     better = best > model.partner_utility[:, share_index]
+    if g in (0, 1):
+        return Indicator(~ok | (ok & better) if g == 1 else ~ok)
     out: list[Fraction] = []
     for no_envy, r2 in zip(ok, ok & better, strict=True):
         if not no_envy:
@@ -247,7 +282,7 @@ def offer_likelihood(model: BeliefModel, share_index: int) -> tuple[Fraction, ..
     likelihood is 1 where the partner does not envy the player's share and 0 elsewhere.
     This is accord's addition to Algorithm 1 (which learns from rejections only).
     """
-    return tuple(Fraction(1) if ok else Fraction(0) for ok in model.partner_ok[:, share_index])
+    return Indicator(model.partner_ok[:, share_index])
 
 
 def update(belief: Belief, likelihood: Sequence[Fraction], lam: float | Fraction = 1
@@ -261,6 +296,12 @@ def update(belief: Belief, likelihood: Sequence[Fraction], lam: float | Fraction
     step = as_fraction(lam)
     if not 0 <= step <= 1:
         raise ValueError(f"lambda must lie in [0, 1], got {lam}")
+    if step == 1 and belief.uniform_on is not None and isinstance(likelihood, Indicator):
+        # uniform prior, 0/1 evidence, full step: the posterior is uniform on the overlap
+        on = belief.uniform_on & likelihood.ones
+        if not on.any():
+            return belief, False
+        return Belief(belief.model, _uniform_probs(on), on), True
     joint = [lk * p for lk, p in zip(likelihood, belief.probs, strict=True)]
     z = sum(joint, Fraction(0))
     if z == 0:

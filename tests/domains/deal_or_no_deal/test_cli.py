@@ -20,35 +20,96 @@ def flat(text: str) -> str:
     return " ".join(text.split())
 
 
+TABLE9_KEYS = {"difficulty", "datapoints", "agreement", "envy_free", "pareto_optimal",
+               "envy_free_and_pareto_optimal"}
+
+
 def test_stats_json_contract(dond_dir: Path) -> None:
     res = runner.invoke(app, ["stats", "--data", str(dond_dir), "--json"])
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
-    assert set(out) == {"datapoints", "with_envy_free", "best", "human", "difficulty_table"}
+    assert set(out) == {"selection", "hardest", "datapoints", "with_envy_free", "best_rule",
+                        "best", "human", "human_all", "exclusions", "table9",
+                        "difficulty_table"}
+    assert out["selection"] == "unique" and out["hardest"] is None
     assert out["datapoints"] == 545 and out["with_envy_free"] == 531
+    assert out["best_rule"]["name"] == "authors"
     assert set(out["best"]) == {"alice", "bob", "total"}
-    assert set(out["human"]) == {"agreement", "alice", "bob", "pareto_optimal", "envy_free",
-                                 "total"}
+    assert set(out["human"]) == {"rounds", "agreement", "alice", "bob", "pareto_optimal",
+                                 "envy_free", "total"}
     row = out["difficulty_table"][0]
-    assert set(row) == {"difficulty", "datapoints", "agreement", "envy_free", "pareto_optimal",
-                        "envy_free_and_pareto_optimal"}
+    assert set(row) == TABLE9_KEYS
+    assert [r["difficulty"] for r in out["table9"]] == list(range(-2, -12, -1))
+    assert all(set(r) == TABLE9_KEYS for r in out["table9"])
 
 
-def test_stats_hardest_and_table(dond_dir: Path) -> None:
-    res = runner.invoke(app, ["stats", "--data", str(dond_dir / "test.txt"), "--hardest", "44",
-                              "--json"])
+def test_stats_seed_selection_gives_table9(dond_dir: Path) -> None:
+    res = runner.invoke(app, ["stats", "--data", str(dond_dir / "test.txt"), "--selection",
+                              "seed", "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert out["selection"] == "seed" and out["datapoints"] == 526
+    assert [r["datapoints"] for r in out["table9"]] == [13, 27, 57, 85, 108, 133, 177, 189,
+                                                         210, 217]
+    assert f"{out['table9'][-1]['agreement']:.4f}" == "0.7373"
+    res = runner.invoke(app, ["stats", "--data", str(dond_dir), "--selection", "seed"])
+    assert res.exit_code == 0 and "Table 9: human outcome by difficulty" in flat(res.stdout)
+    assert "over the 248 datapoints left by the seed's exclusions" in flat(res.stdout)
+
+
+def test_stats_sample_gives_the_best_row(dond_dir: Path) -> None:
+    sample = str(dond_dir / "sample50.txt")
+    res = runner.invoke(app, ["stats", "--sample", sample, "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert out["selection"] == "sample" and out["sample"] == sample
+    assert out["datapoints"] == 50 and out["with_envy_free"] == 44
+    b = out["best"]
+    assert [f"{b[k]:.2f}" for k in ("alice", "bob", "total")] == ["5.82", "6.66", "12.48"]
+    res = runner.invoke(app, ["stats", "--sample", sample, "--best-rule", "even", "--json"])
+    b = json.loads(res.stdout)["best"]
+    assert [f"{b[k]:.2f}" for k in ("alice", "bob", "total")] == ["5.98", "6.50", "12.48"]
+    res = runner.invoke(app, ["stats", "--sample", sample])
+    text = flat(res.stdout)
+    assert res.exit_code == 0 and "over the 44 datapoints that admit an envy-free" in text
+    assert "│ Best │ - │ 1.0000 │ 5.82 │ 6.66 │ 1.0000 │ 1.0000 │ 12.48 │" in text
+    assert "rule 'authors'" in text
+
+
+def test_stats_hardest_follows_the_seed(dond_dir: Path) -> None:
+    """--hardest K: the K most difficult, then those with an envy-free allocation."""
+    res = runner.invoke(app, ["stats", "--data", str(dond_dir / "test.txt"), "--selection",
+                              "seed", "--hardest", "50", "--json"])
+    out = json.loads(res.stdout)
+    assert out["hardest"] == 50 and out["datapoints"] == 45 == out["with_envy_free"]
+    res = runner.invoke(app, ["stats", "--sample", str(dond_dir / "sample50.txt"),
+                              "--hardest", "50", "--json"])
     out = json.loads(res.stdout)
     assert out["datapoints"] == 44 == out["with_envy_free"]
-    res = runner.invoke(app, ["stats", "--data", str(dond_dir), "--hardest", "10"])
-    assert res.exit_code == 0 and "human outcome by difficulty" in res.stdout
+    res = runner.invoke(app, ["stats", "--data", str(dond_dir), "--hardest", "10",
+                              "--exact-levels"])
+    assert res.exit_code == 0 and "human outcome per difficulty level" in res.stdout
+
+
+def test_stats_option_errors(dond_dir: Path) -> None:
+    sample = str(dond_dir / "sample50.txt")
+    res = runner.invoke(app, ["stats", "--sample", sample, "--selection", "unique"])
+    assert res.exit_code == 2 and "without --selection unique" in flat(res.output)
+    res = runner.invoke(app, ["stats", "--data", str(dond_dir), "--selection", "all"])
+    assert res.exit_code == 2 and "unknown selection 'all'" in flat(res.output)
+    res = runner.invoke(app, ["stats", "--sample", sample, "--best-rule", "fair"])
+    assert res.exit_code == 2 and "unknown best rule 'fair'" in flat(res.output)
+    res = runner.invoke(app, ["stats", "--sample", str(dond_dir / "nope.txt")])
+    assert res.exit_code == 2 and "no such file" in flat(res.output)
 
 
 def test_play_json(dond_dir: Path) -> None:
     res = runner.invoke(app, ["play", "--data", str(dond_dir), "--agents", "workflow,workflow",
-                              "--hardest", "5", "--json", "--details"])
+                              "--hardest", "6", "--json", "--details"])
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
     assert out["agents"] == ["workflow", "workflow"] and out["errors"] == 0
+    assert out["selection"] == "unique"
     s = out["summary"]
     assert s["episodes"] == 5 and s["agreement"] == 1.0 and s["envy_free"] == 1.0
     assert s["estimation"]["precision"] == 1.0
@@ -56,6 +117,23 @@ def test_play_json(dond_dir: Path) -> None:
     res = runner.invoke(app, ["play", "--data", str(dond_dir), "--agents", "human,greedy",
                               "--limit", "3"])
     assert res.exit_code == 0 and "3 episodes" in res.stdout
+
+
+def test_play_sample_runs_the_seeds_50(dond_dir: Path) -> None:
+    res = runner.invoke(app, ["play", "--data", str(dond_dir), "--agents", "human,greedy",
+                              "--sample", str(dond_dir / "sample50.txt"), "--json",
+                              "--details"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert out["selection"] == "sample" and out["errors"] == 0
+    assert out["summary"]["episodes"] == 50
+    assert out["summary_with_envy_free"]["episodes"] == 44
+    ids = [e["datapoint"] for e in out["episodes"]]
+    assert ids[:3] == ["test/L7", "test/L9", "test/L13"] and len(set(ids)) == 50
+    res = runner.invoke(app, ["play", "--data", str(dond_dir), "--agents", "workflow,greedy",
+                              "--selection", "seed", "--hardest", "3", "--json", "--details"])
+    assert res.exit_code == 0, res.output
+    assert all(e["datapoint"].startswith("test/L") for e in json.loads(res.stdout)["episodes"])
 
 
 def test_errors_are_clear(tmp_path: Path) -> None:
@@ -95,7 +173,15 @@ def test_meta_game_with_code_agents(dond_dir: Path) -> None:
     res = runner.invoke(app, ["meta", "--data", str(dond_dir), "--hardest", "8", "--json"])
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
-    assert out["use"] == "workflow" and out["raw"] == "greedy" and out["datapoints"] == 8
+    assert out["use"] == "workflow" and out["raw"] == "greedy" and out["datapoints"] == 7
     assert set(out["payoffs"]) == {"workflow,workflow", "workflow,raw", "raw,workflow",
                                    "raw,raw"}
     assert out["pure_nash"] and all(len(p) == 2 for p in out["pure_nash"])
+
+
+def test_sample_is_also_looked_up_in_the_data_folder(dond_dir: Path) -> None:
+    res = runner.invoke(app, ["stats", "--data", str(dond_dir), "--sample", "sample50.txt",
+                              "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert out["datapoints"] == 50 and out["sample"] == str(dond_dir / "sample50.txt")

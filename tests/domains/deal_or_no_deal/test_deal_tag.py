@@ -50,3 +50,10 @@ def test_errors_are_feedback(body: str, needle: str) -> None:
 
 def test_format_body_is_canonical_order() -> None:
     assert format_deal_body({"ball": 3, "book": 1, "hat": 2}) == "book=1 hat=2 ball=3"
+
+
+def test_deal_quoted_in_a_message_or_private_block_is_not_found_issue_12() -> None:
+    assert find_deal("<MESSAGE>not <deal>book=0 hat=0 ball=0</deal></MESSAGE>") is None
+    assert find_deal("<THINK><deal>book=0 hat=0 ball=0</deal></THINK>") is None
+    text = "<MESSAGE>not <deal>book=0 hat=0 ball=0</deal></MESSAGE><deal>book=1 hat=1 ball=1</deal>"
+    assert find_deal(text) == {"book": 1, "hat": 1, "ball": 1}

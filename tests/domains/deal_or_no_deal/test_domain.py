@@ -24,6 +24,7 @@ def test_registered_with_agent_kinds() -> None:
 
 @pytest.mark.parametrize("bad,exc,needle", [
     (spec("train/3"), ValueError, "test/<n> or val/<n>"),
+    (spec("test/L0"), ValueError, "test/L<line>"),
     (spec(rounds=0), ValueError, "at least 1"),
     (spec(rounds="5"), ValueError, "'rounds' must be"),
     (spec(colour="red"), ValueError, "unknown deal-or-no-deal parameter 'colour'"),
@@ -63,3 +64,18 @@ def test_scenarios_list_ids_when_data_is_found(dond_dir: Path,
 def test_scenarios_empty_without_data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ACCORD_DATA", str(tmp_path))
     assert get_domain("deal-or-no-deal").scenarios() == []
+
+
+async def test_line_scenarios_take_alice_from_the_input_side(dond_dir: Path) -> None:
+    dom = get_domain("deal-or-no-deal")
+    dom.validate(spec("test/L7"))
+    res = await dom.run_episode(spec("test/L7", ("human", "greedy"), data=str(dond_dir)),
+                                RunContext())
+    first = (dond_dir / "test.txt").read_text(encoding="utf-8").splitlines()[6]
+    you = [int(x) for x in first.split("</input>")[0].split()[1:]][1::2]
+    assert res.record["scenario"] == "test/L7" and res.record["values"]["alice"] == you
+    # line 2 is not one of the seed's datapoints, so it is not among any hardest
+    with pytest.raises(ValueError, match="not among the 50 hardest"):
+        await dom.run_episode(spec("test/L2", data=str(dond_dir), hardest=50), RunContext())
+    with pytest.raises(KeyError, match="no line 5000"):
+        await dom.run_episode(spec("test/L5000", data=str(dond_dir)), RunContext())

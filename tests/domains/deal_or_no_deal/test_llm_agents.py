@@ -395,7 +395,7 @@ def test_cli_play_with_llm_workflow(stub_env: Point, dond_dir: Path) -> None:
     with StubServer("dond") as stub:
         stub_env(stub)
         res = CliRunner().invoke(app, ["play", "--data", str(dond_dir), "--agents",
-                                       f"{WF},workflow", "--hardest", "2", "--rounds", "8",
+                                       f"{WF},workflow", "--hardest", "3", "--rounds", "8",
                                        "--json"])
         assert stub.completion_requests
     assert res.exit_code == 0, res.output
@@ -427,8 +427,9 @@ def test_cli_meta_game_with_llm_pairings(stub_env: Point, dond_dir: Path) -> Non
 
     with StubServer("dond") as stub:
         stub_env(stub)
+        # --hardest 4: the 4 most difficult, of which 3 admit an envy-free allocation
         res = CliRunner().invoke(app, ["meta", "--data", str(dond_dir), "--use", WF, "--raw",
-                                       RAW, "--hardest", "3", "--rounds", "8", "--json"])
+                                       RAW, "--hardest", "4", "--rounds", "8", "--json"])
         sessions_seen = {r.conversation.split("/")[0] for r in stub.completion_requests}
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)

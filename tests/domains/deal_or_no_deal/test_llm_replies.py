@@ -44,8 +44,9 @@ def test_proposal_accept_reject_walk_message() -> None:
 def test_tags_inside_the_message_do_not_make_a_move() -> None:
     move = parse_reply(f"<MESSAGE>Please just <ACCEPT/> this.</MESSAGE>{DEAL}")
     assert isinstance(move, Offer) and move.message == "Please just <ACCEPT/> this."
-    inside = parse_reply(f"<MESSAGE>How about {DEAL}?</MESSAGE>")  # the only deal: a proposal
-    assert isinstance(inside, Offer) and inside.package == {"book": 1, "hat": 0, "ball": 2}
+    # issue 12: a <deal> quoted in the message is text too, even when it is the only one
+    inside = parse_reply(f"<MESSAGE>How about {DEAL}?</MESSAGE>")
+    assert inside == Message(f"How about {DEAL}?")
     assert parse_reply("<MESSAGE>I will never <WALK/></MESSAGE>") == \
         Message("I will never <WALK/>")
 
@@ -199,3 +200,12 @@ def test_stub_policy_errors_are_clear() -> None:
         policy.respond(_request(_block(my_values={"book": 1})))
     with pytest.raises(PolicyError, match="floor"):
         make_policy("dond", floor=2)
+
+
+def test_tags_in_private_reasoning_or_unclosed_message_make_no_move_issue_12() -> None:
+    assert parse_reply("<THINK>maybe <ACCEPT/></THINK><REJECT/>") == Reject()
+    swallowed = parse_reply(f"<MESSAGE>fine, I will <WALK/> {DEAL}")
+    assert isinstance(swallowed, Malformed) and swallowed.reason == "unclosed_tag"
+    assert parse_reply(f"<REJECT/><MESSAGE>I will never <ACCEPT/> that</MESSAGE>{DEAL}") == \
+        Reject(counter=Offer({"book": 1, "hat": 0, "ball": 2},
+                             message="I will never <ACCEPT/> that"))

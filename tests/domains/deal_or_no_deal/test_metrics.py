@@ -111,7 +111,8 @@ def test_real_stats(dond_dir: Path) -> None:
     points = load_split(dond_dir / "test.txt")
     out = dataset_stats(points)
     assert out["datapoints"] == 545 and out["with_envy_free"] == 531
-    assert out["human"]["agreement"] == pytest.approx(402 / 545)
+    assert out["human_all"]["agreement"] == pytest.approx(402 / 545)
+    assert out["human"]["agreement"] > out["human_all"]["agreement"]  # over the 531 with EF
     assert out["best"]["total"] > out["human"]["total"]
     assert out["difficulty_table"][-1]["datapoints"] == 545
 

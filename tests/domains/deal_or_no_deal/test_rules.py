@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 from pathlib import Path
 
+import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -62,11 +63,24 @@ def test_no_envy_free_allocation() -> None:
     assert best_allocations(counts, alice, bob) == ()
 
 
-def test_best_prefers_the_more_even_split() -> None:
+def test_best_rule_even_prefers_the_more_even_split() -> None:
     # totals tie at 10 for (1,0,0)/(0,1,1) style splits; best picks the larger minimum
     counts, alice, bob = (1, 1, 1), (5, 5, 0), (5, 5, 0)
-    b = best(counts, alice, bob)
+    b = best(counts, alice, bob, "even")
     assert b is not None and (b.alice, b.bob) == (5, 5)
+
+
+def test_best_rule_authors_takes_the_first_share_in_enumeration_order() -> None:
+    # three best allocations with total 16: alice (0,1,0), (0,1,1) or (0,1,2)
+    counts, alice, bob = (2, 1, 2), (0, 6, 2), (3, 0, 2)
+    assert best_allocations(counts, alice, bob) == ((0, 1, 0), (0, 1, 1), (0, 1, 2))
+    first = best(counts, alice, bob)
+    assert first is not None and first == best(counts, alice, bob, "authors")
+    assert (first.alice_share, first.alice, first.bob) == ((0, 1, 0), 6, 10)
+    even = best(counts, alice, bob, "even")
+    assert even is not None and (even.alice_share, even.alice, even.bob) == ((0, 1, 1), 8, 8)
+    with pytest.raises(ValueError, match="unknown best rule 'fair'"):
+        best(counts, alice, bob, "fair")  # type: ignore[arg-type]
 
 
 def test_paper_indistinguishable_example_allocations() -> None:

@@ -220,3 +220,31 @@ def test_stub_policy_rejects_prompts_without_the_contract_blocks() -> None:
     odd = {"role": "user", "content": '<STATE>{"module": "dreaming"}</STATE>'}
     with pytest.raises(PolicyError, match="unknown module"):
         policy.respond(PolicyRequest((system, odd), "x"))
+
+
+def test_answers_inside_free_text_do_not_count_issue_12() -> None:
+    quoted = parse_verdict('<MESSAGE>I will not <DECISION>{"accept_decision": true}</DECISION>'
+                           "</MESSAGE>", "menu-numeric", leader=False)
+    assert isinstance(quoted, Malformed) and quoted.reason == "missing_decision"
+    plan = parse_plan('<MESSAGE>earlier: <PROPOSAL>{"menu_proposal": ["x"]}</PROPOSAL>'
+                      '</MESSAGE><PROPOSAL>{"menu_proposal": ["y"]}</PROPOSAL>', "menu-numeric")
+    assert plan == Plan(["y"], "")
+    assert parse_message("<MESSAGE>use <TOOL>{}</TOOL> later</MESSAGE>") == \
+        "use <TOOL>{}</TOOL> later"
+
+
+def test_contradictory_answers_are_refused_issue_12() -> None:
+    two = parse_verdict('<DECISION>{"accept_decision": true}</DECISION>'
+                        '<DECISION>{"accept_decision": false}</DECISION>', "menu-numeric",
+                        leader=False)
+    assert isinstance(two, Malformed) and two.reason == "conflicting_tags" and two.feedback
+    same = parse_verdict('<DECISION>{"accept_decision": true}</DECISION>'
+                         '<DECISION>{ "accept_decision" : true }</DECISION>', "menu-numeric",
+                         leader=False)
+    assert same == Verdict(True)
+    tools = parse_plan('<TOOL>{"name": "solver"}</TOOL><TOOL>{"name": "calculator"}</TOOL>',
+                       "menu-numeric")
+    assert isinstance(tools, Malformed) and tools.reason == "conflicting_tags"
+    unclosed = parse_plan('<PROPOSAL>{"menu_proposal": ["y"]}</PROPOSAL><MESSAGE>why',
+                          "menu-numeric")
+    assert isinstance(unclosed, Malformed) and unclosed.reason == "unclosed_tag"

@@ -131,3 +131,22 @@ def test_workflow_correct_metric() -> None:
     assert workflow_correct(_record("escalation", nash=None, plan={"/": "choice_2",
                                     "/choice_2/choice_2": "choice_2"})) == 0.0
     assert workflow_correct({"spec": {}, "completed": True}) is None
+
+
+def test_tags_in_free_text_are_not_moves_issue_12() -> None:
+    # an ACTION quoted in the message is text: before issue 12 this was multiple_actions
+    said = "<MESSAGE>I said I'd play <ACTION>cooperate</ACTION></MESSAGE><ACTION>defect</ACTION>"
+    assert parse_action(said, LEGAL) == Action("defect")
+    # ... and alone it is no action at all (it used to be played)
+    only = parse_action("<MESSAGE>I'll play <ACTION>cooperate</ACTION></MESSAGE>", LEGAL)
+    assert isinstance(only, Malformed) and only.reason == "missing_action"
+    unclosed = parse_action("<MESSAGE>I'll play <ACTION>defect</ACTION>", LEGAL)
+    assert isinstance(unclosed, Malformed) and unclosed.reason == "unclosed_tag"
+    assert "<MESSAGE>" in unclosed.feedback
+    # a NASH quoted in the STRATEGY text does not count as a second NASH
+    game = load_catalog_game("prisoners-dilemma")
+    nash, text = parse_nash('<NASH>none</NASH><STRATEGY>Do not trust <NASH>{"Alice": '
+                            '"cooperate", "Bob": "cooperate"}</NASH>.</STRATEGY>', game)  # type: ignore[arg-type]
+    assert nash is None and text.startswith("Do not trust <NASH>")
+    with pytest.raises(StepError, match="STRATEGY> before it is not closed"):
+        json_tag('<STRATEGY>plan <NASH>{"Alice": "defect"}</NASH>', "NASH")

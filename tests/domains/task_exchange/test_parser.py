@@ -95,3 +95,43 @@ def test_format_proposal_round_trips() -> None:
     text = format_proposal({"Alice": "task a", "Bob": "task b"}, ROLES)
     move = parse_reply(text, ROLES, "propose")
     assert isinstance(move, Offer) and dict(move.package) == {"Alice": "task a", "Bob": "task b"}
+
+
+def test_tags_inside_accept_or_reject_text_are_text_issue_12() -> None:
+    # before issue 12 both were ambiguous_response: the quoted tag counted as a move
+    rej = parse_reply(f"<REJECT> I would never <ACCEPT> this split </REJECT><PROPOSAL>{BODY}"
+                      "</PROPOSAL>", ROLES)
+    assert isinstance(rej, Reject) and rej.counter is not None
+    acc = parse_reply("<ACCEPT> fine, though I almost sent <REJECT> </ACCEPT>", ROLES)
+    assert isinstance(acc, Accept)
+    # a counter proposal may stand inside the REJECT text
+    nested = parse_reply(f"<REJECT> no, rather <PROPOSAL>{BODY}</PROPOSAL> </REJECT>", ROLES)
+    assert isinstance(nested, Reject) and nested.counter is not None
+    assert dict(nested.counter.package) == {"Alice": "task a", "Bob": "task b"}
+    # JSON quoted in the REJECT text is no bare proposal
+    quoted = parse_reply(f"<REJECT> not {BODY} again </REJECT>", ROLES)
+    assert isinstance(quoted, Reject) and quoted.counter is None
+    # tags inside private reasoning or a MESSAGE are text too
+    assert isinstance(parse_reply(f"<CONSIDER>or <ACCEPT>?</CONSIDER><PROPOSAL>{BODY}"
+                                  "</PROPOSAL>", ROLES, "propose"), Offer)
+    msg = parse_reply(f"<MESSAGE>I won't <ACCEPT> yet</MESSAGE><PROPOSAL>{BODY}</PROPOSAL>",
+                      ROLES, "propose")
+    assert isinstance(msg, Offer)
+
+
+def test_accept_with_a_proposal_is_ambiguous_and_unclosed_text_is_refused() -> None:
+    move = parse_reply(f"<ACCEPT> ok </ACCEPT><PROPOSAL>{BODY}</PROPOSAL>", ROLES)
+    assert isinstance(move, Malformed) and move.reason == "ambiguous_response"
+    assert "do not send a <PROPOSAL> with it" in move.feedback
+    two = parse_reply(f"<PROPOSAL>{BODY}</PROPOSAL><PROPOSAL>{BODY}</PROPOSAL>", ROLES)
+    assert isinstance(two, Malformed) and two.reason == "malformed_proposal"
+    unclosed = parse_reply(f"<PROPOSAL>{BODY}</PROPOSAL><MESSAGE>see", ROLES)
+    assert isinstance(unclosed, Malformed) and unclosed.reason == "unclosed_tag"
+    assert "</MESSAGE>" in unclosed.feedback
+
+
+def test_think_is_private_too() -> None:
+    move = parse_reply(f"<THINK>TOP SECRET</THINK><PROPOSAL>{BODY}</PROPOSAL>", ROLES,
+                       "propose")
+    assert isinstance(move, Offer) and "TOP SECRET" not in (move.message or "")
+    assert strip_consider("a <think>x</think> b") == "a  b"

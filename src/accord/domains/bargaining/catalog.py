@@ -8,15 +8,32 @@ from pathlib import Path
 
 from accord.core.names import unknown_name
 from accord.core.scenario import Scenario
-from accord.domains.bargaining.loader import ScenarioError, load_scenario, parse_scenario
+from accord.domains.bargaining.loader import (
+    ScenarioError,
+    parse_scenario,
+    parse_text,
+    read_scenario_text,
+)
 
 _DATA = "accord.domains.bargaining"
 
 
+@lru_cache(maxsize=1)
+def _builtin_names() -> tuple[str, ...]:
+    # the package's data folder does not change while the process runs: list it once
+    root = resources.files(_DATA).joinpath("data")
+    return tuple(sorted(p.name[:-5] for p in root.iterdir() if p.name.endswith(".yaml")))
+
+
 def builtin_scenarios() -> list[str]:
     """Names of the built-in scenarios."""
-    root = resources.files(_DATA).joinpath("data")
-    return sorted(p.name[:-5] for p in root.iterdir() if p.name.endswith(".yaml"))
+    return list(_builtin_names())
+
+
+@lru_cache(maxsize=64)
+def _from_file(path: str, text: str) -> Scenario:
+    # keyed by the content: an edited file is parsed again
+    return parse_text(text, path)
 
 
 @lru_cache(maxsize=64)
@@ -30,10 +47,12 @@ def _builtin(name: str) -> Scenario:
 def resolve_scenario(target: str) -> Scenario:
     """A scenario from ``bargaining/<name>``, ``<name>`` or a path to a YAML file."""
     name = target.removeprefix("bargaining/")
-    if name in builtin_scenarios():
+    if name in _builtin_names():
         return _builtin(name)
     path = Path(target)
     if path.suffix in (".yaml", ".yml") or path.exists():
-        return load_scenario(path)
+        # one Scenario object per file content, so per-scenario caches (sorted utilities,
+        # frontier, Nash point) survive from one episode to the next
+        return _from_file(str(path), read_scenario_text(path))
     raise ScenarioError(target, "<scenario>", unknown_name(
         "bargaining scenario", name, builtin_scenarios(), hint="(or give a YAML file)"))

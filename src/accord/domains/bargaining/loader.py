@@ -197,15 +197,24 @@ def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
     return Scenario(name, space, tuple(parties), str(desc or ""), source)
 
 
-def load_scenario(path: str | Path) -> Scenario:
-    """Read and parse a scenario YAML file."""
+def read_scenario_text(path: str | Path) -> str:
+    """The text of a scenario file; :class:`ScenarioError` when it cannot be read."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        return p.read_text(encoding="utf-8")
     except OSError as exc:
         raise ScenarioError(str(p), "<file>", f"cannot read: {exc.strerror or exc}") from None
+
+
+def parse_text(text: str, source: str) -> Scenario:
+    """Parse the YAML text of a scenario file named ``source``."""
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        raise ScenarioError(str(p), "<yaml>", f"invalid YAML: {exc}") from None
-    return parse_scenario(data, str(p))
+        raise ScenarioError(source, "<yaml>", f"invalid YAML: {exc}") from None
+    return parse_scenario(data, source)
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    """Read and parse a scenario YAML file."""
+    return parse_text(read_scenario_text(path), str(Path(path)))

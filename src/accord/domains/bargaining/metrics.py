@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from accord.core.pareto import distance_to_frontier, pareto_mask
+from accord.core.pareto import distance_to_frontier
 from accord.core.scenario import Scenario
-from accord.core.solutions import nash_point
 from accord.protocols.engine import EpisodeResult
 
 
@@ -31,9 +30,9 @@ def bargaining_metrics(scenario: Scenario, result: EpisodeResult) -> dict[str, A
     out["welfare"] = sum(vec) if None not in vec else None
     if agreed and None not in vec:
         um = scenario.utility_matrix
-        front = um[pareto_mask(um)]
-        out["l2_to_pareto"] = distance_to_frontier(vec, front)
-        n = nash_point(um, scenario.batnas)
+        # frontier and Nash point are per-scenario data, cached on the scenario
+        out["l2_to_pareto"] = distance_to_frontier(vec, scenario.pareto_frontier)
+        n = scenario.nash_index
         out["l2_to_nash"] = None if n is None else distance_to_frontier(vec, um[n:n + 1])
     else:
         out["l2_to_pareto"] = None

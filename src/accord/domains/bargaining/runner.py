@@ -86,11 +86,12 @@ async def run_negotiation(scenario: Scenario, specs: Sequence[AgentSpec | str], 
     protocol = AlternatingOffers(scenario, config)
     context = dict(ctx or {})
     if not context.get("episode_id"):  # deterministic, so LLM cache entries replay
-        import hashlib
-        import json
+        from accord.domains.base import EpisodeSpec
+        from accord.domains.ids import episode_id
 
-        raw = json.dumps([scenario.name, [str(s) for s in specs], params, seed], default=str)
-        context["episode_id"] = hashlib.sha256(raw.encode()).hexdigest()[:16]
+        context["episode_id"] = episode_id(EpisodeSpec(
+            "bargaining", scenario.name, tuple(parse_agent_spec(s) for s in specs),
+            dict(params), seed))
     agents = build_agents(scenario, specs, seed, context)
     if mediator:
         med = build_mediator(parse_agent_spec(mediator), context)

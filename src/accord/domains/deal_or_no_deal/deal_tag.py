@@ -11,9 +11,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
+from accord.agents.tags import Grammar, parse_tags
 from accord.domains.deal_or_no_deal.dataset import ITEMS
 
-_TAG = re.compile(r"<deal>(.*?)</deal>", re.IGNORECASE | re.DOTALL)
+_GRAMMAR = Grammar.of(data=["deal"])
 _PAIR = re.compile(r"^([A-Za-z]+)\s*[=:]\s*(\S+)$")
 
 
@@ -59,9 +60,11 @@ def parse_deal_body(body: str, items: Sequence[str] = ITEMS) -> dict[str, int]:
 def find_deal(text: str, items: Sequence[str] = ITEMS) -> dict[str, int] | None:
     """The package in the last ``<deal>`` tag of ``text``, or ``None`` when there is none.
 
-    Raises :class:`DealTagError` when a tag is present but malformed.
+    Only top-level, closed tags count: a ``<deal>`` quoted inside a ``<MESSAGE>`` (or any
+    free-text block) or inside private reasoning is text. Raises :class:`DealTagError` when
+    a tag is present but malformed.
     """
-    found = _TAG.findall(text)
+    found = [t.text for t in parse_tags(text, _GRAMMAR).tags if t.name == "DEAL" and t.closed]
     if not found:
         return None
     return parse_deal_body(found[-1], items)

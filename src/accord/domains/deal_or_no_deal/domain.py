@@ -1,6 +1,8 @@
 """The ``deal-or-no-deal`` domain plug-in for the CLI and the experiment runner.
 
-Scenarios are datapoint ids of unique dialogues (``test/0`` ... ``test/544``, ``val/...``).
+Scenarios are datapoint ids: unique dialogues (``test/0`` ... ``test/544``, ``val/...``,
+Alice = the side seen first) or single lines (``test/L7`` = line 7 of test.txt, Alice = its
+``<input>`` side: the seed's datapoints and ``sample50.txt``'s, see :mod:`.selection`).
 Episode parameters:
 
 | param | default | meaning |
@@ -8,7 +10,7 @@ Episode parameters:
 | ``data`` | ``RunContext.data``, ``ACCORD_DATA``, user folder | data file or folder |
 | ``rounds`` | 20 | round cap R |
 | ``first`` | ``alice`` | who opens: ``alice``, ``bob`` or ``data`` (the human order) |
-| ``hardest`` | none | if set, the scenario must be among the k hardest with an EF allocation |
+| ``hardest`` | none | if set, the scenario must be among the k hardest, kept if envy-free |
 | ``max_retries`` | 5 | invalid attempts allowed per turn |
 """
 
@@ -26,10 +28,15 @@ from accord.domains.deal_or_no_deal.episode import (
     find_datapoint,
     load_datapoints,
     play_datapoint,
-    select,
 )
 from accord.domains.deal_or_no_deal.location import DataNotFoundError
 from accord.domains.deal_or_no_deal.metrics import episode_metrics
+from accord.domains.deal_or_no_deal.selection import (
+    load_line,
+    load_selection,
+    parse_line_id,
+    select,
+)
 from accord.protocols.engine import EpisodeResult
 
 PARAMS: dict[str, type | tuple[type, ...]] = {
@@ -56,8 +63,10 @@ def check_params(params: Mapping[str, Any]) -> None:
 
 def _split(scenario: str) -> str:
     split, slash, num = scenario.partition("/")
-    if not slash or split not in ("test", "val") or not num.isdigit():
-        raise ValueError(f"scenario {scenario!r} must look like test/<n> or val/<n>")
+    line = parse_line_id(scenario)
+    if not slash or split not in ("test", "val") or not (num.isdigit() or line):
+        raise ValueError(f"scenario {scenario!r} must look like test/<n> or val/<n> (a unique "
+                         "dialogue) or test/L<line> (one line, Alice = its <input> side)")
     return split
 
 
@@ -100,11 +109,17 @@ class DealOrNoDealDomain(Domain):
         self.validate(spec)
         p = spec.params
         data = p.get("data") or ctx.data
-        points = load_datapoints(data, _split(spec.scenario))
-        dp = find_datapoint(points, spec.scenario)
+        split = _split(spec.scenario)
+        line = parse_line_id(spec.scenario)
+        if line is None:
+            points = load_datapoints(data, split)
+            dp = find_datapoint(points, spec.scenario)
+        else:
+            dp = load_line(data, split, line[1])
+            points = load_selection(data, split, "seed")
         if p.get("hardest") is not None and dp not in select(points, int(p["hardest"])):
             raise ValueError(f"scenario {spec.scenario} is not among the {p['hardest']} "
-                             "hardest datapoints with an envy-free allocation")
+                             "hardest datapoints that admit an envy-free allocation")
         return await play_datapoint(dp, spec.agents, rounds=int(p.get("rounds") or 20),
                                     seed=spec.seed, first=str(p.get("first") or "alice"),
                                     max_retries=5 if p.get("max_retries") is None

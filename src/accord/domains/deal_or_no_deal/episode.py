@@ -13,19 +13,16 @@ values, since the id is sent to model providers - so a rerun hits its cache entr
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
 from typing import Any
 
 from accord.agents.spec import AgentSpec
 from accord.domains.deal_or_no_deal.agents import make_agents
-from accord.domains.deal_or_no_deal.dataset import Datapoint, load_split
-from accord.domains.deal_or_no_deal.location import split_file
+from accord.domains.deal_or_no_deal.dataset import Datapoint
 from accord.domains.deal_or_no_deal.protocol import ROLES, DondProtocol
-from accord.domains.deal_or_no_deal.rules import datapoint_difficulty, hardest
+from accord.domains.deal_or_no_deal.rules import datapoint_difficulty
+from accord.domains.deal_or_no_deal.selection import load_selection
 from accord.domains.deal_or_no_deal.workflow import BayesianWorkflowAgent
 from accord.protocols.engine import Bounds, EpisodeResult, run_episode
 
@@ -33,25 +30,10 @@ FIRST_CHOICES: tuple[str, ...] = ("alice", "bob", "data")
 """Who opens: a role, or ``data`` for whoever spoke first in the human dialogue."""
 
 
-@lru_cache(maxsize=8)
-def _load(path: str, mtime_ns: int, split: str) -> tuple[Datapoint, ...]:
-    return tuple(load_split(path, split))
-
-
 def load_datapoints(data: str | os.PathLike[str] | None = None, split: str = "test"
                     ) -> list[Datapoint]:
     """Unique datapoints of ``split`` at the resolved data location (cached per file)."""
-    file = split_file(data, split)
-    name = file.stem if file.stem in ("test", "val") else split
-    return list(_load(str(file.resolve()), file.stat().st_mtime_ns, name))
-
-
-def select(points: Sequence[Datapoint], hardest_k: int | None = None,
-           limit: int | None = None) -> list[Datapoint]:
-    """The ``hardest_k`` hardest datapoints with an envy-free allocation (all, in file order,
-    when ``None``), then the first ``limit`` of them."""
-    chosen = list(points) if hardest_k is None else hardest(points, hardest_k)
-    return chosen if limit is None else chosen[:limit]
+    return load_selection(data, split, "unique")
 
 
 def find_datapoint(points: Sequence[Datapoint], ident: str) -> Datapoint:
@@ -72,9 +54,15 @@ def first_mover(dp: Datapoint, first: str) -> str:
 
 def episode_key(dp: Datapoint, agents: Sequence[AgentSpec | str], rounds: int, seed: int,
                 first: str) -> str:
-    """A deterministic episode id for LLM cache scopes (no private values in it)."""
-    raw = json.dumps([dp.id, list(dp.counts), [str(a) for a in agents], rounds, seed, first])
-    return "dond-" + hashlib.sha256(raw.encode()).hexdigest()[:16]
+    """The episode id (:func:`accord.domains.ids.episode_id`) of a library call that gave
+    none: the spec the domain would run for these arguments (no private values in it)."""
+    from accord.agents.spec import parse_agent_spec
+    from accord.domains.base import EpisodeSpec
+    from accord.domains.ids import episode_id
+
+    return episode_id(EpisodeSpec("deal-or-no-deal", dp.id,
+                                  tuple(parse_agent_spec(a) for a in agents),
+                                  {"rounds": rounds, "first": first}, seed))
 
 
 async def play_datapoint(dp: Datapoint, agents: Sequence[AgentSpec | str], *, rounds: int = 20,

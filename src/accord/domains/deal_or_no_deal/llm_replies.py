@@ -9,6 +9,8 @@ Reply tags:
 * ``<WALK/>`` - leave with no deal;
 * ``<CONSIDER>...</CONSIDER>`` / ``<THINK>...</THINK>`` - private, removed first.
 
+Tags inside ``MESSAGE`` or private reasoning are text, never a move (issue 12).
+
 A reply that cannot be read becomes :class:`~accord.core.moves.Malformed` with a reason
 and targeted feedback; its ``raw`` text never holds the private reasoning. Whether the move
 is legal now (e.g. accepting with nothing on the table, counts out of range) is the
@@ -23,15 +25,14 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from accord.agents.replies import strip_private
+from accord.agents.tags import Grammar, parse_tags
 from accord.core.moves import Accept, Malformed, Message, Move, Offer, Reject, Walk
 from accord.domains.deal_or_no_deal.dataset import ITEMS
 from accord.domains.deal_or_no_deal.deal_tag import DealTagError, parse_deal_body
 
-_DEAL = re.compile(r"<deal>(.*?)</deal>", re.I | re.S)
-_DEAL_OPEN = re.compile(r"<deal>", re.I)
-_MESSAGE = re.compile(r"<MESSAGE>(.*?)</MESSAGE>", re.I | re.S)
-_MESSAGE_OPEN = re.compile(r"<MESSAGE>", re.I)
+GRAMMAR = Grammar.of(data=["deal"], markers=["ACCEPT", "REJECT", "WALK"])
+"""The grammar of a Deal-or-No-Deal reply (``MESSAGE`` is free text)."""
+
 _CLAUSE = re.compile(r"[^.!?;\n]+")
 _STATED = re.compile(r"(?:\bworth|\bvalued? (?:at|of)|\bvalue is)\s*(\d+)\b"
                      r"|\b(\d+)\s*(?:points?|pts)\b", re.I)
@@ -40,10 +41,8 @@ _DISCLOSE = re.compile(r"\bmy (point |item )?values? (are|is)\b", re.I)
 MOVE_HELP = ("Reply with one move: <deal>book=x hat=y ball=z</deal> to propose your own share, "
              "<ACCEPT/> or <REJECT/> (optionally with a counter <deal>) for the proposal on "
              "the table, <MESSAGE>...</MESSAGE> alone to talk, or <WALK/>.")
-
-
-def _tag(text: str, name: str) -> bool:
-    return re.search(rf"<{name}\s*/?>", text, re.I) is not None
+_UNCLOSED = {"DEAL": "Your <deal> tag is not closed; write <deal>book=x hat=y ball=z</deal>.",
+             "MESSAGE": "Your <MESSAGE> tag is not closed; write <MESSAGE>...</MESSAGE>."}
 
 
 def _conflict(public: str, feedback: str) -> Malformed:
@@ -55,35 +54,33 @@ def parse_reply(text: str, items: Sequence[str] = ITEMS, *,
                 responding: bool | None = None) -> Move:
     """The move a reply expresses, or :class:`Malformed` with targeted feedback.
 
-    Verdict tags (``<ACCEPT/>``, ``<REJECT/>``, ``<WALK/>``) count only outside the
-    ``<MESSAGE>``, so a message that quotes them does not make a move; a ``<deal>`` counts
-    outside the message, or inside it when there is none outside. ``offer_for_you`` is
-    what the partner's pending proposal leaves the replier: an ``<ACCEPT/>`` restating
-    exactly that share in a ``<deal>`` is still an accept. ``responding=False`` (nothing
-    of the partner's on the table) reads ``<REJECT/>`` plus a ``<deal>`` as a proposal.
+    The reply is read by structure (:mod:`accord.agents.tags`): tags inside the
+    ``<MESSAGE>`` (or any other free-text block) or inside private reasoning are text, so
+    a message that quotes ``<ACCEPT/>``, ``<WALK/>`` or a ``<deal>`` makes no move; text
+    outside every tag is ignored. ``offer_for_you`` is what the partner's pending proposal
+    leaves the replier: an ``<ACCEPT/>`` restating exactly that share in a ``<deal>`` is
+    still an accept. ``responding=False`` (nothing of the partner's on the table) reads
+    ``<REJECT/>`` plus a ``<deal>`` as a proposal.
     """
-    public = strip_private(text)
-    if len(_MESSAGE.findall(public)) < len(_MESSAGE_OPEN.findall(public)):
-        return Malformed("unclosed_tag", "Your <MESSAGE> tag is not closed; write "
-                         "<MESSAGE>...</MESSAGE>.", raw=public)
-    found = _MESSAGE.search(public)
-    message = (found.group(1).strip() or None) if found else None
-    control = _MESSAGE.sub(" ", public)
-    where = control if _DEAL_OPEN.search(control) else public
-    deals = _DEAL.findall(where)
-    if len(deals) < len(_DEAL_OPEN.findall(where)):
-        return Malformed("unclosed_tag", "Your <deal> tag is not closed; write "
-                         "<deal>book=x hat=y ball=z</deal>.", raw=public)
+    parsed = parse_tags(text, GRAMMAR)
+    public = parsed.public
+    unclosed = parsed.error("unclosed")
+    if unclosed is not None:
+        name = unclosed.tags[0]
+        return Malformed("unclosed_tag", _UNCLOSED.get(name, unclosed.feedback), raw=public)
+    deals = parsed.all("deal")
     if len(deals) > 1:
         return Malformed("multiple_deals", f"Give at most one <deal>; you gave {len(deals)}.",
                          raw=public)
+    found = parsed.first("MESSAGE")
+    message = (found.text or None) if found is not None else None
     package = None
     if deals:
         try:
-            package = parse_deal_body(deals[0], items)
+            package = parse_deal_body(deals[0].text, items)
         except DealTagError as exc:
             return Malformed("bad_deal", f"Your <deal> could not be read: {exc}.", raw=public)
-    walk, accept, reject = (_tag(control, t) for t in ("WALK", "ACCEPT", "REJECT"))
+    walk, accept, reject = (parsed.has(t) for t in ("WALK", "ACCEPT", "REJECT"))
     if walk:
         if accept or reject or package is not None:
             return _conflict(public, "<WALK/> ends the negotiation; do not combine it with "

@@ -2,7 +2,7 @@
 
 Precedence, first match wins:
 
-1. an explicit path (``--data`` / ``--dest`` on the command line, the ``data`` episode
+1. an explicit path (``--data`` on the command line, the ``data`` episode
    parameter, or :class:`~accord.domains.base.RunContext` ``data``);
 2. the environment variable ``ACCORD_DATA``;
 3. the per-user default ``$XDG_DATA_HOME/accord`` (``~/.local/share/accord``).
@@ -70,5 +70,5 @@ def split_file(path: str | os.PathLike[str] | None = None, split: str = "test") 
     if not file.is_file():
         raise DataNotFoundError(
             f"no Deal-or-No-Deal {split} split at {file} (looked at {root}; set --data or "
-            f"{ENV_VAR}, or fetch it with `accord dond download --dest {root}`)")
+            f"{ENV_VAR}, or fetch it with `accord dond download --data {root}`)")
     return file

@@ -15,6 +15,7 @@ from typing import Any
 
 from accord.domains.deal_or_no_deal.dataset import ITEMS, Datapoint
 from accord.domains.deal_or_no_deal.rules import (
+    BestRule,
     best,
     best_allocations,
     datapoint_difficulty,
@@ -52,9 +53,12 @@ def human_metrics(dp: Datapoint) -> dict[str, Any]:
     return out
 
 
-def best_metrics(dp: Datapoint) -> dict[str, Any] | None:
-    """Scores of the best allocation (envy-free, Pareto-optimal, largest total) or ``None``."""
-    b = best(dp.counts, dp.alice, dp.bob)
+def best_metrics(dp: Datapoint, rule: BestRule = "authors") -> dict[str, Any] | None:
+    """Scores of the best allocation (envy-free, Pareto-optimal, largest total) or ``None``.
+
+    ``rule`` picks among several best allocations (see :data:`~.rules.BEST_RULES`).
+    """
+    b = best(dp.counts, dp.alice, dp.bob, rule)
     return None if b is None else {"alice": b.alice, "bob": b.bob, "total": b.total}
 
 
@@ -72,9 +76,10 @@ def human_baseline(points: Sequence[Datapoint]) -> dict[str, float | None]:
     return mean_of([human_metrics(d) for d in points], OUTCOME_KEYS)
 
 
-def best_baseline(points: Sequence[Datapoint]) -> dict[str, float | None]:
+def best_baseline(points: Sequence[Datapoint], rule: BestRule = "authors"
+                  ) -> dict[str, float | None]:
     """Mean best scores over the datapoints that admit an envy-free allocation."""
-    rows = [m for d in points if (m := best_metrics(d)) is not None]
+    rows = [m for d in points if (m := best_metrics(d, rule)) is not None]
     return mean_of(rows, ("alice", "bob", "total"))
 
 

@@ -3,8 +3,9 @@
 Menu design with numeric or semantic observations and leader-based task allocation:
 databases and instances as data files, the ILP optimum, observations, the deliberation
 protocol (Algorithm 1), code agents, the LLM agent scaffold (section 3), baselines, tools
-and metrics. Importing this package
-registers the ``deliberation`` domain.
+and metrics, and the study's tables and analyses from a results store (Tables 2, 3 and 7,
+the NMAE_pub-NR correlations: ``accord results STORE --layout deliberation``). Importing
+this package registers the ``deliberation`` domain.
 """
 
 from accord.domains.base import register_domain
@@ -14,6 +15,14 @@ from accord.domains.deliberation.agent_tools import (
     solver_tool,
 )
 from accord.domains.deliberation.agents import DeliberationRecorder, NaiveAgent, SharingAgent
+from accord.domains.deliberation.analysis import (
+    analyses,
+    gap_pairs,
+    nmae_correlations,
+    table2,
+    table3,
+    table7,
+)
 from accord.domains.deliberation.catalog import instance_count, instance_paths, shipped_instance
 from accord.domains.deliberation.database import (
     MenuDatabase,
@@ -46,6 +55,7 @@ from accord.domains.deliberation.instance import (
     load_instance,
     parse_instance,
 )
+from accord.domains.deliberation.layout import deliberation_layout, format_analyses
 from accord.domains.deliberation.metrics import (
     episode_metrics,
     greedy_feasible_subset,
@@ -78,6 +88,7 @@ from accord.domains.deliberation.rewards import (
     task_reward,
 )
 from accord.domains.deliberation.scaffold import LLMDeliberator
+from accord.domains.deliberation.stats import correlations, ols
 
 DOMAIN = register_domain(DeliberationDomain())
 """The registered domain instance."""
@@ -105,13 +116,18 @@ __all__ = [
     "TaskInstance",
     "TeamworkDatabase",
     "Utterance",
+    "analyses",
     "build_protocol",
     "calculator_tool",
     "check_decision",
     "check_observations",
+    "correlations",
+    "deliberation_layout",
     "dump_instance",
     "episode_metrics",
     "estimate_instance",
+    "format_analyses",
+    "gap_pairs",
     "generate_setting",
     "greedy_feasible_subset",
     "hallucination_rate",
@@ -122,9 +138,11 @@ __all__ = [
     "load_menu_database",
     "load_teamwork_database",
     "menu_reward",
+    "nmae_correlations",
     "nmae_public",
     "normalized_adjusted_reward",
     "normalized_reward",
+    "ols",
     "optimum",
     "parse_instance",
     "private_observation",
@@ -139,6 +157,9 @@ __all__ = [
     "shared_info",
     "shipped_instance",
     "solver_tool",
+    "table2",
+    "table3",
+    "table7",
     "task_reward",
     "valid_ratio",
     "write_setting",

@@ -229,6 +229,12 @@ class DeliberationDomain(Domain):
         result.record.update(instance=inst.id, episode_mode=mode)
         return result
 
+    def layouts(self) -> dict[str, Callable[[list[dict[str, Any]]], tuple[str, Any]]]:
+        """``deliberation``: seed 001's Tables 2, 3 and 7 and the NMAE_pub-NR correlations."""
+        from accord.domains.deliberation.layout import deliberation_layout
+
+        return {"deliberation": deliberation_layout}
+
     def metrics(self, spec: EpisodeSpec, result: EpisodeResult) -> dict[str, Any]:
         inst = resolve_instance(spec)
         out = episode_metrics(inst, result.record, optimum(inst).reward)

@@ -17,8 +17,6 @@ The record of an episode with workflow agents holds their derived strategies und
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -35,15 +33,15 @@ from accord.domains.games.llm_workflow import LLMWorkflowAgent
 from accord.domains.games.metrics import episode_metrics
 from accord.domains.games.model import Game
 from accord.domains.games.protocol import GameProtocol
+from accord.domains.ids import episode_id
 from accord.protocols.engine import Bounds, EpisodeResult, run_episode
 
 EPISODE_PARAMS = ("negotiation_rounds", "first_speaker", "max_message_chars", "max_retries")
 
 
 def episode_key(spec: EpisodeSpec, repeat: int = 0) -> str:
-    """A deterministic episode id for LLM cache scopes when the runner gave none."""
-    raw = json.dumps([spec.to_dict(), repeat], sort_keys=True, default=str)
-    return "games-" + hashlib.sha256(raw.encode()).hexdigest()[:16]
+    """The episode id (:func:`accord.domains.ids.episode_id`) when the runner gave none."""
+    return episode_id(spec, repeat)
 
 
 def _split_params(spec: EpisodeSpec) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -1,5 +1,7 @@
 """Turning a games LLM reply into a move or a workflow result (DESIGN.md principle 3).
 
+Replies are read by structure (:mod:`accord.agents.tags`): a tag inside ``<MESSAGE>``,
+``<STRATEGY>`` or another free-text block is text, never an action or a step result.
 Replies put private reasoning in ``<THINK>`` (or ``<CONSIDER>``), which is removed first:
 nothing here ever returns it, and the ``raw`` text of a :class:`~accord.core.moves.Malformed`
 is the public part only, so the trajectory log never holds it either.
@@ -19,12 +21,15 @@ retry loop asks again.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
-from accord.agents.replies import strip_private
+from accord.agents.tags import FREE_TEXT, Grammar, Parsed, parse_tags
 from accord.core.moves import Action, Malformed, Message, Move
+
+WORKFLOW_TAGS: frozenset[str] = frozenset({"RESULT", "NASH", "PLAN"})
+"""Data tags of the workflow steps (``STRATEGY`` is free text)."""
 
 
 class StepError(ValueError):
@@ -35,24 +40,41 @@ class StepError(ValueError):
         self.reason, self.feedback = reason, feedback
 
 
-def _blocks(text: str, tag: str) -> list[str]:
-    return [m.strip() for m in re.findall(rf"<{tag}>(.*?)</{tag}>", text, re.S | re.I)]
+@lru_cache(maxsize=32)
+def grammar(tag: str = "ACTION") -> Grammar:
+    """The grammar of a games reply read for ``tag``: ``ACTION`` and the workflow tags are
+    data, ``MESSAGE``, ``STRATEGY`` and the other free-text blocks are opaque text."""
+    name = tag.upper()
+    extra = set() if name in FREE_TEXT else {name}
+    return Grammar.of(data={"ACTION", *WORKFLOW_TAGS, *extra})
 
 
-def _opened(text: str, tag: str) -> bool:
-    return re.search(rf"<{tag}>", text, re.I) is not None
+def _read(text: str, tag: str) -> tuple[Parsed, list[str], bool]:
+    """The parse, the stripped bodies of the closed top-level ``tag`` blocks, and whether
+    the reply holds an unclosed block (which swallows everything after it)."""
+    parsed = parse_tags(text, grammar(tag))
+    name = tag.upper()
+    bodies = [t.text for t in parsed.tags if t.name == name and t.closed]
+    return parsed, bodies, parsed.error("unclosed") is not None
+
+
+def _unclosed_name(parsed: Parsed) -> str:
+    err = parsed.error("unclosed")
+    return err.tags[0] if err is not None else ""
 
 
 def parse_talk(text: str) -> Move:
     """A negotiation reply: the ``<MESSAGE>`` text, or ``Malformed``."""
-    public = strip_private(text)
-    found = _blocks(public, "MESSAGE")
+    parsed, found, unclosed = _read(text, "MESSAGE")
+    public = parsed.public
+    if unclosed:
+        name = _unclosed_name(parsed)
+        inner = "your message" if name == "MESSAGE" else "..."
+        return Malformed("unclosed_tag", f"Your <{name}> tag is not closed: write "
+                         f"<{name}>{inner}</{name}>.", raw=public)
     if not found:
-        if _opened(public, "MESSAGE"):
-            return Malformed("unclosed_tag", "Your <MESSAGE> tag is not closed: write "
-                             "<MESSAGE>your message</MESSAGE>.", raw=public)
         hint = (" You choose your action after the negotiation; now write a message."
-                if _opened(public, "ACTION") else "")
+                if parsed.has("ACTION") else "")
         return Malformed("missing_message", "No <MESSAGE>...</MESSAGE> found: this is a "
                          "negotiation turn, put your message to the other player inside "
                          f"<MESSAGE> tags.{hint}", raw=public)
@@ -68,14 +90,23 @@ def _clean_action(raw: str) -> str:
 
 
 def parse_action(text: str, legal: Sequence[str]) -> Move:
-    """An action reply: one ``<ACTION>name</ACTION>`` among ``legal``, or ``Malformed``."""
-    public = strip_private(text)
-    found = [_clean_action(a) for a in _blocks(public, "ACTION")]
+    """An action reply: one ``<ACTION>name</ACTION>`` among ``legal``, or ``Malformed``.
+
+    An ``<ACTION>`` inside a ``<MESSAGE>`` (or any free-text or private block) is text.
+    """
+    parsed, bodies, unclosed = _read(text, "ACTION")
+    public = parsed.public
+    found = [_clean_action(a) for a in bodies]
     options = ", ".join(legal)
-    if not found:
-        if _opened(public, "ACTION"):
+    if unclosed:
+        name = _unclosed_name(parsed)
+        if name == "ACTION":
             return Malformed("unclosed_tag", "Your <ACTION> tag is not closed: write "
                              f"<ACTION>name</ACTION> with one of: {options}.", raw=public)
+        return Malformed("unclosed_tag", f"Your <{name}> tag is not closed: write "
+                         f"<{name}>...</{name}>, then <ACTION>name</ACTION> with one of: "
+                         f"{options}.", raw=public)
+    if not found:
         return Malformed("missing_action", "No <ACTION>...</ACTION> found: answer with exactly "
                          f"one <ACTION>name</ACTION>, the name one of: {options}.", raw=public)
     by_lower = {a.lower(): a for a in legal}
@@ -86,13 +117,23 @@ def parse_action(text: str, legal: Sequence[str]) -> Move:
     return Action(names[0])
 
 
+def _missing(parsed: Parsed, tag: str, empty: str = "is missing") -> StepError:
+    other = _unclosed_name(parsed)
+    if other == tag.upper():
+        why = "is not closed"
+    elif other:
+        why = (f"{empty}: the <{other}> before it is not closed, so everything after it is "
+               "read as its text")
+    else:
+        why = empty
+    return StepError(f"missing_{tag.lower()}", f"The <{tag}>...</{tag}> block {why}.")
+
+
 def json_tag(text: str, tag: str, *, allow_none: bool = False) -> Any:
     """The JSON object inside ``<tag>`` of a workflow reply (``None`` for ``none`` if allowed)."""
-    public = strip_private(text)
-    found = _blocks(public, tag)
+    parsed, found, _ = _read(text, tag)
     if not found:
-        why = "is not closed" if _opened(public, tag) else "is missing"
-        raise StepError(f"missing_{tag.lower()}", f"The <{tag}>...</{tag}> block {why}.")
+        raise _missing(parsed, tag)
     if len(found) > 1:
         raise StepError(f"multiple_{tag.lower()}", f"Give exactly one <{tag}> block; you gave "
                         f"{len(found)}.")
@@ -111,11 +152,10 @@ def json_tag(text: str, tag: str, *, allow_none: bool = False) -> Any:
 
 def text_tag(text: str, tag: str) -> str:
     """The non-empty text inside ``<tag>`` of a workflow reply."""
-    public = strip_private(text)
-    found = [b for b in _blocks(public, tag) if b]
+    parsed, found, _ = _read(text, tag)
+    found = [b for b in found if b]
     if not found:
-        why = "is not closed" if _opened(public, tag) else "is missing or empty"
-        raise StepError(f"missing_{tag.lower()}", f"The <{tag}>...</{tag}> block {why}.")
+        raise _missing(parsed, tag, "is missing or empty")
     return "\n".join(found)
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -13,6 +11,7 @@ from accord.agents.base import Agent
 from accord.agents.spec import AgentSpec, parse_agent_spec
 from accord.core.names import unknown_name
 from accord.domains.base import Domain, EpisodeSpec, RunContext
+from accord.domains.ids import episode_id
 from accord.domains.task_exchange.code_agents import UtilityAwareAgent, selfish_agent
 from accord.domains.task_exchange.llm_agent import build_llm_agent
 from accord.domains.task_exchange.loader import builtin_scenarios, get_scenario
@@ -78,9 +77,8 @@ def build_agent(spec: AgentSpec | str, ctx: Mapping[str, Any] | None = None) -> 
 
 
 def episode_key(spec: EpisodeSpec) -> str:
-    """A deterministic episode id from the spec (LLM cache scope when the caller gave none)."""
-    raw = json.dumps(spec.to_dict(), sort_keys=True, default=str)
-    return hashlib.sha256(raw.encode()).hexdigest()[:16]
+    """The episode id (:func:`accord.domains.ids.episode_id`) when the caller gave none."""
+    return episode_id(spec)
 
 
 def build_protocol(scenario: str, params: Mapping[str, Any]) -> TaskExchangeProtocol:

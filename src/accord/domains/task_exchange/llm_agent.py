@@ -22,7 +22,6 @@ rule-based policy reads them; real models get the paper's Figure 7 prompt.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -32,13 +31,12 @@ from accord.agents.base import Agent
 from accord.agents.llm_support import LLMSession, generation_config, runtime_for
 from accord.agents.spec import AgentSpec, AgentSpecError
 from accord.core.moves import Move
-from accord.domains.task_exchange.parser import parse_reply, strip_consider
+from accord.domains.task_exchange.parser import considerations, parse_reply, strip_consider
 from accord.domains.task_exchange.prompts import render_system_prompt, render_turn_prompt
 from accord.domains.task_exchange.protocol import TaskExchangeObservation
 from accord.llm import GenerationConfig, LLMClient, LLMError
 from accord.protocols.base import Observation
 
-_CONSIDER = re.compile(r"<CONSIDER\s*>(.*?)(?:</CONSIDER\s*>|$)", re.I | re.S)
 #: spec options that configure the agent rather than the model
 AGENT_OPTIONS = {"state"}
 
@@ -88,7 +86,7 @@ class TaskExchangeLLMAgent(Agent):
         except LLMError as exc:
             raise RuntimeError(
                 f"LLM call failed for {obs.role}: {type(exc).__name__}: {exc}") from exc
-        self.considerations.extend(m.strip() for m in _CONSIDER.findall(done.text))
+        self.considerations.extend(considerations(done.text))
         public = strip_consider(done.text)
         self._notes.append({"name": "llm_call", "data": {
             "model": done.model, "latency": round(done.latency, 4),

@@ -1,12 +1,14 @@
 """Turning an agent's reply text into a typed move (seed 000, Appendix A.4).
 
 Replies use the tags ``<PROPOSAL>{json}</PROPOSAL>``, ``<ACCEPT>...</ACCEPT>``,
-``<REJECT>...</REJECT>`` and the private ``<CONSIDER>...</CONSIDER>``. The parser
-first removes every ``<CONSIDER>`` block, so private reasoning never reaches a move,
-a log or the other agent. Text-level faults become :class:`~accord.core.moves.Malformed`
-moves with the pattern as ``reason`` and Figure 9 style ``feedback``; the protocol's
-``validate`` turns them into engine invalid attempts. Semantic checks (unknown task,
-overlap, ...) are the protocol's job (:mod:`.validation`), not the parser's.
+``<REJECT>...</REJECT>`` and the private ``<CONSIDER>...</CONSIDER>``, read by structure
+(:mod:`accord.agents.tags`, :data:`GRAMMAR`). Every ``<CONSIDER>`` block is removed, so
+private reasoning never reaches a move, a log or the other agent, and tags inside it or
+inside the free text of an ``<ACCEPT>``/``<REJECT>`` never make a move. Text-level faults
+become :class:`~accord.core.moves.Malformed` moves with the pattern as ``reason`` and
+Figure 9 style ``feedback``; the protocol's ``validate`` turns them into engine invalid
+attempts. Semantic checks (unknown task, overlap, ...) are the protocol's job
+(:mod:`.validation`), not the parser's.
 """
 
 from __future__ import annotations
@@ -16,44 +18,38 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
+from accord.agents.tags import FREE_TEXT, Grammar, Parsed, Tag, parse_tags
 from accord.core.moves import Accept, Malformed, Message, Move, Offer, Reject
 from accord.domains.task_exchange.templates import render_feedback
 
 Phase = Literal["consider", "propose", "respond"]
 
-_CONSIDER_BLOCK = re.compile(r"<CONSIDER\s*>.*?</CONSIDER\s*>", re.I | re.S)
-_CONSIDER_OPEN = re.compile(r"<CONSIDER\s*>", re.I)
-_OTHER_TAG = re.compile(r"</?(PROPOSAL|ACCEPT|REJECT)\s*>", re.I)
-_STRAY_CLOSE = re.compile(r"</CONSIDER\s*>", re.I)
-_OPEN = re.compile(r"<PROPOSAL\s*>", re.I)
-_CLOSE = re.compile(r"</PROPOSAL\s*>", re.I)
+GRAMMAR = Grammar.of(text=FREE_TEXT, data=["PROPOSAL"], loose=["ACCEPT", "REJECT"],
+                     nest={"REJECT": ["PROPOSAL"]}, private=["CONSIDER", "THINK"],
+                     private_until_next=True)
+"""The grammar of a task-exchange reply (Appendix A.4).
+
+``<ACCEPT>`` and ``<REJECT>`` hold free text whose closing tag may be missing (the text
+then ends at the next tag); a counter ``<PROPOSAL>`` may follow a ``<REJECT>`` or stand
+inside it; ``<CONSIDER>`` (and ``<THINK>``) is private, and when unclosed it hides
+everything up to the next tag of the grammar.
+"""
 _FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```$")
 
 
 def strip_consider(text: str) -> str:
-    """``text`` without any ``<CONSIDER>`` content.
+    """``text`` without any ``<CONSIDER>`` (or ``<THINK>``) content.
 
     Closed blocks are removed; an unclosed ``<CONSIDER>`` hides everything up to the next
     ``PROPOSAL``/``ACCEPT``/``REJECT`` tag (or the end), so a forgotten closing tag cannot
     leak private reasoning.
     """
-    out = _CONSIDER_BLOCK.sub("", text)
-    while (m := _CONSIDER_OPEN.search(out)) is not None:
-        nxt = _OTHER_TAG.search(out, m.end())
-        out = out[:m.start()] + (out[nxt.start():] if nxt else "")
-    return _STRAY_CLOSE.sub("", out).strip()
+    return parse_tags(text, GRAMMAR).public
 
 
-def _block(tag: str, text: str) -> tuple[bool, str]:
-    """Whether ``<tag>`` occurs, and its inner text (up to the closing tag or the next tag)."""
-    m = re.search(rf"<{tag}\s*>", text, re.I)
-    if m is None:
-        return False, ""
-    close = re.search(rf"</{tag}\s*>", text[m.end():], re.I)
-    if close is not None:
-        return True, text[m.end():m.end() + close.start()].strip()
-    nxt = _OTHER_TAG.search(text, m.end())
-    return True, text[m.end():nxt.start() if nxt else len(text)].strip()
+def considerations(text: str) -> list[str]:
+    """The private ``<CONSIDER>`` texts of a reply, for the agent's own record."""
+    return parse_tags(text, GRAMMAR).private_bodies()
 
 
 def _json_object(text: str) -> Any:
@@ -108,19 +104,21 @@ def parse_assignment(body: str, roles: Sequence[str]) -> dict[str, list[str]] | 
     return out
 
 
-def _proposal(public: str, roles: Sequence[str]) -> Offer | Malformed | None:
-    has_open, has_close = _OPEN.search(public), _CLOSE.search(public)
-    if has_open is None and has_close is None:
-        if _looks_like_proposal(public):
+def _proposal(parsed: Parsed, roles: Sequence[str]) -> Offer | Malformed | None:
+    public = parsed.public
+    found: list[Tag] = parsed.all("PROPOSAL")
+    if not found:
+        # bare JSON counts outside every tag only: JSON quoted in free text is text
+        if "PROPOSAL" in parsed.strays or _looks_like_proposal(parsed.outside):
             return _malformed("missing_proposal_open_tag", public, roles,
                               after_reject=False, bare_json=True)
         return None
-    if has_open is None:
-        return _malformed("missing_proposal_open_tag", public, roles,
-                          after_reject=False, bare_json=True)
-    if has_close is None or has_close.start() < has_open.end():
+    if not found[0].closed:
         return _malformed("missing_proposal_close_tag", public, roles)
-    assignment = parse_assignment(public[has_open.end():has_close.start()], roles)
+    if len(found) > 1:
+        return _malformed("malformed_proposal", public, roles, problem=f"you sent "
+                          f"{len(found)} <PROPOSAL> blocks; send exactly one per turn.")
+    assignment = parse_assignment(found[0].text, roles)
     if isinstance(assignment, str):
         return _malformed("malformed_proposal", public, roles, problem=assignment)
     crowded = [r for r, v in assignment.items() if len(v) > 1]
@@ -139,17 +137,26 @@ def parse_reply(text: str, roles: Sequence[str], phase: Phase = "respond") -> Mo
     remainder. Otherwise: ``<ACCEPT>`` -> :class:`Accept`; ``<REJECT>`` -> :class:`Reject`
     with the proposal (if any) as ``counter``; a lone proposal -> :class:`Offer`. Each move's
     ``message`` is the public text (``<CONSIDER>`` removed) that is forwarded to the partner.
+    The reply is read by structure (:data:`GRAMMAR`): a tag inside the text of an
+    ``<ACCEPT>``/``<REJECT>``, a ``<MESSAGE>`` or private reasoning is text, never a move;
+    ``<ACCEPT>`` together with ``<REJECT>`` or with a ``<PROPOSAL>`` is ambiguous.
     """
-    public = strip_consider(text)
+    parsed = parse_tags(text, GRAMMAR)
+    public = parsed.public
     if phase == "consider":
         return Message(public)
-    has_accept, accept_text = _block("ACCEPT", public)
-    has_reject, _ = _block("REJECT", public)
+    has_accept, has_reject = parsed.has("ACCEPT"), parsed.has("REJECT")
     if has_accept and has_reject:
-        return _malformed("ambiguous_response", public, roles)
+        return _malformed("ambiguous_response", public, roles, with_proposal=False)
+    unclosed = [n for n in parsed.unclosed() if n in GRAMMAR.text]
+    if unclosed:
+        return _malformed("unclosed_tag", public, roles, tag=unclosed[0])
     if has_accept:
-        return Accept(message=public or accept_text)
-    proposal = _proposal(public, roles)
+        if parsed.has("PROPOSAL"):
+            return _malformed("ambiguous_response", public, roles, with_proposal=True)
+        accept = parsed.first("ACCEPT")
+        return Accept(message=public or (accept.text if accept else ""))
+    proposal = _proposal(parsed, roles)
     if isinstance(proposal, Malformed):
         return proposal
     if has_reject:
@@ -187,7 +194,9 @@ def format_move(move: Move, roles: Sequence[str]) -> str:
 
 
 __all__ = [
+    "GRAMMAR",
     "Phase",
+    "considerations",
     "format_move",
     "format_proposal",
     "parse_assignment",

@@ -41,8 +41,10 @@ PATTERN_TITLES: dict[str, str] = {
 }
 """Human-readable names of the patterns, as in Table 2's caption."""
 
-OTHER_REASONS: tuple[str, ...] = ("malformed_proposal", "ambiguous_response", "illegal_move")
-"""Invalid replies outside the paper's seven patterns (unparseable JSON, both tags, wrong move)."""
+OTHER_REASONS: tuple[str, ...] = ("malformed_proposal", "ambiguous_response", "unclosed_tag",
+                                   "illegal_move")
+"""Invalid replies outside the paper's seven patterns (unparseable JSON, both tags, an
+unclosed free-text tag, wrong move)."""
 
 Assignment = Mapping[str, Sequence[str]]
 """A proposal as written: each role's list of composite descriptions."""

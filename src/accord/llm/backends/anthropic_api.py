@@ -15,7 +15,7 @@ from typing import Any
 
 import anthropic
 
-from accord.llm.backends.base import Backend, RawReply, error_message, status_failure
+from accord.llm.backends.base import Backend, RawReply, error_message, garbled_body, status_failure
 from accord.llm.errors import InvalidMessagesError, LLMError
 from accord.llm.providers import Endpoint
 from accord.llm.retry import Transient
@@ -96,6 +96,10 @@ class AnthropicBackend(Backend):
                                  exc.response.headers) from None
         except anthropic.AnthropicError as exc:
             raise LLMError(f"unexpected answer from {url}: {exc}") from None
+        except ValueError as exc:  # the body is not JSON (json.JSONDecodeError)
+            raise garbled_body(url, exc) from None
+        if not hasattr(response, "content") or not hasattr(response, "usage"):
+            raise garbled_body(url, f"got {type(response).__name__}: {str(response)[:80]!r}")
         text = "".join(getattr(b, "text", "") for b in response.content
                        if getattr(b, "type", None) == "text")
         u = response.usage

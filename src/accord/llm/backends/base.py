@@ -68,3 +68,11 @@ def error_message(body: object, fallback: str) -> str:
         if isinstance(err, dict) and err.get("message"):
             return str(err["message"])
     return fallback
+
+
+def garbled_body(url: str, cause: BaseException | str) -> Transient:
+    """A 2xx answer whose body is not the API's JSON (a proxy page, a truncated body):
+    retried like a server error; the final error names the endpoint ``url``."""
+    what = cause if isinstance(cause, str) else f"{type(cause).__name__}: {cause}"
+    return Transient("server", f"body is not a valid API response ({str(what)[:200]})",
+                     status=200)

@@ -1,7 +1,8 @@
 """The in-process ``mock/<policy>`` provider: stub policies without HTTP.
 
-The same :mod:`accord.testing.stub` policy objects that answer the HTTP stub server
-answer here, with the same token accounting (stub tokenizer, cached prefix per
+The same policy objects (:mod:`accord.llm.policy`; accord's own are registered by
+:mod:`accord.testing.stub` through the ``accord.policies`` entry point) that answer the HTTP
+stub server answer here, with the same token accounting (stub tokenizer, cached prefix per
 session) and the same error semantics (an :class:`HttpError` outcome raises what
 the HTTP path would raise), so a test can swap ``mock/negotiator`` for
 ``openai-api/stub/negotiator`` and see the same behaviour minus the network.
@@ -16,11 +17,11 @@ from collections.abc import Mapping
 
 from accord.llm.backends.base import Backend, RawReply, status_failure
 from accord.llm.errors import RequestError
+from accord.llm.policy import HttpError, Policy, PolicyError, PolicyRequest, make_policy
 from accord.llm.providers import Endpoint
 from accord.llm.retry import Transient
+from accord.llm.tokens import PrefixTracker, count_tokens, message_tokens, truncate_tokens
 from accord.llm.types import ChatMessage, GenerationConfig, Usage
-from accord.testing.stub.policies import HttpError, Policy, PolicyError, PolicyRequest, make_policy
-from accord.testing.stub.tokens import PrefixTracker, count_tokens, message_tokens, truncate_tokens
 
 
 class MockBackend(Backend):

@@ -8,7 +8,13 @@ from typing import Any
 import openai
 from openai.types.chat import ChatCompletion
 
-from accord.llm.backends.base import Backend, RawReply, error_message, status_failure
+from accord.llm.backends.base import (
+    Backend,
+    RawReply,
+    error_message,
+    garbled_body,
+    status_failure,
+)
 from accord.llm.errors import LLMError
 from accord.llm.providers import Endpoint
 from accord.llm.retry import Transient
@@ -77,6 +83,10 @@ class OpenAIBackend(Backend):
             raise failure from None
         except openai.OpenAIError as exc:
             raise LLMError(f"unexpected answer from {url}: {exc}") from None
+        except ValueError as exc:  # the body is not JSON (json.JSONDecodeError)
+            raise garbled_body(url, exc) from None
+        if not isinstance(response, ChatCompletion):  # e.g. an HTML page with status 200
+            raise garbled_body(url, f"got {type(response).__name__}: {str(response)[:80]!r}")
         if not response.choices:
             raise LLMError(f"{url} returned no choices for model {model!r}")
         choice = response.choices[0]

@@ -40,11 +40,12 @@ def main(argv: list[str] | None = None) -> int:
         if not eq:
             parser.error(f"--option {item!r} must look like KEY=VALUE")
         options[key] = yaml.safe_load(value)
+    done = threading.Event()
+    # before the address is announced: a parent may send SIGTERM as soon as it has it
+    signal.signal(signal.SIGTERM, lambda *_: done.set())
     server = StubServer(make_policy(args.policy, **options), port=args.port).start()
     print(json.dumps({"base_url": server.base_url, "root_url": server.root_url,
                       "pid": os.getpid()}), flush=True)
-    done = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: done.set())
 
     def wait_stdin() -> None:
         sys.stdin.read()

@@ -27,10 +27,22 @@ from __future__ import annotations
 import json
 import re
 import threading
-from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from accord.llm.policy import (  # noqa: F401  (re-exported)
+    POLICIES,
+    HttpError,
+    Outcome,
+    Policy,
+    PolicyError,
+    PolicyFactory,
+    PolicyRequest,
+    Reply,
+    as_policy,
+    make_policy,
+    register_policy,
+)
 
 Fault = Literal[
     "malformed", "unclosed", "invalid-json", "unknown-fields", "rate-limit", "server-error",
@@ -41,109 +53,6 @@ FAULTS: tuple[str, ...] = (
     "bad-request", "delay",
 )
 
-
-class PolicyError(ValueError):
-    """The request cannot be answered by this policy (the server answers HTTP 400)."""
-
-
-@dataclass(frozen=True)
-class PolicyRequest:
-    """One chat request as a policy sees it.
-
-    ``messages`` are ``{"role", "content"}`` dicts (system first when present);
-    ``index`` counts requests handled by the same server or mock backend from 0;
-    ``conversation`` identifies the session (the ``X-Accord-Session`` header, else a
-    hash of the first message).
-    """
-
-    messages: tuple[Mapping[str, str], ...]
-    model: str
-    params: Mapping[str, Any] = field(default_factory=dict)
-    index: int = 0
-    conversation: str = ""
-
-    def last(self, role: str = "user") -> str:
-        """Content of the last message with ``role`` ('' if none)."""
-        for message in reversed(self.messages):
-            if message.get("role") == role:
-                return str(message.get("content", ""))
-        return ""
-
-    def system(self) -> str:
-        """All system (or developer) message contents joined by blank lines."""
-        return "\n\n".join(
-            str(m.get("content", "")) for m in self.messages
-            if m.get("role") in ("system", "developer"))
-
-
-@dataclass(frozen=True)
-class Reply:
-    """A successful completion: ``text`` after ``delay`` seconds."""
-
-    text: str
-    delay: float = 0.0
-    finish_reason: str = "stop"
-
-
-@dataclass(frozen=True)
-class HttpError:
-    """An error answer: HTTP ``status`` with ``message``, extra ``headers``, after ``delay``."""
-
-    status: int
-    message: str
-    headers: Mapping[str, str] = field(default_factory=dict)
-    delay: float = 0.0
-    error_type: str = "server_error"
-
-
-Outcome = Reply | HttpError
-"""What a policy returns for one request."""
-
-
-class Policy(ABC):
-    """Answers chat requests; must be safe to call from several threads."""
-
-    name: ClassVar[str] = "policy"
-
-    @abstractmethod
-    def respond(self, request: PolicyRequest) -> Outcome:
-        """The outcome for ``request`` (raise :class:`PolicyError` for a bad request)."""
-
-
-PolicyFactory = Callable[..., Policy]
-POLICIES: dict[str, PolicyFactory] = {}
-"""Policy factories by name; extend with :func:`register_policy`."""
-
-
-def register_policy(name: str) -> Callable[[PolicyFactory], PolicyFactory]:
-    """Decorator registering a policy class or factory under ``name``."""
-
-    def deco(factory: PolicyFactory) -> PolicyFactory:
-        if name in POLICIES and POLICIES[name] is not factory:
-            raise ValueError(f"stub policy {name!r} is already registered")
-        POLICIES[name] = factory
-        return factory
-
-    return deco
-
-
-def make_policy(name: str, **options: Any) -> Policy:
-    """Build the registered policy ``name`` with ``options``."""
-    from accord.testing.stub import negotiator  # noqa: F401  (registers 'negotiator')
-
-    factory = POLICIES.get(name)
-    if factory is None:
-        known = ", ".join(sorted(POLICIES))
-        raise KeyError(f"unknown stub policy {name!r}; known policies: {known}")
-    try:
-        return factory(**options)
-    except TypeError as exc:
-        raise PolicyError(f"stub policy {name!r} cannot be built with {options!r}: {exc}") from exc
-
-
-def as_policy(policy: Policy | str) -> Policy:
-    """A policy object from an object or a registered name."""
-    return make_policy(policy) if isinstance(policy, str) else policy
 
 
 @register_policy("echo")

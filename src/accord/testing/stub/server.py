@@ -250,6 +250,10 @@ def _text(content: Any) -> str:
                       f"{type(content).__name__}")
 
 
+#: largest request body the stub reads (bytes); larger ones get HTTP 413
+MAX_BODY = 32 * 1024 * 1024
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     # headers and body go out as separate writes; with Nagle on, the body waits for
@@ -297,7 +301,18 @@ class _Handler(BaseHTTPRequestHandler):
             self._error(404, f"no route POST {self.path}", "not_found", anthropic)
             return
         headers = {k.lower(): v for k, v in self.headers.items()}
-        length = int(headers.get("content-length") or 0)
+        try:
+            length = int(headers.get("content-length") or 0)
+        except ValueError:
+            length = -1
+        if not 0 <= length <= MAX_BODY:
+            # the body is not read: answer and close, so nothing of it is taken as a request
+            self.close_connection = True
+            self._error(413 if length > MAX_BODY else 400,
+                        f"bad request: Content-Length must be 0..{MAX_BODY}, got "
+                        f"{headers.get('content-length')!r}"[:300], "invalid_request_error",
+                        anthropic, {"Connection": "close"})
+            return
         raw = self.rfile.read(length) if length else b""
         if not self._authorised(headers, anthropic):
             return
@@ -306,8 +321,10 @@ class _Handler(BaseHTTPRequestHandler):
             if not isinstance(body, dict):
                 raise PolicyError("request body must be a JSON object")
             model, messages, params = _parse(body, anthropic)
-        except (json.JSONDecodeError, PolicyError) as exc:
-            self._error(400, f"bad request: {exc}", "invalid_request_error", anthropic)
+        except (ValueError, RecursionError, PolicyError) as exc:
+            # ValueError: not JSON or not UTF-8; RecursionError: nested too deeply
+            self._error(400, f"bad request: {type(exc).__name__}: {exc}"[:300],
+                        "invalid_request_error", anthropic)
             return
         stub = self.server.stub
         entry = LoggedRequest("POST", path,
@@ -364,6 +381,10 @@ def _parse(body: Mapping[str, Any], anthropic: bool
             raise PolicyError(f"each message needs 'role' and 'content', got {m!r}")
         messages.append({"role": str(m["role"]), "content": _text(m["content"])})
     params = {k: v for k, v in body.items() if k not in ("model", "messages", "system")}
+    for key in ("max_tokens", "max_completion_tokens"):
+        val = params.get(key)
+        if val is not None and (isinstance(val, bool) or not isinstance(val, int) or val < 1):
+            raise PolicyError(f"'{key}' must be a positive integer, got {val!r}"[:200])
     return model, messages, params
 
 

@@ -1,8 +1,12 @@
 """Turning the scaffold modules' replies into data (DESIGN.md principle 3).
 
-Private ``<THINK>`` / ``<CONSIDER>`` blocks are removed first. Then each module's answer
-is one tag holding JSON (a Markdown code fence inside the tag is tolerated; when a tag
-occurs several times the last one counts):
+Replies are read by structure (:mod:`accord.agents.tags`, :data:`GRAMMAR`): private
+``<THINK>`` / ``<CONSIDER>`` blocks are removed, and a tag inside them or inside a
+free-text block such as ``<MESSAGE>`` is text, never an answer. Each module's answer is
+one top-level tag holding JSON (a Markdown code fence inside the tag is tolerated; when
+``ESTIMATE`` or ``MESSAGE`` occurs several times the last one counts, while two different
+``PROPOSAL``, ``DECISION`` or ``TOOL`` blocks contradict each other and are refused; an
+unclosed tag is refused too, since everything after it would be its text):
 
 * observation: ``<ESTIMATE>{...}</ESTIMATE>`` (menu: ``total_ingredients`` and
   ``overall_preference`` required, ``partner_ingredients`` / ``partner_preference``
@@ -29,11 +33,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from accord.agents.replies import strip_private
+from accord.agents.tags import Grammar, Parsed, parse_tags
 from accord.core.moves import Malformed
 
 TOOLS: tuple[str, ...] = ("solver", "calculator")
 """Tool names the scaffold understands."""
+GRAMMAR = Grammar.of(data=["ESTIMATE", "PROPOSAL", "DECISION", "TOOL"])
+"""The grammar of a scaffold module's reply (``MESSAGE`` and ``explanation``-like blocks
+are free text)."""
+_ANSWERS = frozenset({"PROPOSAL", "DECISION", "TOOL"})
 _FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```$")
 
 
@@ -63,19 +71,36 @@ class Verdict:
     explanation: str = ""
 
 
-def _tag_body(text: str, tag: str) -> str | Malformed | None:
-    """The body of the last ``<tag>...</tag>``; ``None`` when absent, Malformed if unclosed."""
-    found = re.findall(rf"<{tag}>(.*?)</{tag}>", text, re.S | re.I)
-    if found:
-        return _FENCE.sub("", found[-1].strip()).strip()
-    if re.search(rf"<{tag}>", text, re.I):
-        return Malformed("unclosed_tag", f"Your <{tag}> tag is not closed. Write "
-                         f"<{tag}>...</{tag}> with the content between the tags.", raw=text)
-    return None
+def _same(bodies: list[str]) -> bool:
+    def norm(body: str) -> str:
+        try:
+            return json.dumps(json.loads(body), sort_keys=True)
+        except json.JSONDecodeError:
+            return body
+    return len({norm(b) for b in bodies}) <= 1
 
 
-def _json_tag(text: str, tag: str, example: str) -> Any:
-    body = _tag_body(text, tag)
+def _tag_body(parsed: Parsed, tag: str) -> str | Malformed | None:
+    """The body of the (last) top-level ``<tag>...</tag>``; ``None`` when absent, Malformed if
+    a tag is unclosed or two different answers are given."""
+    raw = parsed.public
+    err = parsed.error("unclosed")
+    if err is not None:
+        name = err.tags[0]
+        return Malformed("unclosed_tag", f"Your <{name}> tag is not closed. Write "
+                         f"<{name}>...</{name}> with the content between the tags.", raw=raw)
+    found = [_FENCE.sub("", t.text).strip() for t in parsed.tags if t.name == tag]
+    if not found:
+        return None
+    if tag in _ANSWERS and not _same(found):
+        return Malformed("conflicting_tags", f"You gave {len(found)} different <{tag}> blocks; "
+                         f"give exactly one <{tag}>...</{tag}>.", raw=raw)
+    return found[-1]
+
+
+def _json_tag(parsed: Parsed, tag: str, example: str) -> Any:
+    text = parsed.public
+    body = _tag_body(parsed, tag)
     if body is None:
         return Malformed(f"missing_{tag.lower()}", f"No <{tag}>...</{tag}> found. Answer with "
                          f"<{tag}>{example}</{tag}>.", raw=text)
@@ -123,7 +148,9 @@ def parse_estimate(text: str, setting: str) -> dict[str, Any] | Malformed:
     task = setting == "task-allocation"
     example = ('{"private_resources": {...}, "public_resources": {...}, "efficiency": {...}}'
                if task else '{"total_ingredients": {...}, "overall_preference": {...}}')
-    data = _json_tag(strip_private(text), "ESTIMATE", example)
+    parsed = parse_tags(text, GRAMMAR)
+    text = parsed.public
+    data = _json_tag(parsed, "ESTIMATE", example)
     if isinstance(data, Malformed):
         return data
     need = ("private_resources", "public_resources", "efficiency") if task else \
@@ -144,10 +171,11 @@ def parse_estimate(text: str, setting: str) -> dict[str, Any] | Malformed:
             "overall_preference": _numbers(data["overall_preference"])}
 
 
-def _tool_call(public: str) -> ToolCall | Malformed | None:
-    if _tag_body(public, "TOOL") is None:
+def _tool_call(parsed: Parsed) -> ToolCall | Malformed | None:
+    public = parsed.public
+    if _tag_body(parsed, "TOOL") is None:
         return None
-    data = _json_tag(public, "TOOL", '{"name": "solver"}')
+    data = _json_tag(parsed, "TOOL", '{"name": "solver"}')
     if isinstance(data, Malformed):
         return data
     name = str(data.get("name", "")).lower()
@@ -177,16 +205,17 @@ def _allocation(raw: Any, text: str, key: str) -> dict[str, Any] | Malformed:
 
 def parse_plan(text: str, setting: str) -> Plan | ToolCall | Malformed:
     """The planning module's proposal, or a tool call."""
-    public = strip_private(text)
+    parsed = parse_tags(text, GRAMMAR)
+    text = parsed.public
     task = setting == "task-allocation"
     key = "allocation" if task else "menu_proposal"
     example = ('{"allocation": {"task name": "agent_0"}, "explanation": "..."}' if task
                else '{"menu_proposal": ["dish_1", "dish_2"], "explanation": "..."}')
-    if _tag_body(public, "PROPOSAL") is None:
-        call = _tool_call(public)
+    if _tag_body(parsed, "PROPOSAL") is None:
+        call = _tool_call(parsed)
         if call is not None:
             return call
-    data = _json_tag(public, "PROPOSAL", example)
+    data = _json_tag(parsed, "PROPOSAL", example)
     if isinstance(data, Malformed):
         return data
     if key not in data:
@@ -200,14 +229,15 @@ def parse_plan(text: str, setting: str) -> Plan | ToolCall | Malformed:
 
 def parse_verdict(text: str, setting: str, leader: bool) -> Verdict | ToolCall | Malformed:
     """The decision module's verdict, or a tool call."""
-    public = strip_private(text)
+    parsed = parse_tags(text, GRAMMAR)
+    text = parsed.public
     example = ('{"accept_decision": false, "finalize": true, "explanation": "..."}' if leader
                else '{"accept_decision": true, "explanation": "..."}')
-    if _tag_body(public, "DECISION") is None:
-        call = _tool_call(public)
+    if _tag_body(parsed, "DECISION") is None:
+        call = _tool_call(parsed)
         if call is not None:
             return call
-    data = _json_tag(public, "DECISION", example)
+    data = _json_tag(parsed, "DECISION", example)
     if isinstance(data, Malformed):
         return data
     flags = {}
@@ -235,9 +265,10 @@ def parse_verdict(text: str, setting: str, leader: bool) -> Verdict | ToolCall |
 
 def parse_message(text: str) -> str | Malformed:
     """The conversation module's message text."""
-    public = strip_private(text)
-    body = _tag_body(public, "MESSAGE")
+    parsed = parse_tags(text, GRAMMAR)
+    body = _tag_body(parsed, "MESSAGE")
     if body is None:
         return Malformed("missing_message", "No <MESSAGE>...</MESSAGE> found. Put the words "
-                         "for your partner(s) between <MESSAGE> and </MESSAGE>.", raw=text)
+                         "for your partner(s) between <MESSAGE> and </MESSAGE>.",
+                         raw=parsed.public)
     return body

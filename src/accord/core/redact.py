@@ -1,0 +1,157 @@
+"""One redaction pass for every way out: keys never reach logs, caches, stores or output.
+
+Three nets, applied to text and to JSON-like values:
+
+* by value: secrets registered by the LLM layer (:func:`register_secret`, the key each
+  provider uses) and the values of secret-looking environment variables (``*_API_KEY``,
+  ``*_TOKEN``, ``*SECRET*``, ``*PASSWORD*`` ...) are masked wherever they appear;
+* by shape: well-known key formats (``sk-...``, ``sk-ant-...``, ``ghp_...``, ``hf_...``,
+  ``AKIA...``), bearer/basic authorization values, passwords in URLs
+  (``scheme://user:pw@host``) and ``key=value`` / ``"key": "value"`` pairs;
+* by key: a mapping entry whose key looks like a credential has its value replaced.
+
+Text holding no environment or registered secret and none of the trigger words is
+returned untouched without running the regular expressions (the common case).
+The environment is read once per :class:`Redactor` (:func:`redactor` makes a fresh one).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+#: what a redacted value is replaced with
+MASK = "[REDACTED]"
+#: shorter registered values are not treated as secrets (masking "abc" would garble text)
+MIN_SECRET_LENGTH = 6
+#: environment values shorter than this are not masked by value
+MIN_ENV_SECRET_LENGTH = 8
+
+_SECRET_KEY = re.compile(
+    r"(?i)((^|[_\-.])(api[_\-]?key|apikey|token|password|passwd|credentials?|auth)$"
+    r"|secret|private[_\-]?key|password)")
+_URL_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://[^/\s:@]*:)([^@/\s]+)(@)")
+_INLINE = re.compile(
+    r"(?i)(api[_\-]?key|apikey|x-api-key|secret|token|password|passwd)(\"?\s*[=:]\s*\"?)"
+    r"([^\s&,;\"'\]\[]{6,})")
+_SHAPES = re.compile(
+    r"\b(sk-ant-[A-Za-z0-9_\-]{8,}|sk-(?:proj-)?[A-Za-z0-9_\-]{12,}|gh[pousr]_[A-Za-z0-9]{20,}"
+    r"|xox[abpr]-[A-Za-z0-9\-]{10,}|AKIA[0-9A-Z]{16}|hf_[A-Za-z0-9]{20,})")
+_AUTH = re.compile(r"(?i)\b((?:bearer|basic)\s+)[A-Za-z0-9._~+/=\-]{6,}")
+#: lower-case substrings without which none of the patterns above can match
+_TRIGGERS = ("key", "secret", "token", "passw", "credential", "auth", "sk-", "gh", "xox",
+             "akia", "hf_", "bearer", "basic", "://")
+
+_registered: set[str] = set()
+_lock = threading.Lock()
+
+
+def is_secret_key(key: str) -> bool:
+    """Whether a mapping key or variable name looks like it holds a credential."""
+    return bool(_SECRET_KEY.search(key.strip()))
+
+
+def register_secret(value: str | None) -> None:
+    """Remember ``value`` as a secret so every redaction masks it from now on."""
+    if value and len(value) >= MIN_SECRET_LENGTH:
+        with _lock:
+            _registered.add(value)
+
+
+def env_secret_values(env: Mapping[str, str] | None = None) -> list[str]:
+    """Values of secret-looking environment variables (8+ characters), longest first."""
+    env = os.environ if env is None else env
+    vals = {v for k, v in env.items() if is_secret_key(k) and len(v) >= MIN_ENV_SECRET_LENGTH}
+    return sorted(vals, key=len, reverse=True)
+
+
+class Redactor:
+    """Masks credentials; holds the secret values to look for (read once)."""
+
+    def __init__(self, env_values: list[str] | None = None,
+                 extra: tuple[str, ...] | list[str] = ()) -> None:
+        values = env_secret_values() if env_values is None else list(env_values)
+        with _lock:
+            values += list(_registered)
+        values += [v for v in extra if v and len(v) >= MIN_SECRET_LENGTH]
+        self.env = sorted(set(values), key=len, reverse=True)
+
+    def _suspect(self, text: str) -> bool:
+        low = text.lower()  # substring tests are far cheaper than one (?i) alternation
+        return any(t in low for t in _TRIGGERS)
+
+    def text(self, text: str) -> str:
+        """Mask credentials inside free text (errors, transcripts, spec strings)."""
+        for val in self.env:
+            if val in text:
+                text = text.replace(val, MASK)
+        if not self._suspect(text):
+            return text
+        text = _SHAPES.sub(MASK, text)
+        text = _URL_USERINFO.sub(lambda m: m.group(1) + MASK + m.group(3), text)
+        text = _AUTH.sub(lambda m: m.group(1) + MASK, text)
+        return _INLINE.sub(lambda m: m.group(1) + m.group(2) + (
+            m.group(3) if m.group(3) == MASK else MASK), text)
+
+    def value(self, value: Any) -> Any:
+        """A copy of ``value`` (nested mappings, lists, strings) with credentials masked."""
+        if isinstance(value, Mapping):
+            return {k: (MASK if isinstance(k, str) and v not in (None, "") and is_secret_key(k)
+                        and not isinstance(v, (bool, int, float)) else self.value(v))
+                    for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [self.value(v) for v in value]
+        if isinstance(value, str):
+            return self.text(value)
+        return value
+
+    def clean(self, value: Any) -> Any:
+        """``value`` itself when its JSON form holds nothing suspect, else :meth:`value`."""
+        text = json.dumps(value, ensure_ascii=False, default=str)
+        if not self._suspect(text) and not any(v in text for v in self.env):
+            return value
+        return self.value(value)
+
+    def json(self, value: Any, **dumps: Any) -> str | None:
+        """``value`` as JSON text with credentials masked (``None`` stays ``None``).
+
+        Fast path: serialise first and only walk the structure when the JSON text
+        contains a trigger word or a secret value.
+        """
+        if value is None:
+            return None
+        text = json.dumps(value, ensure_ascii=False, default=str, **dumps)
+        if not self._suspect(text) and not any(v in text for v in self.env):
+            return text
+        return json.dumps(self.value(value), ensure_ascii=False, default=str, **dumps)
+
+
+def redactor() -> Redactor:
+    """A :class:`Redactor` over the current environment and the registered secrets."""
+    return Redactor()
+
+
+def redact_text(text: str, env_values: list[str] | None = None) -> str:
+    """Mask credentials inside free text (reads the environment unless given values)."""
+    return (redactor() if env_values is None else Redactor(env_values)).text(text)
+
+
+def redact(value: Any, env_values: list[str] | None = None) -> Any:
+    """A copy of ``value`` with credentials masked (reads the environment unless given)."""
+    return (redactor() if env_values is None else Redactor(env_values)).value(value)
+
+
+__all__ = [
+    "MASK",
+    "Redactor",
+    "env_secret_values",
+    "is_secret_key",
+    "redact",
+    "redact_text",
+    "redactor",
+    "register_secret",
+]

@@ -1,0 +1,33 @@
+"""Protocols: explicit state machines over typed moves, the agent interface, and the engine
+that runs one episode.
+
+The package face: :class:`Agent` (what every party implements), :class:`Protocol` and the
+step results (:class:`Invalid`, :class:`Termination`, :class:`Progress`, :class:`Note`,
+:class:`Observation`), :func:`run_episode` with :class:`Bounds` and
+:class:`EpisodeResult`, the termination judge interface, and the alternating-offers
+state machine. All of it is pure (numpy and the standard library only).
+"""
+
+from accord.protocols.agent import Agent
+from accord.protocols.alternating import AlternatingConfig, AlternatingOffers
+from accord.protocols.base import Invalid, Note, Observation, Progress, Protocol, Termination
+from accord.protocols.engine import Bounds, EpisodeResult, run_episode
+from accord.protocols.judge import JudgeVerdict, RuleJudge, TerminationJudge
+
+__all__ = [
+    "Agent",
+    "AlternatingConfig",
+    "AlternatingOffers",
+    "Bounds",
+    "EpisodeResult",
+    "Invalid",
+    "JudgeVerdict",
+    "Note",
+    "Observation",
+    "Progress",
+    "Protocol",
+    "RuleJudge",
+    "Termination",
+    "TerminationJudge",
+    "run_episode",
+]
