@@ -3,18 +3,26 @@
 Registered as agent kind ``llm`` (``--agents llm:openai/gpt-4.1-mini?temperature=0.2``),
 mediator kind ``llm`` (``--mediator llm:anthropic/...``) and judge kind ``llm``. Each is a
 separate session (seed 002, "The LLM sessions") that can use a different model.
+
+The negotiator's options beyond generation settings: ``guard=flag|block`` (flag, or also
+withhold, public text that the leak guard finds disclosing the party's private values)
+and ``guard_judge=MODEL`` (also ask an LLM leak judge,
+:class:`~accord.agents.guards.judge.LeakJudge`, about every message the rules pass; off
+by default).
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import importlib.util
 import json
 from collections.abc import Mapping
 from typing import Any
 
 from accord.agents.base import Agent
-from accord.agents.guards import find_leaks, quote_counterpart
+from accord.agents.guards import Leak, PrivateValue, find_leaks, quote_counterpart
+from accord.agents.guards.judge import LeakJudge
 from accord.agents.llm_support import LLMSession, generation_config, runtime_for
 from accord.agents.registry import register_judge, register_mediator, register_negotiator
 from accord.agents.replies import (
@@ -25,12 +33,19 @@ from accord.agents.replies import (
 )
 from accord.agents.spec import AgentSpec, AgentSpecError
 from accord.agents.templates import render
-from accord.agents.utility_render import private_numbers, readable_utility, utility_payload
+from accord.agents.utility_render import (
+    labelled_private_values,
+    readable_utility,
+    utility_payload,
+)
 from accord.core.moves import Accept, Malformed, Message, Move, Offer, Reject, Walk
 from accord.llm import GenerationConfig, LLMClient, LLMError
 from accord.protocols.base import Observation, Termination
 from accord.protocols.judge import JUDGE, JudgeVerdict, TerminationJudge
 from accord.protocols.negotiation import MediatorObservation, NegotiationObservation
+
+#: what ``guard=block`` sends instead of a withheld message
+WITHHELD = "[message withheld by the disclosure guard]"
 
 PROTOCOL_TEXT = (
     "Stacked alternating offers: each round one party proposes a full package and every "
@@ -50,16 +65,17 @@ class LLMNegotiator(Agent):
     name = "llm"
 
     def __init__(self, client: LLMClient, config: GenerationConfig, *, episode: str | None,
-                 guard: str = "flag", max_retries: int = 5) -> None:
+                 guard: str = "flag", max_retries: int = 5,
+                 judge: LeakJudge | None = None) -> None:
         if guard not in ("flag", "block"):
             raise ValueError("guard must be 'flag' or 'block'")
         self.client, self.config, self.episode = client, config, episode
-        self.guard, self.max_retries = guard, max_retries
+        self.guard, self.max_retries, self.judge = guard, max_retries, judge
         self.session: LLMSession | None = None
         self._notes: list[dict[str, Any]] = []
         self._seen_offers = 0
         self._seen_messages = 0
-        self._secrets: list[float] = []
+        self._secrets: list[PrivateValue] = []
         self.reset()
 
     def describe(self) -> str:
@@ -68,7 +84,7 @@ class LLMNegotiator(Agent):
     def _setup(self, obs: NegotiationObservation) -> LLMSession:
         assert obs.space is not None and obs.utility is not None
         payload = utility_payload(obs.utility, obs.space, obs.batna)
-        self._secrets = private_numbers(payload)
+        self._secrets = labelled_private_values(payload)
         issues = obs.issue_values()
         system = render(
             "negotiator_system.j2", role=obs.role, others=[p for p in obs.parties if p != obs.role],
@@ -100,13 +116,15 @@ class LLMNegotiator(Agent):
                       new_offers=new, messages=msgs, current=obs.current_offer,
                       proposer=obs.proposer, move=obs.phase, state=self._state(obs))
 
-    def _guard(self, move: Move, obs: NegotiationObservation) -> Move:
+    async def _guard(self, move: Move, obs: NegotiationObservation) -> Move:
         if isinstance(move, Message):
             text: str | None = move.text
         elif isinstance(move, Walk):
             text = move.reason
         else:
             text = getattr(move, "message", None)
+            if not text and isinstance(move, Reject) and move.counter is not None:
+                text = move.counter.message
         if not text:
             return move
         assert obs.utility is not None
@@ -116,22 +134,34 @@ class LLMNegotiator(Agent):
         if isinstance(proposed, Offer):
             with contextlib.suppress(KeyError, TypeError):  # invalid packages fail later
                 on_record.append(obs.utility(proposed.package))
-        leaks = find_leaks(text, obs.batna, [*self._secrets, *on_record])
+        private = [*self._secrets, *(PrivateValue(float(u), "package",
+                                                  f"the utility of a package on record ({u:.4g})")
+                                     for u in on_record)]
+        public = [v for vals in obs.issue_values().values() for v in vals]
+        leaks = find_leaks(text, obs.batna, private, public=public, role=obs.role,
+                           others=[p for p in obs.parties if p != obs.role])
+        if not leaks and self.judge is not None:
+            leaks = await self._ask_judge(text, obs, private, public)
         if not leaks:
             return move
         self._notes.append({"name": "utility_leak", "data": {
             "flag": True, "kinds": sorted({lk.kind for lk in leaks}),
-            "matches": [lk.text for lk in leaks], "blocked": self.guard == "block"}})
-        if self.guard == "block":
-            if isinstance(move, Message):
-                return Message("[message withheld by the disclosure guard]")
-            if isinstance(move, Walk):
-                return Walk("walked away")
-            if isinstance(move, (Offer, Accept, Reject)):
-                import dataclasses
+            "matches": [lk.text for lk in leaks], "why": [lk.reason for lk in leaks],
+            "blocked": self.guard == "block"}})
+        return withhold(move) if self.guard == "block" else move
 
-                return dataclasses.replace(move, message=None)
-        return move
+    async def _ask_judge(self, text: str, obs: NegotiationObservation,
+                         private: list[PrivateValue], public: list[Any]) -> list[Leak]:
+        """The LLM leak judge's second opinion on text the rules passed."""
+        assert self.judge is not None
+        verdict = await self.judge.check(text, role=obs.role, batna=obs.batna, private=private,
+                                         public=public)
+        self._notes.append({"name": "leak_judge", "data": {
+            "model": self.judge.client.model, "leak": verdict.leak, "reason": verdict.reason,
+            "error": verdict.error}})
+        if verdict.leak:
+            return [Leak("judge", text[:200], reason=f"LLM leak judge: {verdict.reason}")]
+        return []
 
     async def act(self, observation: Observation) -> Move:
         obs = observation
@@ -153,7 +183,7 @@ class LLMNegotiator(Agent):
                                        current=obs.current_offer)
         if isinstance(move, Malformed):
             return move
-        return self._guard(move, obs)
+        return await self._guard(move, obs)
 
     def drain_notes(self) -> list[dict[str, Any]]:
         notes, self._notes = self._notes, []
@@ -257,10 +287,29 @@ class LLMJudge(TerminationJudge):
         return self.session.usage() if self.session else {}
 
 
+#: negotiator options that are not generation settings
+GUARD_OPTIONS = ("guard", "guard_judge")
+
+
+def withhold(move: Move) -> Move:
+    """``move`` without its public text (what ``guard=block`` sends instead)."""
+    if isinstance(move, Message):
+        return Message(WITHHELD)
+    if isinstance(move, Walk):
+        return Walk("walked away")
+    if isinstance(move, Reject) and move.counter is not None:
+        return dataclasses.replace(move, message=None,
+                                   counter=dataclasses.replace(move.counter, message=None))
+    if isinstance(move, (Offer, Accept, Reject)):
+        return dataclasses.replace(move, message=None)
+    return move
+
+
 def _client(spec: AgentSpec, ctx: Mapping[str, Any]) -> tuple[LLMClient, GenerationConfig]:
     if not spec.arg:
         raise AgentSpecError(f"{spec.kind} needs a model: e.g. llm:openai/gpt-4.1-mini")
-    opts = {k: v for k, v in spec.options.items() if k not in ("guard",)}
+    opts = {k: v for k, v in spec.options.items() if k not in GUARD_OPTIONS}
+
     try:
         config = generation_config(opts)
     except ValueError as exc:
@@ -279,8 +328,19 @@ def _client(spec: AgentSpec, ctx: Mapping[str, Any]) -> tuple[LLMClient, Generat
 
 def _negotiator(spec: AgentSpec, ctx: Mapping[str, Any]) -> Agent:
     client, config = _client(spec, ctx)
-    return LLMNegotiator(client, config, episode=ctx.get("episode_id"),
-                         guard=str(spec.options.get("guard", "flag")))
+    guard = str(spec.options.get("guard", "flag"))
+    if guard not in ("flag", "block"):
+        raise AgentSpecError(f"{spec}: guard must be 'flag' or 'block', got {guard!r}")
+    judge = None
+    model = spec.options.get("guard_judge")
+    if model:
+        try:
+            judge_client = runtime_for(ctx.get("llm")).client(str(model))
+        except LLMError as exc:
+            raise AgentSpecError(f"{spec}: guard_judge: {exc}") from None
+        judge = LeakJudge(judge_client, episode=ctx.get("episode_id"))
+    return LLMNegotiator(client, config, episode=ctx.get("episode_id"), guard=guard,
+                         judge=judge)
 
 
 def _mediator(spec: AgentSpec, ctx: Mapping[str, Any]) -> Agent:

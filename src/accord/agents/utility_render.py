@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from accord.agents.guards.detector import PrivateValue
 from accord.core.outcomes import OutcomeSpace
 from accord.core.utility import (
     AllocationUtility,
@@ -72,3 +73,19 @@ def private_numbers(payload: dict[str, Any]) -> list[float]:
             nums.extend(scores.values())
         return [float(x) for x in nums]
     return [float(r["utility"]) for r in payload["table"]] + [float(payload["default"])]
+
+
+def labelled_private_values(payload: dict[str, Any]) -> list[PrivateValue]:
+    """Every number in the private utility, saying which weight, score or package it is."""
+    if "weights" in payload:
+        out = [PrivateValue(float(w), "weight", f"the weight of {k} ({_fmt(w)})")
+               for k, w in payload["weights"].items()]
+        for issue, scores in payload["values"].items():
+            out.extend(PrivateValue(float(s), "score", f"the score of {issue}={v} ({_fmt(s)})")
+                       for v, s in scores.items())
+        return out
+    rows = [PrivateValue(float(r["utility"]), "package",
+                         f"the utility of {json.dumps(r['package'])} ({_fmt(r['utility'])})")
+            for r in payload["table"]]
+    return [*rows, PrivateValue(float(payload["default"]), "package",
+                                f"the utility of any other package ({_fmt(payload['default'])})")]

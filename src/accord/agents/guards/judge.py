@@ -1,0 +1,83 @@
+"""An optional LLM leak judge: a second opinion on an LLM endpoint.
+
+The judge is a session of the party's own side (it sees the party's private values, in
+a system prompt set once per party so provider prefix caches hit) that reads one
+outgoing message per call and answers ``<VERDICT>LEAK</VERDICT>`` or
+``<VERDICT>NO_LEAK</VERDICT>`` with a ``<REASON>``. Prompts are the templates
+``leak_judge_system.j2`` and ``leak_judge_turn.j2``. Each check is a fresh two-message
+conversation, so checks are independent and the judge never accumulates history.
+
+An endpoint failure or an unreadable verdict yields a :class:`JudgeVerdict` with
+``leak=None`` and the error; callers fall back to the rules (the negotiator notes it).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from accord.agents.guards.detector import PrivateValue
+from accord.agents.guards.quote import quote_counterpart
+from accord.agents.templates import render
+from accord.llm import CallScope, GenerationConfig, LLMClient, LLMError
+
+_VERDICT = re.compile(r"<VERDICT>\s*(LEAK|NO[_ ]LEAK)\s*</VERDICT>", re.I)
+_REASON = re.compile(r"<REASON>(.*?)</REASON>", re.S)
+_PRIVATE_BLOCKS = re.compile(r"<(CONSIDER|THINK)>.*?</\1>", re.S | re.I)
+
+
+@dataclass(frozen=True)
+class JudgeVerdict:
+    """The judge's answer: ``leak`` is ``None`` when it could not decide."""
+
+    leak: bool | None
+    reason: str = ""
+    error: str | None = None
+
+
+def parse_leak_verdict(text: str) -> JudgeVerdict:
+    """The verdict in a judge reply (``leak=None`` without exactly one readable verdict)."""
+    public = _PRIVATE_BLOCKS.sub("", text)
+    found = _VERDICT.findall(public)
+    if len(found) != 1:
+        return JudgeVerdict(None, error="no single <VERDICT> with LEAK or NO_LEAK")
+    why = _REASON.search(public)
+    return JudgeVerdict(found[0].upper() == "LEAK", why.group(1).strip() if why else "")
+
+
+class LeakJudge:
+    """Asks an LLM whether one party's message leaks its private values."""
+
+    def __init__(self, client: LLMClient, config: GenerationConfig | None = None, *,
+                 episode: str | None = None) -> None:
+        self.client = client
+        self.config = config or GenerationConfig(temperature=0.0, max_tokens=200)
+        self.episode = episode
+        self.calls = 0
+
+    def system_prompt(self, role: str, batna: float, private: Sequence[PrivateValue],
+                      public: Iterable[object] = ()) -> str:
+        """The fixed system prompt for one party (its BATNA, weights and scores)."""
+        fixed = [p for p in private if p.kind != "package"]
+        unit = all(0.0 <= p.value <= 1.0 for p in fixed) and 0.0 <= batna <= 1.0
+        return render("leak_judge_system.j2", role=role, batna=f"{batna:g}", private=fixed,
+                      unit_scale=unit, public=[str(v) for v in public])
+
+    async def check(self, text: str, *, role: str, batna: float,
+                    private: Sequence[PrivateValue], public: Iterable[object] = ()
+                    ) -> JudgeVerdict:
+        """The judge's verdict on ``text`` (never raises for endpoint or reply faults)."""
+        system = self.system_prompt(role, batna, private, public)
+        packages = [f"{p.value:g}" for p in private if p.kind == "package"]
+        user = render("leak_judge_turn.j2", packages=packages,
+                      message=quote_counterpart(role, text))
+        self.calls += 1
+        scope = CallScope(episode=self.episode, agent=role, turn=self.calls)
+        try:
+            done = await self.client.complete(
+                [{"role": "system", "content": system}, {"role": "user", "content": user}],
+                self.config, scope=scope)
+        except LLMError as exc:
+            return JudgeVerdict(None, error=f"{type(exc).__name__}: {exc}")
+        return parse_leak_verdict(done.text)
