@@ -124,7 +124,9 @@ class LoadError(ValueError):
     """
 
     def __init__(self, source: str, problem: str, key: KeyPath = (),
-                 line: int | None = None, stage: str = "parse") -> None:
+                 line: int | None = None, stage: str = "parse",
+                 column: int | None = None) -> None:
+        self.column = column
         self.stage = stage  # "read": the file itself (size, type, encoding); else "parse"
         self.source = clip(str(source))
         self.problem = clip(problem, 4 * MAX_ECHO)
@@ -138,6 +140,13 @@ class LoadError(ValueError):
         if self.key:
             return format_key(self.key)
         return "<file>" if self.stage == "read" else syntax
+
+    @property
+    def position(self) -> str:
+        """``line 3`` / ``line 3 column 7`` / ``""``."""
+        if not self.line:
+            return ""
+        return f"line {self.line}" + (f" column {self.column}" if self.column else "")
 
 
 @dataclass
@@ -449,8 +458,8 @@ def parse_json(text: str, source: str, limits: Limits | None = None) -> Document
         data = json.loads(text, object_pairs_hook=_pairs, parse_int=_json_int,
                           parse_float=_json_float, parse_constant=_json_constant)
     except json.JSONDecodeError as exc:
-        raise LoadError(source, f"invalid JSON: {exc.msg} (column {exc.colno})",
-                        line=exc.lineno) from None
+        raise LoadError(source, f"invalid JSON: {exc.msg}", line=exc.lineno,
+                        column=exc.colno) from None
     except _Refused as exc:
         raise LoadError(source, str(exc)) from None
     except RecursionError:
