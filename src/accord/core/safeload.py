@@ -261,19 +261,19 @@ class _Loader(yaml.SafeLoader):
         mark = getattr(event, "start_mark", None)
         return None if mark is None else mark.line + 1
 
-    def compose_node(self, parent: Node | None, index: Any) -> Node:
+    def compose_node(self, parent: Node | None, index: Any) -> Node | None:
         if self.check_event(yaml.AliasEvent):
             self.aliases += 1
             if self.aliases > self.limits.max_aliases:
                 raise LoadError(self.source, f"more than {self.limits.max_aliases} alias uses "
                                 f"(*name); write the data out instead", line=self._mark_line())
-            return super().compose_node(parent, index)  # type: ignore[no-any-return]
+            return super().compose_node(parent, index)
         if self.depth >= self.limits.max_depth:
             raise LoadError(self.source, f"nesting deeper than {self.limits.max_depth} levels",
                             line=self._mark_line())
         self.depth += 1
         try:
-            return super().compose_node(parent, index)  # type: ignore[no-any-return]
+            return super().compose_node(parent, index)
         finally:
             self.depth -= 1
 
@@ -288,7 +288,7 @@ class _Loader(yaml.SafeLoader):
         if len(self.indents) >= self.limits.max_depth:
             raise LoadError(self.source, f"nesting deeper than {self.limits.max_depth} "
                             "levels", line=self.line + 1)
-        return super().add_indent(column)  # type: ignore[no-any-return]
+        return super().add_indent(column)
 
     def _literal(self, node: ScalarNode) -> None:
         if len(str(node.value)) > _MAX_LITERAL:
@@ -298,11 +298,11 @@ class _Loader(yaml.SafeLoader):
 
     def construct_yaml_int(self, node: ScalarNode) -> int:
         self._literal(node)
-        return super().construct_yaml_int(node)  # type: ignore[no-any-return]
+        return super().construct_yaml_int(node)
 
     def construct_yaml_float(self, node: ScalarNode) -> float:
         self._literal(node)
-        return super().construct_yaml_float(node)  # type: ignore[no-any-return]
+        return super().construct_yaml_float(node)
 
 
 _Loader.add_constructor("tag:yaml.org,2002:int", _Loader.construct_yaml_int)
