@@ -390,7 +390,14 @@ def parse_yaml(text: str, source: str, limits: Limits | None = None) -> Document
     if len(text) > lim.max_yaml_bytes:
         raise LoadError(source, f"YAML text is {len(text):,} characters, more than the "
                                 f"limit of {lim.max_yaml_bytes:,}; set {SIZE_ENV} to raise it")
-    loader = _Loader(text, source, lim)
+    try:
+        loader = _Loader(text, source, lim)  # the reader rejects control characters here
+    except yaml.reader.ReaderError as exc:
+        ch = exc.character
+        code = ch if isinstance(ch, int) else ord(str(ch)[:1] or "?")
+        raise LoadError(source, f"invalid YAML: character U+{code:04X} is not allowed "
+                                "(control characters must be escaped in a quoted string)",
+                        line=text.count("\n", 0, exc.position) + 1) from None
     try:
         node = loader.get_single_node()
         if node is None:
