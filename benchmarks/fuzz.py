@@ -22,7 +22,7 @@ from hypothesis import seed as hyp_seed
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "fuzz"))
 
-import fuzzlib  # noqa: E402
+import fuzzlib
 
 
 def fuzz_loader(name: str, examples: int, seed: int, tally: fuzzlib.Tally,
