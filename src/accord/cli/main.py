@@ -128,9 +128,10 @@ def run(
         return
     if domain not in RUN_DOMAINS:
         from accord.core.names import unknown_name
+        from accord.core.safeload import short
 
         raise c.fail(unknown_name("domain", domain, known,
-                                  hint=f"(in {target!r}; or give a scenario PATH.yaml)"))
+                                  hint=f"(in {short(target)}; or give a scenario PATH.yaml)"))
     run_domain(domain, rest, agents=agents, seed=seed, max_rounds=max_rounds, out=out,
                as_json=as_json, quiet=quiet, strategy=strategy, instance=instance,
                tools=tools, llm=llm, data=data)
