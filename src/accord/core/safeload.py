@@ -517,7 +517,7 @@ def check_data(doc: Document, source: str, limits: Limits | None = None) -> None
     """Depth and number budgets over already-parsed data (YAML or JSON)."""
     lim = limits or Limits.default()
     for path, depth, value, is_key in _walk(doc.data):
-        if depth > lim.max_depth:
+        if depth >= lim.max_depth:  # depth counts from 0: the root is level 1
             raise LoadError(source, f"nesting deeper than {lim.max_depth} levels", path[:8],
                             doc.line(path))
         problem = number_problem(value, lim)
