@@ -12,6 +12,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import fileclasses
 import fuzzlib
 import pytest
 from typer.testing import CliRunner
@@ -51,12 +52,12 @@ def _write(path: Path, text: str | bytes) -> Path:
 # -- finding 2: small files that cost minutes and gigabytes -----------------------------
 
 def test_billion_laughs_games_file(tmp_path: Path) -> None:
-    game = _write(tmp_path / "laughs.yaml", fuzzlib.LAUGHS)
+    game = _write(tmp_path / "laughs.yaml", fileclasses.LAUGHS)
     _fails(["games", "solve", str(game)], str(game), "aliases expand")
 
 
 def test_billion_laughs_bench_file(tmp_path: Path) -> None:
-    spec = _write(tmp_path / "laughs.yaml", fuzzlib.LAUGHS)
+    spec = _write(tmp_path / "laughs.yaml", fileclasses.LAUGHS)
     _fails(["bench", str(spec), "--dry-run"], str(spec), "aliases expand")
 
 

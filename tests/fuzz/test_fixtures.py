@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import fileclasses
 import fuzzlib
 import pytest
 
@@ -47,7 +48,7 @@ EXPECTED: dict[str, tuple[set[str], str]] = {
 def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
     folder = tmp_path_factory.mktemp("fixtures")
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
-    proc = subprocess.run([sys.executable, fuzzlib.__file__, "--fixtures", str(folder)],
+    proc = subprocess.run([sys.executable, fileclasses.__file__, "--fixtures", str(folder)],
                           capture_output=True, text=True, timeout=600, env=env)
     lines = [json.loads(ln) for ln in proc.stdout.splitlines() if ln.startswith("{")]
     started = [ln for ln in lines if ln.get("start")]
@@ -94,6 +95,6 @@ def test_fixture_peaks_stay_small(outcomes: list[dict[str, Any]]) -> None:
 
 
 def test_special_paths_exist(tmp_path: Path) -> None:
-    for kind in fuzzlib.SPECIAL_PATHS:
-        path = fuzzlib.special_path(kind, tmp_path / kind)
+    for kind in fileclasses.SPECIAL_PATHS:
+        path = fileclasses.special_path(kind, tmp_path / kind)
         assert kind == "long-path" or path.exists()

@@ -23,6 +23,9 @@ from accord.core.moves import Package, Value
 
 #: outcomes an array over the whole space may have unless the caller raises the cap
 DEFAULT_MAX_OUTCOMES = 1_000_000
+#: how a user raises the cap (the command-line flag and the bench parameter)
+RAISE_HINT = ("raise it with --max-outcomes N, or params: {max_outcomes: N} in a bench spec "
+              "(memory grows with outcomes x parties)")
 #: no space may exceed this: indices are int64
 _INDEX_LIMIT = 2**62
 
@@ -108,13 +111,12 @@ class OutcomeSpace:
         shown = " x ".join(str(n) for n in self.shape[:8])
         return shown + (f" x ... ({len(self.shape)} issues)" if len(self.shape) > 8 else "")
 
-    def check_size(self, what: str = "this") -> None:
+    def check_size(self, what: str = "this", hint: str = RAISE_HINT) -> None:
         """Raise :class:`OutcomeSpaceTooLarge` when the space exceeds its cap."""
         if self.size > self.max_outcomes:
             raise OutcomeSpaceTooLarge(
                 f"{self.size:,} outcomes ({self.describe_shape()}) is more than the cap of "
-                f"{self.max_outcomes:,} for {what}; raise it with --max-outcomes N (memory "
-                "grows with outcomes x parties)")
+                f"{self.max_outcomes:,} for {what}; {hint}")
 
     def issue(self, name: str) -> Issue:
         """The issue called ``name``."""

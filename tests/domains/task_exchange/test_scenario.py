@@ -145,5 +145,6 @@ def test_universe_errors(tmp_path: Path) -> None:
 
 
 def test_unknown_scenario_lists_builtins() -> None:
-    with pytest.raises(ScenarioError, match="unknown task-exchange scenario .*known: competitive, cooperative"):
+    with pytest.raises(ScenarioError,
+                       match=r"unknown task-exchange scenario .*known: competitive, cooperative"):
         get_scenario("nope")
