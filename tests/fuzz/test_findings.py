@@ -205,6 +205,18 @@ def test_deliberation_quantities(tmp_path: Path, value: float, fragment: str,
     _fails(["deliberation", "solve", str(inst)], str(inst), where, fragment)
 
 
+def test_deliberation_ilp_size_is_capped_before_solving(tmp_path: Path) -> None:
+    """One of the issue's "ran past 60-120 s" classes: 30 agents x 400 tasks never ended."""
+    agents, tasks = [f"a{i}" for i in range(30)], [f"t{j}" for j in range(400)]
+    data = {"setting": "task-allocation", "agents": agents, "leader": "a0", "tasks": tasks,
+            "efficiency": {a: {t: 0.5 for t in tasks} for a in agents},
+            "private_resources": {a: {"Time": 10} for a in agents},
+            "public_resources": {"Budget": 1000},
+            "requirements": {t: {"Time": 2, "Budget": 10} for t in tasks}}
+    inst = _write(tmp_path / "big.json", json.dumps(data))
+    _fails(["deliberation", "solve", str(inst)], str(inst), "12,000 binary variables")
+
+
 def test_deliberation_quantities_in_memory_too() -> None:
     from accord.domains.deliberation import InstanceError, parse_instance
 

@@ -23,7 +23,8 @@ generator's ``domain``, ``domain_title`` and ``task_skills``, and any key starti
 ``x-`` or ``x_``; any other key is an error with a close-match suggestion (a typo such as
 ``private_resource`` would otherwise silently leave every agent without resources).
 Quantities that reach the ILP (stock, amounts, resources, requirements) are 0 or within
-[1e-6, 1e9]; scores and efficiencies at most 1e9. Files are read by
+[1e-6, 1e9]; scores and efficiencies at most 1e9; the exact ILP has at most
+:data:`MAX_ILP_VARIABLES` binary variables (dishes, or agents x tasks). Files are read by
 :mod:`accord.core.safeload`.
 A missing guest score or efficiency counts as 0. A requirement key that names a public
 resource is public; any other requirement key is a private resource (an agent without it
@@ -137,6 +138,10 @@ _MENU_KEYS = {"setting", "ingredients", "recipes", "guest_scores", "agents", "id
               "personas", "observations"}
 _TASK_KEYS = {"setting", "agents", "leader", "tasks", "efficiency", "private_resources",
               "public_resources", "requirements", "id", "observations"}
+#: the largest exact ILP an instance may need (the paper's are 14 dishes, 3 x 10 tasks;
+#: 5 agents x 100 tasks already took 20 s, 10 x 100 more than a minute)
+MAX_ILP_VARIABLES = 200
+MAX_ILP_ROWS = 1_000
 #: annotation keys kept verbatim in ``extra`` (plus any ``x-...`` / ``x_...`` key)
 EXTENSION_KEYS = ("description", "notes", "source", "domain", "domain_title", "task_skills",
                   "personas")
@@ -256,14 +261,35 @@ def _parse_task(data: Mapping[str, Any], src: str) -> TaskInstance:
         {k: v for k, v in data.items() if k not in _TASK_KEYS})
 
 
+def ilp_size(inst: Instance) -> tuple[int, int]:
+    """Binary variables and constraint rows of the instance's exact ILP."""
+    if isinstance(inst, MenuInstance):
+        ings = {i for r in inst.recipes.values() for i in r} | set(inst.ingredients)
+        return len(inst.recipes), len(ings)
+    rows = len(inst.tasks) + len(inst.agents) * len(inst.private_keys())
+    return len(inst.agents) * len(inst.tasks), rows + len(inst.public_resources)
+
+
+def _check_size(inst: Instance, src: str) -> Instance:
+    n_vars, n_rows = ilp_size(inst)
+    key = "recipes" if isinstance(inst, MenuInstance) else "tasks"
+    if n_vars > MAX_ILP_VARIABLES or n_rows > MAX_ILP_ROWS:
+        what = "dishes" if isinstance(inst, MenuInstance) else "agents x tasks"
+        raise InstanceError(src, key, f"the exact optimum would be an ILP with {n_vars:,} "
+                            f"binary variables ({what}) and {n_rows:,} constraints; at most "
+                            f"{MAX_ILP_VARIABLES} and {MAX_ILP_ROWS} (an NP-hard program: "
+                            "beyond this it can run for minutes)")
+    return inst
+
+
 def parse_instance(data: Any, source: str = "<dict>") -> Instance:
     """Build an instance from its JSON-shaped dict; errors name ``source`` and the key."""
     data = as_mapping(data, InstanceError, source, "")
     setting = data.get("setting")
     if setting in MENU_SETTINGS:
-        return _parse_menu(data, source)
+        return _check_size(_parse_menu(data, source), source)
     if setting == TASK_SETTING:
-        return _parse_task(data, source)
+        return _check_size(_parse_task(data, source), source)
     raise InstanceError(source, "setting", f"unknown setting {short(setting)}; expected one "
                         f"of {list(SETTINGS)}")
 
