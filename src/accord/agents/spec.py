@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
+from accord.core.safeload import LoadError, parse_yaml, short
 
 
 class AgentSpecError(ValueError):
@@ -57,24 +57,27 @@ def parse_agent_spec(spec: str | Mapping[str, Any] | AgentSpec) -> AgentSpec:
         data = dict(spec)
         kind = data.pop("kind", None)
         if not isinstance(kind, str) or not kind:
-            raise AgentSpecError(f"agent mapping {dict(spec)!r} needs a 'kind' string")
+            raise AgentSpecError(f"agent mapping {short(dict(spec))} needs a 'kind' string")
         arg = data.pop("arg", None) or data.pop("model", None)
         return AgentSpec(kind, None if arg is None else str(arg), data)
     if not isinstance(spec, str) or not spec.strip():
-        raise AgentSpecError(f"agent spec must be a non-empty string, got {spec!r}")
+        raise AgentSpecError(f"agent spec must be a non-empty string, got {short(spec)}")
     text = spec.strip()
     head, _, query = text.partition("?")
     kind, _, arg = head.partition(":")
     if not kind:
-        raise AgentSpecError(f"agent spec {spec!r} has no kind before ':'")
+        raise AgentSpecError(f"agent spec {short(spec)} has no kind before ':'")
     options: dict[str, Any] = {}
     if query:
         for part in query.split("&"):
             key, eq, raw = part.partition("=")
             if not eq or not key:
                 raise AgentSpecError(
-                    f"agent spec {spec!r}: option {part!r} must look like key=value")
-            options[key] = yaml.safe_load(raw) if raw else ""
+                    f"agent spec {short(spec)}: option {short(part)} must look like key=value")
+            try:
+                options[key] = parse_yaml(raw, f"option {key[:100]}").data if raw else ""
+            except LoadError as exc:
+                raise AgentSpecError(f"agent spec {short(spec)}: {exc}") from None
     return AgentSpec(kind, arg or None, options)
 
 

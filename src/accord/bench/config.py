@@ -33,11 +33,17 @@ Richer forms (all optional):
 * run settings: ``store``, ``concurrency``, ``executor``, ``timeout`` (seconds per
   episode), ``llm`` (``{cache: PATH, cache_mode: rw}``, passed to ``RunContext.llm``),
   ``data`` (data directory), ``description``. Command-line flags override them.
+
+Budgets (issue 12): the file is read by :mod:`accord.core.safeload`; every key is known
+or an error with a close-match suggestion; a run plans at most :data:`MAX_EPISODES`
+episodes (``accord bench --max-episodes N`` raises it), checked from the counts before
+any list of seeds, parameter sets or line-ups is built.
 """
 
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -46,21 +52,28 @@ from typing import Any
 
 from accord.bench.lineups import Lineup, parse_agents
 from accord.bench.yamlpos import ConfigError, join_key, read_yaml
+from accord.core.safeload import MAX_NAME, short
 
 #: keys of one sweep (allowed at the top level as defaults, and in each ``sweeps`` item)
 SWEEP_KEYS = ("domain", "scenarios", "scenario", "agents", "params", "seeds", "repeat")
 #: keys only allowed at the top level
 TOP_KEYS = ("name", "description", "plugins", "sweeps", "store", "concurrency", "executor",
             "timeout", "llm", "data")
+#: keys of the ``llm`` block (what :func:`accord.agents.llm_support.runtime_for` reads)
+LLM_KEYS = ("cache", "cache_mode", "timeout", "concurrency")
+#: episodes one run may plan unless ``--max-episodes`` raises it
+MAX_EPISODES = 1_000_000
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]*$")
 
 
 class Where:
     """Error factory for one config source: turns a key path into a located ConfigError."""
 
-    def __init__(self, source: str, lines: Mapping[str, int] | None = None) -> None:
+    def __init__(self, source: str, lines: Mapping[str, int] | None = None,
+                 max_episodes: int = MAX_EPISODES) -> None:
         self.source = source
         self.lines = dict(lines or {})
+        self.max_episodes = max_episodes
 
     def line(self, key: str) -> int | None:
         """The line of ``key`` or of its nearest enclosing key."""
@@ -75,6 +88,12 @@ class Where:
     def error(self, key: str, problem: str) -> ConfigError:
         """A ConfigError for ``key``."""
         return ConfigError(self.source, key, problem, self.line(key))
+
+    def too_many(self, key: str, count: int, parts: str) -> ConfigError:
+        """The error for a plan of ``count`` episodes (``parts`` says how) over the cap."""
+        return self.error(key, f"{count:,} episodes ({parts}) is more than the cap of "
+                          f"{self.max_episodes:,} per run; raise it with --max-episodes N "
+                          "or split the run")
 
 
 @dataclass(frozen=True)
@@ -122,7 +141,7 @@ def _check_keys(w: Where, data: Mapping[str, Any], path: str, allowed: tuple[str
 
 def _int(w: Where, key: str, value: Any, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise w.error(key, f"expected an integer, got {value!r}")
+        raise w.error(key, f"expected an integer, got {short(value)}")
     if value < minimum:
         raise w.error(key, f"must be at least {minimum}, got {value}")
     return value
@@ -136,7 +155,10 @@ def _seeds(w: Where, key: str, value: Any) -> tuple[int, ...]:
         start = _int(w, join_key(key, "start"), value.get("start", 0), 0)
         if "count" not in value:
             raise w.error(join_key(key, "count"), "required (how many seeds)")
-        return tuple(range(start, start + _int(w, join_key(key, "count"), value["count"], 1)))
+        count = _int(w, join_key(key, "count"), value["count"], 1)
+        if count > w.max_episodes:
+            raise w.too_many(join_key(key, "count"), count, f"{count:,} seeds")
+        return tuple(range(start, start + count))
     if isinstance(value, list):
         if not value:
             raise w.error(key, "empty list gives no episodes")
@@ -146,8 +168,12 @@ def _seeds(w: Where, key: str, value: Any) -> tuple[int, ...]:
             raise w.error(key, f"seed {dup} is listed twice")
         return seeds
     if isinstance(value, bool) or not isinstance(value, int):
-        raise w.error(key, f"expected a count, a list of seeds or {{start, count}}, got {value!r}")
-    return tuple(range(_int(w, key, value, 1)))
+        raise w.error(key, f"expected a count, a list of seeds or {{start, count}}, "
+                      f"got {short(value)}")
+    count = _int(w, key, value, 1)
+    if count > w.max_episodes:  # checked before range() is materialised
+        raise w.too_many(key, count, f"{count:,} seeds")
+    return tuple(range(count))
 
 
 def _param_product(w: Where, key: str, value: Any) -> list[dict[str, Any]]:
@@ -156,9 +182,13 @@ def _param_product(w: Where, key: str, value: Any) -> list[dict[str, Any]]:
     if not isinstance(value, Mapping):
         raise w.error(key, "expected a mapping from parameter to a list of values")
     combos: list[dict[str, Any]] = [{}]
+    sizes = [len(a) if isinstance(a, list) else 1 for a in value.values()]
+    if math.prod(sizes) > w.max_episodes:  # checked before the product is built
+        raise w.too_many(key, math.prod(sizes), " x ".join(map(str, sizes))
+                         + " parameter values")
     for name, alts in value.items():
         if not isinstance(name, str) or not name:
-            raise w.error(key, f"parameter names must be strings, got {name!r}")
+            raise w.error(key, f"parameter names must be strings, got {short(name)}")
         choices = alts if isinstance(alts, list) else [alts]
         if not choices:
             raise w.error(join_key(key, name), "empty list gives no episodes (wrap a "
@@ -176,6 +206,8 @@ def _params(w: Where, key: str, value: Any) -> tuple[dict[str, Any], ...]:
             if not isinstance(item, Mapping):
                 raise w.error(join_key(key, i), "each parameter set must be a mapping")
             out.extend(_param_product(w, join_key(key, i), item))
+            if len(out) > w.max_episodes:
+                raise w.too_many(key, len(out), f"{len(out):,} parameter sets so far")
         return tuple(out)
     return tuple(_param_product(w, key, value))
 
@@ -195,7 +227,7 @@ def _scenarios(w: Where, sources: Mapping[str, str], data: Mapping[str, Any]) ->
     for i, s in enumerate(items):
         if not isinstance(s, str) or not s:
             raise w.error(join_key(key, i) if isinstance(value, list) else key,
-                          f"expected a scenario name, got {s!r}")
+                          f"expected a scenario name, got {short(s)}")
     if len(set(items)) != len(items):
         raise w.error(key, "a scenario is listed twice")
     return tuple(items), key
@@ -209,7 +241,7 @@ def _sweep(w: Where, defaults: Mapping[str, Any], item: Mapping[str, Any], path:
         raise w.error(path or "<root>", "missing key 'domain' (e.g. domain: bargaining)")
     domain = data["domain"]
     if not isinstance(domain, str) or not domain:
-        raise w.error(src["domain"], f"expected a domain name, got {domain!r}")
+        raise w.error(src["domain"], f"expected a domain name, got {short(domain)}")
     scenarios, skey = _scenarios(w, src, data)
     if "agents" not in data:
         raise w.error(path or "<root>", "missing key 'agents' (a list of line-ups, "
@@ -218,8 +250,17 @@ def _sweep(w: Where, defaults: Mapping[str, Any], item: Mapping[str, Any], path:
     params = _params(w, src.get("params", "params"), data.get("params"))
     seeds = _seeds(w, src.get("seeds", "seeds"), data.get("seeds"))
     repeat = _int(w, src.get("repeat", "repeat"), data.get("repeat", 1), 1)
+    sizes = (len(scenarios), len(lineups), len(params), len(seeds), repeat)
+    if math.prod(sizes) > w.max_episodes:
+        raise w.too_many(path or "<root>", math.prod(sizes), episode_parts(*sizes))
     return Sweep(domain, scenarios, lineups, params, seeds, repeat, path or "<root>", skey,
                  src["domain"])
+
+
+def episode_parts(scenarios: int, lineups: int, params: int, seeds: int, repeat: int) -> str:
+    """``2 scenarios x 3 line-ups x ...``: how a count of episodes comes about."""
+    return (f"{scenarios} scenarios x {lineups} line-ups x {params} parameter sets x "
+            f"{seeds:,} seeds x {repeat:,} repeats")
 
 
 def _str_or_none(w: Where, data: Mapping[str, Any], key: str) -> str | None:
@@ -227,33 +268,41 @@ def _str_or_none(w: Where, data: Mapping[str, Any], key: str) -> str | None:
     if val is None:
         return None
     if not isinstance(val, str) or not val:
-        raise w.error(key, f"expected a non-empty string, got {val!r}")
+        raise w.error(key, f"expected a non-empty string, got {short(val)}")
     return val
 
 
 def parse_config(data: Any, source: str = "<config>", lines: Mapping[str, int] | None = None,
-                 default_name: str | None = None) -> ExperimentConfig:
-    """Build an :class:`ExperimentConfig` from parsed YAML (no imports, no I/O)."""
-    w = Where(source, lines)
+                 default_name: str | None = None, max_episodes: int | None = None
+                 ) -> ExperimentConfig:
+    """Build an :class:`ExperimentConfig` from parsed YAML (no imports, no I/O).
+
+    ``max_episodes`` caps the planned episodes (default :data:`MAX_EPISODES`).
+    """
+    w = Where(source, lines, MAX_EPISODES if max_episodes is None else max_episodes)
     if not isinstance(data, Mapping):
         raise w.error("<root>", "a bench config must be a mapping (name, domain, scenarios, "
                       "agents, seeds ...)")
     _check_keys(w, data, "", TOP_KEYS + SWEEP_KEYS)
     name = data.get("name", default_name)
-    if not isinstance(name, str) or not _NAME.match(name):
-        raise w.error("name", f"expected a run name of letters, digits, '.', '_' or '-', "
-                      f"got {name!r}")
+    if not isinstance(name, str) or not _NAME.match(name) or len(name) > MAX_NAME:
+        raise w.error("name", f"expected a run name of at most {MAX_NAME} letters, digits, "
+                      f"'.', '_' or '-', got {short(name)}")
     defaults = {k: v for k, v in data.items() if k in SWEEP_KEYS}
     if "sweeps" in data:
         items = data["sweeps"]
         if not isinstance(items, list) or not items:
             raise w.error("sweeps", "expected a non-empty list of sweeps")
         sweeps = []
+        total = 0
         for i, item in enumerate(items):
             if not isinstance(item, Mapping):
                 raise w.error(f"sweeps[{i}]", "each sweep must be a mapping")
             _check_keys(w, item, f"sweeps[{i}]", SWEEP_KEYS)
             sweeps.append(_sweep(w, defaults, item, f"sweeps[{i}]"))
+            total += episode_count(sweeps[-1])
+            if total > w.max_episodes:
+                raise w.too_many("sweeps", total, f"{i + 1} sweeps")
     else:
         sweeps = [_sweep(w, {}, defaults, "")]
     plugins = data.get("plugins") or []
@@ -262,11 +311,12 @@ def parse_config(data: Any, source: str = "<config>", lines: Mapping[str, int] |
     llm = data.get("llm") or {}
     if not isinstance(llm, Mapping):
         raise w.error("llm", "expected a mapping such as {cache: PATH, cache_mode: rw}")
+    _check_keys(w, llm, "llm", LLM_KEYS)
     conc = data.get("concurrency")
     timeout = data.get("timeout")
     if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
                                 or timeout <= 0):
-        raise w.error("timeout", f"expected a positive number of seconds, got {timeout!r}")
+        raise w.error("timeout", f"expected a positive number of seconds, got {short(timeout)}")
     executor = _str_or_none(w, data, "executor")
     if executor is not None:
         from accord.bench.executors import parse_executor
@@ -284,7 +334,14 @@ def parse_config(data: Any, source: str = "<config>", lines: Mapping[str, int] |
         llm=dict(llm), data=_str_or_none(w, data, "data"), raw=dict(data), where=w)
 
 
-def load_config(path: str | Path) -> ExperimentConfig:
+def episode_count(sweep: Sweep) -> int:
+    """Episodes a sweep plans (``scenarios: all`` counted as one scenario)."""
+    return (len(sweep.scenarios) * len(sweep.lineups) * len(sweep.params) * len(sweep.seeds)
+            * sweep.repeat)
+
+
+def load_config(path: str | Path, max_episodes: int | None = None) -> ExperimentConfig:
     """Read, parse and check a bench config file (the run name defaults to the file stem)."""
     data, lines = read_yaml(path)
-    return parse_config(data, str(path), lines, default_name=Path(path).stem)
+    return parse_config(data, str(path), lines, default_name=Path(path).stem,
+                        max_episodes=max_episodes)

@@ -10,11 +10,13 @@ episode. Display labels (line-up and agent names) are not either.
 from __future__ import annotations
 
 import importlib
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from accord.bench.config import ExperimentConfig
+from accord.bench.config import ExperimentConfig, episode_parts
 from accord.core.redact import Redactor
+from accord.core.safeload import clip, short
 from accord.domains import EpisodeSpec, get_domain
 from accord.domains.base import Domain
 from accord.domains.ids import (  # noqa: F401  (re-exported: the runner's ids)
@@ -76,6 +78,8 @@ def expand(config: ExperimentConfig, validate: bool = True) -> Plan:
     dup = 0
     domains: dict[str, Domain] = {}
     cell = 0
+    resolved: list[tuple[Domain, tuple[str, ...]]] = []
+    total = 0
     for sweep in config.sweeps:
         try:
             domain = get_domain(sweep.domain)
@@ -90,6 +94,14 @@ def expand(config: ExperimentConfig, validate: bool = True) -> Plan:
                 raise w.error(sweep.scenario_key,
                               f"'scenarios: all' found no {domain.name} scenarios"
                               + (f" ({hint})" if hint else "") + "; list them explicitly")
+        sizes = (len(scenarios), len(sweep.lineups), len(sweep.params), len(sweep.seeds),
+                 sweep.repeat)
+        total += math.prod(sizes)
+        if total > w.max_episodes:  # 'scenarios: all' resolved: check before planning
+            raise w.too_many(sweep.scenario_key if sweep.key == "<root>" else sweep.key,
+                             total, episode_parts(*sizes))
+        resolved.append((domain, scenarios))
+    for sweep, (domain, scenarios) in zip(config.sweeps, resolved, strict=True):
         for scenario in scenarios:
             for lu in sweep.lineups:
                 for params in sweep.params:
@@ -116,12 +128,12 @@ def expand(config: ExperimentConfig, validate: bool = True) -> Plan:
 def _validate(config: ExperimentConfig, key: str, domain: Domain, spec: EpisodeSpec) -> None:
     try:
         domain.validate(spec)
-    except (ValueError, KeyError, TypeError) as exc:
+    except (ValueError, KeyError, TypeError, OSError) as exc:
         msg = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
-        agents = ", ".join(str(a) for a in spec.agents)
+        agents = clip(", ".join(str(a) for a in spec.agents))
         raise config.where.error(
-            _blame(config, key, msg), f"scenario {spec.scenario!r}, agents [{agents}], params "
-            f"{dict(spec.params)}: {msg}") from None
+            _blame(config, key, msg), f"scenario {short(spec.scenario)}, agents [{agents}], "
+            f"params {short(dict(spec.params))}: {clip(msg, 800)}") from None
 
 
 def _blame(config: ExperimentConfig, key: str, message: str) -> str:

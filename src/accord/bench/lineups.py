@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from accord.agents.spec import AgentSpec, AgentSpecError, parse_agent_spec
 from accord.bench.yamlpos import join_key
+from accord.core.safeload import short
 
 if TYPE_CHECKING:
     from accord.bench.config import Where
@@ -38,9 +40,9 @@ def _agent(w: Where, key: str, raw: Any) -> tuple[AgentSpec, str | None]:
         raw = dict(raw)
         label = raw.pop("name", None)
         if label is not None and not isinstance(label, str):
-            raise w.error(join_key(key, "name"), f"expected a string label, got {label!r}")
+            raise w.error(join_key(key, "name"), f"expected a string label, got {short(label)}")
     elif not isinstance(raw, str):
-        raise w.error(key, f"expected an agent spec (string or mapping), got {raw!r}")
+        raise w.error(key, f"expected an agent spec (string or mapping), got {short(raw)}")
     try:
         return parse_agent_spec(raw), label
     except AgentSpecError as exc:
@@ -56,14 +58,14 @@ def _lineup(w: Where, key: str, raw: Any) -> Lineup:
                           + (f"unknown key(s) {extra}" if extra else "'agents' is missing"))
         name = raw.get("name")
         if name is not None and not isinstance(name, str):
-            raise w.error(join_key(key, "name"), f"expected a string, got {name!r}")
+            raise w.error(join_key(key, "name"), f"expected a string, got {short(name)}")
         key, raw = join_key(key, "agents"), raw["agents"]
     if isinstance(raw, str):
         items: list[Any] = [p.strip() for p in raw.split(",") if p.strip()]
     elif isinstance(raw, list):
         items = raw
     else:
-        raise w.error(key, f"expected a line-up (list of agent specs), got {raw!r}")
+        raise w.error(key, f"expected a line-up (list of agent specs), got {short(raw)}")
     if not items:
         raise w.error(key, "a line-up needs at least one agent")
     parsed = [_agent(w, join_key(key, i), a) for i, a in enumerate(items)]
@@ -73,6 +75,9 @@ def _lineup(w: Where, key: str, raw: Any) -> Lineup:
 def _product(w: Where, key: str, raw: Any) -> list[Lineup]:
     if not isinstance(raw, list) or not raw:
         raise w.error(key, "expected a list of per-position choice lists")
+    sizes = [len(c) if isinstance(c, list) else 1 for c in raw]
+    if math.prod(sizes) > w.max_episodes:  # checked before the product is built
+        raise w.too_many(key, math.prod(sizes), " x ".join(map(str, sizes)) + " line-ups")
     positions = []
     for i, choices in enumerate(raw):
         pkey = join_key(key, i)

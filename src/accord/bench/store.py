@@ -36,6 +36,8 @@ from accord.bench.worker import EpisodeRecord
 
 #: bump when the schema changes incompatibly
 SCHEMA_VERSION = 1
+#: seconds a connection waits for another process's write lock before "store busy"
+BUSY_TIMEOUT = 30.0
 
 
 class StoreError(RuntimeError):
@@ -66,6 +68,18 @@ class EpisodeRow:
         return dict(self.__dict__)
 
 
+def _statements(script: str) -> list[str]:
+    """The SQL statements of a script (``executescript`` would commit our transaction)."""
+    out: list[str] = []
+    buf = ""
+    for line in script.splitlines(keepends=True):
+        buf += line
+        if sqlite3.complete_statement(buf):
+            out.append(buf.strip())
+            buf = ""
+    return [st for st in out if st.strip(" \n;")]
+
+
 def _loads(text: str | None) -> Any:
     return None if text is None else json.loads(text)
 
@@ -84,35 +98,78 @@ class Store:
     def open(cls, path: str | Path, create: bool = True) -> Store:
         """Open (and by default create) the store at ``path``."""
         p = Path(path)
-        if not create and not p.exists():
-            raise StoreError(f"no results store at {p}")
-        if create:
-            p.parent.mkdir(parents=True, exist_ok=True)
         try:
-            conn = sqlite3.connect(str(p), timeout=30.0)
+            if not create and not p.exists():
+                raise StoreError(f"no results store at {p}")
+            if create:
+                p.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"cannot open results store {str(p)[:200]}: "
+                             f"{exc.strerror or exc}") from None
+        conn: sqlite3.Connection | None = None
+        try:
+            conn = sqlite3.connect(str(p), timeout=BUSY_TIMEOUT)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA foreign_keys=ON")
             store = cls(p, conn)
             store._init_schema(create)
+        except StoreError:
+            if conn is not None:
+                conn.close()
+            raise
+        except sqlite3.OperationalError as exc:
+            if conn is not None:
+                conn.close()
+            if "locked" in str(exc) or "busy" in str(exc):
+                raise StoreError(f"store busy: {p} is locked by another process ({exc}); "
+                                 "wait for it or use another --out") from None
+            raise StoreError(f"{p}: not a usable accord results store ({exc})") from None
         except sqlite3.DatabaseError as exc:
+            if conn is not None:
+                conn.close()
             raise StoreError(f"{p}: not a usable accord results store ({exc})") from None
         return store
 
+    def _names(self) -> set[str]:
+        return {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master")}
+
+    def _check_version(self) -> None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+        if row is None or int(row[0]) != SCHEMA_VERSION:
+            raise StoreError(f"{self.path}: schema version {row and row[0]} is not "
+                             f"{SCHEMA_VERSION}; use a matching accord version")
+
     def _init_schema(self, create: bool) -> None:
-        have = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master")}
+        """Check the schema, or create it race-free: two ``accord bench`` starting at once on
+        a new store both end up with one schema (the second waits for the first's commit)."""
+        have = self._names()
         if "meta" in have:
-            row = self.conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-            if row is None or int(row[0]) != SCHEMA_VERSION:
-                raise StoreError(f"{self.path}: schema version {row and row[0]} is not "
-                                 f"{SCHEMA_VERSION}; use a matching accord version")
+            self._check_version()
             return
         if not create or have:
             raise StoreError(f"{self.path}: not an accord results store")
         ddl = resources.files("accord.bench").joinpath("data", "schema.sql").read_text("utf-8")
-        with self.conn:
-            self.conn.executescript(ddl)
-            self.conn.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")  # waits (busy timeout) for another creator
+        except sqlite3.OperationalError as exc:
+            raise StoreError(f"store busy: {self.path} is being created or written by another "
+                             f"process ({exc}); wait for it or use another --out") from None
+        try:
+            have = self._names()  # what a creator that finished meanwhile left
+            if "meta" in have:
+                self._check_version()
+            elif have:
+                raise StoreError(f"{self.path}: not an accord results store")
+            else:
+                for statement in _statements(ddl):
+                    self.conn.execute(statement)
+                self.conn.execute("INSERT INTO meta VALUES ('schema', ?)",
+                                  (str(SCHEMA_VERSION),))
+            self.conn.commit()
+        except BaseException:
+            self.conn.rollback()
+            raise
 
     def close(self) -> None:
         """Release the lock and close the connection."""
@@ -138,8 +195,8 @@ class Store:
         except OSError:
             other = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
             os.close(fd)
-            raise StoreError(f"{self.path} is in use by another accord bench (pid {other}); "
-                             "wait for it or use another --store") from None
+            raise StoreError(f"store busy: {self.path} is in use by another accord bench "
+                             f"(pid {other}); wait for it or use another --out") from None
         os.ftruncate(fd, 0)
         os.pwrite(fd, str(os.getpid()).encode(), 0)
         self._lock_fd = fd

@@ -103,6 +103,9 @@ def bench_command(
     limit: int | None = typer.Option(None, "--limit", min=0,
                                      help="Run at most N of the pending episodes."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Expand and count, run nothing."),
+    max_episodes: int | None = typer.Option(None, "--max-episodes", min=1, metavar="N",
+                                            help="Refuse specs that plan more episodes than "
+                                            "this (default 10^6)."),
 ) -> None:
     """Run (or resume) every episode of an experiment spec into a SQLite store.
 
@@ -115,7 +118,7 @@ def bench_command(
 
     out = c.pick(out, store, "--store", "--out")
     try:
-        cfg = load_config(configs.resolve(config))
+        cfg = load_config(configs.resolve(config), max_episodes=max_episodes)
         plan = expand(cfg)
     except KeyError as exc:
         raise c.fail(str(exc.args[0])) from None

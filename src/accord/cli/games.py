@@ -21,14 +21,17 @@ _fail = c.fail
 
 
 def _params(items: list[str] | None) -> dict[str, Any]:
-    import yaml
+    from accord.core.safeload import LoadError, parse_yaml, short
 
     out: dict[str, Any] = {}
     for item in items or []:
         key, eq, raw = item.partition("=")
         if not eq or not key.strip():
-            raise _fail(f"--param {item!r} must look like name=value (e.g. jackpot=1000)")
-        out[key.strip()] = yaml.safe_load(raw)
+            raise _fail(f"--param {short(item)} must look like name=value (e.g. jackpot=1000)")
+        try:
+            out[key.strip()] = parse_yaml(raw, f"--param {key.strip()[:100]}").data
+        except LoadError as exc:
+            raise _fail(str(exc)) from None
     return out
 
 

@@ -136,6 +136,9 @@ def run(
                                           "offers made."),
     wall_clock: float | None = typer.Option(None, "--wall-clock", help="Bargaining: "
                                             "wall-clock limit in seconds."),
+    max_outcomes: int | None = typer.Option(None, "--max-outcomes", min=1, metavar="N",
+                                            help="Bargaining: refuse scenario files with "
+                                            "more outcomes than this (default 10^6)."),
     strategy: str = typer.Option("utility-aware", "--strategy",
                                  help="Task exchange: utility-aware | baseline."),
     instance: int = typer.Option(0, "--instance", help="Deliberation: instance number."),
@@ -164,13 +167,15 @@ def run(
             ("mediator", mediator), ("judge", judge), ("stagnation_rounds", stagnation_rounds),
             ("acceptance", acceptance), ("max_offers", max_offers),
             ("wall_clock", wall_clock)) if val is not None}
-        run_bargaining(target, agents, seed, max_rounds, out, as_json, params, llm, quiet)
+        run_bargaining(target, agents, seed, max_rounds, out, as_json, params, llm, quiet,
+                       max_outcomes)
         return
     if domain not in RUN_DOMAINS:
         from accord.core.names import unknown_name
+        from accord.core.safeload import short
 
         raise c.fail(unknown_name("domain", domain, known,
-                                  hint=f"(in {target!r}; or give a scenario PATH.yaml)"))
+                                  hint=f"(in {short(target)}; or give a scenario PATH.yaml)"))
     run_domain(domain, rest, agents=agents, seed=seed, max_rounds=max_rounds, out=out,
                as_json=as_json, quiet=quiet, strategy=strategy, instance=instance,
                tools=tools, llm=llm, data=data)
@@ -187,8 +192,9 @@ def analyze(
     target: str = typer.Argument(..., metavar="TARGET",
         help="bargaining/<scenario> or PATH.yaml"),
     as_json: bool = c.json_option(),
-    max_outcomes: int | None = typer.Option(None, "--max-outcomes", help="Refuse scenarios "
-                                            "with more outcomes than this (default 10^6)."),
+    max_outcomes: int | None = typer.Option(None, "--max-outcomes", min=1, metavar="N",
+                                            help="Refuse scenarios with more outcomes than "
+                                            "this (default 10^6)."),
 ) -> None:
     """Pareto frontier and Nash, Kalai, Kalai-Smorodinsky and max-welfare points."""
     from accord.cli.run import analyze_target

@@ -32,9 +32,11 @@ def bargaining_json(summary: dict[str, Any]) -> dict[str, Any]:
 
 def run_bargaining(target: str, agents: str, seed: int, max_rounds: int | None,
                    out: Path | None, as_json: bool, params: dict[str, Any],
-                   llm: dict[str, Any] | None = None, quiet: bool = False) -> None:
+                   llm: dict[str, Any] | None = None, quiet: bool = False,
+                   max_outcomes: int | None = None) -> None:
     """Run one bargaining episode and print it."""
     from accord.agents.spec import AgentSpecError, parse_agent_list
+    from accord.core.outcomes import DEFAULT_MAX_OUTCOMES
     from accord.domains.bargaining import (
         ScenarioError,
         check_params,
@@ -44,7 +46,7 @@ def run_bargaining(target: str, agents: str, seed: int, max_rounds: int | None,
     from accord.domains.bargaining.runner import ParamError
 
     try:
-        scenario = resolve_scenario(target)
+        scenario = resolve_scenario(target, max_outcomes or DEFAULT_MAX_OUTCOMES)
         specs = parse_agent_list(agents)
         if max_rounds is not None:
             params["max_rounds"] = max_rounds
@@ -88,19 +90,16 @@ def _exit_on_error(status: str) -> None:
         raise typer.Exit(c.EXIT_FAILED)
 
 
-#: ``accord analyze`` refuses larger outcome spaces unless ``--max-outcomes`` raises it
-DEFAULT_MAX_OUTCOMES = 1_000_000
-
-
 def analyze_target(target: str, as_json: bool, max_outcomes: int | None) -> None:
     """``accord analyze``: the frontier and the bargaining solutions of one scenario."""
+    from accord.core.outcomes import DEFAULT_MAX_OUTCOMES
     from accord.domains.bargaining import ScenarioError, analyze, resolve_scenario
 
+    cap = DEFAULT_MAX_OUTCOMES if max_outcomes is None else max_outcomes
     try:
-        scenario = resolve_scenario(target)
+        scenario = resolve_scenario(target, cap)  # refused before any array is allocated
     except ScenarioError as exc:
         raise c.fail(str(exc)) from None
-    cap = DEFAULT_MAX_OUTCOMES if max_outcomes is None else max_outcomes
     if scenario.space.size > cap:
         raise c.fail(f"{scenario.name}: {scenario.space.size} outcomes is more than the "
                      f"analysis cap of {cap}; raise it with --max-outcomes N (memory grows "

@@ -11,6 +11,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from accord.core.names import unknown_name
+from accord.core.safeload import exists
 
 
 def _folder() -> Traversable:
@@ -54,7 +55,7 @@ def resolve(target: str | Path) -> Path:
     """``target`` as a file when it exists (or looks like a path), else the shipped spec of
     that name, as a real file path."""
     p = Path(target)
-    if p.exists() or p.suffix not in ("", ".yaml") or len(p.parts) > 1:
+    if exists(p) or p.suffix not in ("", ".yaml") or len(p.parts) > 1:
         return p
     key = p.name[:-5] if p.name.endswith(".yaml") else p.name
     if key not in names():

@@ -16,7 +16,7 @@ from accord.core.moves import (
     Walk,
     move_from_dict,
 )
-from accord.core.outcomes import Issue, OutcomeSpace
+from accord.core.outcomes import DEFAULT_MAX_OUTCOMES, Issue, OutcomeSpace, OutcomeSpaceTooLarge
 from accord.core.pareto import (
     distance_to_frontier,
     pareto_indices,
@@ -40,6 +40,7 @@ from accord.core.utility import (
 )
 
 __all__ = [
+    "DEFAULT_MAX_OUTCOMES",
     "Accept",
     "Action",
     "AllocationUtility",
@@ -52,6 +53,7 @@ __all__ = [
     "Move",
     "Offer",
     "OutcomeSpace",
+    "OutcomeSpaceTooLarge",
     "Package",
     "Party",
     "Reject",

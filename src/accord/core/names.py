@@ -13,6 +13,8 @@ from collections.abc import Iterable
 
 #: how many known names an error lists before it says "... (N in all)"
 MAX_LISTED = 20
+#: characters of an unknown name an error quotes (a 5,000-character name is not echoed)
+MAX_QUOTED = 100
 
 
 def close_matches(name: str, known: Iterable[str], n: int = 3) -> list[str]:
@@ -38,7 +40,10 @@ def unknown_name(kind: str, name: str, known: Iterable[str], *, hint: str = "") 
     pool = sorted(set(known))
     shown = ", ".join(pool[:MAX_LISTED]) + (f", ... ({len(pool)} in all)"
                                             if len(pool) > MAX_LISTED else "")
-    text = f"unknown {kind} {name!r}{did_you_mean(name, pool)}; known: {shown or 'none'}"
+    quoted = repr(name) if len(name) <= MAX_QUOTED else (
+        f"{name[:MAX_QUOTED]!r}... ({len(name)} characters)")
+    hint_text = did_you_mean(name, pool) if len(name) <= MAX_QUOTED else ""
+    text = f"unknown {kind} {quoted}{hint_text}; known: {shown or 'none'}"
     return text + (f" {hint}" if hint else "")
 
 

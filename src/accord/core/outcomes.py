@@ -3,10 +3,16 @@
 An outcome is one value per issue. :class:`OutcomeSpace` gives every outcome a
 compact integer index (mixed radix, first issue most significant) so utilities and
 analysis work on whole numpy arrays instead of Python dicts.
+
+Arrays over every outcome cost memory in proportion to the space, so each space carries a
+cap (``max_outcomes``, default :data:`DEFAULT_MAX_OUTCOMES`): building one is free at any
+size, but :meth:`OutcomeSpace.check_size` refuses to allocate past the cap with
+:class:`OutcomeSpaceTooLarge` (``--max-outcomes`` raises it on the command line).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -14,6 +20,18 @@ from functools import cached_property
 import numpy as np
 
 from accord.core.moves import Package, Value
+
+#: outcomes an array over the whole space may have unless the caller raises the cap
+DEFAULT_MAX_OUTCOMES = 1_000_000
+#: how a user raises the cap (the command-line flag and the bench parameter)
+RAISE_HINT = ("raise it with --max-outcomes N, or params: {max_outcomes: N} in a bench spec "
+              "(memory grows with outcomes x parties)")
+#: no space may exceed this: indices are int64
+_INDEX_LIMIT = 2**62
+
+
+class OutcomeSpaceTooLarge(ValueError):
+    """An outcome space too large to enumerate under its cap (or to index at all)."""
 
 
 @dataclass(frozen=True)
@@ -55,9 +73,13 @@ class Issue:
 
 
 class OutcomeSpace:
-    """The Cartesian product of issues, indexed ``0 .. size-1``."""
+    """The Cartesian product of issues, indexed ``0 .. size-1``.
 
-    def __init__(self, issues: Sequence[Issue]) -> None:
+    ``max_outcomes`` caps what may be allocated over the whole space (:meth:`check_size`).
+    """
+
+    def __init__(self, issues: Sequence[Issue],
+                 max_outcomes: int = DEFAULT_MAX_OUTCOMES) -> None:
         if not issues:
             raise ValueError("an outcome space needs at least one issue")
         names = [i.name for i in issues]
@@ -66,7 +88,12 @@ class OutcomeSpace:
         self.issues: tuple[Issue, ...] = tuple(issues)
         self.names: tuple[str, ...] = tuple(names)
         self.shape: tuple[int, ...] = tuple(len(i) for i in issues)
-        self.size: int = int(np.prod(self.shape, dtype=np.int64))
+        size = math.prod(self.shape)  # exact: np.prod would wrap around past 2^63
+        if size > _INDEX_LIMIT:
+            raise OutcomeSpaceTooLarge(f"{size:.3g} outcomes ({self.describe_shape()}) cannot "
+                                       "be indexed; use fewer issues or values")
+        self.size: int = size
+        self.max_outcomes = max_outcomes
         strides = np.ones(len(issues), dtype=np.int64)
         for k in range(len(issues) - 2, -1, -1):
             strides[k] = strides[k + 1] * self.shape[k + 1]
@@ -78,6 +105,18 @@ class OutcomeSpace:
 
     def __len__(self) -> int:
         return self.size
+
+    def describe_shape(self) -> str:
+        """``9 x 3 x 4`` values per issue (the first 8 issues, then ``...``)."""
+        shown = " x ".join(str(n) for n in self.shape[:8])
+        return shown + (f" x ... ({len(self.shape)} issues)" if len(self.shape) > 8 else "")
+
+    def check_size(self, what: str = "this", hint: str = RAISE_HINT) -> None:
+        """Raise :class:`OutcomeSpaceTooLarge` when the space exceeds its cap."""
+        if self.size > self.max_outcomes:
+            raise OutcomeSpaceTooLarge(
+                f"{self.size:,} outcomes ({self.describe_shape()}) is more than the cap of "
+                f"{self.max_outcomes:,} for {what}; {hint}")
 
     def issue(self, name: str) -> Issue:
         """The issue called ``name``."""
@@ -127,6 +166,7 @@ class OutcomeSpace:
     @cached_property
     def grid(self) -> np.ndarray:
         """``(size, n_issues)`` array of value positions for every outcome (read-only)."""
+        self.check_size("an outcome grid")
         idx = np.arange(self.size, dtype=np.int64)
         cols = [(idx // s) % n for s, n in zip(self.strides, self.shape, strict=True)]
         arr = np.stack(cols, axis=1).astype(np.int32)
@@ -135,6 +175,7 @@ class OutcomeSpace:
 
     def packages(self) -> Iterator[dict[str, Value]]:
         """Every package, in index order (use ``grid`` for vectorised work)."""
+        self.check_size("listing every package")
         for i in range(self.size):
             yield self.package(i)
 
@@ -143,6 +184,7 @@ class OutcomeSpace:
         return rng.integers(0, self.size, size=n)
 
     @classmethod
-    def from_mapping(cls, issues: Mapping[str, Sequence[Value]]) -> OutcomeSpace:
+    def from_mapping(cls, issues: Mapping[str, Sequence[Value]],
+                     max_outcomes: int = DEFAULT_MAX_OUTCOMES) -> OutcomeSpace:
         """Build a space from ``{issue: [values]}``."""
-        return cls([Issue(str(k), tuple(v)) for k, v in issues.items()])
+        return cls([Issue(str(k), tuple(v)) for k, v in issues.items()], max_outcomes)

@@ -12,6 +12,8 @@ from dataclasses import asdict, dataclass, field, is_dataclass
 from pathlib import Path
 from typing import Any
 
+from accord.core.safeload import clip, read_text
+
 
 def _plain(value: Any) -> Any:
     """``asdict``'s conversion of one field value, without deep-copying leaves."""
@@ -122,11 +124,12 @@ class Trajectory:
                 continue
             try:
                 events.append(Event.from_dict(json.loads(line)))
-            except (json.JSONDecodeError, KeyError, TypeError) as exc:
-                raise ValueError(f"{source}:{n}: not a trajectory event ({exc!r})") from None
+            except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
+                why = clip(repr(exc))
+                raise ValueError(f"{clip(source)}:{n}: not a trajectory event ({why})") from None
         return cls(events)
 
     @classmethod
     def read(cls, path: str | Path) -> Trajectory:
-        """Load a log written by :meth:`write`."""
-        return cls.from_jsonl(Path(path).read_text(encoding="utf-8"), str(path))
+        """Load a log written by :meth:`write` (a regular UTF-8 file within the size cap)."""
+        return cls.from_jsonl(read_text(path), str(path))

@@ -58,6 +58,7 @@ class UtilityFunction(ABC):
         """Read-only array of utilities for all outcome indices of ``space`` (cached)."""
         arr = self._cache.get(space)
         if arr is None:
+            space.check_size("utility values")
             arr = np.asarray(self._evaluate(space), dtype=np.float64)
             arr.setflags(write=False)
             self._cache[space] = arr

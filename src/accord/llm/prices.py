@@ -15,8 +15,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from accord.core.names import did_you_mean
+from accord.core.safeload import LoadError, load_yaml, parse_yaml, short, unknown_keys
 from accord.llm.types import Usage
 
 PRICES_ENV = "ACCORD_PRICES"
@@ -74,14 +74,18 @@ def parse_prices(data: Any, source: str) -> PriceTable:
     """A :class:`PriceTable` from the YAML structure of a price file."""
     if not isinstance(data, Mapping) or not isinstance(data.get("models"), Mapping):
         raise PriceTableError(f"{source}: expected a mapping with a 'models' mapping")
+    bad = unknown_keys(data, ("as_of", "currency", "models", "notes", "source"))
+    if bad is not None:
+        raise PriceTableError(f"{source}: {bad[1]}")
     entries: dict[str, Price] = {}
     for model, spec in data["models"].items():
         where = f"{source}: models.{model}"
         if not isinstance(spec, Mapping):
-            raise PriceTableError(f"{where}: expected a mapping of prices, got {spec!r}")
-        unknown = set(spec) - set(_FIELDS)
+            raise PriceTableError(f"{where}: expected a mapping of prices, got {short(spec)}")
+        unknown = sorted(str(k) for k in set(spec) - set(_FIELDS))
         if unknown:
-            raise PriceTableError(f"{where}: unknown field(s) {sorted(unknown)}; "
+            raise PriceTableError(f"{where}: unknown field(s) {short(unknown)}"
+                                  f"{did_you_mean(unknown[0], _FIELDS)}; "
                                   f"allowed: {', '.join(_FIELDS)}")
         for required in ("input", "output"):
             if required not in spec:
@@ -94,7 +98,7 @@ def parse_prices(data: Any, source: str) -> PriceTable:
                 continue
             if isinstance(raw, bool) or not isinstance(raw, int | float) or raw < 0:
                 raise PriceTableError(f"{where}.{name}: expected a non-negative number, "
-                                      f"got {raw!r}")
+                                      f"got {short(raw)}")
             values[name] = float(raw)
         entries[str(model)] = Price(values["input"] or 0.0, values["output"] or 0.0,
                                     values["cached_input"], values["cache_write"])
@@ -106,17 +110,15 @@ def load_prices(path: str | Path | None = None, env: Mapping[str, str] | None = 
     """The price table from ``path``, else ``$ACCORD_PRICES``, else the packaged file."""
     env = os.environ if env is None else env
     chosen = path or env.get(PRICES_ENV) or None
-    if chosen is None:
-        text = resources.files("accord.llm").joinpath("data/prices.yaml").read_text("utf-8")
-        source = "accord/llm/data/prices.yaml"
-    else:
-        source = str(chosen)
-        try:
-            text = Path(chosen).read_text("utf-8")
-        except OSError as exc:
-            raise PriceTableError(f"cannot read price table {source}: {exc}") from exc
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise PriceTableError(f"{source}: invalid YAML: {exc}") from exc
+        if chosen is None:
+            source = "accord/llm/data/prices.yaml"
+            text = resources.files("accord.llm").joinpath("data/prices.yaml").read_text("utf-8")
+            data = parse_yaml(text, source).data
+        else:
+            source = str(chosen)
+            data = load_yaml(Path(chosen)).data
+    except LoadError as exc:
+        prefix = "cannot read price table " if exc.stage == "read" else ""
+        raise PriceTableError(f"{prefix}{exc}") from None
     return parse_prices(data, source)

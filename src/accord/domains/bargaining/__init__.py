@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from accord.agents.registry import NEGOTIATORS
+from accord.core.outcomes import DEFAULT_MAX_OUTCOMES
+from accord.core.scenario import Scenario
 from accord.domains.bargaining.analysis import analyze
 from accord.domains.bargaining.catalog import builtin_scenarios, resolve_scenario
 from accord.domains.bargaining.loader import ScenarioError, load_scenario, parse_scenario
@@ -30,8 +32,8 @@ class BargainingDomain(Domain):
 
     def validate(self, spec: EpisodeSpec) -> None:
         """Check scenario, parameters and the agent line-up before any episode runs."""
-        scenario = resolve_scenario(spec.scenario)
         check_params(spec.params)
+        scenario = _scenario(spec)
         names = scenario.party_names
         if len(spec.agents) != len(names):
             raise ValueError(f"scenario {scenario.name!r} has {len(names)} parties "
@@ -39,13 +41,20 @@ class BargainingDomain(Domain):
         build_agents(scenario, spec.agents, spec.seed)  # unknown kinds, bad options
 
     async def run_episode(self, spec: EpisodeSpec, ctx: RunContext) -> EpisodeResult:
-        scenario = resolve_scenario(spec.scenario)
+        scenario = _scenario(spec)
         llm_ctx: dict[str, Any] = {"episode_id": ctx.episode_id, "llm": ctx.llm}
         return await run_negotiation(scenario, spec.agents, params=spec.params, seed=spec.seed,
                                      ctx=llm_ctx)
 
     def metrics(self, spec: EpisodeSpec, result: EpisodeResult) -> dict[str, Any]:
-        return bargaining_metrics(resolve_scenario(spec.scenario), result)
+        return bargaining_metrics(_scenario(spec), result)
+
+
+def _scenario(spec: EpisodeSpec) -> Scenario:
+    """The episode's scenario under its outcome cap (``params: {max_outcomes: N}``)."""
+    cap = spec.params.get("max_outcomes")
+    return resolve_scenario(spec.scenario, cap if isinstance(cap, int) and cap > 0
+                            else DEFAULT_MAX_OUTCOMES)
 
 
 DOMAIN = register_domain(BargainingDomain())

@@ -7,6 +7,8 @@ from importlib import resources
 from pathlib import Path
 
 from accord.core.names import unknown_name
+from accord.core.outcomes import DEFAULT_MAX_OUTCOMES
+from accord.core.safeload import clip, exists, parse_yaml
 from accord.core.scenario import Scenario
 from accord.domains.bargaining.loader import (
     ScenarioError,
@@ -31,28 +33,30 @@ def builtin_scenarios() -> list[str]:
 
 
 @lru_cache(maxsize=64)
-def _from_file(path: str, text: str) -> Scenario:
+def _from_file(path: str, text: str, max_outcomes: int) -> Scenario:
     # keyed by the content: an edited file is parsed again
-    return parse_text(text, path)
+    return parse_text(text, path, max_outcomes)
 
 
 @lru_cache(maxsize=64)
 def _builtin(name: str) -> Scenario:
-    import yaml
-
     ref = resources.files(_DATA).joinpath("data", f"{name}.yaml")
-    return parse_scenario(yaml.safe_load(ref.read_text(encoding="utf-8")), f"bargaining/{name}")
+    source = f"bargaining/{name}"
+    return parse_scenario(parse_yaml(ref.read_text(encoding="utf-8"), source).data, source)
 
 
-def resolve_scenario(target: str) -> Scenario:
-    """A scenario from ``bargaining/<name>``, ``<name>`` or a path to a YAML file."""
+def resolve_scenario(target: str, max_outcomes: int = DEFAULT_MAX_OUTCOMES) -> Scenario:
+    """A scenario from ``bargaining/<name>``, ``<name>`` or a path to a YAML file.
+
+    ``max_outcomes`` caps the outcome space of a scenario file (default 10^6).
+    """
     name = target.removeprefix("bargaining/")
     if name in _builtin_names():
         return _builtin(name)
     path = Path(target)
-    if path.suffix in (".yaml", ".yml") or path.exists():
+    if path.suffix in (".yaml", ".yml") or exists(path):
         # one Scenario object per file content, so per-scenario caches (sorted utilities,
         # frontier, Nash point) survive from one episode to the next
-        return _from_file(str(path), read_scenario_text(path))
-    raise ScenarioError(target, "<scenario>", unknown_name(
+        return _from_file(str(path), read_scenario_text(path), max_outcomes)
+    raise ScenarioError(clip(target), "<scenario>", unknown_name(
         "bargaining scenario", name, builtin_scenarios(), hint="(or give a YAML file)"))

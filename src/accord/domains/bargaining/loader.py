@@ -25,6 +25,10 @@
 Utility types: ``linear_additive`` (sum over issues of weight x value score),
 ``table`` (explicit utility per outcome) and ``allocation`` (``counts``,
 ``unit_values``, ``side`` 0 or 1; the issues are item counts given to the first party).
+
+Files are read by :mod:`accord.core.safeload` (size, depth, alias, number and UTF-8
+budgets); an unknown key is an error with a close-match suggestion; a space of more than
+``max_outcomes`` outcomes (default 10^6) is refused before anything is allocated.
 """
 
 from __future__ import annotations
@@ -34,9 +38,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from accord.core.outcomes import Issue, OutcomeSpace
+from accord.core.outcomes import DEFAULT_MAX_OUTCOMES, Issue, OutcomeSpace, OutcomeSpaceTooLarge
+from accord.core.safeload import (
+    LoadError,
+    check_name,
+    clip,
+    parse_yaml,
+    read_text,
+    short,
+    unknown_keys,
+)
 from accord.core.scenario import Party, Scenario
 from accord.core.utility import (
     AllocationUtility,
@@ -50,16 +61,34 @@ class ScenarioError(ValueError):
     """A scenario file that cannot be used; the message names the file, key and problem."""
 
     def __init__(self, source: str, key: str, problem: str) -> None:
+        source, key, problem = clip(str(source)), clip(str(key)), clip(problem, 800)
         super().__init__(f"{source}: {key}: {problem}")
         self.source, self.key, self.problem = source, key, problem
 
 
+#: keys of a scenario file, of one party and of each utility type
+SCENARIO_KEYS = ("name", "description", "issues", "parties")
+PARTY_KEYS = ("batna", "utility")
+UTILITY_KEYS = {"linear_additive": ("type", "weights", "values"),
+                "table": ("type", "default", "table"),
+                "allocation": ("type", "counts", "unit_values", "side")}
+
+
+def _known_keys(src: str, key: str, data: Mapping[Any, Any], allowed: tuple[str, ...]) -> None:
+    bad = unknown_keys(data, allowed)
+    if bad is not None:
+        raise ScenarioError(src, f"{key}.{bad[0]}" if key else bad[0], bad[1])
+
+
 def _number(src: str, key: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ScenarioError(src, key, f"expected a number, got {value!r}")
+        raise ScenarioError(src, key, f"expected a number, got {short(value)}")
     if not math.isfinite(value):
         raise ScenarioError(src, key, f"expected a finite number, got {value!r}")
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:
+        raise ScenarioError(src, key, f"number out of range: {short(value)}") from None
 
 
 def _mapping(src: str, key: str, value: Any) -> Mapping[Any, Any]:
@@ -68,7 +97,7 @@ def _mapping(src: str, key: str, value: Any) -> Mapping[Any, Any]:
     return value
 
 
-def _issues(src: str, data: Any) -> OutcomeSpace:
+def _issues(src: str, data: Any, max_outcomes: int) -> OutcomeSpace:
     raw = _mapping(src, "issues", data)
     if not raw:
         raise ScenarioError(src, "issues", "at least one issue is required")
@@ -79,21 +108,31 @@ def _issues(src: str, data: Any) -> OutcomeSpace:
             raise ScenarioError(src, key, "expected a non-empty list of values")
         for v in values:
             if isinstance(v, bool) or not isinstance(v, (int, str)):
-                raise ScenarioError(src, key, f"values must be ints or strings, got {v!r}")
-        try:
-            issues.append(Issue(str(name), tuple(values)))
-        except ValueError as exc:
-            raise ScenarioError(src, key, str(exc)) from None
-    return OutcomeSpace(issues)
+                raise ScenarioError(src, key, f"values must be ints or strings, got {short(v)}")
+        seen: set[str] = set()
+        for v in values:
+            if str(v) in seen:
+                raise ScenarioError(src, key, f"duplicate value {short(v)}")
+            seen.add(str(v))
+        issues.append(Issue(str(name), tuple(values)))
+    try:
+        space = OutcomeSpace(issues, max_outcomes)
+        space.check_size("a scenario")
+    except OutcomeSpaceTooLarge as exc:
+        raise ScenarioError(src, "issues", str(exc)) from None
+    except ValueError as exc:
+        raise ScenarioError(src, "issues", str(exc)) from None
+    return space
 
 
 def _linear(src: str, key: str, spec: Mapping[Any, Any], space: OutcomeSpace) -> UtilityFunction:
+    _known_keys(src, key, spec, UTILITY_KEYS["linear_additive"])
     weights = _mapping(src, f"{key}.weights", spec.get("weights"))
     values = _mapping(src, f"{key}.values", spec.get("values"))
     for issue in weights:
         if str(issue) not in space.names:
             raise ScenarioError(src, f"{key}.weights.{issue}", f"unknown issue; issues are "
-                                f"{list(space.names)}")
+                                f"{short(list(space.names))}")
     w = {str(k): _number(src, f"{key}.weights.{k}", v) for k, v in weights.items()}
     scores: dict[str, dict[Any, float]] = {}
     for issue in space.issues:
@@ -104,7 +143,8 @@ def _linear(src: str, key: str, spec: Mapping[Any, Any], space: OutcomeSpace) ->
         unknown = [k for k in by_str if k not in {str(v) for v in issue.values}]
         if unknown:
             raise ScenarioError(src, f"{key}.values.{issue.name}.{unknown[0]}",
-                                f"not a value of issue {issue.name!r} {list(issue.values)}")
+                                f"not a value of issue {short(issue.name)} "
+                                f"{short(list(issue.values))}")
         scores[issue.name] = {}
         for v in issue.values:
             if str(v) not in by_str:
@@ -119,6 +159,7 @@ def _linear(src: str, key: str, spec: Mapping[Any, Any], space: OutcomeSpace) ->
 
 
 def _table(src: str, key: str, spec: Mapping[Any, Any], space: OutcomeSpace) -> UtilityFunction:
+    _known_keys(src, key, spec, UTILITY_KEYS["table"])
     default = _number(src, f"{key}.default", spec.get("default", 0.0))
     raw = _mapping(src, f"{key}.table", spec.get("table", {}))
     table: dict[int, float] = {}
@@ -129,10 +170,11 @@ def _table(src: str, key: str, spec: Mapping[Any, Any], space: OutcomeSpace) -> 
         for part in parts:
             name, eq, val = part.partition("=")
             if not eq:
-                raise ScenarioError(src, ek, f"entry {part!r} must look like issue=value")
+                raise ScenarioError(src, ek, f"entry {short(part)} must look like issue=value")
             pkg[name.strip()] = val.strip()
         if list(pkg) != list(space.names):
-            raise ScenarioError(src, ek, f"keys must give every issue in order {list(space.names)}")
+            raise ScenarioError(src, ek, "keys must give every issue in order "
+                                f"{short(list(space.names))}")
         try:
             table[space.index_of(pkg)] = _number(src, ek, v)
         except KeyError as exc:
@@ -142,6 +184,7 @@ def _table(src: str, key: str, spec: Mapping[Any, Any], space: OutcomeSpace) -> 
 
 def _allocation(src: str, key: str, spec: Mapping[Any, Any], space: OutcomeSpace
                 ) -> UtilityFunction:
+    _known_keys(src, key, spec, UTILITY_KEYS["allocation"])
     counts = _mapping(src, f"{key}.counts", spec.get("counts"))
     vals = _mapping(src, f"{key}.unit_values", spec.get("unit_values"))
     side = spec.get("side", 0)
@@ -149,15 +192,15 @@ def _allocation(src: str, key: str, spec: Mapping[Any, Any], space: OutcomeSpace
         raise ScenarioError(src, f"{key}.side", "must be 0 or 1")
     if sorted(map(str, counts)) != sorted(space.names):
         raise ScenarioError(src, f"{key}.counts", f"must give a count for exactly the issues "
-                            f"{list(space.names)}, got {list(counts)}")
+                            f"{short(list(space.names))}, got {short(list(counts))}")
     for item, count in counts.items():
         ck = f"{key}.counts.{item}"
         if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-            raise ScenarioError(src, ck, f"expected a non-negative integer, got {count!r}")
+            raise ScenarioError(src, ck, f"expected a non-negative integer, got {short(count)}")
         for v in space.issue(str(item)).values:
             if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= count:
                 raise ScenarioError(src, f"issues.{item}", f"an allocation issue's values must "
-                                    f"be integers from 0 to its count {count}; got {v!r}")
+                                    f"be integers from 0 to its count {count}; got {short(v)}")
     try:
         return AllocationUtility({str(k): int(v) for k, v in counts.items()},
                                  {str(k): _number(src, f"{key}.unit_values.{k}", v)
@@ -169,13 +212,21 @@ def _allocation(src: str, key: str, spec: Mapping[Any, Any], space: OutcomeSpace
 _UTILITY_TYPES = {"linear_additive": _linear, "table": _table, "allocation": _allocation}
 
 
-def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
-    """Build a :class:`Scenario` from the parsed YAML mapping."""
+def parse_scenario(data: Any, source: str = "<scenario>",
+                   max_outcomes: int = DEFAULT_MAX_OUTCOMES) -> Scenario:
+    """Build a :class:`Scenario` from the parsed YAML mapping.
+
+    ``max_outcomes`` caps the outcome space (raise it for deliberately large scenarios).
+    """
     root = _mapping(source, "<root>", data)
+    _known_keys(source, "", root, SCENARIO_KEYS)
     name = root.get("name")
     if not isinstance(name, str) or not name:
         raise ScenarioError(source, "name", "a non-empty string is required")
-    space = _issues(source, root.get("issues"))
+    long_name = check_name(name, "scenario")
+    if long_name:
+        raise ScenarioError(source, "name", long_name)
+    space = _issues(source, root.get("issues"), max_outcomes)
     parties_raw = _mapping(source, "parties", root.get("parties"))
     if len(parties_raw) < 2:
         raise ScenarioError(source, "parties", "at least two parties are required")
@@ -183,38 +234,49 @@ def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
     for pname, pspec in parties_raw.items():
         key = f"parties.{pname}"
         pspec = _mapping(source, key, pspec)
+        _known_keys(source, key, pspec, PARTY_KEYS)
         if "batna" not in pspec:
             raise ScenarioError(source, f"{key}.batna", "every party must declare a BATNA")
         batna = _number(source, f"{key}.batna", pspec["batna"])
         uspec = _mapping(source, f"{key}.utility", pspec.get("utility"))
         utype = uspec.get("type", "linear_additive")
-        builder = _UTILITY_TYPES.get(str(utype))
+        builder = _UTILITY_TYPES.get(utype) if isinstance(utype, str) else None
         if builder is None:
             raise ScenarioError(source, f"{key}.utility.type",
-                                f"unknown type {utype!r}; use one of {sorted(_UTILITY_TYPES)}")
+                                f"unknown type {short(utype)}; use one of "
+                                f"{sorted(_UTILITY_TYPES)}")
         parties.append(Party(str(pname), builder(source, f"{key}.utility", uspec, space), batna))
     desc = root.get("description", "")
-    return Scenario(name, space, tuple(parties), str(desc or ""), source)
+    try:
+        return Scenario(name, space, tuple(parties), str(desc or ""), source)
+    except ValueError as exc:
+        raise ScenarioError(source, "parties", str(exc)) from None
+
+
+def _load_error(exc: LoadError) -> ScenarioError:
+    return ScenarioError(exc.source, exc.key_text("<yaml>"),
+                         exc.problem + (f" (line {exc.line})" if exc.line else ""))
 
 
 def read_scenario_text(path: str | Path) -> str:
-    """The text of a scenario file; :class:`ScenarioError` when it cannot be read."""
-    p = Path(path)
+    """The text of a scenario file, read within :mod:`accord.core.safeload`'s budgets
+    (regular file, size cap, UTF-8); :class:`ScenarioError` when it cannot be read."""
     try:
-        return p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ScenarioError(str(p), "<file>", f"cannot read: {exc.strerror or exc}") from None
+        return read_text(path)
+    except LoadError as exc:
+        raise _load_error(exc) from None
 
 
-def parse_text(text: str, source: str) -> Scenario:
-    """Parse the YAML text of a scenario file named ``source``."""
+def parse_text(text: str, source: str, max_outcomes: int = DEFAULT_MAX_OUTCOMES) -> Scenario:
+    """Parse the YAML text of a scenario file named ``source`` (safe YAML: alias, depth and
+    number budgets)."""
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ScenarioError(source, "<yaml>", f"invalid YAML: {exc}") from None
-    return parse_scenario(data, source)
+        doc = parse_yaml(text, source)
+    except LoadError as exc:
+        raise _load_error(exc) from None
+    return parse_scenario(doc.data, source, max_outcomes)
 
 
-def load_scenario(path: str | Path) -> Scenario:
-    """Read and parse a scenario YAML file."""
-    return parse_text(read_scenario_text(path), str(Path(path)))
+def load_scenario(path: str | Path, max_outcomes: int = DEFAULT_MAX_OUTCOMES) -> Scenario:
+    """Read and parse a scenario YAML file (through :mod:`accord.core.safeload`)."""
+    return parse_text(read_scenario_text(path), str(path), max_outcomes)

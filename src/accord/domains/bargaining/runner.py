@@ -19,6 +19,7 @@ PARAMS = {
     "max_rounds": int, "acceptance": int, "turn_order": list, "stagnation_rounds": int,
     "stagnation_epsilon": float, "max_messages_per_turn": int, "mediator": str,
     "judge": str, "max_offers": int, "wall_clock": float, "max_retries": int,
+    "max_outcomes": int,  # the outcome-space cap of a scenario file (default 10^6)
 }
 
 
@@ -28,7 +29,8 @@ class ParamError(ValueError):
 
 #: parameters that must be at least this value when given
 MINIMUM = {"max_rounds": 1, "acceptance": 1, "stagnation_rounds": 0, "stagnation_epsilon": 0,
-           "max_messages_per_turn": 0, "max_offers": 1, "wall_clock": 0, "max_retries": 0}
+           "max_messages_per_turn": 0, "max_offers": 1, "wall_clock": 0, "max_retries": 0,
+           "max_outcomes": 1}
 
 
 def check_params(params: Mapping[str, Any]) -> None:

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from accord.core.safeload import LoadError, clip, read_text, short
+
 ITEMS: tuple[str, ...] = ("book", "hat", "ball")
 """Item names in data order: ``item0`` = book, ``item1`` = hat, ``item2`` = ball."""
 
@@ -37,13 +39,18 @@ _LINE = re.compile(
     r"<output>(?P<output>.*)</output>\s*<partner_input>(?P<partner>[^<]*)</partner_input>\s*$"
 )
 _SHARE_TOKEN = re.compile(r"^item(\d)=(\d+)$")
+#: longest line read (the longest line of the real data is under 2,000 characters)
+MAX_LINE = 100_000
+#: largest item count or value (the real data has counts 1-4 and values 0-10)
+MAX_QUANTITY = 1_000_000
 
 
 class DataFormatError(ValueError):
     """A line of a data file that does not parse; the message names file, line and problem."""
 
     def __init__(self, path: str, line: int, problem: str) -> None:
-        super().__init__(f"{path}:{line}: {problem}")
+        path, problem = clip(str(path)), clip(problem, 800)
+        super().__init__(f"{path}:{line}: {problem}" if line else f"{path}: {problem}")
         self.path = path
         self.line = line
         self.problem = problem
@@ -132,9 +139,13 @@ def _ints(path: str, line: int, field: str, text: str) -> Vector:
         nums = tuple(int(p) for p in parts)
     except ValueError:
         raise DataFormatError(path, line,
-                              f"<{field}> holds a non-integer: {text.strip()!r}") from None
+                              f"<{field}> holds a non-integer: {short(text.strip())}") from None
     if any(n < 0 for n in nums):
-        raise DataFormatError(path, line, f"<{field}> holds a negative number: {text.strip()!r}")
+        raise DataFormatError(path, line, f"<{field}> holds a negative number: "
+                                          f"{short(text.strip())}")
+    if any(n > MAX_QUANTITY for n in nums):
+        raise DataFormatError(path, line, f"<{field}> holds a number above {MAX_QUANTITY:,}: "
+                                          f"{short(text.strip())}")
     return nums
 
 
@@ -146,7 +157,7 @@ def _turns(path: str, line: int, text: str) -> tuple[tuple[tuple[str, str], ...]
     for seg in segments:
         speaker, colon, said = seg.partition(":")
         if not colon or speaker not in ("YOU", "THEM"):
-            raise DataFormatError(path, line, f"dialogue segment {seg[:40]!r} does not start "
+            raise DataFormatError(path, line, f"dialogue segment {short(seg[:40])} does not start "
                                               "with 'YOU:' or 'THEM:'")
         out.append((speaker, said.strip()))
     if not out or out[-1][1] != "<selection>":
@@ -161,13 +172,14 @@ def _output(path: str, line: int, text: str, counts: Vector
         raise DataFormatError(path, line, f"<output> must hold 6 tokens, got {len(toks)}")
     if toks[0] in _FAILURES:
         if any(t != toks[0] for t in toks):
-            raise DataFormatError(path, line, f"<output> mixes failure tokens: {text.strip()!r}")
+            raise DataFormatError(path, line, f"<output> mixes failure tokens: "
+                                              f"{short(text.strip())}")
         return _FAILURES[toks[0]], None, None
     shares: list[int] = []
     for pos, tok in enumerate(toks):
         m = _SHARE_TOKEN.match(tok)
         if m is None or int(m.group(1)) != pos % len(ITEMS):
-            raise DataFormatError(path, line, f"<output> token {tok!r} at position {pos + 1} "
+            raise DataFormatError(path, line, f"<output> token {short(tok)} at position {pos + 1} "
                                               f"should read item{pos % len(ITEMS)}=N")
         shares.append(int(m.group(2)))
     you, them = tuple(shares[:3]), tuple(shares[3:])
@@ -207,13 +219,27 @@ def parse_line(text: str, path: str = "<string>", line: int = 1) -> View:
 
 
 def read_views(path: str | Path) -> list[View]:
-    """Parse every non-empty line of one file; errors name the file and line number."""
+    """Parse every non-empty line of one file; errors name the file and line number.
+
+    The file is read by :mod:`accord.core.safeload` (a regular UTF-8 file within the size
+    cap); a line longer than :data:`MAX_LINE` characters and a file without a single
+    dialogue are errors too.
+    """
     p = Path(path)
+    try:
+        text = read_text(p)
+    except LoadError as exc:
+        raise DataFormatError(exc.source, exc.line or 0, exc.problem) from None
     views: list[View] = []
-    with p.open(encoding="utf-8") as fh:
-        for num, text in enumerate(fh, 1):
-            if text.strip():
-                views.append(parse_line(text, str(p), num))
+    for num, line in enumerate(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"), 1):
+        if len(line) > MAX_LINE:
+            raise DataFormatError(str(p), num, f"line of {len(line):,} characters; a dialogue "
+                                               f"line has at most {MAX_LINE:,}")
+        if line.strip():
+            views.append(parse_line(line, str(p), num))
+    if not views:
+        raise DataFormatError(str(p), 0, "the file holds no dialogues (it is empty or blank); "
+                                         "expected lines like '<input> ... </partner_input>'")
     return views
 
 

@@ -18,8 +18,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from accord.core.safeload import parse_yaml
 from accord.domains.deal_or_no_deal.location import dataset_dir
 
 _CHUNK = 1 << 16
@@ -66,7 +65,7 @@ def upstream() -> dict[str, Any]:
     """The upstream description: ``base_url``, ``license`` and ``files``."""
     text = resources.files("accord.domains.deal_or_no_deal").joinpath(
         "data/upstream.yaml").read_text(encoding="utf-8")
-    data: dict[str, Any] = yaml.safe_load(text)
+    data: dict[str, Any] = parse_yaml(text, "deal_or_no_deal/data/upstream.yaml").data
     return data
 
 

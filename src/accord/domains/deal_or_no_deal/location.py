@@ -16,6 +16,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from accord.core.safeload import exists, is_file, short
+
 ENV_VAR = "ACCORD_DATA"
 """Environment variable naming the data root (or the dealornodeal folder)."""
 
@@ -49,9 +51,9 @@ def data_root(path: str | os.PathLike[str] | None = None) -> Path:
 def dataset_dir(path: str | os.PathLike[str] | None = None) -> Path:
     """The folder that holds (or will hold) ``test.txt`` and ``val.txt``."""
     root = data_root(path)
-    if root.is_file():
+    if is_file(root):
         return root.parent
-    if (root / "test.txt").exists() or root.name == SUBDIR:
+    if exists(root / "test.txt") or root.name == SUBDIR:
         return root
     return root / SUBDIR
 
@@ -62,12 +64,12 @@ def split_file(path: str | os.PathLike[str] | None = None, split: str = "test") 
     Raises :class:`DataNotFoundError` with a hint to ``accord dond download`` when absent.
     """
     root = data_root(path)
-    if root.is_file():
+    if is_file(root):
         return root
     if split not in SPLITS:
-        raise ValueError(f"unknown split {split!r}; choose one of {', '.join(SPLITS)}")
+        raise ValueError(f"unknown split {short(split)}; choose one of {', '.join(SPLITS)}")
     file = dataset_dir(path) / f"{split}.txt"
-    if not file.is_file():
+    if not is_file(file):
         raise DataNotFoundError(
             f"no Deal-or-No-Deal {split} split at {file} (looked at {root}; set --data or "
             f"{ENV_VAR}, or fetch it with `accord dond download --data {root}`)")

@@ -7,14 +7,12 @@ only reads and checks them. Loading is cached per directory.
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from accord.core.safeload import LoadError, load_json, load_yaml
 from accord.domains.deliberation.errors import (
     DataError,
     as_mapping,
@@ -134,15 +132,14 @@ class TeamworkDatabase:
 
 
 def read_yaml(path: Path) -> Any:
-    """Parse a YAML file, naming file and line on a syntax error."""
+    """Parse a YAML file (through :mod:`accord.core.safeload`), naming file and line."""
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DataError(str(path), "", "file not found") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}" if mark is not None else ""
-        raise DataError(str(path), where, f"invalid YAML: {exc}") from None
+        return load_yaml(path).data
+    except LoadError as exc:
+        if not path.exists():
+            raise DataError(str(path), "", "file not found") from None
+        where = exc.key_text("") if exc.key or not exc.line else exc.position
+        raise DataError(exc.source, where, exc.problem) from None
 
 
 def _range(value: Any, file: str, key: str) -> tuple[float, float]:
@@ -222,11 +219,12 @@ def _ratings(path: Path, chars: Mapping[str, Any], dishes: Mapping[str, Dish]
              ) -> dict[str, dict[str, float]]:
     f = str(path)
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DataError(f, "", "file not found (run the ratings authoring tool)") from None
-    except json.JSONDecodeError as exc:
-        raise DataError(f, f"line {exc.lineno} column {exc.colno}", exc.msg) from None
+        raw = load_json(path).data
+    except LoadError as exc:
+        if not path.exists():
+            raise DataError(f, "", "file not found (run the ratings authoring tool)") from None
+        where = exc.key_text("") if exc.key or not exc.line else exc.position
+        raise DataError(f, where, exc.problem) from None
     table = as_mapping(as_mapping(raw, DataError, f, "").get("ratings"), DataError, f, "ratings")
     out: dict[str, dict[str, float]] = {}
     for guest, row in table.items():

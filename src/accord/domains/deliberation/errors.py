@@ -5,6 +5,15 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from accord.core.safeload import MAX_NUMBER, clip, short
+
+#: largest quantity (stock, amount, resource, requirement, score, efficiency): HiGHS
+#: treats matrix values from 1e15 on as infinite, and exact sums must stay well below
+QUANTITY_MAX = 1e9
+#: smallest non-zero constraint quantity: HiGHS drops matrix values below 1e-9, so a
+#: smaller requirement would silently become 0
+QUANTITY_MIN = 1e-6
+
 
 class DataError(ValueError):
     """A database or instance file that cannot be used, with where and why.
@@ -15,6 +24,7 @@ class DataError(ValueError):
     """
 
     def __init__(self, file: str, key: str, problem: str) -> None:
+        file, key, problem = clip(str(file)), clip(str(key)), clip(problem, 800)
         self.file = file
         self.key = key
         self.problem = problem
@@ -36,14 +46,24 @@ def key_path(parent: str, child: str | int) -> str:
 
 
 def as_number(value: Any, err: type[DataError], file: str, key: str, *,
-              minimum: float | None = 0.0) -> float | int:
-    """``value`` as a finite int/float (not bool), at least ``minimum``, else ``err``."""
+              minimum: float | None = 0.0, maximum: float = MAX_NUMBER,
+              smallest: float | None = None) -> float | int:
+    """``value`` as a finite int/float (not bool) in ``[minimum, maximum]``, else ``err``.
+
+    ``smallest``: a non-zero value must be at least this in magnitude (constraint
+    quantities use :data:`QUANTITY_MIN`, which the ILP solver can still see).
+    """
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise err(file, key, f"expected a number, got {type(value).__name__} {value!r}")
+        raise err(file, key, f"expected a number, got {type(value).__name__} {short(value)}")
     if isinstance(value, float) and not math.isfinite(value):
         raise err(file, key, f"expected a finite number, got {value!r}")
     if minimum is not None and value < minimum:
-        raise err(file, key, f"must be >= {minimum:g}, got {value!r}")
+        raise err(file, key, f"must be >= {minimum:g}, got {short(value)}")
+    if abs(value) > maximum:
+        raise err(file, key, f"must be at most {maximum:g} in magnitude, got {short(value)}")
+    if smallest is not None and value and abs(value) < smallest:
+        raise err(file, key, f"must be 0 or at least {smallest:g} in magnitude (the ILP solver "
+                             f"would read it as 0), got {value!r}")
     return value
 
 
@@ -53,7 +73,7 @@ def as_mapping(value: Any, err: type[DataError], file: str, key: str) -> dict[st
         raise err(file, key, f"expected an object/mapping, got {type(value).__name__}")
     for k in value:
         if not isinstance(k, str) or not k.strip():
-            raise err(file, key, f"keys must be non-empty strings, got {k!r}")
+            raise err(file, key, f"keys must be non-empty strings, got {short(k)}")
     return value
 
 
@@ -64,8 +84,8 @@ def as_str_list(value: Any, err: type[DataError], file: str, key: str) -> list[s
     seen: set[str] = set()
     for i, item in enumerate(value):
         if not isinstance(item, str) or not item.strip():
-            raise err(file, key_path(key, i), f"expected a non-empty string, got {item!r}")
+            raise err(file, key_path(key, i), f"expected a non-empty string, got {short(item)}")
         if item in seen:
-            raise err(file, key_path(key, i), f"duplicate entry {item!r}")
+            raise err(file, key_path(key, i), f"duplicate entry {short(item)}")
         seen.add(item)
     return list(value)

@@ -18,6 +18,14 @@ The format is exactly the issue's (more keys allowed and preserved)::
 Optional keys used by accord: ``id``; ``agents`` for menus (default ``agent_0``,
 ``agent_1``); ``personas`` (guest -> persona fields, menu-semantic); ``observations``
 (agent -> what it observes, see :mod:`accord.domains.deliberation.observations`).
+Annotation keys are kept as they are: ``description``, ``notes``, ``source``, the
+generator's ``domain``, ``domain_title`` and ``task_skills``, and any key starting with
+``x-`` or ``x_``; any other key is an error with a close-match suggestion (a typo such as
+``private_resource`` would otherwise silently leave every agent without resources).
+Quantities that reach the ILP (stock, amounts, resources, requirements) are 0 or within
+[1e-6, 1e9]; scores and efficiencies at most 1e9; the exact ILP has at most
+:data:`MAX_ILP_VARIABLES` binary variables (dishes, or agents x tasks). Files are read by
+:mod:`accord.core.safeload`.
 A missing guest score or efficiency counts as 0. A requirement key that names a public
 resource is public; any other requirement key is a private resource (an agent without it
 has 0). Numbers are read exactly (``Fraction`` of their decimal form) where feasibility
@@ -27,13 +35,16 @@ is decided.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from accord.core.safeload import LoadError, load_json, short, unknown_keys
 from accord.domains.deliberation.errors import (
+    QUANTITY_MAX,
+    QUANTITY_MIN,
     InstanceError,
     as_mapping,
     as_number,
@@ -127,14 +138,33 @@ _MENU_KEYS = {"setting", "ingredients", "recipes", "guest_scores", "agents", "id
               "personas", "observations"}
 _TASK_KEYS = {"setting", "agents", "leader", "tasks", "efficiency", "private_resources",
               "public_resources", "requirements", "id", "observations"}
+#: the largest exact ILP an instance may need (the paper's are 14 dishes, 3 x 10 tasks;
+#: 5 agents x 100 tasks already took 20 s, 10 x 100 more than a minute)
+MAX_ILP_VARIABLES = 200
+MAX_ILP_ROWS = 1_000
+#: annotation keys kept verbatim in ``extra`` (plus any ``x-...`` / ``x_...`` key)
+EXTENSION_KEYS = ("description", "notes", "source", "domain", "domain_title", "task_skills",
+                  "personas")
 
 
-def _num_table(raw: Any, src: str, key: str) -> dict[str, Number]:
+def _check_keys(data: Mapping[str, Any], known: Iterable[str], src: str) -> None:
+    allowed = [*known, *EXTENSION_KEYS]
+    rest = {k: v for k, v in data.items() if not str(k).startswith(("x-", "x_"))}
+    bad = unknown_keys(rest, sorted(allowed))
+    if bad is not None:
+        raise InstanceError(src, bad[0], bad[1] + " (annotation keys start with 'x-')")
+
+
+def _num_table(raw: Any, src: str, key: str, quantity: bool = True) -> dict[str, Number]:
+    """A table of numbers; ``quantity``: it reaches the ILP's constraints."""
     table = as_mapping(raw, InstanceError, src, key)
-    return {k: as_number(v, InstanceError, src, key_path(key, k)) for k, v in table.items()}
+    tiny = QUANTITY_MIN if quantity else None
+    return {k: as_number(v, InstanceError, src, key_path(key, k), maximum=QUANTITY_MAX,
+                         smallest=tiny) for k, v in table.items()}
 
 
 def _parse_menu(data: Mapping[str, Any], src: str) -> MenuInstance:
+    _check_keys(data, _MENU_KEYS, src)
     for need in ("ingredients", "recipes", "guest_scores"):
         if need not in data:
             raise InstanceError(src, need, "missing required key")
@@ -148,22 +178,24 @@ def _parse_menu(data: Mapping[str, Any], src: str) -> MenuInstance:
         recipes[dish] = _num_table(rec, src, rk)
         for ing, amount in recipes[dish].items():
             if amount <= 0:
-                raise InstanceError(src, key_path(rk, ing), f"amount must be > 0, got {amount}")
+                raise InstanceError(src, key_path(rk, ing), f"amount must be > 0, "
+                                    f"got {short(amount)}")
     scores = {}
     for guest, row in as_mapping(data["guest_scores"], InstanceError, src,
                                  "guest_scores").items():
         gk = key_path("guest_scores", guest)
-        scores[guest] = _num_table(row, src, gk) if row is not None else {}
+        scores[guest] = _num_table(row, src, gk, quantity=False) if row is not None else {}
         for dish in scores[guest]:
             if dish not in recipes:
-                raise InstanceError(src, key_path(gk, dish), f"unknown dish {dish!r} "
+                raise InstanceError(src, key_path(gk, dish), f"unknown dish {short(dish)} "
                                     "(not in recipes)")
     agents = tuple(as_str_list(data.get("agents", ["agent_0", "agent_1"]), InstanceError,
                                src, "agents"))
     personas = as_mapping(data.get("personas", {}), InstanceError, src, "personas")
     for guest in personas:
         if guest not in scores:
-            raise InstanceError(src, key_path("personas", guest), f"unknown guest {guest!r}")
+            raise InstanceError(src, key_path("personas", guest),
+                                f"unknown guest {short(guest)}")
     return MenuInstance(
         str(data["setting"]), ingredients, recipes, scores, agents, str(data.get("id", "")),
         personas, _observations(data, agents, src),
@@ -175,12 +207,14 @@ def _observations(data: Mapping[str, Any], agents: tuple[str, ...], src: str
     obs = as_mapping(data.get("observations", {}), InstanceError, src, "observations")
     for agent, spec in obs.items():
         if agent not in agents:
-            raise InstanceError(src, key_path("observations", agent), f"unknown agent {agent!r}")
+            raise InstanceError(src, key_path("observations", agent),
+                                f"unknown agent {short(agent)}")
         as_mapping(spec, InstanceError, src, key_path("observations", agent))
     return {a: dict(v) for a, v in obs.items()}
 
 
 def _parse_task(data: Mapping[str, Any], src: str) -> TaskInstance:
+    _check_keys(data, _TASK_KEYS, src)
     for need in ("agents", "leader", "tasks", "requirements"):
         if need not in data:
             raise InstanceError(src, need, "missing required key")
@@ -188,36 +222,38 @@ def _parse_task(data: Mapping[str, Any], src: str) -> TaskInstance:
     if not agents:
         raise InstanceError(src, "agents", "needs at least one agent")
     leader = data["leader"]
-    if leader not in agents:
-        raise InstanceError(src, "leader", f"{leader!r} is not one of the agents {list(agents)}")
+    if not isinstance(leader, str) or leader not in agents:
+        raise InstanceError(src, "leader", f"{short(leader)} is not one of the agents "
+                            f"{short(list(agents))}")
     tasks = tuple(as_str_list(data["tasks"], InstanceError, src, "tasks"))
     eff: dict[str, dict[str, Number]] = {}
     for agent, row in as_mapping(data.get("efficiency", {}), InstanceError, src,
                                  "efficiency").items():
         ak = key_path("efficiency", agent)
         if agent not in agents:
-            raise InstanceError(src, ak, f"unknown agent {agent!r}")
-        eff[agent] = _num_table(row, src, ak)
+            raise InstanceError(src, ak, f"unknown agent {short(agent)}")
+        eff[agent] = _num_table(row, src, ak, quantity=False)
         for task in eff[agent]:
             if task not in tasks:
-                raise InstanceError(src, key_path(ak, task), f"unknown task {task!r}")
+                raise InstanceError(src, key_path(ak, task), f"unknown task {short(task)}")
     public = _num_table(data.get("public_resources", {}), src, "public_resources")
     private: dict[str, dict[str, Number]] = {}
     for agent, row in as_mapping(data.get("private_resources", {}), InstanceError, src,
                                  "private_resources").items():
         pk = key_path("private_resources", agent)
         if agent not in agents:
-            raise InstanceError(src, pk, f"unknown agent {agent!r}")
+            raise InstanceError(src, pk, f"unknown agent {short(agent)}")
         private[agent] = _num_table(row, src, pk)
         for res in private[agent]:
             if res in public:
                 raise InstanceError(src, key_path(pk, res),
-                                    f"{res!r} is also a public resource; names must differ")
+                                    f"{short(res)} is also a public resource; names must differ")
     reqs: dict[str, dict[str, Number]] = {}
     for task, row in as_mapping(data["requirements"], InstanceError, src,
                                 "requirements").items():
         if task not in tasks:
-            raise InstanceError(src, key_path("requirements", task), f"unknown task {task!r}")
+            raise InstanceError(src, key_path("requirements", task),
+                                f"unknown task {short(task)}")
         reqs[task] = _num_table(row, src, key_path("requirements", task))
     return TaskInstance(
         agents, leader, tasks, eff, private, public, reqs, str(data.get("id", "")),
@@ -225,31 +261,47 @@ def _parse_task(data: Mapping[str, Any], src: str) -> TaskInstance:
         {k: v for k, v in data.items() if k not in _TASK_KEYS})
 
 
+def ilp_size(inst: Instance) -> tuple[int, int]:
+    """Binary variables and constraint rows of the instance's exact ILP."""
+    if isinstance(inst, MenuInstance):
+        ings = {i for r in inst.recipes.values() for i in r} | set(inst.ingredients)
+        return len(inst.recipes), len(ings)
+    rows = len(inst.tasks) + len(inst.agents) * len(inst.private_keys())
+    return len(inst.agents) * len(inst.tasks), rows + len(inst.public_resources)
+
+
+def _check_size(inst: Instance, src: str) -> Instance:
+    n_vars, n_rows = ilp_size(inst)
+    key = "recipes" if isinstance(inst, MenuInstance) else "tasks"
+    if n_vars > MAX_ILP_VARIABLES or n_rows > MAX_ILP_ROWS:
+        what = "dishes" if isinstance(inst, MenuInstance) else "agents x tasks"
+        raise InstanceError(src, key, f"the exact optimum would be an ILP with {n_vars:,} "
+                            f"binary variables ({what}) and {n_rows:,} constraints; at most "
+                            f"{MAX_ILP_VARIABLES} and {MAX_ILP_ROWS} (an NP-hard program: "
+                            "beyond this it can run for minutes)")
+    return inst
+
+
 def parse_instance(data: Any, source: str = "<dict>") -> Instance:
     """Build an instance from its JSON-shaped dict; errors name ``source`` and the key."""
     data = as_mapping(data, InstanceError, source, "")
     setting = data.get("setting")
     if setting in MENU_SETTINGS:
-        return _parse_menu(data, source)
+        return _check_size(_parse_menu(data, source), source)
     if setting == TASK_SETTING:
-        return _parse_task(data, source)
-    raise InstanceError(source, "setting", f"unknown setting {setting!r}; expected one of "
-                        f"{list(SETTINGS)}")
+        return _check_size(_parse_task(data, source), source)
+    raise InstanceError(source, "setting", f"unknown setting {short(setting)}; expected one "
+                        f"of {list(SETTINGS)}")
 
 
 def load_instance(path: str | Path) -> Instance:
-    """Read and parse an instance JSON file."""
-    p = Path(path)
+    """Read and parse an instance JSON file (through :mod:`accord.core.safeload`)."""
     try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InstanceError(str(p), "", f"cannot read file: {exc.strerror or exc}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InstanceError(str(p), f"line {exc.lineno} column {exc.colno}",
-                            f"invalid JSON: {exc.msg}") from None
-    return parse_instance(data, str(p))
+        data = load_json(path).data
+    except LoadError as exc:
+        where = exc.key_text("") if exc.key or not exc.line else exc.position
+        raise InstanceError(exc.source, where, exc.problem) from None
+    return parse_instance(data, str(path))
 
 
 def instance_to_dict(inst: Instance) -> dict[str, Any]:

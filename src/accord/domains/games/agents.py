@@ -33,12 +33,12 @@ from importlib import resources
 from typing import Any
 
 import numpy as np
-import yaml
 
 from accord.agents.base import Agent
 from accord.agents.spec import AgentSpec
 from accord.core.moves import Action, Message, Move
 from accord.core.names import unknown_name
+from accord.core.safeload import parse_yaml
 from accord.domains.games.describe import fmt_number
 from accord.domains.games.llm_agents import make_llm_agent
 from accord.domains.games.llm_workflow import make_llm_workflow
@@ -59,7 +59,7 @@ LLM_AGENT_KINDS = ("llm", "llm-workflow")
 def _messages() -> dict[str, Any]:
     text = (resources.files("accord.domains.games") / "data" / "messages.yaml").read_text(
         encoding="utf-8")
-    return dict(yaml.safe_load(text))
+    return dict(parse_yaml(text, "games/data/messages.yaml").data)
 
 
 def _game_obs(observation: Observation) -> GameObservation:

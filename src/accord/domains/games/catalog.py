@@ -13,9 +13,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from accord.core.names import unknown_name
+from accord.core.safeload import parse_yaml
 from accord.domains.games.io import GameFileError, load_game
 from accord.domains.games.model import Game
 
@@ -33,7 +32,8 @@ class CatalogEntry:
 
 @lru_cache(maxsize=1)
 def _entries() -> dict[str, CatalogEntry]:
-    index = yaml.safe_load((_DATA / "catalog.yaml").read_text(encoding="utf-8"))
+    index = parse_yaml((_DATA / "catalog.yaml").read_text(encoding="utf-8"),
+                       "games/data/catalog.yaml").data
     out: dict[str, CatalogEntry] = {}
     for item in index["games"]:
         path = Path(str(_DATA / item["file"]))

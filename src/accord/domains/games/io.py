@@ -21,12 +21,18 @@ Optional keys: ``name``, ``description``, ``notes`` (text) and ``parameters`` (a
 (``3``, ``-1.5``), an exact fraction string (``"7/2"``) or a linear term in one parameter:
 ``"jackpot"``, ``"jackpot/2"``, ``"-2*jackpot"``, ``"3/4*jackpot"``. Every error names the
 file, the key path and, for YAML, the line.
+
+Files are read by :mod:`accord.core.safeload` (size, depth, alias, number and UTF-8
+budgets). Payoffs and parameters are exact, so they are bounded as written: at most
+10^15 in magnitude with a denominator of at most 10^15 (``"1e400"`` or ``"1e-400"`` is
+refused before any big-number arithmetic).
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Mapping
 from fractions import Fraction
 from pathlib import Path
@@ -35,6 +41,8 @@ from typing import Any
 import numpy as np
 import yaml
 
+from accord.core.names import did_you_mean
+from accord.core.safeload import MAX_NUMBER, LoadError, clip, load_data, short
 from accord.domains.games.model import ExtensiveGame, Game, GameInfo, NormalFormGame
 from accord.solvers.game_tree import Decision, Leaf, Node
 from accord.solvers.payoff_arrays import exact_array, to_fraction
@@ -50,8 +58,39 @@ _TERM = re.compile(r"^\s*(?P<sign>[-+]?)\s*(?:(?P<coef>\d+(?:\.\d+)?(?:/\d+)?)\s
 KeyPath = tuple[str | int, ...]
 
 
+#: largest magnitude and largest denominator of an exact payoff or parameter
+_MAX_EXACT = int(MAX_NUMBER)
+#: a decimal exponent beyond this is refused before ``Fraction`` computes 10**exponent
+_MAX_EXPONENT = 30
+_EXPONENT = re.compile(r"[eE]\s*[-+]?\s*(\d+)")
+
+
 class GameFileError(ValueError):
     """A game file (or mapping) that does not follow the format; the message says where."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(clip(message, 1000))
+
+
+def exact_number(value: Any) -> Fraction:
+    """An exact, bounded number: ``to_fraction`` with the magnitude and size rules above.
+
+    Raises ValueError / TypeError with a short message (no input longer than ~200
+    characters is echoed).
+    """
+    if isinstance(value, str):
+        text = value.strip()
+        if len(text) > 64:
+            raise ValueError(f"{short(value)} is too long to be a number")
+        m = _EXPONENT.search(text)
+        if m and int(m.group(1)) > _MAX_EXPONENT:
+            raise ValueError(f"{short(value)} is out of range (at most 1e15 in magnitude, "
+                             "denominators at most 1e15)")
+    exact = to_fraction(value)
+    if abs(exact) > _MAX_EXACT or exact.denominator > _MAX_EXACT:
+        raise ValueError(f"{short(value)} is out of range (at most 1e15 in magnitude, "
+                         "denominators at most 1e15)")
+    return exact
 
 
 def _fmt(path: KeyPath) -> str:
@@ -76,30 +115,6 @@ class _Ctx:
         return GameFileError(f"{where}: key '{_fmt(path)}': {problem}")
 
 
-def _yaml_lines(text: str) -> dict[KeyPath, int]:
-    """Line (1-based) of every key path in a YAML document, from the composed node graph."""
-    out: dict[KeyPath, int] = {}
-    try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError:
-        return out
-
-    def visit(node: yaml.Node, path: KeyPath) -> None:
-        out.setdefault(path, node.start_mark.line + 1)
-        if isinstance(node, yaml.MappingNode):
-            for key, value in node.value:
-                sub = (*path, str(key.value))
-                out[sub] = key.start_mark.line + 1
-                visit(value, sub)
-        elif isinstance(node, yaml.SequenceNode):
-            for i, item in enumerate(node.value):
-                visit(item, (*path, i))
-
-    if root is not None:
-        visit(root, ())
-    return out
-
-
 def _parameters(raw: Any, ctx: _Ctx, given: Mapping[str, Any]) -> dict[str, Fraction]:
     if raw is None:
         raw = {}
@@ -110,39 +125,50 @@ def _parameters(raw: Any, ctx: _Ctx, given: Mapping[str, Any]) -> dict[str, Frac
         default = spec.get("default") if isinstance(spec, Mapping) else spec
         if isinstance(spec, Mapping) and "default" not in spec:
             raise ctx.fail(("parameters", name), "needs a 'default' value")
+        if isinstance(spec, Mapping):
+            extra = sorted(str(k) for k in spec if k not in ("default", "description"))
+            if extra:
+                raise ctx.fail(("parameters", name, extra[0]), "unknown key; a parameter has "
+                               "'default' and optional 'description'")
         try:
-            values[str(name)] = to_fraction(default)
+            values[str(name)] = exact_number(default)
         except (TypeError, ValueError) as exc:
             raise ctx.fail(("parameters", name), str(exc)) from None
     for name, value in given.items():
         if name not in values:
             known = ", ".join(sorted(values)) or "none"
-            raise GameFileError(f"{ctx.source}: the game has no parameter {name!r} "
+            raise GameFileError(f"{ctx.source}: the game has no parameter {short(name)} "
                                 f"(parameters: {known})")
         try:
-            values[name] = to_fraction(value)
+            values[name] = exact_number(value)
         except (TypeError, ValueError) as exc:
-            raise GameFileError(f"{ctx.source}: parameter {name!r}: {exc}") from None
+            raise GameFileError(f"{ctx.source}: parameter {short(name)}: {exc}") from None
     return values
 
 
 def _number(raw: Any, path: KeyPath, ctx: _Ctx, params: Mapping[str, Fraction]) -> Fraction:
     try:
-        return to_fraction(raw)
+        return exact_number(raw)
     except (TypeError, ValueError) as exc:
-        if not isinstance(raw, str):
+        if not isinstance(raw, str) or len(raw) > 64 or "out of range" in str(exc):
             raise ctx.fail(path, str(exc)) from None
     m = _TERM.match(raw)
     if not m or m["name"] not in params:
-        known = ", ".join(sorted(params)) or "none"
-        raise ctx.fail(path, f"{raw!r} is neither a number nor a term in a parameter "
+        known = clip(", ".join(sorted(params)) or "none")
+        raise ctx.fail(path, f"{short(raw)} is neither a number nor a term in a parameter "
                              f"(parameters: {known})")
-    value = params[m["name"]] * (to_fraction(m["coef"]) if m["coef"] else 1)
-    if m["den"]:
-        den = to_fraction(m["den"])
-        if den == 0:
-            raise ctx.fail(path, f"{raw!r} divides by zero")
-        value /= den
+    try:
+        value = params[m["name"]] * (exact_number(m["coef"]) if m["coef"] else 1)
+        if m["den"]:
+            den = exact_number(m["den"])
+            if den == 0:
+                raise ctx.fail(path, f"{short(raw)} divides by zero")
+            value = exact_number(value / den)
+        value = exact_number(value)
+    except (TypeError, ValueError) as exc:
+        if isinstance(exc, GameFileError):
+            raise
+        raise ctx.fail(path, str(exc)) from None
     return -value if m["sign"] == "-" else value
 
 
@@ -151,17 +177,18 @@ def _names(raw: Any, path: KeyPath, ctx: _Ctx, what: str) -> tuple[str, ...]:
         raise ctx.fail(path, f"must be a non-empty list of {what} names")
     for i, name in enumerate(raw):
         if not isinstance(name, str) or not name.strip():
-            raise ctx.fail((*path, i), f"{what} name must be a non-empty string, got {name!r}")
-    dupes = sorted({n for n in raw if raw.count(n) > 1})
+            raise ctx.fail((*path, i), f"{what} name must be a non-empty string, "
+                                       f"got {short(name)}")
+    dupes = sorted(n for n, k in Counter(raw).items() if k > 1)
     if dupes:
-        raise ctx.fail(path, f"duplicate {what} names {dupes}")
+        raise ctx.fail(path, f"duplicate {what} names {short(dupes)}")
     return tuple(raw)
 
 
 def _payoff_vector(raw: Any, path: KeyPath, ctx: _Ctx, n: int,
                    params: Mapping[str, Fraction]) -> list[Fraction]:
     if not isinstance(raw, list) or len(raw) != n:
-        got = f"{len(raw)} values" if isinstance(raw, list) else repr(raw)
+        got = f"{len(raw)} values" if isinstance(raw, list) else short(raw)
         raise ctx.fail(path, f"expected a list of {n} payoffs (one per player), got {got}")
     return [_number(v, (*path, i), ctx, params) for i, v in enumerate(raw)]
 
@@ -179,9 +206,9 @@ def _normal(data: Mapping[str, Any], ctx: _Ctx, players: tuple[str, ...], info: 
             return _payoff_vector(raw, path, ctx, n, info.parameters)
         k = len(actions[depth])
         if not isinstance(raw, list) or len(raw) != k:
-            got = f"{len(raw)} entries" if isinstance(raw, list) else repr(raw)
+            got = f"{len(raw)} entries" if isinstance(raw, list) else short(raw)
             raise ctx.fail(path, f"expected {k} entries, one per action of {players[depth]} "
-                                 f"({', '.join(actions[depth])}), got {got}")
+                                 f"({clip(', '.join(actions[depth]))}), got {got}")
         return [level(item, (*path, i), depth + 1) for i, item in enumerate(raw)]
 
     payoffs = exact_array(level(data["payoffs"], ("payoffs",), 0))
@@ -195,7 +222,8 @@ def _tree(raw: Any, path: KeyPath, ctx: _Ctx, players: tuple[str, ...],
     if "payoff" in raw:
         extra = set(raw) - {"payoff"}
         if extra:
-            raise ctx.fail(path, f"a leaf holds only 'payoff'; unexpected {sorted(extra)}")
+            raise ctx.fail(path, f"a leaf holds only 'payoff'; unexpected "
+                                 f"{short(sorted(map(str, extra)))}")
         vec = _payoff_vector(raw["payoff"], (*path, "payoff"), ctx, len(players), params)
         return Leaf(tuple(vec))
     missing = {"player", "actions"} - set(raw)
@@ -204,10 +232,11 @@ def _tree(raw: Any, path: KeyPath, ctx: _Ctx, players: tuple[str, ...],
                              f"{sorted(missing)}); a leaf needs 'payoff'")
     extra = set(raw) - {"player", "actions"}
     if extra:
-        raise ctx.fail(path, f"unexpected keys {sorted(extra)} in a decision node")
+        raise ctx.fail(path, f"unexpected keys {short(sorted(map(str, extra)))} in a "
+                             "decision node")
     if raw["player"] not in players:
-        raise ctx.fail((*path, "player"), f"{raw['player']!r} is not one of the players "
-                                          f"{list(players)}")
+        raise ctx.fail((*path, "player"), f"{short(raw['player'])} is not one of the "
+                                          f"players {short(list(players))}")
     acts = raw["actions"]
     if not isinstance(acts, Mapping) or not acts:
         raise ctx.fail((*path, "actions"), "must be a non-empty mapping of action names to nodes")
@@ -224,14 +253,15 @@ def parse_game(data: Any, *, source: str = "<game>", params: Mapping[str, Any] |
     if not isinstance(data, Mapping):
         raise ctx.fail((), f"a game must be a mapping, got {type(data).__name__}")
     kind = data.get("type")
-    if kind not in _KEYS:
-        raise ctx.fail(("type",), f"must be 'normal' or 'extensive', got {kind!r}")
+    if not isinstance(kind, str) or kind not in _KEYS:
+        raise ctx.fail(("type",), f"must be 'normal' or 'extensive', got {short(kind)}")
     missing = _KEYS[kind] - set(data)
     if missing:
         raise ctx.fail((), f"missing required keys {sorted(missing)} for a {kind} game")
-    extra = set(data) - _KEYS[kind] - _OPTIONAL
+    extra = sorted(str(k) for k in set(data) - _KEYS[kind] - _OPTIONAL)
     if extra:
-        raise ctx.fail((sorted(extra)[0],), f"unknown key; a {kind} game has "
+        hint = did_you_mean(extra[0], _KEYS[kind] | _OPTIONAL)
+        raise ctx.fail((extra[0],), f"unknown key{hint}; a {kind} game has "
                        f"{sorted(_KEYS[kind])} and optional {sorted(_OPTIONAL)}")
     for key in ("name", "description", "notes"):
         if key in data and not isinstance(data[key], str):
@@ -252,29 +282,18 @@ def parse_game(data: Any, *, source: str = "<game>", params: Mapping[str, Any] |
 
 
 def load_game(path: str | Path, params: Mapping[str, Any] | None = None) -> Game:
-    """Read a game from a ``.json``, ``.yaml`` or ``.yml`` file."""
+    """Read a game from a ``.json``, ``.yaml`` or ``.yml`` file (via core.safeload)."""
     p = Path(path)
     if p.suffix.lower() not in (".json", ".yaml", ".yml"):
-        raise GameFileError(f"{p}: unknown game file type {p.suffix!r}; use .json, .yaml, .yml")
+        raise GameFileError(f"{p}: unknown game file type {short(p.suffix)}; use .json, "
+                            ".yaml, .yml")
     try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise GameFileError(f"{p}: cannot read the game file ({exc.strerror})") from None
-    lines: dict[KeyPath, int] | None = None
-    if p.suffix.lower() == ".json":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise GameFileError(f"{p}, line {exc.lineno}: invalid JSON: {exc.msg}") from None
-    else:
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            at = f", line {mark.line + 1}" if mark is not None else ""
-            raise GameFileError(f"{p}{at}: invalid YAML: {exc}") from None
-        lines = _yaml_lines(text)
-    return parse_game(data, source=str(p), params=params, lines=lines)
+        doc = load_data(p)
+    except LoadError as exc:
+        at = f", line {exc.line}" if exc.line else ""
+        key = f": key '{exc.key_text()}'" if exc.key else ""
+        raise GameFileError(f"{exc.source}{at}{key}: {exc.problem}") from None
+    return parse_game(doc.data, source=str(p), params=params, lines=doc.lines or None)
 
 
 def number_out(value: Fraction | int) -> int | float | str:

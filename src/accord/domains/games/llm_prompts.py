@@ -27,10 +27,9 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-import yaml
-
 from accord.agents.guards import quote_counterpart
 from accord.agents.templates import render
+from accord.core.safeload import parse_yaml
 from accord.domains.games.describe import fmt_number
 from accord.domains.games.io import dump_game
 from accord.domains.games.model import Game, NormalFormGame
@@ -44,7 +43,7 @@ _ADJECTIVE = re.compile(r"^[A-Za-z][A-Za-z-]{0,29}$")
 def variants() -> dict[str, Any]:
     """The parsed ``prompts/variants.yaml`` (personalities and the six prompt variants)."""
     text = (resources.files(PACKAGE) / "prompts" / "variants.yaml").read_text(encoding="utf-8")
-    data = yaml.safe_load(text)
+    data = parse_yaml(text, "games/prompts/variants.yaml").data
     prompts = {int(k): " ".join(str(v).split()) for k, v in data["prompts"].items()}
     return {"personalities": [str(p) for p in data["personalities"]], "prompts": prompts}
 

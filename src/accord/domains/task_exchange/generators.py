@@ -25,8 +25,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, TypeVar
 
-import yaml
-
+from accord.core.safeload import LoadError, exists, load_yaml, short, unknown_keys
 from accord.domains.task_exchange.generation import build_scenario, parse_description, parse_score
 from accord.domains.task_exchange.loader import get_scenario
 from accord.domains.task_exchange.masks import format_mask
@@ -178,29 +177,34 @@ def load_preferences(source: str | Path) -> dict[str, Any]:
     A built-in scenario name (``cooperative``) reuses its roles, main tasks and preferences.
     """
     path = Path(source)
-    if not path.suffix and not path.exists():
+    if not path.suffix and not exists(path):
         sc = get_scenario(str(source))
         return {"name": sc.name, "title": sc.title, "turn_limit": sc.turn_limit,
                 "agents": [{"role": a.role, "main_task": a.main_task,
                             "preference": a.preference} for a in sc.agents]}
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ScenarioError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    except yaml.YAMLError as exc:
-        raise ScenarioError(f"{path}: invalid YAML: {exc}") from exc
+        data = load_yaml(path).data
+    except LoadError as exc:
+        raise ScenarioError(str(exc)) from None
     if not isinstance(data, Mapping) or not isinstance(data.get("agents"), list):
         raise ScenarioError(f"{path}: agents: expected a list of {{role, main_task, "
                             "preference}} mappings")
+    bad = unknown_keys(data, ("name", "title", "description", "turn_limit", "agents",
+                              "tasks"))
+    if bad is not None:
+        raise ScenarioError(f"{path}: {bad[0][:200]}: {bad[1]}")
     for i, a in enumerate(data["agents"]):
         if not isinstance(a, Mapping):
             raise ScenarioError(f"{path}: agents[{i}]: expected a mapping")
+        bad = unknown_keys(a, ("role", "main_task", "preference", "raw_scores"))
+        if bad is not None:
+            raise ScenarioError(f"{path}: agents[{i}].{bad[0][:200]}: {bad[1]}")
         for key in ("role", "main_task", "preference"):
             if not isinstance(a.get(key), str) or not a[key].strip():
                 raise ScenarioError(f"{path}: agents[{i}].{key}: a non-empty string is required")
     limit = data.get("turn_limit", 10)
     if isinstance(limit, bool) or not isinstance(limit, int):
-        raise ScenarioError(f"{path}: turn_limit: expected an integer, got {limit!r}")
+        raise ScenarioError(f"{path}: turn_limit: expected an integer, got {short(limit)}")
     return {"name": str(data.get("name", path.stem)), "title": str(data.get("title", "")),
             "turn_limit": limit, "agents": [dict(a) for a in data["agents"]]}
 

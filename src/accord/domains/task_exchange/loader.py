@@ -2,6 +2,9 @@
 
 Built-in data lives in ``data/`` next to this module: ``tasks.yaml`` (the universe) and
 ``scenarios/<name>.yaml``. Every error names the file, the key path and the problem.
+Files are read by :mod:`accord.core.safeload` (regular files only, so ``tasks:
+/dev/zero`` is refused before a byte is read; size, depth, alias and number budgets);
+unknown keys are errors with a close-match suggestion.
 """
 
 from __future__ import annotations
@@ -12,9 +15,16 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from accord.core.names import unknown_name
+from accord.core.safeload import (
+    LoadError,
+    check_name,
+    clip,
+    is_file,
+    load_yaml,
+    short,
+    unknown_keys,
+)
 from accord.domains.task_exchange.masks import format_mask, parse_mask
 from accord.domains.task_exchange.scenario import (
     AgentProfile,
@@ -31,22 +41,32 @@ DATA_DIR = Path(__file__).resolve().parent / "data"
 
 SCENARIO_DIR = DATA_DIR / "scenarios"
 
+#: keys of a tasks (universe) file, of its atomic and main tasks, of a scenario and agent
+TASKS_KEYS = ("name", "description", "atomic_tasks", "main_tasks", "composites")
+ATOMIC_KEYS = ("bit", "tool", "call", "label")
+MAIN_KEYS = ("id", "mask", "request")
+SCENARIO_KEYS = ("name", "title", "description", "tasks", "agents", "turn_limit")
+AGENT_KEYS = ("role", "main_task", "preference", "raw_scores")
+
 
 def _fail(path: Path | str, key: str, problem: str) -> ScenarioError:
-    return ScenarioError(f"{path}: {key}: {problem}")
+    return ScenarioError(f"{clip(str(path))}: {clip(key)}: {clip(problem, 800)}")
+
+
+def _known(data: Mapping[Any, Any], allowed: tuple[str, ...], path: Path, where: str) -> None:
+    bad = unknown_keys(data, allowed)
+    if bad is not None:
+        raise _fail(path, f"{where}{bad[0]}", bad[1])
 
 
 def _read_yaml(path: Path) -> Mapping[str, Any]:
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ScenarioError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}" if mark is not None else "YAML"
-        raise ScenarioError(f"{path}: {where}: invalid YAML: {exc}") from exc
+        data = load_yaml(path).data
+    except LoadError as exc:
+        line = f"line {exc.line}" if exc.line else ""
+        where = (exc.key_text() + (f" ({line})" if line else "") if exc.key
+                 else line or exc.key_text("YAML"))
+        raise ScenarioError(f"{exc.source}: {where}: {exc.problem}") from None
     if not isinstance(data, Mapping):
         raise _fail(path, "<top>", f"expected a mapping, got {type(data).__name__}")
     return data
@@ -59,13 +79,15 @@ def _get(data: Mapping[str, Any], key: str, typ: type | tuple[type, ...], path: 
     val = data[key]
     if not isinstance(val, typ) or isinstance(val, bool):
         name = typ.__name__ if isinstance(typ, type) else "/".join(t.__name__ for t in typ)
-        raise _fail(path, f"{where}{key}", f"expected {name}, got {type(val).__name__} {val!r}")
+        raise _fail(path, f"{where}{key}", f"expected {name}, got {type(val).__name__} "
+                                           f"{short(val)}")
     return val
 
 
 def _mask(text: Any, n: int, path: Path, key: str) -> int:
     if not isinstance(text, str):
-        raise _fail(path, key, f"mask must be a quoted bit string like {'0' * n!r}, got {text!r}")
+        raise _fail(path, key, f"mask must be a quoted bit string like {'0' * n!r}, "
+                               f"got {short(text)}")
     try:
         return parse_mask(text, n)
     except ValueError as exc:
@@ -74,12 +96,14 @@ def _mask(text: Any, n: int, path: Path, key: str) -> int:
 
 def _task_list(data: Mapping[str, Any], path: Path
                ) -> tuple[str, tuple[AtomicTask, ...], tuple[MainTask, ...]]:
+    _known(data, TASKS_KEYS, path, "")
     atomic_raw = _get(data, "atomic_tasks", list, path, "")
     atomic = []
     for i, item in enumerate(atomic_raw):
         w = f"atomic_tasks[{i}]."
         if not isinstance(item, Mapping):
             raise _fail(path, f"atomic_tasks[{i}]", "expected a mapping")
+        _known(item, ATOMIC_KEYS, path, w)
         bit = _get(item, "bit", int, path, w)
         if bit != i:
             raise _fail(path, f"{w}bit", f"is {bit}, expected {i} (list atomic tasks in bit order)")
@@ -94,6 +118,7 @@ def _task_list(data: Mapping[str, Any], path: Path
         w = f"main_tasks[{i}]."
         if not isinstance(item, Mapping):
             raise _fail(path, f"main_tasks[{i}]", "expected a mapping")
+        _known(item, MAIN_KEYS, path, w)
         mask = _mask(item.get("mask"), n, path, f"{w}mask")
         if mask == 0:
             raise _fail(path, f"{w}mask", "a main task needs at least one atomic task")
@@ -138,7 +163,7 @@ def load_universe(path: str | Path) -> TaskUniverse:
 
 def _score(val: Any, path: Path, key: str) -> Fraction:
     if isinstance(val, bool) or not isinstance(val, int | float):
-        raise _fail(path, key, f"raw score must be a number in [0, 100], got {val!r}")
+        raise _fail(path, key, f"raw score must be a number in [0, 100], got {short(val)}")
     if not 0 <= val <= 100:
         raise _fail(path, key, f"raw score {val} outside [0, 100]")
     return Fraction(str(val)) if isinstance(val, float) else Fraction(val)
@@ -148,8 +173,16 @@ def load_scenario(path: str | Path) -> Scenario:
     """Load a scenario file; its ``tasks`` key names the universe file (relative to it)."""
     path = Path(path)
     data = _read_yaml(path)
+    _known(data, SCENARIO_KEYS, path, "")
     tasks_ref = _get(data, "tasks", str, path, "")
-    universe = _load_universe_cached(str((path.parent / tasks_ref).resolve()))
+    try:
+        tasks_path = str((path.parent / tasks_ref).resolve())
+    except (OSError, RuntimeError, ValueError) as exc:
+        raise _fail(path, "tasks", f"cannot resolve the path {short(tasks_ref)}: {exc}") from None
+    try:
+        universe = _load_universe_cached(tasks_path)
+    except ScenarioError as exc:  # name the scenario and key that pointed at the file
+        raise _fail(path, "tasks", str(exc)) from None
     n = universe.n
     agents = []
     agents_raw = _get(data, "agents", list, path, "")
@@ -157,11 +190,12 @@ def load_scenario(path: str | Path) -> Scenario:
         w = f"agents[{i}]."
         if not isinstance(item, Mapping):
             raise _fail(path, f"agents[{i}]", "expected a mapping")
+        _known(item, AGENT_KEYS, path, w)
         role = _get(item, "role", str, path, w)
         main = _get(item, "main_task", str, path, w)
         if main not in {t.id for t in universe.main_tasks}:
-            known = ", ".join(t.id for t in universe.main_tasks)
-            raise _fail(path, f"{w}main_task", f"unknown main task {main!r}; known: {known}")
+            known = clip(", ".join(t.id for t in universe.main_tasks))
+            raise _fail(path, f"{w}main_task", f"unknown main task {short(main)}; known: {known}")
         scores_raw = _get(item, "raw_scores", Mapping, path, w)
         raw: list[Fraction | None] = [None] * (1 << n)
         for key, val in scores_raw.items():
@@ -176,7 +210,7 @@ def load_scenario(path: str | Path) -> Scenario:
                                    normalise_scores(scores)))
     turn_limit = data.get("turn_limit", 10)
     if isinstance(turn_limit, bool) or not isinstance(turn_limit, int):
-        raise _fail(path, "turn_limit", f"expected an integer, got {turn_limit!r}")
+        raise _fail(path, "turn_limit", f"expected an integer, got {short(turn_limit)}")
     try:
         return Scenario(str(data.get("name", path.stem)), str(data.get("title", "")), universe,
                         tuple(agents), turn_limit)
@@ -201,11 +235,14 @@ def _load_cached(path: str) -> Scenario:
 
 def get_scenario(name: str) -> Scenario:
     """A built-in scenario by name, or a scenario file given by path (cached, immutable)."""
+    too_long = check_name(name, "task-exchange scenario", 4096)
+    if too_long:
+        raise ScenarioError(too_long)
     builtin = SCENARIO_DIR / f"{name}.yaml"
-    if builtin.is_file():
+    if is_file(builtin):
         return _load_cached(str(builtin))
     candidate = Path(name)
-    if candidate.suffix in {".yaml", ".yml"} and candidate.is_file():
+    if candidate.suffix in {".yaml", ".yml"} and is_file(candidate):
         return _load_cached(str(candidate.resolve()))
     raise ScenarioError(unknown_name("task-exchange scenario", name, builtin_scenarios(),
                                      hint="(or give a .yaml path)"))

@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
-import yaml
+
+from accord.core.safeload import load_yaml
 
 PROMPT_DIR = Path(__file__).resolve().parent / "prompts"
 """Directory holding the Jinja prompt templates and ``feedback.yaml``."""
@@ -34,7 +35,7 @@ def render(name: str, **context: Any) -> str:
 @lru_cache(maxsize=1)
 def _feedback_templates() -> dict[str, jinja2.Template]:
     path = PROMPT_DIR / "feedback.yaml"
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data = load_yaml(path).data
     if not isinstance(data, dict):
         raise ValueError(f"{path}: expected a mapping of reason -> template")
     env = environment()

@@ -64,12 +64,12 @@ def parse_share(text: str) -> tuple[list[list[Any]], int, int] | None:
     """Facts, part and parts of a share message, or None if the text is not one."""
     try:
         data = json.loads(text)
-    except (json.JSONDecodeError, TypeError):
+        if not isinstance(data, dict) or not isinstance(data.get("share"), list):
+            return None
+        facts = [f for f in data["share"] if isinstance(f, list) and len(f) >= 3]
+        return facts, int(data.get("part", 1)), int(data.get("parts", 1))
+    except (ValueError, TypeError, OverflowError, RecursionError):  # not a share message
         return None
-    if not isinstance(data, dict) or not isinstance(data.get("share"), list):
-        return None
-    facts = [f for f in data["share"] if isinstance(f, list) and len(f) >= 3]
-    return facts, int(data.get("part", 1)), int(data.get("parts", 1))
 
 
 @dataclass

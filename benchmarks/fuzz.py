@@ -1,0 +1,84 @@
+"""Issue 12 fuzzing at scale: every loader against many hostile variants of its seeds.
+
+Runs the strategies of ``tests/fuzz/fuzzlib.py`` (mutated shipped files plus the issue's
+pathological snippets) with a large example count and prints: cases tried, tracebacks
+(goal 0), the slowest case and the largest traced memory peak. CI runs the same harness
+with a small count (``tests/fuzz``).
+
+    python benchmarks/fuzz.py [--examples N] [--loader NAME ...] [--seed S]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from _util import machine
+from hypothesis import HealthCheck, given, settings
+from hypothesis import seed as hyp_seed
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "fuzz"))
+
+import fuzzlib
+
+
+def fuzz_loader(name: str, examples: int, seed: int, tally: fuzzlib.Tally,
+                folder: Path) -> None:
+    """Run ``examples`` cases against one loader, counting every outcome."""
+    loader = fuzzlib.LOADERS[name]
+
+    @hyp_seed(seed)
+    @settings(max_examples=examples, deadline=None, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(case=fuzzlib.mutated(loader))
+    def one(case: fuzzlib.Case) -> None:
+        tally.add(fuzzlib.run_case(case, folder / name))
+
+    one()
+
+
+def main() -> None:
+    """Parse arguments, fuzz, print the figures."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--examples", type=int, default=300, help="cases per loader")
+    ap.add_argument("--loader", action="append", choices=sorted(fuzzlib.LOADERS),
+                    help="only these loaders (repeatable)")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    names = args.loader or sorted(fuzzlib.LOADERS)
+    print(f"# fuzz: {args.examples} cases per loader, {len(names)} loaders; {machine()}")
+    total = fuzzlib.Tally()
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="accord-fuzz-") as tmp:
+        for name in names:
+            tally = fuzzlib.Tally()
+            fuzz_loader(name, args.examples, args.seed, tally, Path(tmp))
+            slow = tally.slowest
+            print(f"{name:24s} {tally.cases:6d} cases  "
+                  + "  ".join(f"{k} {v}" for k, v in sorted(tally.by_status.items()))
+                  + (f"  slowest {slow.seconds:.2f} s" if slow else "")
+                  + (f"  peak {tally.biggest.peak / 2**20:.1f} MiB" if tally.biggest else ""))
+            for out in tally.failures[:5]:
+                print(f"    {out.status}: {out.detail}  [{out.how}]")
+            total.merge(tally)
+    tracebacks = sum(1 for f in total.failures if f.status == "crash")
+    print(f"\ncases tried: {total.cases}")
+    print("outcomes: " + ", ".join(f"{k} {v}" for k, v in sorted(total.by_status.items())))
+    print(f"tracebacks: {tracebacks} (goal 0); hangs or memory blow-ups: "
+          f"{len(total.failures) - tracebacks}")
+    if total.slowest is not None:
+        s = total.slowest
+        print(f"slowest case: {s.seconds:.2f} s ({s.loader}, {s.status}: {s.how[:120]})")
+    if total.biggest is not None:
+        b = total.biggest
+        print(f"peak memory (traced, one case): {b.peak / 2**20:.1f} MiB ({b.loader}, "
+              f"{b.how[:120]})")
+    print(f"wall time: {time.perf_counter() - t0:.0f} s")
+    sys.exit(1 if total.failures else 0)
+
+
+if __name__ == "__main__":
+    main()
