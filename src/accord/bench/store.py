@@ -84,6 +84,25 @@ def _loads(text: str | None) -> Any:
     return None if text is None else json.loads(text)
 
 
+def _switch_to_wal(conn: sqlite3.Connection) -> None:
+    """``PRAGMA journal_mode=WAL``, retried: on a new file, processes opening it at the same
+    moment race to convert it and SQLite answers "locked" at once, without its busy wait."""
+    import random
+    import time
+
+    deadline = time.monotonic() + BUSY_TIMEOUT
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc):
+                raise
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.01 + random.random() * 0.05)
+
+
 class Store:
     """A connection to one results database (create it with :meth:`open`)."""
 
@@ -109,7 +128,7 @@ class Store:
         conn: sqlite3.Connection | None = None
         try:
             conn = sqlite3.connect(str(p), timeout=BUSY_TIMEOUT)
-            conn.execute("PRAGMA journal_mode=WAL")
+            _switch_to_wal(conn)
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA foreign_keys=ON")
             store = cls(p, conn)
