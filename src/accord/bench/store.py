@@ -20,8 +20,10 @@ passes through :mod:`accord.bench.redact` first.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
+import random
 import sqlite3
 import time
 from collections.abc import Iterable
@@ -84,25 +86,6 @@ def _loads(text: str | None) -> Any:
     return None if text is None else json.loads(text)
 
 
-def _switch_to_wal(conn: sqlite3.Connection) -> None:
-    """``PRAGMA journal_mode=WAL``, retried: on a new file, processes opening it at the same
-    moment race to convert it and SQLite answers "locked" at once, without its busy wait."""
-    import random
-    import time
-
-    deadline = time.monotonic() + BUSY_TIMEOUT
-    while True:
-        try:
-            conn.execute("PRAGMA journal_mode=WAL")
-            return
-        except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) and "busy" not in str(exc):
-                raise
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.01 + random.random() * 0.05)
-
-
 class Store:
     """A connection to one results database (create it with :meth:`open`)."""
 
@@ -125,29 +108,37 @@ class Store:
         except OSError as exc:
             raise StoreError(f"cannot open results store {str(p)[:200]}: "
                              f"{exc.strerror or exc}") from None
-        conn: sqlite3.Connection | None = None
+        deadline = time.monotonic() + BUSY_TIMEOUT
+        for attempt in itertools.count():
+            try:
+                return cls._connect(p, create)
+            except sqlite3.OperationalError as exc:
+                busy = "locked" in str(exc) or "busy" in str(exc)
+                if not busy:
+                    raise StoreError(f"{p}: not a usable accord results store ({exc})") from None
+                # SQLite skips the busy handler where waiting could deadlock (two processes
+                # switching a new file to WAL at once): back off and try again
+                if time.monotonic() >= deadline:
+                    raise StoreError(f"store busy: {p} is locked by another process ({exc}); "
+                                     "wait for it or use another --out") from None
+                time.sleep(min(0.5, 0.01 * 2 ** min(attempt, 6)) * (0.5 + random.random()))
+            except sqlite3.DatabaseError as exc:
+                raise StoreError(f"{p}: not a usable accord results store ({exc})") from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    @classmethod
+    def _connect(cls, p: Path, create: bool) -> Store:
+        """One attempt: connect, set the pragmas, check or create the schema."""
+        conn = sqlite3.connect(str(p), timeout=BUSY_TIMEOUT)
         try:
-            conn = sqlite3.connect(str(p), timeout=BUSY_TIMEOUT)
-            _switch_to_wal(conn)
+            conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA foreign_keys=ON")
             store = cls(p, conn)
             store._init_schema(create)
-        except StoreError:
-            if conn is not None:
-                conn.close()
+        except BaseException:
+            conn.close()
             raise
-        except sqlite3.OperationalError as exc:
-            if conn is not None:
-                conn.close()
-            if "locked" in str(exc) or "busy" in str(exc):
-                raise StoreError(f"store busy: {p} is locked by another process ({exc}); "
-                                 "wait for it or use another --out") from None
-            raise StoreError(f"{p}: not a usable accord results store ({exc})") from None
-        except sqlite3.DatabaseError as exc:
-            if conn is not None:
-                conn.close()
-            raise StoreError(f"{p}: not a usable accord results store ({exc})") from None
         return store
 
     def _names(self) -> set[str]:
