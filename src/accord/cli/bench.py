@@ -369,10 +369,12 @@ def _list_episodes(episodes: list[Any], fmt: str, out: Path | None) -> None:
         raise c.fail("--episodes prints --format table, csv or json")
     from rich.table import Table
 
+    from accord.cli.render import scalar_text
+
     cols = list(dict.fromkeys(k for r in rows for k in r))
     t = Table(*cols, title=f"{len(rows)} episodes")
     for r in rows:
-        t.add_row(*(c.plain(_cell(r.get(k))) for k in cols))
+        t.add_row(*(c.plain(scalar_text(r.get(k))) for k in cols))
     if out is None:
         c.console().print(t)
     else:
@@ -380,14 +382,6 @@ def _list_episodes(episodes: list[Any], fmt: str, out: Path | None) -> None:
 
         with out.open("w", encoding="utf-8") as fh:
             Console(file=fh, width=c.PIPE_WIDTH, no_color=True).print(t)
-
-
-def _cell(v: Any) -> str:
-    if v is None:
-        return "-"
-    if isinstance(v, float):
-        return f"{v:.4g}"
-    return str(v)
 
 
 def _print_results(store: Path, run: str | None, episodes: list[Any], agg: Any, error: str,

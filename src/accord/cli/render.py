@@ -119,14 +119,15 @@ def flatten(obj: Any, prefix: str = "") -> list[tuple[str, str]]:
         return rows
     if isinstance(obj, (list, tuple)):
         if all(not isinstance(x, (Mapping, list, tuple)) for x in obj):
-            return [(prefix, ", ".join(_scalar(x) for x in obj) or "-")]
+            return [(prefix, ", ".join(scalar_text(x) for x in obj) or "-")]
         for i, v in enumerate(obj):
             rows.extend(flatten(v, f"{prefix}[{i}]"))
         return rows
-    return [(prefix, _scalar(obj))]
+    return [(prefix, scalar_text(obj))]
 
 
-def _scalar(x: Any) -> str:
+def scalar_text(x: Any) -> str:
+    """A table cell for one value: ``-`` for none, floats to 4 significant digits."""
     if x is None:
         return "-"
     if isinstance(x, float):
