@@ -11,6 +11,9 @@ with a small count (``tests/fuzz``).
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -22,6 +25,7 @@ from hypothesis import seed as hyp_seed
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "fuzz"))
 
+import fileclasses
 import fuzzlib
 
 
@@ -40,6 +44,23 @@ def fuzz_loader(name: str, examples: int, seed: int, tally: fuzzlib.Tally,
     one()
 
 
+def fuzz_fixtures(tally: fuzzlib.Tally, folder: Path) -> None:
+    """Issue 12's file classes x every loader, in a child under a 3 GiB address-space cap."""
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
+    proc = subprocess.run([sys.executable, fileclasses.__file__, "--fixtures", str(folder)],
+                          capture_output=True, text=True, timeout=1800, env=env)
+    started = 0
+    for line in proc.stdout.splitlines():
+        data = json.loads(line)
+        if data.pop("start", False):
+            started += 1
+            continue
+        tally.add(fuzzlib.Outcome(**data))
+    if proc.returncode != 0 or started != tally.cases:
+        tally.add(fuzzlib.Outcome("fixtures", "crash", 0.0, 0, f"child exit "
+                                  f"{proc.returncode}: {proc.stderr[-300:]}", "child"))
+
+
 def main() -> None:
     """Parse arguments, fuzz, print the figures."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -47,6 +68,8 @@ def main() -> None:
     ap.add_argument("--loader", action="append", choices=sorted(fuzzlib.LOADERS),
                     help="only these loaders (repeatable)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--no-fixtures", action="store_true",
+                    help="skip the issue's file classes (run by default, in a child)")
     args = ap.parse_args()
     names = args.loader or sorted(fuzzlib.LOADERS)
     print(f"# fuzz: {args.examples} cases per loader, {len(names)} loaders; {machine()}")
@@ -64,6 +87,18 @@ def main() -> None:
             for out in tally.failures[:5]:
                 print(f"    {out.status}: {out.detail}  [{out.how}]")
             total.merge(tally)
+        if not args.no_fixtures:
+            tally = fuzzlib.Tally()
+            fuzz_fixtures(tally, Path(tmp) / "fixtures")
+            slow = tally.slowest
+            print(f"{'file-class fixtures':24s} {tally.cases:6d} cases  "
+                  + "  ".join(f"{k} {v}" for k, v in sorted(tally.by_status.items()))
+                  + (f"  slowest {slow.seconds:.2f} s ({slow.how})" if slow else "")
+                  + (f"  peak {tally.biggest.peak / 2**20:.1f} MiB ({tally.biggest.how})"
+                     if tally.biggest else ""))
+            for out in tally.failures[:5]:
+                print(f"    {out.status}: {out.loader} {out.how}: {out.detail}")
+            total.merge(tally)
     tracebacks = sum(1 for f in total.failures if f.status == "crash")
     print(f"\ncases tried: {total.cases}")
     print("outcomes: " + ", ".join(f"{k} {v}" for k, v in sorted(total.by_status.items())))
@@ -76,6 +111,10 @@ def main() -> None:
         b = total.biggest
         print(f"peak memory (traced, one case): {b.peak / 2**20:.1f} MiB ({b.loader}, "
               f"{b.how[:120]})")
+    import resource
+
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"process peak RSS (this process, imports included): {rss:.0f} MiB")
     print(f"wall time: {time.perf_counter() - t0:.0f} s")
     sys.exit(1 if total.failures else 0)
 

@@ -109,7 +109,9 @@ def read_bytes(path: str | os.PathLike[str], max_bytes: int | None = None) -> by
         chunks: list[bytes] = []
         total = 0
         while True:
-            chunk = os.read(fd, min(1 << 20, cap + 1 - total))
+            # size the buffer by the file (os.read allocates all it is asked for)
+            want = min(1 << 20, cap + 1 - total, max(info.st_size + 1 - total, 4096))
+            chunk = os.read(fd, want)
             if not chunk:
                 break
             chunks.append(chunk)
