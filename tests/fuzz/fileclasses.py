@@ -7,12 +7,10 @@
 from __future__ import annotations
 
 import json
-import time
-import tracemalloc
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from fuzzlib import LOADERS, MEMORY_BUDGET, Loader, Outcome, _alarm, _Hang, prepare, warm
+from fuzzlib import LOADERS, Loader, Outcome, measure, prepare, warm
 
 LAUGHS = "".join(
     f"{c}: &{c} [{', '.join([f'*{p}'] * 9) if p else ', '.join(['lol'] * 9)}]\n"
@@ -94,29 +92,7 @@ def fixture_cases(folder: Path) -> Iterator[tuple[str, str, Path]]:
 
 def run_fixture(name: str, kind: str, path: Path, hang: float = 30.0) -> Outcome:
     """Load one fixture path with the loader's own call (no copy: the path matters)."""
-    loader = LOADERS[name]
-    tracemalloc.start()
-    t0 = time.perf_counter()
-    status, detail = "ok", ""
-    try:
-        with _alarm(hang):
-            loader.call(path)
-    except _Hang:
-        status, detail = "hang", f"still running after {hang:.0f} s"
-    except loader.errors as exc:
-        status, detail = "refused", str(exc)[:600]
-        if len(str(exc)) > 2000:
-            status, detail = "crash", f"error message of {len(str(exc))} characters"
-    except MemoryError:
-        status, detail = "memory", "MemoryError"
-    except Exception as exc:
-        status, detail = "crash", f"{type(exc).__name__}: {str(exc)[:300]}"
-    seconds = time.perf_counter() - t0
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    if status in ("ok", "refused") and peak > MEMORY_BUDGET:
-        status, detail = "memory", f"traced peak {peak / 2**20:.0f} MiB"
-    return Outcome(name, status, seconds, peak, detail, kind)
+    return measure(LOADERS[name], path, name, kind, hang)
 
 
 def main() -> None:

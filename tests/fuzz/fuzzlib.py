@@ -379,12 +379,10 @@ def warm(loader: Loader, folder: Path) -> None:
         loader.call(prepare(loader, folder / "warm", text.encode()))
 
 
-def run_case(case: Case, folder: Path, hang: float = HANG_SECONDS,
-             trace: bool = True) -> Outcome:
-    """Load one case; never raises (the outcome says what happened)."""
-    loader = LOADERS[case.loader]
-    warm(loader, folder)
-    path = prepare(loader, folder, case.data)
+def measure(loader: Loader, path: Path, name: str, how: str, hang: float = HANG_SECONDS,
+            trace: bool = True) -> Outcome:
+    """Load ``path`` with ``loader``'s own call and classify what happened (never raises):
+    ``ok``, ``refused`` (the loader's error class), ``hang``, ``memory`` or ``crash``."""
     if trace:
         tracemalloc.start()
     t0 = time.perf_counter()
@@ -411,7 +409,16 @@ def run_case(case: Case, folder: Path, hang: float = HANG_SECONDS,
         tracemalloc.stop()
     if status in ("ok", "refused") and peak > MEMORY_BUDGET:
         status, detail = "memory", f"traced peak {peak / 2**20:.0f} MiB"
-    return Outcome(case.loader, status, seconds, peak, detail, case.how)
+    return Outcome(name, status, seconds, peak, detail, how)
+
+
+def run_case(case: Case, folder: Path, hang: float = HANG_SECONDS,
+             trace: bool = True) -> Outcome:
+    """Load one case; never raises (the outcome says what happened)."""
+    loader = LOADERS[case.loader]
+    warm(loader, folder)
+    path = prepare(loader, folder, case.data)
+    return measure(loader, path, case.loader, case.how, hang, trace)
 
 
 @dataclass
