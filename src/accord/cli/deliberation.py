@@ -6,15 +6,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import typer
 
 from accord.cli import common as c
-
-if TYPE_CHECKING:
-    from accord.domains.base import EpisodeSpec
-    from accord.protocols.engine import EpisodeResult
 
 app = c.group_app("deliberation")
 
@@ -67,22 +63,7 @@ def run_target(setting: str, instance: int | str = 0, agents: list[str] | None =
     spec = EpisodeSpec("deliberation", base, specs, p, seed)
     ctx = RunContext(episode_id=_episode_id(spec), llm=llm or {})  # LLM cache entries replay
     result = asyncio.run(DOMAIN.run_episode(spec, ctx))
-    return summarize(spec, result)
-
-
-def summarize(spec: EpisodeSpec, result: EpisodeResult) -> dict[str, Any]:
-    """The JSON object of ``accord run deliberation/<setting>`` for a finished episode."""
-    from accord.domains.deliberation import DOMAIN
-
-    m = DOMAIN.metrics(spec, result)
-    return {
-        "reward": m["reward"], "max_reward": m["max_reward"], "nr": m["nr"], "nar": m["nar"],
-        "valid": m["valid"], "hr": m["hr"], "nmae_pub": m["nmae_pub"],
-        "decision": result.record.get("decision"),
-        "tool_nr": m["tool_nr"], "tool_compliance": m["tool_compliance"],
-        "status": result.status, "reason": result.reason, "rounds": m["rounds"],
-        "mode": result.record.get("episode_mode"), "instance": result.record.get("instance"),
-    }
+    return DOMAIN.summary(spec, result)
 
 
 @app.command(epilog=c.example("accord deliberation solve my-instance.json --json"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from rich.console import Console
 from rich.rule import Rule
@@ -51,7 +52,8 @@ def llm_tour(console: Console) -> None:
 
 
 def _domain_episode(console: Console, domain: str, scenario: str, agents: str,
-                    params: dict[str, object]) -> tuple[object, object]:
+                    params: dict[str, object]) -> dict[str, Any]:
+    """Run one episode of ``domain``, print its transcript and return its summary."""
     from accord.agents.spec import parse_agent_list
     from accord.domains import EpisodeSpec, RunContext, get_domain
 
@@ -59,18 +61,14 @@ def _domain_episode(console: Console, domain: str, scenario: str, agents: str,
     spec = EpisodeSpec(domain, scenario, tuple(parse_agent_list(agents)), params, 0)
     result = asyncio.run(dom.run_episode(spec, RunContext()))
     print_transcript(console, result.trajectory)
-    return spec, result
+    return dom.summary(spec, result)
 
 
 def task_exchange_tour(console: Console) -> None:
     """Seed 000: utility-aware task decomposition and exchange, with per-turn validation."""
-    from accord.cli.task_exchange import summarize
-
     console.print(Rule("task exchange (seed 000): competitive scenario, utility-aware agents"))
-    spec, result = _domain_episode(console, "task-exchange", "competitive",
-                                   "utility-aware,utility-aware",
-                                   {"strategy": "utility-aware"})
-    out = summarize(spec, result)  # type: ignore[arg-type]
+    out = _domain_episode(console, "task-exchange", "competitive",
+                          "utility-aware,utility-aware", {"strategy": "utility-aware"})
     console.print(f"status {out['status']} after {out['turns']} turns; utilities "
                   f"{out['utilities']}; social welfare {out['social_welfare']:.2f}; "
                   f"L2 to Pareto {out['l2_to_pareto']:.3f}")
@@ -78,12 +76,9 @@ def task_exchange_tour(console: Console) -> None:
 
 def deliberation_tour(console: Console) -> None:
     """Seed 001: deliberation under partial observability, scored against the ILP optimum."""
-    from accord.cli.deliberation import summarize
-
     console.print(Rule("deliberation (seed 001): task allocation, three agents, leader decides"))
-    spec, result = _domain_episode(console, "deliberation", "task-allocation", "share,share,share",
-                                   {"instance": 0})
-    out = summarize(spec, result)  # type: ignore[arg-type]
+    out = _domain_episode(console, "deliberation", "task-allocation", "share,share,share",
+                          {"instance": 0})
     console.print(f"reward {out['reward']} of optimum {out['max_reward']} (NR {out['nr']}); "
                   f"valid {out['valid']}")
 
@@ -106,9 +101,9 @@ def games_tour(console: Console) -> None:
     from accord.domains.games import load_catalog_game, solution_json, solve_game
 
     console.print(Rule("classic games (seed 003): battle of the sexes, 2 rounds of talk"))
-    _, result = _domain_episode(console, "games", "battle-of-the-sexes", "rational,rational",
-                                {"negotiation_rounds": 2})
-    console.print(f"payoffs {result.record.get('payoffs')}")  # type: ignore[attr-defined]
+    out = _domain_episode(console, "games", "battle-of-the-sexes", "rational,rational",
+                          {"negotiation_rounds": 2})
+    console.print(f"payoffs {out['record'].get('payoffs')}")
     sol = solution_json(solve_game(load_catalog_game("battle-of-the-sexes")))
     console.print(f"pure Nash equilibria {sol['pure_nash']}; mixed {sol.get('mixed_nash')}")
 

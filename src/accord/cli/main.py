@@ -139,10 +139,15 @@ def run(
     max_outcomes: int | None = typer.Option(None, "--max-outcomes", min=1, metavar="N",
                                             help="Bargaining: refuse scenario files with "
                                             "more outcomes than this (default 10^6)."),
-    strategy: str = typer.Option("utility-aware", "--strategy",
-                                 help="Task exchange: utility-aware | baseline."),
-    instance: int = typer.Option(0, "--instance", help="Deliberation: instance number."),
-    tools: bool = typer.Option(False, "--tools", help="Deliberation: give agents tools."),
+    strategy: str | None = typer.Option(None, "--strategy",
+                                        help="Task exchange: utility-aware | baseline."),
+    instance: int | None = typer.Option(None, "--instance", help="Deliberation: instance "
+                                        "number (default 0)."),
+    tools: bool | None = typer.Option(None, "--tools", help="Deliberation: give agents tools.",
+                                      show_default=False),
+    param: list[str] = typer.Option([], "--param", "-p", metavar="KEY=VALUE",
+                                    help="A domain parameter (any domain, repeatable); VALUE "
+                                    "is read as YAML: 3, 0.5, true, [a, b], text."),
     data: Path | None = c.data_option(),
     cache: Path | None = c.cache_option(),
     cache_mode: str = c.cache_mode_option(),
@@ -152,38 +157,20 @@ def run(
     Exit status: 0 agreement or clean no-deal, 1 the episode ended in status error (its
     record is still printed), 2 bad input.
     """
-    from accord.cli.run import run_bargaining, run_domain
+    from accord.cli.run import parse_params, run_target
 
     out = c.pick(out, log, "--log", "--out")
     llm = c.llm_settings(cache, cache_mode)
     c.check_out_path(out)
     if wall_clock is not None and not (0 < wall_clock < float("inf")):
         raise c.fail(f"--wall-clock must be a positive number of seconds, got {wall_clock}")
-    domain, _, rest = target.partition("/")
-    known = ("bargaining", *RUN_DOMAINS)
-    if domain == "bargaining" or (domain not in RUN_DOMAINS
-                                  and target.endswith((".yaml", ".yml"))):
-        params = {key: val for key, val in (
-            ("mediator", mediator), ("judge", judge), ("stagnation_rounds", stagnation_rounds),
-            ("acceptance", acceptance), ("max_offers", max_offers),
-            ("wall_clock", wall_clock)) if val is not None}
-        run_bargaining(target, agents, seed, max_rounds, out, as_json, params, llm, quiet,
-                       max_outcomes)
-        return
-    if domain not in RUN_DOMAINS:
-        from accord.core.names import unknown_name
-        from accord.core.safeload import short
-
-        raise c.fail(unknown_name("domain", domain, known,
-                                  hint=f"(in {short(target)}; or give a scenario PATH.yaml)"))
-    run_domain(domain, rest, agents=agents, seed=seed, max_rounds=max_rounds, out=out,
-               as_json=as_json, quiet=quiet, strategy=strategy, instance=instance,
-               tools=tools, llm=llm, data=data)
-
-
-#: domains ``accord run DOMAIN/...`` accepts besides bargaining (games also have
-#: ``accord games play``, deal-or-no-deal ``accord dond play`` for whole data sets)
-RUN_DOMAINS: tuple[str, ...] = ("task-exchange", "deliberation", "deal-or-no-deal", "games")
+    options = {"max_rounds": max_rounds, "mediator": mediator, "judge": judge,
+               "stagnation_rounds": stagnation_rounds, "acceptance": acceptance,
+               "max_offers": max_offers, "wall_clock": wall_clock,
+               "max_outcomes": max_outcomes, "strategy": strategy, "instance": instance,
+               "tools": tools}
+    run_target(target, agents, seed, options, parse_params(param), out, as_json, llm, quiet,
+               data)
 
 
 @app.command(epilog=c.example("accord analyze bargaining/procurement",

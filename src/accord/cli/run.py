@@ -14,71 +14,107 @@ import typer
 from accord.cli import common as c
 
 
-def bargaining_json(summary: dict[str, Any]) -> dict[str, Any]:
-    """The ``accord run --json`` contract for bargaining episodes."""
-    rec = summary["record"]
-    return {
-        "status": summary["status"],
-        "reason": summary["reason"],
-        "agreement": rec.get("agreement") if summary["status"] == "agreement" else None,
-        "utilities": rec.get("utilities", {}),
-        "batna": rec.get("batna", {}),
-        "rounds": summary["rounds"],
-        "flags": summary["flags"],
-        "who": summary.get("who"),
-        "detail": summary.get("detail"),
-    }
+def parse_params(items: list[str]) -> dict[str, Any]:
+    """``--param KEY=VALUE`` pairs as a params dict; each VALUE is read as a YAML scalar
+    (``3`` an int, ``0.5`` a float, ``true`` a bool, ``[a, b]`` a list, else a string)."""
+    import yaml
+
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, text = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise c.fail(f"--param wants KEY=VALUE, got {item!r}")
+        try:
+            out[key] = yaml.safe_load(text) if text.strip() else ""
+        except yaml.YAMLError as exc:
+            raise c.fail(f"--param {key}: cannot read {text!r}: {exc}") from None
+    return out
 
 
-def run_bargaining(target: str, agents: str, seed: int, max_rounds: int | None,
-                   out: Path | None, as_json: bool, params: dict[str, Any],
-                   llm: dict[str, Any] | None = None, quiet: bool = False,
-                   max_outcomes: int | None = None) -> None:
-    """Run one bargaining episode and print it."""
+def resolve_target(target: str) -> tuple[str, str]:
+    """``DOMAIN/REST`` -> (domain, rest) for any installed domain; a bare scenario
+    ``PATH.yaml`` is a bargaining scenario file. Unknown domains fail with the known ones."""
+    from accord.domains import domain_names
+
+    names = domain_names()
+    domain, _, rest = target.partition("/")
+    if domain in names:
+        return domain, rest
+    if target.endswith((".yaml", ".yml")):
+        return "bargaining", target
+    from accord.core.names import unknown_name
+    from accord.core.safeload import short
+
+    raise c.fail(unknown_name("domain", domain, names,
+                              hint=f"(in {short(target)}; or give a scenario PATH.yaml)"))
+
+
+def domain_params(domain: Any, options: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
+    """The domain's params from the given ``accord run`` options and ``--param`` pairs.
+
+    An option the domain does not take is refused by name (it would otherwise be ignored
+    silently); ``--param`` keys are checked by the domain itself.
+    """
+    out: dict[str, Any] = {}
+    for name, value in options.items():
+        if value is None:
+            continue
+        key = domain.run_options.get(name)
+        if key is None:
+            flag = "--" + name.replace("_", "-")
+            takers = _domains_taking(name)
+            raise c.fail(f"{flag} does not apply to domain {domain.name!r}"
+                         + (f" (it is for {', '.join(takers)})" if takers else "")
+                         + "; use --param KEY=VALUE for the domain's own parameters")
+        out[key] = value
+    return {**out, **params}
+
+
+def _domains_taking(option: str) -> list[str]:
+    from accord.domains import all_domains
+
+    return sorted(name for name, dom in all_domains().items() if option in dom.run_options)
+
+
+def run_target(target: str, agents: str, seed: int, options: dict[str, Any],
+               params: dict[str, Any], out: Path | None, as_json: bool,
+               llm: dict[str, Any], quiet: bool = False, data: Path | None = None) -> None:
+    """``accord run TARGET``: one episode of any installed domain, printed or as JSON."""
     from accord.agents.spec import AgentSpecError, parse_agent_list
-    from accord.core.outcomes import DEFAULT_MAX_OUTCOMES
-    from accord.domains.bargaining import (
-        ScenarioError,
-        check_params,
-        resolve_scenario,
-        run_negotiation,
-    )
-    from accord.domains.bargaining.runner import ParamError
+    from accord.domains import RunContext, get_domain
 
+    name, rest = resolve_target(target)
     try:
-        scenario = resolve_scenario(target, max_outcomes or DEFAULT_MAX_OUTCOMES)
-        specs = parse_agent_list(agents)
-        if max_rounds is not None:
-            params["max_rounds"] = max_rounds
-        check_params(params)
-        from accord.domains import EpisodeSpec
-
-        spec = EpisodeSpec("bargaining", target.removeprefix("bargaining/"), tuple(specs),
-                           dict(params), seed)
-        result = asyncio.run(run_negotiation(scenario, specs, params=params, seed=seed,
-                                              ctx={"llm": llm or {},
-                                                   "episode_id": _episode_id(spec)}))
-    except (ScenarioError, AgentSpecError, ParamError, ValueError) as exc:
-        # ValueError: protocol or agent construction refused its settings (the episode
-        # itself turns every error into a record, never an exception)
-        raise c.fail(str(exc)) from None
+        dom = get_domain(name)
+        spec = dom.run_spec(rest, parse_agent_list(agents),
+                            domain_params(dom, options, params), seed)
+        dom.validate(spec)
+        ctx = RunContext(episode_id=_episode_id(spec), llm=llm,
+                         data=None if data is None else str(data))
+        result = asyncio.run(dom.run_episode(spec, ctx))
+        record = dom.summary(spec, result)
+    except (ValueError, KeyError, TypeError, AgentSpecError, OSError) as exc:
+        # ValueError covers ScenarioError, ParamError and refused protocol settings; the
+        # episode itself turns every error into a record, never an exception
+        raise c.fail(str(exc.args[0]) if isinstance(exc, KeyError) and exc.args
+                     else str(exc)) from None
     if out is not None:
         c.write_trajectory(result.trajectory, out)
-    summary = result.summary()
     if as_json:
-        c.emit_json(bargaining_json(summary))
+        c.emit_json(record)
         _exit_on_error(result.status)
         return
-    from accord.cli.render import print_negotiation_record, print_transcript
+    from accord.cli.render import print_negotiation_record, print_record_fields, print_transcript
 
     console = c.console()
     if not quiet:
-        console.print(f"[bold]{c.plain(scenario.name)}[/]: "
-                      f"{c.plain(', '.join(scenario.party_names))} "
-                      f"({c.plain(', '.join(str(s) for s in specs))}), "
-                      f"{scenario.space.size} outcomes")
+        console.print(f"[bold]{c.plain(dom.headline(spec))}[/]")
         print_transcript(console, result.trajectory)
-    print_negotiation_record(console, summary)
+    if name == "bargaining":  # the agreement artefact / no-deal record as a table
+        print_negotiation_record(console, result.summary())
+    else:
+        print_record_fields(console, record)
     if out is not None and not quiet:
         console.print(f"trajectory log: {c.plain(out)}")
     _exit_on_error(result.status)
@@ -136,67 +172,3 @@ def _episode_id(spec: Any) -> str:
     from accord.domains.ids import episode_id
 
     return str(episode_id(spec))
-
-
-def _summarizer(domain: str) -> Any:
-    if domain == "task-exchange":
-        from accord.cli.task_exchange import summarize
-
-        return summarize
-    if domain == "deliberation":
-        from accord.cli.deliberation import summarize as summarize_deliberation
-
-        return summarize_deliberation
-    return None
-
-
-def run_domain(domain: str, rest: str, *, agents: str, seed: int, max_rounds: int | None,
-               out: Path | None, as_json: bool, strategy: str, instance: int, tools: bool,
-               llm: dict[str, Any], quiet: bool = False, data: Path | None = None) -> None:
-    """``accord run DOMAIN/SCENARIO`` for the domains other than bargaining."""
-    from accord.agents.spec import AgentSpecError, parse_agent_list
-    from accord.domains import EpisodeSpec, RunContext, get_domain
-
-    params: dict[str, Any] = {}
-    scenario = rest
-    if domain == "task-exchange":
-        params["strategy"] = strategy
-        if max_rounds is not None:
-            params["turn_limit"] = max_rounds
-    elif domain == "deliberation":
-        setting, _, idx = rest.partition("/")
-        scenario = setting
-        params.update(instance=int(idx) if idx.isdigit() else instance, tools=tools)
-        if max_rounds is not None:
-            params["max_rounds"] = max_rounds
-    elif domain == "deal-or-no-deal" and max_rounds is not None:
-        params["rounds"] = max_rounds
-    summarize = _summarizer(domain)
-    try:
-        dom = get_domain(domain)
-        spec = EpisodeSpec(domain, scenario, tuple(parse_agent_list(agents)), params, seed)
-        validate = getattr(dom, "validate", None)
-        ctx = RunContext(episode_id=_episode_id(spec), llm=llm,
-                         data=None if data is None else str(data))
-        if validate is not None:
-            validate(spec)
-        result = asyncio.run(dom.run_episode(spec, ctx))
-    except (ValueError, KeyError, AgentSpecError, FileNotFoundError) as exc:
-        raise c.fail(str(exc.args[0]) if isinstance(exc, KeyError) else str(exc)) from None
-    if out is not None:
-        c.write_trajectory(result.trajectory, out)
-    record = summarize(spec, result) if summarize else {**result.summary(),
-                                                        "metrics": dom.metrics(spec, result)}
-    if as_json:
-        c.emit_json(record)
-        _exit_on_error(result.status)
-        return
-    from accord.cli.render import print_record_fields, print_transcript
-
-    console = c.console()
-    if not quiet:
-        console.print(f"[bold]{c.plain(domain)}/{c.plain(rest)}[/]: "
-                      f"{c.plain(', '.join(str(a) for a in spec.agents))}")
-        print_transcript(console, result.trajectory)
-    print_record_fields(console, record)
-    _exit_on_error(result.status)

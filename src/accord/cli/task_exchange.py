@@ -9,55 +9,13 @@ Table 1 / Table 2 layouts from a results store of ``accord bench``.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import typer
 
 from accord.cli import common as c
 
-if TYPE_CHECKING:
-    from accord.domains.base import EpisodeSpec
-    from accord.protocols.engine import EpisodeResult
-
 app = c.group_app("task-exchange")
-
-
-def summarize(spec: EpisodeSpec, result: EpisodeResult) -> dict[str, Any]:
-    """The JSON object of ``accord run task-exchange/<scenario>`` for a finished episode.
-
-    Keys: ``status`` (agreed | disagreed | error), ``turns``, ``invalid`` (pattern -> count),
-    ``utilities`` (role -> normalised utility, null on error), ``social_welfare``,
-    ``l2_to_pareto`` and ``allocation`` (null on error), plus run details and LLM ``usage``
-    per role (empty for code agents).
-    """
-    from accord.domains.task_exchange import PATTERNS, episode_metrics, get_scenario, initial_row
-
-    sc = get_scenario(spec.scenario)
-    m = episode_metrics(sc, result.record, result.trajectory)
-    invalid = {reason: m[f"invalid_{reason}"] for reason in PATTERNS}
-    invalid["other"] = m["invalid_other"]
-    specs = [str(a) for a in spec.agents]
-    return {
-        "domain": "task-exchange",
-        "scenario": sc.name,
-        "strategy": spec.params.get("strategy", "utility-aware"),
-        "agents": dict(zip(sc.roles, specs, strict=True)),
-        "seed": spec.seed,
-        "status": result.record["status"],
-        "turns": result.record["turns"],
-        "invalid": invalid,
-        "attempts": m["attempts"],
-        "utilities": None if result.record["status"] == "error" else
-        {r: m[f"utility_{r}"] for r in sc.roles},
-        "social_welfare": m["social_welfare"],
-        "l2_to_pareto": m["l2_to_pareto"],
-        "allocation": result.record["allocation"],
-        "initial": initial_row(sc),
-        "reason": result.reason,
-        "who": result.who,
-        "detail": result.detail,
-        "usage": result.usage,
-    }
 
 
 def run_target(scenario: str, agents: list[str], strategy: str = "utility-aware",
@@ -74,7 +32,7 @@ def run_target(scenario: str, agents: list[str], strategy: str = "utility-aware"
                        {"strategy": strategy}, seed)
     result = asyncio.run(DOMAIN.run_episode(spec, RunContext(episode_id=_episode_id(spec),
                                                              llm=llm or {})))
-    return summarize(spec, result)
+    return DOMAIN.summary(spec, result)
 
 
 def _agents(text: str) -> list[str]:
@@ -322,4 +280,4 @@ def tables_cmd(store: Path = typer.Argument(..., help="results store of accord b
     typer.echo(text, nl=False)
 
 
-__all__ = ["app", "generate_cmd", "run_target", "summarize", "tables_cmd"]
+__all__ = ["app", "generate_cmd", "run_target", "tables_cmd"]

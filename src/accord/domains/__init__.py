@@ -1,8 +1,22 @@
-"""Scenario families. Each subpackage registers its :class:`Domain` on import."""
+"""Scenario families, found through the ``accord.domains`` entry-point group.
+
+Every domain — the five built in and any third-party package — registers the same way:
+an entry point in its package metadata naming the module attribute that holds its
+:class:`Domain`, e.g. in ``pyproject.toml``::
+
+    [project.entry-points."accord.domains"]
+    ultimatum = "accord_ultimatum:DOMAIN"
+
+Importing that module registers the domain (:func:`register_domain`); ``accord run``,
+``accord bench``, ``accord scenarios`` and ``accord results --layout`` then find it with
+no edit anywhere else. A bench config's ``plugins:`` list is the other door (a module
+that registers domains or agent kinds when imported), for code that is not installed.
+"""
 
 from __future__ import annotations
 
-import importlib
+import functools
+from importlib.metadata import EntryPoint, entry_points
 
 from accord.domains.base import (
     Domain,
@@ -13,49 +27,86 @@ from accord.domains.base import (
     register_domain,
 )
 
-#: the built-in domains by name, each with the subpackage that registers it on import
-BUILTIN_DOMAINS: dict[str, str] = {
-    "bargaining": "accord.domains.bargaining",
-    "deal-or-no-deal": "accord.domains.deal_or_no_deal",
-    "task-exchange": "accord.domains.task_exchange",
-    "deliberation": "accord.domains.deliberation",
-    "games": "accord.domains.games",
-}
+#: the entry-point group every domain registers under
+ENTRY_POINT_GROUP = "accord.domains"
 
-#: subpackages that register a domain; each helper adds its own line
-BUILTIN_DOMAIN_MODULES: tuple[str, ...] = tuple(BUILTIN_DOMAINS.values())
+
+@functools.cache
+def domain_entry_points() -> dict[str, EntryPoint]:
+    """The installed domains' entry points, by domain name (read once per process)."""
+    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def domain_names() -> list[str]:
+    """Names of the installed domains (without importing any of them)."""
+    return sorted(domain_entry_points())
+
+
+def load_domain(name: str) -> Domain | None:
+    """Import the installed domain ``name`` through its entry point (``None`` if none).
+
+    A broken plug-in (its module fails to import, or the attribute is not a
+    :class:`Domain`) raises ``ImportError`` naming the entry point, never a bare traceback
+    from deep inside the plug-in.
+    """
+    ep = domain_entry_points().get(name)
+    if ep is None:
+        return None
+    try:
+        obj = ep.load()
+    except Exception as exc:  # a third-party module can fail in any way
+        raise ImportError(f"domain {name!r} (entry point {ep.value!r}) failed to load: "
+                          f"{type(exc).__name__}: {exc}") from exc
+    if not isinstance(obj, Domain):
+        raise ImportError(f"domain {name!r}: entry point {ep.value!r} is a "
+                          f"{type(obj).__name__}, not an accord Domain")
+    register_domain(obj)
+    return obj
+
 
 _loaded = False
 
 
 def load_builtin_domains() -> None:
-    """Import every built-in domain module once so they register themselves."""
+    """Load every installed domain once (built-in and third-party alike).
+
+    A plug-in that fails to load is skipped here with a warning on stderr, so one broken
+    package does not take ``accord scenarios`` down; asking for it by name still raises.
+    """
     global _loaded
     if _loaded:
         return
     _loaded = True
-    for mod in BUILTIN_DOMAIN_MODULES:
-        importlib.import_module(mod)
+    import sys
+
+    for name in domain_names():
+        try:
+            load_domain(name)
+        except ImportError as exc:
+            print(f"warning: {exc}", file=sys.stderr)
 
 
 def domain_module(name: str) -> str | None:
-    """The module that registers the built-in domain ``name`` (``None`` for others).
+    """The module that registers the installed domain ``name`` (``None`` for others).
 
     Importing just that module is enough to run its episodes: a worker process imports
-    the domains its tasks need, not all five.
+    the domains its tasks need, not all of them.
     """
-    return BUILTIN_DOMAINS.get(name)
+    ep = domain_entry_points().get(name)
+    return None if ep is None else ep.module
 
 
 __all__ = [
-    "BUILTIN_DOMAINS",
-    "BUILTIN_DOMAIN_MODULES",
+    "ENTRY_POINT_GROUP",
     "Domain",
     "EpisodeSpec",
     "RunContext",
     "all_domains",
+    "domain_entry_points",
     "domain_module",
+    "domain_names",
     "get_domain",
     "load_builtin_domains",
+    "load_domain",
     "register_domain",
 ]

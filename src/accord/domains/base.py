@@ -8,11 +8,10 @@ its metrics as a pure function of the result (DESIGN.md principle 6). The runner
 
 from __future__ import annotations
 
-import importlib
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from accord.agents.spec import AgentSpec
 from accord.core.names import unknown_name
@@ -85,6 +84,29 @@ class Domain(ABC):
         """
         return {}
 
+    #: ``accord run`` options this domain takes, by option name (``max_rounds`` for
+    #: ``--max-rounds``) -> the params key it sets. ``accord run`` refuses any other
+    #: domain option by name; ``--param KEY=VALUE`` reaches every key of every domain.
+    run_options: ClassVar[Mapping[str, str]] = {"max_rounds": "max_rounds"}
+
+    def run_spec(self, rest: str, agents: Sequence[AgentSpec], params: Mapping[str, Any],
+                 seed: int) -> EpisodeSpec:
+        """The episode ``accord run NAME/REST`` asks for (``params`` already mapped from the
+        command's options). The default reads ``REST`` as the scenario name."""
+        return EpisodeSpec(self.name, rest, tuple(agents), dict(params), seed)
+
+    def headline(self, spec: EpisodeSpec) -> str:
+        """One line naming the episode before its transcript (plain text; the CLI escapes it)."""
+        return f"{self.name}/{spec.scenario}: {', '.join(str(a) for a in spec.agents)}"
+
+    def summary(self, spec: EpisodeSpec, result: EpisodeResult) -> dict[str, Any]:
+        """The JSON object ``accord run --json`` prints for a finished episode.
+
+        The default is the engine's summary with this domain's metrics; a domain with a
+        documented ``--json`` contract overrides it.
+        """
+        return {**result.summary(), "metrics": self.metrics(spec, result)}
+
     def validate(self, spec: EpisodeSpec) -> None:
         """Check ``spec`` before any episode runs; raise ``ValueError`` naming the problem.
 
@@ -108,16 +130,18 @@ def register_domain(domain: Domain) -> Domain:
 def get_domain(name: str) -> Domain:
     """The registered domain called ``name``, with a helpful error otherwise.
 
-    A built-in domain is imported on its own (the others stay unloaded); any other name
-    loads every built-in domain first, so the error can list them all.
+    An installed domain is imported on its own through its entry point (the others stay
+    unloaded); any other name loads every installed domain first, so the error can list
+    them all. A plug-in that fails to import raises ``KeyError`` naming it and why.
     """
     if name in _DOMAINS:
         return _DOMAINS[name]
-    from accord.domains import domain_module, load_builtin_domains
+    from accord.domains import load_builtin_domains, load_domain
 
-    module = domain_module(name)
-    if module is not None:
-        importlib.import_module(module)
+    try:
+        load_domain(name)
+    except ImportError as exc:
+        raise KeyError(str(exc)) from None
     if name not in _DOMAINS:
         load_builtin_domains()
     try:

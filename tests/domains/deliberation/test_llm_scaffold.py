@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 from accord.agents.spec import parse_agent_list
-from accord.cli.deliberation import summarize
 from accord.domains.base import EpisodeSpec, RunContext
 from accord.domains.deliberation import DOMAIN, MenuInstance, optimum, shipped_instance
 from accord.protocols.engine import EpisodeResult
@@ -25,6 +24,8 @@ from accord.testing.stub import (
     corrupt,
 )
 from accord.testing.stub.deliberation import DeliberationPolicy
+
+summarize = DOMAIN.summary
 
 KEY = "sk-test-DELIB-0badc0de"
 LLM = "llm:openai-api/stub/deliberation"

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
 
 from accord.agents.registry import NEGOTIATORS
+from accord.agents.spec import AgentSpec
 from accord.core.outcomes import DEFAULT_MAX_OUTCOMES
 from accord.core.scenario import Scenario
 from accord.domains.bargaining.analysis import analyze
@@ -48,6 +50,42 @@ class BargainingDomain(Domain):
 
     def metrics(self, spec: EpisodeSpec, result: EpisodeResult) -> dict[str, Any]:
         return bargaining_metrics(_scenario(spec), result)
+
+    #: ``accord run`` options (``--mediator``, ``--judge``, ...) -> protocol parameters
+    run_options: ClassVar[Mapping[str, str]] = {key: key for key in (
+        "max_rounds", "mediator", "judge", "stagnation_rounds", "acceptance", "max_offers",
+        "wall_clock", "max_outcomes")}
+
+    def run_spec(self, rest: str, agents: Sequence[AgentSpec], params: Mapping[str, Any],
+                 seed: int) -> EpisodeSpec:
+        """``bargaining/NAME`` or a scenario file's path; parameters checked up front."""
+        check_params(params)
+        return EpisodeSpec(self.name, rest, tuple(agents), dict(params), seed)
+
+    def headline(self, spec: EpisodeSpec) -> str:
+        scenario = _scenario(spec)
+        return (f"{scenario.name}: {', '.join(scenario.party_names)} "
+                f"({', '.join(str(s) for s in spec.agents)}), {scenario.space.size} outcomes")
+
+    def summary(self, spec: EpisodeSpec, result: EpisodeResult) -> dict[str, Any]:
+        """The ``accord run --json`` contract for bargaining episodes."""
+        return run_summary(result.summary())
+
+
+def run_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``accord run --json`` object of a bargaining episode from the engine's summary."""
+    rec = summary["record"]
+    return {
+        "status": summary["status"],
+        "reason": summary["reason"],
+        "agreement": rec.get("agreement") if summary["status"] == "agreement" else None,
+        "utilities": rec.get("utilities", {}),
+        "batna": rec.get("batna", {}),
+        "rounds": summary["rounds"],
+        "flags": summary["flags"],
+        "who": summary.get("who"),
+        "detail": summary.get("detail"),
+    }
 
 
 def _scenario(spec: EpisodeSpec) -> Scenario:

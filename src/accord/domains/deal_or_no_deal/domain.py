@@ -17,7 +17,7 @@ Episode parameters:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from accord.agents.spec import AgentSpecError, parse_agent_spec
 from accord.core.names import unknown_name
@@ -74,6 +74,9 @@ class DealOrNoDealDomain(Domain):
     """Negotiation over books, hats and balls on the human Deal-or-No-Deal dialogues."""
 
     name = "deal-or-no-deal"
+
+    #: ``--max-rounds`` caps the dialogue's rounds
+    run_options: ClassVar[Mapping[str, str]] = {"max_rounds": "rounds"}
 
     #: shown by ``accord scenarios`` when the data is not installed
     scenarios_hint = ("data not found: run `accord dond download` or set ACCORD_DATA "

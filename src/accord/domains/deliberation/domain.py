@@ -18,9 +18,9 @@ Other packages add kinds with :func:`register_agent_kind`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -234,6 +234,34 @@ class DeliberationDomain(Domain):
         from accord.domains.deliberation.layout import deliberation_layout
 
         return {"deliberation": deliberation_layout}
+
+    #: ``--max-rounds``, ``--instance`` and ``--tools`` of ``accord run``
+    run_options: ClassVar[Mapping[str, str]] = {
+        "max_rounds": "max_rounds", "instance": "instance", "tools": "tools"}
+
+    def run_spec(self, rest: str, agents: Sequence[AgentSpec], params: Mapping[str, Any],
+                 seed: int) -> EpisodeSpec:
+        """``deliberation/SETTING`` or ``deliberation/SETTING/N`` (instance N, default 0)."""
+        setting, _, idx = rest.partition("/")
+        p = {"instance": 0, "tools": False, **params}
+        if idx.isdigit():
+            p["instance"] = int(idx)
+        elif idx:
+            raise ValueError(f"deliberation/{rest}: the instance after the setting must be a "
+                             f"number, got {idx!r}")
+        return EpisodeSpec(self.name, setting, tuple(agents), p, seed)
+
+    def summary(self, spec: EpisodeSpec, result: EpisodeResult) -> dict[str, Any]:
+        """The JSON object of ``accord run deliberation/<setting>`` for a finished episode."""
+        m = self.metrics(spec, result)
+        return {
+            "reward": m["reward"], "max_reward": m["max_reward"], "nr": m["nr"],
+            "nar": m["nar"], "valid": m["valid"], "hr": m["hr"], "nmae_pub": m["nmae_pub"],
+            "decision": result.record.get("decision"),
+            "tool_nr": m["tool_nr"], "tool_compliance": m["tool_compliance"],
+            "status": result.status, "reason": result.reason, "rounds": m["rounds"],
+            "mode": result.record.get("episode_mode"), "instance": result.record.get("instance"),
+        }
 
     def metrics(self, spec: EpisodeSpec, result: EpisodeResult) -> dict[str, Any]:
         inst = resolve_instance(spec)

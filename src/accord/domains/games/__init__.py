@@ -63,7 +63,7 @@ from accord.domains.games.studies import (
     study_table,
 )
 
-register_domain(GamesDomain())
+DOMAIN = register_domain(GamesDomain())
 
 __all__ = [
     "AGENT_KINDS",

@@ -18,7 +18,7 @@ The record of an episode with workflow agents holds their derived strategies und
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -98,6 +98,9 @@ class GamesDomain(Domain):
     """Classic complete-information games (seed 003, sections 4 and 6)."""
 
     name = "games"
+
+    #: ``--max-rounds`` sets the cheap-talk rounds before the action
+    run_options: ClassVar[Mapping[str, str]] = {"max_rounds": "negotiation_rounds"}
 
     def scenarios(self) -> list[str]:
         return catalog_names()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -142,6 +142,53 @@ class TaskExchangeDomain(Domain):
 
     def metrics(self, spec: EpisodeSpec, result: EpisodeResult) -> dict[str, Any]:
         return episode_metrics(get_scenario(spec.scenario), result.record, result.trajectory)
+
+    #: ``--max-rounds`` caps the turns; ``--strategy`` picks utility-aware or baseline
+    run_options: ClassVar[Mapping[str, str]] = {"max_rounds": "turn_limit", "strategy": "strategy"}
+
+    def run_spec(self, rest: str, agents: Sequence[AgentSpec], params: Mapping[str, Any],
+                 seed: int) -> EpisodeSpec:
+        """``task-exchange/SCENARIO``; the strategy defaults to the seed's utility-aware."""
+        return EpisodeSpec(self.name, rest, tuple(agents),
+                           {"strategy": "utility-aware", **params}, seed)
+
+    def summary(self, spec: EpisodeSpec, result: EpisodeResult) -> dict[str, Any]:
+        """The JSON object of ``accord run task-exchange/<scenario>`` for a finished episode.
+
+        Keys: ``status`` (agreed | disagreed | error), ``turns``, ``invalid`` (pattern ->
+        count), ``utilities`` (role -> normalised utility, null on error),
+        ``social_welfare``, ``l2_to_pareto`` and ``allocation`` (null on error), plus run
+        details and LLM ``usage`` per role (empty for code agents).
+        """
+        from accord.domains.task_exchange.metrics import initial_row
+        from accord.domains.task_exchange.validation import PATTERNS
+
+        sc = get_scenario(spec.scenario)
+        m = episode_metrics(sc, result.record, result.trajectory)
+        invalid = {reason: m[f"invalid_{reason}"] for reason in PATTERNS}
+        invalid["other"] = m["invalid_other"]
+        specs = [str(a) for a in spec.agents]
+        return {
+            "domain": "task-exchange",
+            "scenario": sc.name,
+            "strategy": spec.params.get("strategy", "utility-aware"),
+            "agents": dict(zip(sc.roles, specs, strict=True)),
+            "seed": spec.seed,
+            "status": result.record["status"],
+            "turns": result.record["turns"],
+            "invalid": invalid,
+            "attempts": m["attempts"],
+            "utilities": None if result.record["status"] == "error" else
+            {r: m[f"utility_{r}"] for r in sc.roles},
+            "social_welfare": m["social_welfare"],
+            "l2_to_pareto": m["l2_to_pareto"],
+            "allocation": result.record["allocation"],
+            "initial": initial_row(sc),
+            "reason": result.reason,
+            "who": result.who,
+            "detail": result.detail,
+            "usage": result.usage,
+        }
 
     def layouts(self) -> dict[str, Callable[[list[dict[str, Any]]], tuple[str, Any]]]:
         return {"task-exchange": paper_table_layout}
