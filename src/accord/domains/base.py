@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 from accord.agents.spec import AgentSpec
 from accord.core.names import unknown_name
 from accord.protocols.engine import EpisodeResult
+from accord.protocols.kit import ProtocolKit
 
 
 @dataclass(frozen=True)
@@ -106,6 +107,11 @@ class Domain(ABC):
         documented ``--json`` contract overrides it.
         """
         return {**result.summary(), "metrics": self.metrics(spec, result)}
+
+    def conformance_kit(self) -> ProtocolKit | None:
+        """How :func:`accord.testing.check_protocol` exercises this domain's protocol
+        (random legal and illegal moves, private objects per role); ``None``: no kit."""
+        return None
 
     def validate(self, spec: EpisodeSpec) -> None:
         """Check ``spec`` before any episode runs; raise ``ValueError`` naming the problem.

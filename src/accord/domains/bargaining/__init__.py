@@ -16,6 +16,7 @@ from accord.domains.bargaining.metrics import bargaining_metrics
 from accord.domains.bargaining.runner import build_agents, check_params, run_negotiation
 from accord.domains.base import Domain, EpisodeSpec, RunContext, register_domain
 from accord.protocols.engine import EpisodeResult
+from accord.protocols.kit import ProtocolKit
 
 
 class BargainingDomain(Domain):
@@ -66,6 +67,13 @@ class BargainingDomain(Domain):
         scenario = _scenario(spec)
         return (f"{scenario.name}: {', '.join(scenario.party_names)} "
                 f"({', '.join(str(s) for s in spec.agents)}), {scenario.space.size} outcomes")
+
+    def conformance_kit(self) -> ProtocolKit:
+        """Alternating offers on the three-issue buyer-seller scenario (any scenario works:
+        ``accord.domains.bargaining.conformance.kit(scenario)``)."""
+        from accord.domains.bargaining.conformance import kit
+
+        return kit(resolve_scenario("buyer-seller"))
 
     def summary(self, spec: EpisodeSpec, result: EpisodeResult) -> dict[str, Any]:
         """The ``accord run --json`` contract for bargaining episodes."""

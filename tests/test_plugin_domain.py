@@ -1,0 +1,118 @@
+"""A third-party domain package, installed into the test venv, runs like a built-in one.
+
+The fixture ``tests/fixtures/ultimatum`` is a separate distribution (``accord-ultimatum``)
+with one registration: its ``accord.domains`` entry point. Installed with pip (offline, no
+build isolation), it must be found by ``accord run``, ``accord bench``, ``accord results``
+and ``accord scenarios`` with no edit to accord, and pass the shipped conformance check.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from accord.testing import ConformanceError, check_protocol
+
+FIXTURE = Path(__file__).parent / "fixtures" / "ultimatum"
+ACCORD = [sys.executable, "-m", "accord"]
+
+
+@pytest.fixture(scope="module")
+def ultimatum(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """``pip install`` the fixture package into this venv for the module's tests, then remove
+    it (a copy is built, so no build files land in the checkout)."""
+    src = tmp_path_factory.mktemp("plugin") / "ultimatum"
+    shutil.copytree(FIXTURE, src)
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
+    done = subprocess.run([*pip, "install", "--no-build-isolation", "--no-deps", "--no-index",
+                           str(src)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    importlib.invalidate_caches()
+    from accord.domains import domain_entry_points
+
+    domain_entry_points.cache_clear()
+    yield
+    subprocess.run([*pip, "uninstall", "-y", "accord-ultimatum"], capture_output=True,
+                   timeout=300)
+    importlib.invalidate_caches()
+    domain_entry_points.cache_clear()
+
+
+def _accord(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*ACCORD, *args], capture_output=True, text=True, timeout=300,
+                          cwd=cwd)
+
+
+def test_accord_run_finds_the_installed_domain(ultimatum: None) -> None:
+    out = _accord("run", "ultimatum/small-pie", "--agents", "fair,threshold", "--json")
+    assert out.returncode == 0, out.stderr
+    rec = json.loads(out.stdout)
+    assert rec["status"] == "agreement"
+    assert rec["record"]["payoffs"] == {"proposer": 5, "responder": 5}
+    assert rec["metrics"] == {"agreement": True, "responder_share": 0.5}
+    # the domain's own parameters reach it through --param; its params model checks them
+    low = _accord("run", "ultimatum/big-pie", "-a", "greedy,threshold?min=30", "-p",
+                  "min_share=5", "--json")
+    assert low.returncode == 0, low.stderr
+    rec = json.loads(low.stdout)
+    assert (rec["status"], rec["reason"], rec["record"]["offered"]) == ("no_deal", "rejected", 5)
+    bad = _accord("run", "ultimatum/small-pie", "-a", "fair,fair", "-p", "min_shar=2")
+    assert bad.returncode == 2
+    assert "ultimatum parameter 'min_shar'" in bad.stderr
+    wrong = _accord("run", "ultimatum/small-pie", "-a", "fair,fair", "--strategy", "baseline")
+    assert wrong.returncode == 2 and "--strategy does not apply to domain 'ultimatum'" in \
+        wrong.stderr
+    text = _accord("run", "ultimatum/small-pie", "-a", "fair,fair")
+    assert text.returncode == 0 and "ultimatum/small-pie: fair, fair" in text.stdout
+
+
+def test_accord_bench_runs_and_tabulates_the_installed_domain(ultimatum: None,
+                                                              tmp_path: Path) -> None:
+    cfg = tmp_path / "ult.yaml"
+    cfg.write_text("name: ult\ndomain: ultimatum\nscenarios: all\n"
+                   "agents:\n  - [fair, threshold]\n  - [greedy, threshold]\nseeds: 2\n")
+    store = tmp_path / "ult.db"
+    ran = _accord("bench", str(cfg), "--store", str(store), "--json")
+    assert ran.returncode == 0, ran.stderr
+    summary = json.loads(ran.stdout)
+    assert (summary["planned"], summary["done"], summary["failed"]) == (8, 8, 0)
+    res = _accord("results", str(store), "--json")
+    assert res.returncode == 0, res.stderr
+    rows = json.loads(res.stdout)
+    text = json.dumps(rows)
+    assert "ultimatum" in text and "responder_share" in text
+    listed = json.loads(_accord("scenarios", "--json").stdout)
+    assert listed["domains"]["ultimatum"] == {"scenarios": ["small-pie", "big-pie"]}
+
+
+def test_the_plugin_passes_the_shipped_conformance_check(ultimatum: None) -> None:
+    from accord.domains import get_domain
+
+    report = check_protocol(get_domain("ultimatum"), episodes=12, seed=3)
+    assert report.episodes == 12 and report.invalid_moves > 0
+    assert set(report.statuses) <= {"agreement", "no_deal", "error"}
+
+
+def test_the_check_catches_a_protocol_that_accepts_an_illegal_move(ultimatum: None) -> None:
+    from accord_ultimatum import UltimatumProtocol  # type: ignore[import-not-found]
+    from accord_ultimatum.domain import illegal_move, legal_move  # type: ignore[import-not-found]
+
+    from accord.protocols import ProtocolKit
+
+    class Lax(UltimatumProtocol):  # type: ignore[misc]
+        def validate(self, state, role, move):  # type: ignore[no-untyped-def]
+            verdict = super().validate(state, role, move)
+            return None if verdict is not None and verdict.reason == "share_out_of_range" \
+                else verdict
+
+    kit = ProtocolKit(name="lax", make=lambda i: Lax(10), legal=legal_move,
+                      illegal=illegal_move, max_rounds=2)
+    with pytest.raises(ConformanceError, match="was accepted"):
+        check_protocol(kit, episodes=10)
