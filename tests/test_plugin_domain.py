@@ -3,7 +3,8 @@
 The fixture ``tests/fixtures/ultimatum`` is a separate distribution (``accord-ultimatum``)
 with one registration: its ``accord.domains`` entry point. Installed with pip (offline, no
 build isolation), it must be found by ``accord run``, ``accord bench``, ``accord results``
-and ``accord scenarios`` with no edit to accord, and pass the shipped conformance check.
+and ``accord scenarios`` with no edit to accord, and pass the shipped conformance check;
+its LLM provider (``accord.providers``) must answer model strings.
 """
 
 from __future__ import annotations
@@ -116,3 +117,14 @@ def test_the_check_catches_a_protocol_that_accepts_an_illegal_move(ultimatum: No
                       illegal=illegal_move, max_rounds=2)
     with pytest.raises(ConformanceError, match="was accepted"):
         check_protocol(kit, episodes=10)
+
+
+def test_a_provider_from_another_package_answers_model_strings(ultimatum: None) -> None:
+    """``accord.providers``: the fixture's ``fixture-mock/<policy>`` drives an LLM agent."""
+    out = _accord("run", "bargaining/buyer-seller", "-a",
+                  "llm:fixture-mock/negotiator,boulware", "--json")
+    assert out.returncode == 0, out.stderr
+    rec = json.loads(out.stdout)
+    assert rec["status"] in ("agreement", "no_deal") and rec["rounds"] >= 1
+    unknown = _accord("run", "bargaining/buyer-seller", "-a", "llm:nowhere/x,boulware")
+    assert unknown.returncode == 2 and "nowhere" in unknown.stderr

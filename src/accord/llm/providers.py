@@ -16,8 +16,11 @@ model string                       endpoint
 =================================  ==========================================================
 
 :data:`PROVIDERS` maps a provider name to a resolver ``(rest, model_string, env) ->
-Endpoint``; add one with :func:`register_provider`. Resolution reads only the
-environment mapping it is given and never stores a key in the :class:`Endpoint`.
+Endpoint``; add one with :func:`register_provider`, or from an installed package through
+the ``accord.providers`` entry-point group (entry name: the provider; value: the resolver),
+loaded the first time a model string names a provider that is not registered. Resolution
+reads only the environment mapping it is given and never stores a key in the
+:class:`Endpoint`.
 """
 
 from __future__ import annotations
@@ -92,9 +95,33 @@ def register_provider(name: str) -> Callable[[Resolver], Resolver]:
     return deco
 
 
+#: entry-point group of provider resolvers from other packages
+ENTRY_POINT_GROUP = "accord.providers"
+
+
+def load_provider_entry_points() -> None:
+    """Register the resolvers installed packages declare (names already taken are kept)."""
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        if ep.name in PROVIDERS:
+            continue
+        try:
+            resolver = ep.load()
+        except Exception as exc:  # a third-party module can fail in any way
+            raise ConfigurationError(f"LLM provider {ep.name!r} (entry point {ep.value!r}) "
+                                     f"failed to load: {type(exc).__name__}: {exc}") from exc
+        if not callable(resolver):
+            raise ConfigurationError(f"LLM provider {ep.name!r}: entry point {ep.value!r} is "
+                                     "not a resolver (rest, model_string, env) -> Endpoint")
+        PROVIDERS[ep.name] = resolver
+
+
 def resolve_model(spec: str, env: Mapping[str, str]) -> Endpoint:
     """The :class:`Endpoint` for a model string such as ``openai/gpt-4.1-mini``."""
     provider, sep, rest = spec.partition("/")
+    if provider not in PROVIDERS:
+        load_provider_entry_points()
     if provider not in PROVIDERS:
         raise UnknownProviderError(provider if sep else spec, PROVIDERS, spec)
     if not rest:
