@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 from accord.agents.spec import AgentSpec
 from accord.core.names import unknown_name
+from accord.domains.params import DomainParams, read_params
 from accord.protocols.engine import EpisodeResult
 from accord.protocols.kit import ProtocolKit
 
@@ -84,6 +85,17 @@ class Domain(ABC):
         ``(text, json_ready)``. Default: none.
         """
         return {}
+
+    #: the domain's parameters (:mod:`accord.domains.params`): the one home of their
+    #: defaults; ``None`` for a domain that checks its params itself
+    params_model: ClassVar[type[DomainParams] | None] = None
+
+    def params(self, spec: EpisodeSpec) -> DomainParams:
+        """The spec's parameters read through :attr:`params_model` (``ValueError`` naming
+        the key when one is unknown or wrong)."""
+        if self.params_model is None:
+            raise TypeError(f"domain {self.name!r} declares no params_model")
+        return read_params(self.params_model, spec.params, self.name)
 
     #: ``accord run`` options this domain takes, by option name (``max_rounds`` for
     #: ``--max-rounds``) -> the params key it sets. ``accord run`` refuses any other

@@ -25,10 +25,11 @@ def test_registered_with_agent_kinds() -> None:
 @pytest.mark.parametrize("bad,exc,needle", [
     (spec("train/3"), ValueError, "test/<n> or val/<n>"),
     (spec("test/L0"), ValueError, "test/L<line>"),
-    (spec(rounds=0), ValueError, "at least 1"),
-    (spec(rounds="5"), ValueError, "'rounds' must be"),
+    (spec(rounds=0), ValueError, "'rounds': input should be greater than or equal to 1, got 0"),
+    (spec(rounds="5"), ValueError, "'rounds': input should be a valid integer, got '5'"),
     (spec(colour="red"), ValueError, "unknown deal-or-no-deal parameter 'colour'"),
-    (spec(first="carol"), ValueError, "'first' must be one of"),
+    (spec(first="carol"), ValueError, "'first': input should be 'alice', 'bob' or 'data', "
+     "got 'carol'"),
     (spec(agents=("workflow",)), ValueError, "needs 2 agents"),
     (spec(agents=("workflow", "boulware")), AgentSpecError, "unknown deal-or-no-deal agent"),
 ])

@@ -228,7 +228,9 @@ async def test_utility_aware_checks_every_turn() -> None:
 
 
 def test_unknown_strategy_and_params() -> None:
-    with pytest.raises(ValueError, match="strategy 'greedy' unknown"):
+    with pytest.raises(ValueError, match="parameter 'strategy': input should be "
+                       "'utility-aware' or 'baseline', got 'greedy'"):
         build_protocol("cooperative", {"strategy": "greedy"})
-    with pytest.raises(ValueError, match="unknown param"):
+    with pytest.raises(ValueError, match="unknown task-exchange parameter 'rounds'; known: "
+                       "max_retries, strategy, turn_limit"):
         build_protocol("cooperative", {"strategy": "baseline", "rounds": 3})

@@ -17,14 +17,15 @@ Episode parameters:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
+
+from pydantic import Field
 
 from accord.agents.spec import AgentSpecError, parse_agent_spec
 from accord.core.names import unknown_name
 from accord.domains.base import Domain, EpisodeSpec, RunContext
 from accord.domains.deal_or_no_deal.agents import AGENT_KINDS
 from accord.domains.deal_or_no_deal.episode import (
-    FIRST_CHOICES,
     find_datapoint,
     load_datapoints,
     play_datapoint,
@@ -37,28 +38,28 @@ from accord.domains.deal_or_no_deal.selection import (
     parse_line_id,
     select,
 )
+from accord.domains.params import DomainParams, read_params
 from accord.protocols.engine import EpisodeResult
 
-PARAMS: dict[str, type | tuple[type, ...]] = {
-    "data": str, "rounds": int, "first": str, "hardest": int, "max_retries": int,
-}
+
+class DondParams(DomainParams):
+    """Episode parameters of Deal or No Deal (seed 003, section 5)."""
+
+    data: str | None = Field(None, description="data directory (default: ACCORD_DATA or the "
+                             "installed copy)")
+    rounds: int = Field(20, ge=1, description="dialogue rounds before no deal")
+    first: Literal["alice", "bob", "data"] = Field(
+        "alice", description="who opens: a role, or data for the human dialogue's opener")
+    hardest: int | None = Field(None, ge=1, description="refuse a datapoint outside the K "
+                                "most difficult with an envy-free allocation")
 
 
-def check_params(params: Mapping[str, Any]) -> None:
-    """Reject unknown or mistyped parameters with a message naming the key."""
-    for key, val in params.items():
-        if key not in PARAMS:
-            raise ValueError(f"unknown deal-or-no-deal parameter {key!r}; known: "
-                             f"{', '.join(sorted(PARAMS))}")
-        if val is None:
-            continue
-        if isinstance(val, bool) or not isinstance(val, PARAMS[key]):
-            raise ValueError(f"parameter {key!r} must be {PARAMS[key]}, got {val!r}")
-    if params.get("rounds") is not None and params["rounds"] < 1:
-        raise ValueError(f"parameter 'rounds' must be at least 1, got {params['rounds']}")
-    if params.get("first") is not None and params["first"] not in FIRST_CHOICES:
-        raise ValueError(f"parameter 'first' must be one of {', '.join(FIRST_CHOICES)}, "
-                         f"got {params['first']!r}")
+PARAMS = tuple(DondParams.model_fields)
+
+
+def check_params(params: Mapping[str, Any]) -> DondParams:
+    """The parameters, or a ``ValueError`` naming the unknown or mistyped key."""
+    return read_params(DondParams, params, "deal-or-no-deal")
 
 
 def _split(scenario: str) -> str:
@@ -74,6 +75,7 @@ class DealOrNoDealDomain(Domain):
     """Negotiation over books, hats and balls on the human Deal-or-No-Deal dialogues."""
 
     name = "deal-or-no-deal"
+    params_model = DondParams
 
     #: ``--max-rounds`` caps the dialogue's rounds
     run_options: ClassVar[Mapping[str, str]] = {"max_rounds": "rounds"}
@@ -96,7 +98,7 @@ class DealOrNoDealDomain(Domain):
     def validate(self, spec: EpisodeSpec) -> None:
         """Check scenario id, parameters and agent line-up before running."""
         _split(spec.scenario)
-        check_params(spec.params)
+        self.params(spec)
         if len(spec.agents) != 2:
             raise ValueError(f"deal-or-no-deal needs 2 agents (alice, bob), got "
                              f"{len(spec.agents)}")
@@ -110,8 +112,8 @@ class DealOrNoDealDomain(Domain):
         """Load the datapoint and negotiate it (LLM agents use ``ctx.llm`` and
         ``ctx.episode_id``)."""
         self.validate(spec)
-        p = spec.params
-        data = p.get("data") or ctx.data
+        p = check_params(spec.params)
+        data = p.data or ctx.data
         split = _split(spec.scenario)
         line = parse_line_id(spec.scenario)
         if line is None:
@@ -120,13 +122,11 @@ class DealOrNoDealDomain(Domain):
         else:
             dp = load_line(data, split, line[1])
             points = load_selection(data, split, "seed")
-        if p.get("hardest") is not None and dp not in select(points, int(p["hardest"])):
-            raise ValueError(f"scenario {spec.scenario} is not among the {p['hardest']} "
+        if p.hardest is not None and dp not in select(points, p.hardest):
+            raise ValueError(f"scenario {spec.scenario} is not among the {p.hardest} "
                              "hardest datapoints that admit an envy-free allocation")
-        return await play_datapoint(dp, spec.agents, rounds=int(p.get("rounds") or 20),
-                                    seed=spec.seed, first=str(p.get("first") or "alice"),
-                                    max_retries=5 if p.get("max_retries") is None
-                                    else int(p["max_retries"]),
+        return await play_datapoint(dp, spec.agents, rounds=p.rounds, seed=spec.seed,
+                                    first=p.first, max_retries=p.max_retries,
                                     ctx={"llm": ctx.llm, "episode_id": ctx.episode_id})
 
     def metrics(self, spec: EpisodeSpec, result: EpisodeResult) -> dict[str, Any]:

@@ -20,9 +20,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import numpy as np
+from pydantic import Field
 
 from accord.agents.base import Agent
 from accord.agents.spec import AgentSpec
@@ -44,6 +45,7 @@ from accord.domains.deliberation.observations import (
 )
 from accord.domains.deliberation.optimum import optimum
 from accord.domains.deliberation.protocol import DeliberationProtocol, proposal_normalizer
+from accord.domains.params import DomainParams, read_params
 from accord.protocols.engine import Bounds, EpisodeResult, run_episode
 
 DEFAULT_MAX_ROUNDS = 6
@@ -53,6 +55,19 @@ DEFAULT_MAX_CHARS = 1000
 MODES: tuple[str, ...] = ("deliberation", "centralized", "oracle")
 """Deliberation with partial observations, and the two baselines."""
 CENTRAL_ROLE = "central"
+
+
+class DeliberationParams(DomainParams):
+    """Episode parameters of deliberation (seed 001)."""
+
+    instance: int = Field(0, ge=0, description="index of a shipped instance of the setting")
+    instance_file: str | None = Field(None, description="an instance JSON file instead")
+    mode: Literal["deliberation", "centralized", "oracle"] | None = Field(
+        None, description="episode mode (default: implied by the agent kinds)")
+    max_rounds: int = Field(DEFAULT_MAX_ROUNDS, ge=1, description="deliberation rounds")
+    max_chars: int = Field(DEFAULT_MAX_CHARS, ge=1, description="longest message kept")
+    tools: bool = Field(False, description="give agents the Solver and Calculator tools")
+
 """The single role of the centralized baseline."""
 
 
@@ -105,17 +120,18 @@ def parse_scenario(scenario: str, params: Mapping[str, Any]) -> tuple[str, int]:
     if setting not in SETTINGS:
         raise ValueError(f"unknown deliberation setting {setting!r}; expected one of "
                          f"{list(SETTINGS)}")
-    raw = idx or params.get("instance", 0)
-    try:
-        return setting, int(raw)
-    except (TypeError, ValueError):
-        raise ValueError(f"instance must be an integer index, got {raw!r}") from None
+    if idx:
+        try:
+            return setting, int(idx)
+        except ValueError:
+            raise ValueError(f"instance must be an integer index, got {idx!r}") from None
+    return setting, read_params(DeliberationParams, params, "deliberation").instance
 
 
 def resolve_instance(spec: EpisodeSpec) -> Instance:
     """The instance an episode spec names (with an observation spec)."""
     setting, index = parse_scenario(spec.scenario, spec.params)
-    path = spec.params.get("instance_file")
+    path = read_params(DeliberationParams, spec.params, "deliberation").instance_file
     if not path:
         return shipped_instance(setting, index)
     inst = load_instance(str(path))
@@ -131,11 +147,9 @@ def resolve_instance(spec: EpisodeSpec) -> Instance:
 
 def infer_mode(spec: EpisodeSpec) -> str:
     """The episode mode from ``params["mode"]`` or the agent kinds."""
-    mode = spec.params.get("mode")
+    mode = read_params(DeliberationParams, spec.params, "deliberation").mode
     if mode is not None:
-        if mode not in MODES:
-            raise ValueError(f"unknown mode {mode!r}; expected one of {list(MODES)}")
-        return str(mode)
+        return mode
     implied = {_KIND_MODES.get(a.kind) for a in spec.agents}
     if len(implied) == 1 and None not in implied:
         return str(implied.pop())
@@ -145,6 +159,7 @@ def infer_mode(spec: EpisodeSpec) -> str:
 def build_protocol(inst: Instance, mode: str, params: Mapping[str, Any]
                    ) -> DeliberationProtocol:
     """The deliberation protocol of an instance in a mode."""
+    p = read_params(DeliberationParams, params, "deliberation")
     shared = shared_info(inst)
     merged = mode != "deliberation"
     if mode == "centralized":
@@ -158,9 +173,7 @@ def build_protocol(inst: Instance, mode: str, params: Mapping[str, Any]
         roles, shared, private, proposal_normalizer(shared),
         mode="single" if mode == "centralized" else ("leader" if is_task else "symmetric"),
         leader=inst.leader if isinstance(inst, TaskInstance) else None,
-        max_rounds=int(params.get("max_rounds", DEFAULT_MAX_ROUNDS)),
-        max_chars=int(params.get("max_chars", DEFAULT_MAX_CHARS)),
-        tools=bool(params.get("tools", False)), merged=merged)
+        max_rounds=p.max_rounds, max_chars=p.max_chars, tools=p.tools, merged=merged)
 
 
 def _records(protocol: DeliberationProtocol, agents: Mapping[str, Agent],
@@ -185,6 +198,7 @@ class DeliberationDomain(Domain):
     """Deliberative collaboration under partial observability (seed 001)."""
 
     name = "deliberation"
+    params_model = DeliberationParams
 
     def scenarios(self) -> list[str]:
         return list(SETTINGS)
@@ -223,7 +237,7 @@ class DeliberationDomain(Domain):
             agent.reset(rng)
             agents[role] = agent
         bounds = Bounds(max_rounds=protocol.max_rounds,
-                        max_retries=int(spec.params.get("max_retries", 3)))
+                        max_retries=self.params(spec).max_retries)
         result = await run_episode(protocol, agents, bounds=bounds)
         _records(protocol, agents, result)
         result.record.update(instance=inst.id, episode_mode=mode)

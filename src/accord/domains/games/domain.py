@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import numpy as np
+from pydantic import ConfigDict, Field
 
 from accord.agents.base import Agent
 from accord.agents.spec import AgentSpecError, parse_agent_spec
@@ -34,9 +35,24 @@ from accord.domains.games.metrics import episode_metrics
 from accord.domains.games.model import Game
 from accord.domains.games.protocol import GameProtocol
 from accord.domains.ids import episode_id
+from accord.domains.params import DomainParams, read_params
 from accord.protocols.engine import Bounds, EpisodeResult, run_episode
 
-EPISODE_PARAMS = ("negotiation_rounds", "first_speaker", "max_message_chars", "max_retries")
+
+class GamesParams(DomainParams):
+    """Episode parameters of the games; any other key is a parameter of the game itself
+    (e.g. the demand intercept of a parametrised duopoly), checked by the game file."""
+
+    model_config = ConfigDict(extra="allow", strict=True, frozen=True)
+
+    negotiation_rounds: int = Field(0, ge=0, description="cheap-talk rounds before the "
+                                    "action (seed 003, section 4)")
+    first_speaker: str | int | None = Field(None, description="who talks first: a player "
+                                            "name or index (default the first player)")
+    max_message_chars: int | None = Field(None, ge=1, description="longest message kept")
+
+
+EPISODE_PARAMS = tuple(GamesParams.model_fields)
 
 
 def episode_key(spec: EpisodeSpec, repeat: int = 0) -> str:
@@ -44,10 +60,10 @@ def episode_key(spec: EpisodeSpec, repeat: int = 0) -> str:
     return episode_id(spec, repeat)
 
 
-def _split_params(spec: EpisodeSpec) -> tuple[dict[str, Any], dict[str, Any]]:
-    params = dict(spec.params)
-    episode = {k: params.pop(k) for k in EPISODE_PARAMS if k in params}
-    return episode, params
+def _split_params(spec: EpisodeSpec) -> tuple[GamesParams, dict[str, Any]]:
+    """The episode's own parameters and the game's (the keys GamesParams does not know)."""
+    p = read_params(GamesParams, spec.params, "games")
+    return p, dict(p.model_extra or {})
 
 
 def _game(spec: EpisodeSpec, params: Mapping[str, Any]) -> Game:
@@ -80,17 +96,16 @@ def build_episode(spec: EpisodeSpec, ctx: Mapping[str, Any] | None = None
     episode, params = _split_params(spec)
     game = _game(spec, params)
     specs = _specs(spec, game)
-    context = {"max_retries": int(episode.get("max_retries", 5)), **dict(ctx or {})}
+    context = {"max_retries": episode.max_retries, **dict(ctx or {})}
     rngs = np.random.default_rng(spec.seed).spawn(len(game.players))
     agents: dict[str, Agent] = {}
     for i, (player, agent_spec) in enumerate(zip(game.players, specs, strict=True)):
         agent = make_agent(agent_spec, game, i, context)
         agent.reset(rngs[i])
         agents[player] = agent
-    max_chars = episode.get("max_message_chars")
-    protocol = GameProtocol(game, negotiation_rounds=int(episode.get("negotiation_rounds") or 0),
-                            first_speaker=episode.get("first_speaker"),
-                            max_message_chars=None if max_chars is None else int(max_chars))
+    protocol = GameProtocol(game, negotiation_rounds=episode.negotiation_rounds,
+                            first_speaker=episode.first_speaker,
+                            max_message_chars=episode.max_message_chars)
     return protocol, agents, game
 
 
@@ -98,6 +113,7 @@ class GamesDomain(Domain):
     """Classic complete-information games (seed 003, sections 4 and 6)."""
 
     name = "games"
+    params_model = GamesParams
 
     #: ``--max-rounds`` sets the cheap-talk rounds before the action
     run_options: ClassVar[Mapping[str, str]] = {"max_rounds": "negotiation_rounds"}
@@ -112,10 +128,8 @@ class GamesDomain(Domain):
         """Check the game, its parameters and the line-up without building LLM clients."""
         episode, params = _split_params(spec)
         game = _game(spec, params)
-        rounds = episode.get("negotiation_rounds") or 0
-        if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 0:
-            raise ValueError(f"negotiation_rounds must be a whole number >= 0, got {rounds!r}")
-        GameProtocol(game, negotiation_rounds=rounds, first_speaker=episode.get("first_speaker"))
+        GameProtocol(game, negotiation_rounds=episode.negotiation_rounds,
+                     first_speaker=episode.first_speaker)
         for i, agent_spec in enumerate(_specs(spec, game)):
             if agent_spec.kind in LLM_AGENT_KINDS:
                 check_llm_spec(agent_spec)
@@ -129,7 +143,7 @@ class GamesDomain(Domain):
     async def run_episode(self, spec: EpisodeSpec, ctx: RunContext) -> EpisodeResult:
         episode_id = ctx.episode_id or episode_key(spec, int(ctx.extra.get("repeat", 0) or 0))
         protocol, agents, _ = build_episode(spec, {"llm": ctx.llm, "episode_id": episode_id})
-        retries = int(dict(spec.params).get("max_retries", 5))
+        retries = self.params(spec).max_retries
         result = await run_episode(protocol, agents, bounds=Bounds(max_retries=retries))
         flows = {role: rec for role, a in agents.items()
                  if isinstance(a, LLMWorkflowAgent) and (rec := a.record()) is not None}

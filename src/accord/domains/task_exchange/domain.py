@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import numpy as np
+from pydantic import Field
 
 from accord.agents.base import Agent
 from accord.agents.spec import AgentSpec, parse_agent_spec
 from accord.core.names import unknown_name
 from accord.domains.base import Domain, EpisodeSpec, RunContext
 from accord.domains.ids import episode_id
+from accord.domains.params import DomainParams, read_params
 from accord.domains.task_exchange.code_agents import UtilityAwareAgent, selfish_agent
 from accord.domains.task_exchange.llm_agent import build_llm_agent
 from accord.domains.task_exchange.loader import builtin_scenarios, get_scenario
 from accord.domains.task_exchange.metrics import episode_metrics
-from accord.domains.task_exchange.protocol import STRATEGIES, TaskExchangeProtocol
+from accord.domains.task_exchange.protocol import TaskExchangeProtocol
 from accord.domains.task_exchange.scripted import ScriptedAgent
 from accord.protocols.engine import Bounds, EpisodeResult, run_episode
 
@@ -81,20 +83,22 @@ def episode_key(spec: EpisodeSpec) -> str:
     return episode_id(spec)
 
 
+class TaskExchangeParams(DomainParams):
+    """Episode parameters of task exchange (seed 000, Appendix B)."""
+
+    strategy: Literal["utility-aware", "baseline"] = Field(
+        "utility-aware", description="utility-aware (Appendix B.1) or baseline (B.3)")
+    turn_limit: int | None = Field(None, ge=2, description="turns before the episode ends "
+                                   "without agreement (default: the scenario's)")
+    max_retries: int = Field(DEFAULT_RETRIES, ge=0, description="K of Appendix B.2: "
+                             "retries per turn before the run ends with status error")
+
+
 def build_protocol(scenario: str, params: Mapping[str, Any]) -> TaskExchangeProtocol:
-    """The protocol for a scenario name or path; ``params``: strategy, turn_limit, max_retries."""
-    unknown = set(params) - {"strategy", "turn_limit", "max_retries"}
-    if unknown:
-        raise ValueError(f"task-exchange: unknown param(s) {', '.join(sorted(unknown))}; "
-                         "known: strategy, turn_limit, max_retries")
-    strategy = str(params.get("strategy", "utility-aware"))
-    if strategy not in STRATEGIES:
-        raise ValueError(f"task-exchange: strategy {strategy!r} unknown; use one of "
-                         f"{', '.join(STRATEGIES)}")
-    limit = params.get("turn_limit")
-    return TaskExchangeProtocol(get_scenario(scenario), strategy,
-                                None if limit is None else int(limit),
-                                int(params.get("max_retries", DEFAULT_RETRIES)))
+    """The protocol for a scenario name or path; ``params``: :class:`TaskExchangeParams`."""
+    p = read_params(TaskExchangeParams, params, "task-exchange")
+    return TaskExchangeProtocol(get_scenario(scenario), p.strategy, p.turn_limit,
+                                p.max_retries)
 
 
 async def play(protocol: TaskExchangeProtocol, agents: Sequence[Agent],
@@ -113,6 +117,7 @@ class TaskExchangeDomain(Domain):
     """Utility-aware task decomposition and exchange between two agents (seed 000)."""
 
     name = "task-exchange"
+    params_model = TaskExchangeParams
 
     def scenarios(self) -> list[str]:
         return builtin_scenarios()

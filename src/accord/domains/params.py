@@ -1,0 +1,54 @@
+"""Episode parameters: one pydantic model per domain, the one home of every default.
+
+A domain declares ``params_model = MyParams`` (a subclass of :class:`DomainParams`) and
+reads a spec's parameters with :meth:`~accord.domains.base.Domain.params`. Unknown keys
+and wrongly typed values are refused with a ``ValueError`` naming the domain, the key, the
+problem and the value (``accord bench`` points it at the config line of ``params``);
+values are strict: ``"3"`` is not an int and ``true`` is not a number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+#: refused replies a party may make in one turn before the episode ends in status error
+#: (the engine's :class:`~accord.protocols.engine.Bounds` default)
+DEFAULT_MAX_RETRIES = 5
+
+
+class DomainParams(BaseModel):
+    """Parameters every domain takes; subclass it and add the domain's own."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    max_retries: int = Field(DEFAULT_MAX_RETRIES, ge=0, description="refused replies a "
+                             "party may make in one turn before the episode ends in error")
+
+
+P = TypeVar("P", bound=DomainParams)
+
+
+def read_params(model: type[P], params: Mapping[str, Any], domain: str) -> P:
+    """``params`` checked against ``model``; a ``ValueError`` names the first problem."""
+    try:
+        return model.model_validate(dict(params))
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        key = ".".join(str(p) for p in err["loc"]) or "<params>"
+        if err["type"] == "extra_forbidden":
+            known = ", ".join(sorted(model.model_fields))
+            raise ValueError(f"unknown {domain} parameter {key!r}; known: {known}") from None
+        raise ValueError(f"{domain} parameter {key!r}: {err['msg'].lower()}, got "
+                         f"{err.get('input')!r}") from None
+
+
+def describe(model: type[DomainParams]) -> dict[str, dict[str, Any]]:
+    """Each parameter's default and description (for docs and ``--help`` texts)."""
+    return {name: {"default": f.default, "description": f.description or ""}
+            for name, f in model.model_fields.items()}
+
+
+__all__ = ["DEFAULT_MAX_RETRIES", "DomainParams", "describe", "read_params"]

@@ -1,0 +1,65 @@
+"""Every built-in domain reads its parameters through one pydantic model (the one home of
+their defaults): unknown keys and wrong types are refused by name, choices agree with the
+domain's own constants."""
+
+from __future__ import annotations
+
+from typing import get_args
+
+import pytest
+
+from accord.domains import EpisodeSpec, all_domains, get_domain
+from accord.domains.params import DEFAULT_MAX_RETRIES, DomainParams, describe, read_params
+from accord.protocols.engine import Bounds
+
+MODELLED = ("deal-or-no-deal", "deliberation", "games", "task-exchange")
+
+
+@pytest.mark.parametrize("name", MODELLED)
+def test_unknown_and_mistyped_params_are_refused_by_name(name: str) -> None:
+    dom = get_domain(name)
+    model = dom.params_model
+    assert model is not None and issubclass(model, DomainParams)
+    spec = EpisodeSpec(name, "x", (), {"max_retries": "3"}, 0)
+    with pytest.raises(ValueError, match=f"{name} parameter 'max_retries': input should be a "
+                       "valid integer, got '3'"):
+        dom.params(spec)
+    if model.model_config.get("extra") == "forbid":
+        with pytest.raises(ValueError, match=f"unknown {name} parameter 'max_retry'; known: "):
+            dom.params(EpisodeSpec(name, "x", (), {"max_retry": 1}, 0))
+    assert dom.params(EpisodeSpec(name, "x", (), {}, 0)).max_retries == DEFAULT_MAX_RETRIES
+
+
+def test_one_retry_default_everywhere() -> None:
+    assert Bounds().max_retries == DEFAULT_MAX_RETRIES
+    for name in MODELLED:
+        model = get_domain(name).params_model
+        assert model is not None
+        assert describe(model)["max_retries"]["default"] == DEFAULT_MAX_RETRIES
+
+
+def test_choices_agree_with_the_domains_constants() -> None:
+    from accord.domains.deal_or_no_deal.domain import DondParams
+    from accord.domains.deal_or_no_deal.episode import FIRST_CHOICES
+    from accord.domains.deliberation.domain import MODES, DeliberationParams
+    from accord.domains.task_exchange.domain import TaskExchangeParams
+    from accord.domains.task_exchange.protocol import STRATEGIES
+
+    assert get_args(DondParams.model_fields["first"].annotation) == FIRST_CHOICES
+    assert get_args(TaskExchangeParams.model_fields["strategy"].annotation) == STRATEGIES
+    mode = DeliberationParams.model_fields["mode"].annotation
+    assert get_args(get_args(mode)[0]) == MODES
+
+
+def test_games_pass_other_keys_to_the_game_itself() -> None:
+    from accord.domains.games.domain import GamesParams
+
+    p = read_params(GamesParams, {"negotiation_rounds": 2, "a": 10}, "games")
+    assert p.negotiation_rounds == 2 and p.model_extra == {"a": 10}
+    with pytest.raises(ValueError, match="games parameter 'negotiation_rounds': input should "
+                       "be greater than or equal to 0, got -1"):
+        read_params(GamesParams, {"negotiation_rounds": -1}, "games")
+
+
+def test_every_installed_domain_is_reachable() -> None:
+    assert set(MODELLED) | {"bargaining"} <= set(all_domains())
