@@ -128,3 +128,13 @@ def test_a_provider_from_another_package_answers_model_strings(ultimatum: None) 
     assert rec["status"] in ("agreement", "no_deal") and rec["rounds"] >= 1
     unknown = _accord("run", "bargaining/buyer-seller", "-a", "llm:nowhere/x,boulware")
     assert unknown.returncode == 2 and "nowhere" in unknown.stderr
+
+
+def test_an_agent_kind_from_another_package_joins_a_builtin_domain(ultimatum: None) -> None:
+    """``accord.agents``: the fixture's ``bargaining.always-walk`` entry point."""
+    out = _accord("run", "bargaining/buyer-seller", "-a", "always-walk,boulware", "--json")
+    assert out.returncode == 0, out.stderr
+    rec = json.loads(out.stdout)
+    assert (rec["status"], rec["reason"], rec["who"]) == ("no_deal", "walk", "buyer")
+    kinds = _accord("run", "bargaining/buyer-seller", "-a", "always-wal,boulware")
+    assert kinds.returncode == 2 and "always-walk" in kinds.stderr  # listed among the known

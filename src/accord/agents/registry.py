@@ -1,13 +1,15 @@
 """Registry of negotiation agent kinds, built from :class:`~accord.agents.spec.AgentSpec`.
 
 Registration is explicit (DESIGN.md principle 10): each kind maps to a factory taking
-the spec and a context dict (LLM settings, episode id). ``llm`` is added by
-``accord.agents.llm`` when the LLM extra is importable.
+the spec and a context dict (party, scenario, LLM settings, episode id), held in an
+:class:`~accord.agents.kinds.AgentRegistry` like every domain's kinds. ``llm`` is added by
+``accord.agents.llm_negotiator`` when the LLM extra is importable; installed packages add
+kinds through the ``accord.agents`` entry points ``bargaining.<kind>``,
+``bargaining.mediator.<kind>`` and ``bargaining.judge.<kind>``.
 """
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -19,9 +21,9 @@ from accord.agents.concession import (
     TimeBasedAgent,
     TitForTatAgent,
 )
+from accord.agents.kinds import AgentRegistry
 from accord.agents.mediator import MidpointMediator
 from accord.agents.spec import AgentSpec, AgentSpecError
-from accord.core.names import unknown_name
 from accord.protocols.judge import RuleJudge, TerminationJudge
 
 Factory = Callable[[AgentSpec, Mapping[str, Any]], Agent]
@@ -42,7 +44,15 @@ def _time_based(default_e: float, name: str) -> Factory:
     return make
 
 
-NEGOTIATORS: dict[str, Factory] = {
+#: the optional module that registers the LLM kinds (imported when a kind is missing)
+_OPTIONAL = ("accord.agents.llm_negotiator",)
+
+NEGOTIATORS: AgentRegistry[Mapping[str, Any], Agent] = AgentRegistry(
+    "bargaining", "agent", lazy=_OPTIONAL, label="agent")
+"""Bargaining negotiator kinds; ``ctx`` carries ``party``, ``scenario``, ``llm`` and
+``episode_id``."""
+
+for _kind, _factory in {
     "boulware": _time_based(0.2, "boulware"),
     "linear": _time_based(1.0, "linear"),
     "conceder": _time_based(2.0, "conceder"),
@@ -51,79 +61,45 @@ NEGOTIATORS: dict[str, Factory] = {
     "hardliner": lambda s, c: HardlinerAgent(**_opts(s, set())),
     "random": lambda s, c: RandomAgent(**_opts(s, {"p_accept"})),
     "accept-all": lambda s, c: AcceptAllAgent(**_opts(s, set())),
-}
+}.items():
+    NEGOTIATORS.register(_kind, _factory)
 
-MEDIATORS: dict[str, Factory] = {
-    "midpoint": lambda s, c: MidpointMediator(),
-}
+MEDIATORS: AgentRegistry[Mapping[str, Any], Agent] = AgentRegistry(
+    "bargaining.mediator", "mediator", lazy=_OPTIONAL, label="mediator")
+MEDIATORS.register("midpoint", lambda s, c: MidpointMediator())
+
+JUDGES: AgentRegistry[Mapping[str, Any], TerminationJudge] = AgentRegistry(
+    "bargaining.judge", "judge", lazy=_OPTIONAL, label="judge")
+JUDGES.register("rules", lambda s, c: RuleJudge())
 
 JudgeFactory = Callable[[AgentSpec, Mapping[str, Any]], TerminationJudge]
-
-JUDGES: dict[str, JudgeFactory] = {
-    "rules": lambda s, c: RuleJudge(),
-}
 
 
 def register_negotiator(kind: str, factory: Factory) -> None:
     """Add a negotiation agent kind."""
-    NEGOTIATORS[kind] = factory
+    NEGOTIATORS.register(kind, factory)
 
 
 def register_mediator(kind: str, factory: Factory) -> None:
     """Add a mediator kind."""
-    MEDIATORS[kind] = factory
+    MEDIATORS.register(kind, factory)
 
 
 def register_judge(kind: str, factory: JudgeFactory) -> None:
     """Add a termination judge kind."""
-    JUDGES[kind] = factory
+    JUDGES.register(kind, factory)
 
 
 def build_judge(spec: AgentSpec, ctx: Mapping[str, Any] | None = None) -> TerminationJudge:
     """Instantiate a termination judge from its spec (``rules`` is the default)."""
-    if spec.kind not in JUDGES:
-        _load_optional()
-    factory = JUDGES.get(spec.kind)
-    if factory is None:
-        raise AgentSpecError(unknown_name("judge", spec.kind, JUDGES))
-    return factory(spec, ctx or {})
-
-
-def _build(table: dict[str, Factory], what: str, spec: AgentSpec, ctx: Mapping[str, Any]) -> Agent:
-    if spec.kind not in table:  # optional kinds (LLM agents) load only when asked for
-        _load_optional()
-    factory = table.get(spec.kind)
-    if factory is None:
-        raise AgentSpecError(unknown_name(what, spec.kind, table))
-    try:
-        return factory(spec, ctx)
-    except (TypeError, ValueError) as exc:
-        if isinstance(exc, AgentSpecError):
-            raise
-        raise AgentSpecError(f"bad options for {what} {str(spec)!r}: {exc}") from None
+    return JUDGES.build(spec, ctx or {})
 
 
 def build_negotiator(spec: AgentSpec, ctx: Mapping[str, Any] | None = None) -> Agent:
     """Instantiate a negotiation agent from its spec."""
-    return _build(NEGOTIATORS, "agent", spec, ctx or {})
+    return NEGOTIATORS.build(spec, ctx or {})
 
 
 def build_mediator(spec: AgentSpec, ctx: Mapping[str, Any] | None = None) -> Agent:
     """Instantiate a mediator from its spec."""
-    return _build(MEDIATORS, "mediator", spec, ctx or {})
-
-
-_optional_loaded = False
-
-
-def _load_optional() -> None:
-    """Import optional agent kinds (LLM agents) once, if their dependencies are present."""
-    global _optional_loaded
-    if _optional_loaded:
-        return
-    _optional_loaded = True
-    import importlib
-
-    for mod in ("accord.agents.llm_negotiator",):
-        with contextlib.suppress(ImportError):
-            importlib.import_module(mod)
+    return MEDIATORS.build(spec, ctx or {})

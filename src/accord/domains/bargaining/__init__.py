@@ -28,10 +28,7 @@ class BargainingDomain(Domain):
         return builtin_scenarios()
 
     def agent_kinds(self) -> list[str]:
-        from accord.agents.registry import _load_optional
-
-        _load_optional()
-        return sorted(NEGOTIATORS)
+        return sorted(NEGOTIATORS.kinds())
 
     def validate(self, spec: EpisodeSpec) -> None:
         """Check scenario, parameters and the agent line-up before any episode runs."""

@@ -26,8 +26,8 @@ import numpy as np
 from pydantic import Field
 
 from accord.agents.base import Agent
+from accord.agents.kinds import AgentRegistry, SpecCheck
 from accord.agents.spec import AgentSpec
-from accord.core.names import unknown_name
 from accord.domains.base import Domain, EpisodeSpec, RunContext
 from accord.domains.deliberation.agents import NaiveAgent, SharingAgent
 from accord.domains.deliberation.catalog import shipped_instance
@@ -84,17 +84,16 @@ class AgentContext:
 
 AgentFactory = Callable[[AgentSpec, AgentContext], Agent]
 """Builds an agent from its spec for one role."""
-SpecCheck = Callable[[AgentSpec], None]
-"""Checks a spec without building anything (raises ``ValueError`` naming the problem)."""
-
-_AGENT_KINDS: dict[str, AgentFactory] = {
+AGENT_KINDS: AgentRegistry[AgentContext, Agent] = AgentRegistry("deliberation")
+"""Agent kinds of deliberation; LLM kinds register from :mod:`.scaffold` on import."""
+for _kind, _factory in {
     "share": lambda spec, ctx: SharingAgent(),
     "naive": lambda spec, ctx: NaiveAgent(),
     "centralized": lambda spec, ctx: SharingAgent(),
     "oracle": lambda spec, ctx: SharingAgent(),
-}
+}.items():
+    AGENT_KINDS.register(_kind, _factory)
 _KIND_MODES: dict[str, str] = {"centralized": "centralized", "oracle": "oracle"}
-_KIND_CHECKS: dict[str, SpecCheck] = {}
 
 
 def register_agent_kind(name: str, factory: AgentFactory, *, mode: str | None = None,
@@ -107,11 +106,9 @@ def register_agent_kind(name: str, factory: AgentFactory, *, mode: str | None = 
     """
     if mode is not None and mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; expected one of {list(MODES)}")
-    _AGENT_KINDS[name] = factory
+    AGENT_KINDS.register(name, factory, check=check)
     if mode is not None:
         _KIND_MODES[name] = mode
-    if check is not None:
-        _KIND_CHECKS[name] = check
 
 
 def parse_scenario(scenario: str, params: Mapping[str, Any]) -> tuple[str, int]:
@@ -204,7 +201,7 @@ class DeliberationDomain(Domain):
         return list(SETTINGS)
 
     def agent_kinds(self) -> list[str]:
-        return sorted(_AGENT_KINDS)
+        return sorted(AGENT_KINDS.kinds())
 
     def _plan(self, spec: EpisodeSpec) -> tuple[Instance, str, DeliberationProtocol]:
         """Instance, mode and protocol of a spec, with the line-up checked against them."""
@@ -215,12 +212,7 @@ class DeliberationDomain(Domain):
             raise ValueError(f"{mode} on {inst.setting} needs {len(protocol.parties)} agent(s) "
                              f"({', '.join(protocol.parties)}), got {len(spec.agents)}")
         for aspec in spec.agents:
-            if aspec.kind not in _AGENT_KINDS:
-                raise ValueError(unknown_name("deliberation agent kind", aspec.kind,
-                                              _AGENT_KINDS))
-            check = _KIND_CHECKS.get(aspec.kind)
-            if check is not None:
-                check(aspec)
+            AGENT_KINDS.check(aspec)
         return inst, mode, protocol
 
     def validate(self, spec: EpisodeSpec) -> None:
@@ -232,8 +224,8 @@ class DeliberationDomain(Domain):
         agents: dict[str, Agent] = {}
         rngs = np.random.default_rng(spec.seed).spawn(len(spec.agents))
         for role, aspec, rng in zip(protocol.parties, spec.agents, rngs, strict=True):
-            factory = _AGENT_KINDS[aspec.kind]
-            agent = factory(aspec, AgentContext(role, inst.setting, mode, protocol.tools, ctx))
+            agent = AGENT_KINDS.build(aspec, AgentContext(role, inst.setting, mode,
+                                                          protocol.tools, ctx))
             agent.reset(rng)
             agents[role] = agent
         bounds = Bounds(max_rounds=protocol.max_rounds,

@@ -9,8 +9,8 @@ import numpy as np
 from pydantic import Field
 
 from accord.agents.base import Agent
+from accord.agents.kinds import AgentRegistry
 from accord.agents.spec import AgentSpec, parse_agent_spec
-from accord.core.names import unknown_name
 from accord.domains.base import Domain, EpisodeSpec, RunContext
 from accord.domains.ids import episode_id
 from accord.domains.params import DomainParams, read_params
@@ -53,12 +53,16 @@ def _no_more(spec: AgentSpec, opts: Mapping[str, Any]) -> dict[str, Any]:
     return {}
 
 
-AGENT_KINDS: dict[str, AgentFactory] = {
-    "utility-aware": _utility_aware,
-    "selfish": _selfish,
-    "scripted": _scripted,
-    "llm": build_llm_agent,
-}
+def _check_llm(spec: AgentSpec) -> None:
+    if not spec.arg:
+        raise ValueError(f"agent {spec}: llm needs a model, e.g. llm:openai/gpt-4.1-mini")
+
+
+AGENT_KINDS: AgentRegistry[Mapping[str, Any], Agent] = AgentRegistry("task-exchange")
+AGENT_KINDS.register("utility-aware", _utility_aware)
+AGENT_KINDS.register("selfish", _selfish)
+AGENT_KINDS.register("scripted", _scripted)
+AGENT_KINDS.register("llm", build_llm_agent, check=_check_llm)
 """Agent kinds of this domain, by spec kind (``scripted:OVL*6+ok?then=accept``,
 ``llm:openai/gpt-4.1-mini?temperature=0``)."""
 
@@ -69,13 +73,7 @@ def build_agent(spec: AgentSpec | str, ctx: Mapping[str, Any] | None = None) -> 
     ``ctx`` is what LLM agents need from the run: ``llm`` (settings for
     :func:`~accord.agents.llm_support.runtime_for`) and ``episode_id`` (cache scope).
     """
-    spec = parse_agent_spec(spec)
-    try:
-        factory = AGENT_KINDS[spec.kind]
-    except KeyError:
-        raise ValueError(unknown_name("task-exchange agent kind", spec.kind, AGENT_KINDS)) \
-            from None
-    return factory(spec, ctx or {})
+    return AGENT_KINDS.build(parse_agent_spec(spec), ctx or {})
 
 
 def episode_key(spec: EpisodeSpec) -> str:
@@ -123,7 +121,7 @@ class TaskExchangeDomain(Domain):
         return builtin_scenarios()
 
     def agent_kinds(self) -> list[str]:
-        return list(AGENT_KINDS)
+        return AGENT_KINDS.kinds()
 
     async def run_episode(self, spec: EpisodeSpec, ctx: RunContext) -> EpisodeResult:
         protocol = build_protocol(spec.scenario, spec.params)
@@ -137,13 +135,7 @@ class TaskExchangeDomain(Domain):
         if len(spec.agents) != 2:
             raise ValueError(f"task-exchange needs exactly 2 agents, got {len(spec.agents)}")
         for agent in spec.agents:
-            if agent.kind not in AGENT_KINDS:
-                known = ", ".join(AGENT_KINDS)
-                raise ValueError(f"task-exchange has no agent kind {agent.kind!r}; "
-                                 f"known: {known}")
-            if agent.kind == "llm" and not agent.arg:
-                raise ValueError(f"agent {agent}: llm needs a model, e.g. "
-                                 "llm:openai/gpt-4.1-mini")
+            AGENT_KINDS.check(agent)
 
     def metrics(self, spec: EpisodeSpec, result: EpisodeResult) -> dict[str, Any]:
         return episode_metrics(get_scenario(spec.scenario), result.record, result.trajectory)
