@@ -112,3 +112,29 @@ def test_bench_replay_without_cache_is_a_usage_error(tmp_path):
     res = runner.invoke(app, ["bench", str(cfg), "--store", str(tmp_path / "c.db"),
                               "--cache-mode", "replay", "--quiet"])
     assert res.exit_code == 2 and "needs --cache" in res.output
+
+
+def test_run_takes_any_domain_and_its_params() -> None:
+    """``--plugin`` registers a domain that is not installed; ``--param`` reaches any domain;
+    an option the domain does not take is refused by name, not ignored."""
+    out = runner.invoke(app, ["run", "testing-sleep/nap", "-a", "sleeper", "--plugin",
+                              "accord.testing.sleep_domain", "-p", "outcome=no_deal",
+                              "--json"])
+    assert out.exit_code == 0, out.output
+    rec = json.loads(out.stdout)
+    assert rec["status"] == "no_deal" and rec["metrics"]["parity"] == "even"
+    bad = runner.invoke(app, ["run", "testing-sleep/nap", "-a", "sleeper", "--plugin",
+                              "no_such_plugin_module"])
+    assert bad.exit_code == 2 and "--plugin: cannot import no_such_plugin_module" in bad.output
+    games = runner.invoke(app, ["run", "games/stag-hunt", "-a", "rational,rational",
+                                "--tools"])
+    assert games.exit_code == 2
+    assert "--tools does not apply to domain 'games' (it is for deliberation)" in games.output
+    rounds = runner.invoke(app, ["run", "games/stag-hunt", "-a", "rational,rational",
+                                 "--max-rounds", "2", "--json"])
+    assert json.loads(rounds.stdout)["record"]["negotiation_rounds"] == 2
+    typo = runner.invoke(app, ["run", "games/stag-hunt", "-a", "rational,rational", "-p",
+                               "negotiation_rounds=two"])
+    assert typo.exit_code == 2 and "negotiation_rounds" in typo.output
+    noeq = runner.invoke(app, ["run", "games/stag-hunt", "-a", "rational", "-p", "x"])
+    assert noeq.exit_code == 2 and "--param wants KEY=VALUE, got 'x'" in noeq.output

@@ -148,6 +148,9 @@ def run(
     param: list[str] = typer.Option([], "--param", "-p", metavar="KEY=VALUE",
                                     help="A domain parameter (any domain, repeatable); VALUE "
                                     "is read as YAML: 3, 0.5, true, [a, b], text."),
+    plugin: list[str] = typer.Option([], "--plugin", metavar="MODULE",
+                                     help="Import a module that registers domains or agent "
+                                     "kinds first (as a bench config's plugins:); repeatable."),
     data: Path | None = c.data_option(),
     cache: Path | None = c.cache_option(),
     cache_mode: str = c.cache_mode_option(),
@@ -157,8 +160,9 @@ def run(
     Exit status: 0 agreement or clean no-deal, 1 the episode ended in status error (its
     record is still printed), 2 bad input.
     """
-    from accord.cli.run import parse_params, run_target
+    from accord.cli.run import import_plugins, parse_params, run_target
 
+    import_plugins(plugin)
     out = c.pick(out, log, "--log", "--out")
     llm = c.llm_settings(cache, cache_mode)
     c.check_out_path(out)

@@ -35,9 +35,9 @@ def parse_params(items: list[str]) -> dict[str, Any]:
 def resolve_target(target: str) -> tuple[str, str]:
     """``DOMAIN/REST`` -> (domain, rest) for any installed domain; a bare scenario
     ``PATH.yaml`` is a bargaining scenario file. Unknown domains fail with the known ones."""
-    from accord.domains import domain_names
+    from accord.domains import domain_names, registered_domains
 
-    names = domain_names()
+    names = sorted({*domain_names(), *registered_domains()})
     domain, _, rest = target.partition("/")
     if domain in names:
         return domain, rest
@@ -75,6 +75,16 @@ def _domains_taking(option: str) -> list[str]:
     from accord.domains import all_domains
 
     return sorted(name for name, dom in all_domains().items() if option in dom.run_options)
+
+
+def import_plugins(modules: list[str]) -> None:
+    """Import ``--plugin`` modules (each registers domains or agent kinds when imported)."""
+    from accord.bench.expand import import_plugins as load
+
+    try:
+        load(modules)
+    except ImportError as exc:
+        raise c.fail(f"--plugin: cannot import {exc.name or exc}: {exc}") from None
 
 
 def run_target(target: str, agents: str, seed: int, options: dict[str, Any],

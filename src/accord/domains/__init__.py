@@ -25,6 +25,7 @@ from accord.domains.base import (
     all_domains,
     get_domain,
     register_domain,
+    registered_domains,
 )
 
 #: the entry-point group every domain registers under
@@ -109,4 +110,5 @@ __all__ = [
     "load_builtin_domains",
     "load_domain",
     "register_domain",
+    "registered_domains",
 ]

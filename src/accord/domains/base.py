@@ -168,6 +168,11 @@ def get_domain(name: str) -> Domain:
         raise KeyError(unknown_name("domain", name, _DOMAINS)) from None
 
 
+def registered_domains() -> dict[str, Domain]:
+    """The domains registered so far in this process (nothing is imported to find more)."""
+    return dict(_DOMAINS)
+
+
 def all_domains() -> dict[str, Domain]:
     """Every registered domain, by name."""
     from accord.domains import load_builtin_domains
