@@ -30,8 +30,18 @@ from typing import Any
 
 import numpy as np
 
-from accord.core.moves import Accept, Action, Decide, Malformed, Message, Move, Offer, Reject
-from accord.core.moves import Suggest, Walk
+from accord.core.moves import (
+    Accept,
+    Action,
+    Decide,
+    Malformed,
+    Message,
+    Move,
+    Offer,
+    Reject,
+    Suggest,
+    Walk,
+)
 from accord.domains.task_exchange.loader import builtin_scenarios, get_scenario
 from accord.domains.task_exchange.protocol import (
     STRATEGIES,
