@@ -1,5 +1,6 @@
 import dataclasses
 
+import numpy as np
 import pytest
 
 from accord.core import Party, Scenario
@@ -137,3 +138,42 @@ def test_a_game_protocol_taking_any_action_is_caught():
     with pytest.raises(ConformanceError, match=r"games, episode \d+: illegal move "
                                                r"\{'kind': 'action'.* was accepted"):
         check_protocol(_broken(good, rebuild), episodes=8)
+
+
+def _coverage(kit, episodes=40, seed=0):
+    """Kinds of the kit's legal moves and reasons for refusing its illegal ones, over
+    ``episodes`` walks of the state machine."""
+    rng = np.random.default_rng(seed)
+    kinds, reasons = set(), set()
+    for ep in range(episodes):
+        protocol = kit.make(ep)
+        state = protocol.initial_state()
+        while protocol.termination(state) is None and protocol.progress(state).round <= 12:
+            moves = {}
+            for role in protocol.to_move(state):
+                obs = protocol.observe(state, role)
+                reasons.add(protocol.validate(state, role, kit.illegal(obs, rng)).reason)
+                moves[role] = kit.legal(obs, rng)
+                kinds.add(moves[role].kind)
+            state, _ = protocol.apply(state, moves)
+    return kinds, reasons
+
+
+@pytest.mark.parametrize(("name", "kinds", "reasons"), [
+    ("deal-or-no-deal", {"offer", "accept", "reject", "message", "walk"},
+     {"unknown_item", "missing_item", "not_integer", "count_out_of_range", "nothing_to_accept",
+      "nothing_to_reject", "empty_message", "illegal_move"}),
+    ("task-exchange", {"message", "offer", "accept", "reject", "malformed"},
+     {"illegal_move", "unknown_task", "overlap", "empty_agent", "missing_atomic_tasks",
+      "malformed_proposal", "missing_proposal_open_tag"}),
+    ("deliberation", {"offer", "message", "accept", "decide"},
+     {"bad_proposal", "nothing_to_accept", "not_leader", "illegal_move", "empty_message"}),
+    ("games", {"message", "action"},
+     {"expected_message", "empty_message", "message_too_long", "expected_action",
+      "illegal_action"}),
+])
+def test_kits_sample_the_whole_move_space(name, kinds, reasons):
+    """Legal samplers reach every move kind; illegal ones every kind of refusal."""
+    got_kinds, got_reasons = _coverage(get_domain(name).conformance_kit())
+    assert got_kinds == kinds
+    assert got_reasons == reasons
