@@ -62,7 +62,13 @@ class ProtocolKit:
     * ``check_observation(protocol, role, obs)`` and ``check_result(protocol, result)``:
       optional domain invariants, raising ``AssertionError`` with a message;
     * ``max_rounds``: the round bound episodes run under;
-    * ``roles(protocol)``: every role that moves, when that is more than the parties.
+    * ``roles(protocol)``: every role that moves, when that is more than the parties;
+    * ``refuses_malformed(obs)``: whether an unparseable reply must be refused from that
+      observation (default: always; a protocol that forwards raw text unchecked in some
+      states, like task exchange's private first turn, says where it does not);
+    * ``error_reasons``: termination reasons with which the *protocol itself* may end an
+      episode with status ``error`` (default none: an error must come from exhausted
+      retries or a crash); ``check_result`` should vet such endings.
     """
 
     name: str
@@ -76,6 +82,8 @@ class ProtocolKit:
     #: every role that moves (default ``protocol.parties``; add non-party roles such as a
     #: mediator here)
     roles: Callable[[Protocol[Any]], Sequence[str]] | None = None
+    refuses_malformed: Callable[[Observation], bool] | None = None
+    error_reasons: frozenset[str] = frozenset()
 
     def movers(self, protocol: Protocol[Any]) -> Sequence[str]:
         """The roles that need an agent in ``protocol``."""

@@ -53,8 +53,10 @@ class ConformanceReport:
 
 
 def _illegal(kit: ProtocolKit, obs: Observation, rng: np.random.Generator) -> Move:
-    """A move the protocol must refuse: the kit's own, or an unparseable reply."""
-    if kit.illegal is not None and rng.random() < 0.75:
+    """A move the protocol must refuse: the kit's own, or an unparseable reply (where the
+    kit says one must be refused)."""
+    if kit.illegal is not None and (rng.random() < 0.75 or (
+            kit.refuses_malformed is not None and not kit.refuses_malformed(obs))):
         return kit.illegal(obs, rng)
     return Malformed("parse_error", "could not parse the reply", raw="garbage")
 
@@ -198,7 +200,7 @@ def _check_episode(kit: ProtocolKit, episode: int, protocol: Protocol[Any],
     if len(refused) != sent:
         raise _fail(kit, episode, f"{sent} illegal moves were made but {len(refused)} were "
                     "logged as refused (a legal move refused or an illegal one accepted)")
-    if res.status == "error":
+    if res.status == "error" and res.reason not in kit.error_reasons:
         crashed = res.trajectory.of_kind("agent_error")
         mine = [e for e in refused if e.party == res.who]
         if len(mine) <= max_retries and not crashed:

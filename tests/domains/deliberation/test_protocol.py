@@ -102,6 +102,8 @@ def test_validation_feedback(menu: MenuInstance, tasks: TaskInstance) -> None:
     bad = tp.validate(ts, "agent_0", Offer({"t1": "agent_9"}))
     assert bad is not None and "unknown agents" in bad.feedback
     assert tp.validate(ts, "agent_0", Offer({"agent_0": ["t1"], "agent_1": ["t1"]})) is not None
+    for empty in ("", "  \n"):  # found by the conformance check: an empty message passed
+        assert tp.validate(ts, "agent_0", Message(empty)).reason == "empty_message"  # type: ignore[union-attr]
 
 
 def test_centralized_is_one_decision(tasks: TaskInstance) -> None:

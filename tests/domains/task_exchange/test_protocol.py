@@ -234,3 +234,28 @@ def test_unknown_strategy_and_params() -> None:
     with pytest.raises(ValueError, match="unknown task-exchange parameter 'rounds'; known: "
                        "max_retries, strategy, turn_limit"):
         build_protocol("cooperative", {"strategy": "baseline", "rounds": 3})
+
+
+def test_unknown_agents_and_foreign_move_kinds_are_refused() -> None:
+    """Found by the conformance check: a proposal naming an agent outside the scenario
+    passed (the extra entry was ignored), and on the baseline's unchecked turns so did a
+    walk or any other move kind the negotiation does not know."""
+    from accord.core.moves import Action, Offer, Walk
+
+    for strategy in ("utility-aware", "baseline"):
+        proto = build_protocol("cooperative", {"strategy": strategy})
+        uni = proto.scenario.universe
+        first, second = proto.parties
+        state, _ = proto.apply(proto.initial_state(), {r: Accept() for r in proto.parties})
+        assert state.phase == "propose" and state.mover == first
+        split = {first: uni.description(1), second: uni.description(uni.full ^ 1)}
+        assert proto.validate(state, first, Offer(split)) is None
+        for move in (Walk("bye"), Action("accept")):
+            bad = proto.validate(state, first, move)
+            assert bad is not None and bad.reason == "illegal_move"
+            assert f"{move.kind} is not a move in this negotiation" in bad.feedback
+    proto = build_protocol("cooperative", {"strategy": "utility-aware"})
+    state, _ = proto.apply(proto.initial_state(), {r: Accept() for r in proto.parties})
+    bad = proto.validate(state, first, Offer({**split, "Carol": uni.description(1)}))
+    assert bad is not None and bad.reason == "malformed_proposal"
+    assert "unknown agent 'Carol'" in bad.feedback

@@ -40,6 +40,7 @@ from accord.domains.deal_or_no_deal.selection import (
 )
 from accord.domains.params import DomainParams, read_params
 from accord.protocols.engine import EpisodeResult
+from accord.protocols.kit import ProtocolKit
 
 
 class DondParams(DomainParams):
@@ -132,3 +133,10 @@ class DealOrNoDealDomain(Domain):
     def metrics(self, spec: EpisodeSpec, result: EpisodeResult) -> dict[str, Any]:
         """Pure per-episode metrics (see :func:`episode_metrics`)."""
         return episode_metrics(result.record, result.rounds)
+
+    def conformance_kit(self) -> ProtocolKit:
+        """The protocol on the installed test datapoints (fixed in-code datapoints when the
+        data is absent), see :mod:`accord.domains.deal_or_no_deal.conformance`."""
+        from accord.domains.deal_or_no_deal.conformance import data_points, kit
+
+        return kit(data_points())

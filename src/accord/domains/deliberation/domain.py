@@ -47,6 +47,7 @@ from accord.domains.deliberation.optimum import optimum
 from accord.domains.deliberation.protocol import DeliberationProtocol, proposal_normalizer
 from accord.domains.params import DomainParams, read_params
 from accord.protocols.engine import Bounds, EpisodeResult, run_episode
+from accord.protocols.kit import ProtocolKit
 
 DEFAULT_MAX_ROUNDS = 6
 """The paper's round limit."""
@@ -202,6 +203,13 @@ class DeliberationDomain(Domain):
 
     def agent_kinds(self) -> list[str]:
         return sorted(AGENT_KINDS.kinds())
+
+    def conformance_kit(self) -> ProtocolKit:
+        """Every setting in every mode on shipped instances, see
+        :mod:`accord.domains.deliberation.conformance`."""
+        from accord.domains.deliberation.conformance import kit
+
+        return kit()
 
     def _plan(self, spec: EpisodeSpec) -> tuple[Instance, str, DeliberationProtocol]:
         """Instance, mode and protocol of a spec, with the line-up checked against them."""

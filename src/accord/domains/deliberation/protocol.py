@@ -178,6 +178,9 @@ class DeliberationProtocol(Protocol[DeliberationState]):
                                "on the table to accept; make a proposal instead")
             return Invalid("illegal_move", f"{move.kind} is not allowed now; legal moves: "
                            f"{', '.join(legal)}")
+        if isinstance(move, Message) and not move.text.strip():
+            return Invalid("empty_message", "your message is empty; say something, make a "
+                           "proposal (offer) or accept the one on the table")
         if isinstance(move, Offer | Decide):
             raw = move.package if isinstance(move, Offer) else move.decision
             _, problem = self.normalize(raw)

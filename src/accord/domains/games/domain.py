@@ -37,6 +37,7 @@ from accord.domains.games.protocol import GameProtocol
 from accord.domains.ids import episode_id
 from accord.domains.params import DomainParams, read_params
 from accord.protocols.engine import Bounds, EpisodeResult, run_episode
+from accord.protocols.kit import ProtocolKit
 
 
 class GamesParams(DomainParams):
@@ -120,6 +121,13 @@ class GamesDomain(Domain):
 
     def scenarios(self) -> list[str]:
         return catalog_names()
+
+    def conformance_kit(self) -> ProtocolKit:
+        """Every catalog game with 0-3 cheap-talk rounds (complete information: nothing is
+        private), see :mod:`accord.domains.games.conformance`."""
+        from accord.domains.games.conformance import kit
+
+        return kit()
 
     def agent_kinds(self) -> list[str]:
         return list(AGENT_KINDS + LLM_AGENT_KINDS)

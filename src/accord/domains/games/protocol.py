@@ -73,7 +73,8 @@ class GameObservation(Observation):
     ``phase`` is ``negotiation`` or ``play``; ``legal`` holds the move kind expected now
     (``message`` or ``action``) and ``actions`` the legal action names during play.
     ``messages`` are the cheap-talk messages already sent, ``history`` the (player, action)
-    moves already made in a sequential game (``node`` is the current path). An LLM agent
+    moves already made in a sequential game (``node`` is the current path).
+    ``max_message_chars`` is the cheap-talk length limit (``None``: no limit). An LLM agent
     renders ``game`` with :func:`accord.domains.games.describe.render_game`.
     """
 
@@ -87,6 +88,7 @@ class GameObservation(Observation):
     messages: tuple[TalkMessage, ...] = ()
     history: tuple[tuple[str, str], ...] = ()
     node: tuple[str, ...] = ()
+    max_message_chars: int | None = None
 
 
 class GameProtocol(Protocol[GameState]):
@@ -150,7 +152,7 @@ class GameProtocol(Protocol[GameState]):
             negotiation_rounds=self.rounds, first_speaker=self.order[0],
             messages=state.messages,
             history=state.choices if isinstance(self.game, ExtensiveGame) else (),
-            node=state.path)
+            node=state.path, max_message_chars=self.max_message_chars)
 
     def validate(self, state: GameState, role: str, move: Move) -> Invalid | None:
         if role not in self._movers(state):

@@ -21,6 +21,7 @@ from accord.domains.task_exchange.metrics import episode_metrics
 from accord.domains.task_exchange.protocol import TaskExchangeProtocol
 from accord.domains.task_exchange.scripted import ScriptedAgent
 from accord.protocols.engine import Bounds, EpisodeResult, run_episode
+from accord.protocols.kit import ProtocolKit
 
 DEFAULT_RETRIES = 5
 """K of Appendix B.2: retries per turn before the run ends with status error."""
@@ -136,6 +137,13 @@ class TaskExchangeDomain(Domain):
             raise ValueError(f"task-exchange needs exactly 2 agents, got {len(spec.agents)}")
         for agent in spec.agents:
             AGENT_KINDS.check(agent)
+
+    def conformance_kit(self) -> ProtocolKit:
+        """The built-in scenarios under both strategies and several turn limits, see
+        :mod:`accord.domains.task_exchange.conformance`."""
+        from accord.domains.task_exchange.conformance import kit
+
+        return kit()
 
     def metrics(self, spec: EpisodeSpec, result: EpisodeResult) -> dict[str, Any]:
         return episode_metrics(get_scenario(spec.scenario), result.record, result.trajectory)

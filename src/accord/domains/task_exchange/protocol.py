@@ -32,6 +32,9 @@ from accord.domains.task_exchange.validation import (
 )
 from accord.protocols.base import Invalid, Note, Observation, Progress, Protocol, Termination
 
+MOVES = (Accept, Reject, Offer, Message, Malformed)
+"""The move kinds of the negotiation (what :func:`~.parser.parse_reply` produces)."""
+
 Strategy = Literal["utility-aware", "baseline"]
 STRATEGIES: tuple[str, ...] = ("utility-aware", "baseline")
 """The two negotiation strategies of Appendix B."""
@@ -176,6 +179,9 @@ class TaskExchangeProtocol(Protocol[TaskExchangeState]):
             if isinstance(move, Message | Malformed):
                 return None
             return _illegal("Turn 1 is private consideration; send no proposal or answer yet.")
+        if not isinstance(move, MOVES):
+            return _illegal(f"{move.kind} is not a move in this negotiation; answer with "
+                            "<ACCEPT>, or <REJECT> and a <PROPOSAL>.")
         final_response = state.phase == "respond" and state.turn >= self.turn_limit
         if isinstance(move, Accept):
             if state.phase == "propose":

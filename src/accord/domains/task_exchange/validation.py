@@ -72,10 +72,17 @@ def check_assignment(assignment: Assignment, universe: TaskUniverse,
                      roles: Sequence[str]) -> list[Violation]:
     """Every violation in ``assignment`` (empty list when valid), primary pattern first.
 
-    Order: unknown task, multiple descriptions per agent, empty agent, overlap, missing
-    atomic task(s). Overlap and coverage are only judged when every description is
-    listed; an agent with several descriptions counts as their OR (Rule 4).
+    Order: an agent that is not one of ``roles`` (``malformed_proposal``, as the reply
+    parser reports it), unknown task, multiple descriptions per agent, empty agent,
+    overlap, missing atomic task(s). Overlap and coverage are only judged when every
+    description is listed; an agent with several descriptions counts as their OR (Rule 4).
     """
+    strangers = [str(k) for k in assignment if k not in roles]
+    if strangers:
+        problem = f"unknown agent {strangers[0]!r}; the agents are {', '.join(roles)}."
+        return [Violation("malformed_proposal", render_feedback(
+            "malformed_proposal", roles=list(roles), problem=problem),
+            {"unknown_agents": strangers})]
     out: list[Violation] = []
     unknown = [{"role": r, "description": d, "closest": _closest(universe, d)}
                for r in roles for d in assignment.get(r, ()) if universe.mask_of(d) is None]
