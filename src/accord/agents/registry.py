@@ -20,6 +20,7 @@ from accord.agents.concession import (
     TitForTatAgent,
 )
 from accord.agents.mediator import MidpointMediator
+from accord.agents.pareto_mediator import ParetoMediator
 from accord.agents.spec import AgentSpec, AgentSpecError
 from accord.core.names import unknown_name
 from accord.protocols.judge import RuleJudge, TerminationJudge
@@ -53,9 +54,22 @@ NEGOTIATORS: dict[str, Factory] = {
     "accept-all": lambda s, c: AcceptAllAgent(**_opts(s, set())),
 }
 
+def _pareto(spec: AgentSpec, ctx: Mapping[str, Any]) -> Agent:
+    _opts(spec, set())
+    scenario = ctx.get("scenario")
+    if scenario is None:
+        raise AgentSpecError("mediator 'pareto' needs the scenario (it is a trusted mediator "
+                             "that sees the utilities); build it through run_negotiation")
+    return ParetoMediator(scenario)
+
+
 MEDIATORS: dict[str, Factory] = {
     "midpoint": lambda s, c: MidpointMediator(),
+    "pareto": _pareto,
 }
+
+#: Stagnation Scorer kinds (seed 002's optional role); ``llm`` is added with the LLM layer
+STAGNATION_SCORERS: dict[str, Factory] = {}
 
 JudgeFactory = Callable[[AgentSpec, Mapping[str, Any]], TerminationJudge]
 
@@ -113,6 +127,16 @@ def build_mediator(spec: AgentSpec, ctx: Mapping[str, Any] | None = None) -> Age
     return _build(MEDIATORS, "mediator", spec, ctx or {})
 
 
+def register_stagnation_scorer(kind: str, factory: Factory) -> None:
+    """Add a Stagnation Scorer kind."""
+    STAGNATION_SCORERS[kind] = factory
+
+
+def build_stagnation_scorer(spec: AgentSpec, ctx: Mapping[str, Any] | None = None) -> Agent:
+    """Instantiate a Stagnation Scorer (``llm:MODEL``) from its spec."""
+    return _build(STAGNATION_SCORERS, "stagnation scorer", spec, ctx or {})
+
+
 _optional_loaded = False
 
 
@@ -124,6 +148,6 @@ def _load_optional() -> None:
     _optional_loaded = True
     import importlib
 
-    for mod in ("accord.agents.llm_negotiator",):
+    for mod in ("accord.agents.llm_negotiator", "accord.agents.llm_stagnation"):
         with contextlib.suppress(ImportError):
             importlib.import_module(mod)

@@ -4,6 +4,7 @@ from accord.core.fairness import envy_free_mask_two_party, envy_matrix, is_envy_
 from accord.core.moves import (
     Accept,
     Action,
+    Assess,
     Decide,
     Malformed,
     Message,
@@ -43,6 +44,7 @@ __all__ = [
     "DEFAULT_MAX_OUTCOMES",
     "Accept",
     "Action",
+    "Assess",
     "AllocationUtility",
     "Decide",
     "Event",
