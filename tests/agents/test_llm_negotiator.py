@@ -202,7 +202,9 @@ def test_llm_mediator_and_judge(stub_env):
         res = run("split", ["hardliner", "hardliner"],
                   params={"mediator": "llm:openai-api/stub/med", "judge":
                           "llm:openai-api/stub/judge", "stagnation_rounds": 2,
-                          "max_rounds": 6})
+                          "max_rounds": 6,
+                          # hardliners on split: alice would walk first (seed 002's order)
+                          "stagnation_order": "mediator-first"})
         med_reqs = [r for r in stub.completion_requests if r.model == "med"]
     assert med_reqs and res.reason == "bound_hit"
     suggestions = [e for e in res.trajectory.of_kind("move") if e.party == "mediator"]

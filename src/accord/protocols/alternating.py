@@ -44,6 +44,7 @@ from accord.protocols.negotiation import (
 from accord.protocols.stagnation import (
     STAGNATION_ROLE,
     check_measure,
+    check_order,
     first_below_batna,
     movement,
     previous_of,
@@ -67,6 +68,7 @@ class AlternatingConfig:
     max_offers: int | None = None  # no counter-offer is put on the table beyond this
     stagnation_measure: str = "utility"  # utility | issues (seed 002: "on any issue")
     stagnation_scorer: bool = False  # the Stagnation Scorer role decides, not the code check
+    stagnation_order: str = "walk-first"  # or mediator-first (accord 0.1's order)
 
 
 @dataclass(frozen=True)
@@ -117,6 +119,7 @@ class AlternatingOffers(Protocol[NegotiationState]):
         if cfg.max_rounds < 1:
             raise ValueError("max_rounds must be at least 1")
         check_measure(cfg.stagnation_measure)
+        check_order(cfg.stagnation_order)
         self._party = {p.name: p for p in scenario.parties}
         self._space = scenario.space
 
@@ -343,6 +346,10 @@ class AlternatingOffers(Protocol[NegotiationState]):
         """The detector fired: walk first (seed 002), else the mediator, else go on."""
         cfg = self.config
         state = _evolve(state, stagnant=0)
+        if cfg.mediator and cfg.stagnation_order == "mediator-first":
+            notes.append(Note("stagnation", None, {**why, "then": "mediator",
+                                                   "order": "mediator-first"}))
+            return _evolve(state, phase="mediate")
         walker = first_below_batna(
             self.parties, state.latest, {n: p.utility for n, p in self._party.items()},
             {n: p.batna for n, p in self._party.items()})

@@ -38,6 +38,13 @@ from accord.protocols.negotiation import OfferRecord
 MEASURES: tuple[str, ...] = ("utility", "issues")
 """How a proposer's movement between its own offers is measured."""
 
+ORDERS: tuple[str, ...] = ("walk-first", "mediator-first")
+"""What the fired detector does first. ``walk-first`` is the seed's order (a party below
+its BATNA walks; only otherwise does the mediator suggest). ``mediator-first`` is
+accord 0.1's order, kept as a named option to measure what mediation does for deadlocks
+in which a party would otherwise walk: the mediator suggests first whenever one is
+configured, and nobody walks on stagnation (without a mediator both orders walk)."""
+
 STAGNATION_ROLE = "stagnation"
 """The role name of an external (LLM) Stagnation Scorer in the protocol."""
 
@@ -48,6 +55,13 @@ def check_measure(measure: str) -> str:
         raise ValueError(f"stagnation measure must be one of {', '.join(MEASURES)}; "
                          f"got {measure!r}")
     return measure
+
+
+def check_order(order: str) -> str:
+    """``order`` if it is one of :data:`ORDERS`, else a specific :class:`ValueError`."""
+    if order not in ORDERS:
+        raise ValueError(f"stagnation order must be one of {', '.join(ORDERS)}; got {order!r}")
+    return order
 
 
 def issue_distance(space: OutcomeSpace, a: Package, b: Package) -> float:
@@ -124,9 +138,11 @@ def window(history: Sequence[OfferRecord], rounds: int) -> tuple[OfferRecord, ..
 
 __all__ = [
     "MEASURES",
+    "ORDERS",
     "STAGNATION_ROLE",
     "Walker",
     "check_measure",
+    "check_order",
     "first_below_batna",
     "issue_distance",
     "movement",

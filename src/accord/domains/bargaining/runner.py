@@ -18,7 +18,7 @@ from accord.agents.spec import AgentSpec, AgentSpecError, parse_agent_spec
 from accord.core.scenario import Scenario
 from accord.protocols.alternating import MEDIATOR, AlternatingConfig, AlternatingOffers
 from accord.protocols.engine import Bounds, EpisodeResult, run_episode
-from accord.protocols.stagnation import MEASURES, STAGNATION_ROLE
+from accord.protocols.stagnation import MEASURES, ORDERS, STAGNATION_ROLE
 
 #: protocol parameters accepted in ``params`` (CLI flags and bench configs)
 PARAMS = {
@@ -28,6 +28,7 @@ PARAMS = {
     "max_outcomes": int,  # the outcome-space cap of a scenario file (default 10^6)
     "stagnation_measure": str,  # utility | issues (seed 002: "on any issue")
     "stagnation": str,  # code (default) | llm:MODEL (the Stagnation Scorer role)
+    "stagnation_order": str,  # walk-first (seed 002, default) | mediator-first
 }
 
 
@@ -60,6 +61,10 @@ def check_params(params: Mapping[str, Any]) -> None:
     if measure is not None and measure not in MEASURES:
         raise ParamError(f"parameter 'stagnation_measure' must be one of "
                          f"{', '.join(MEASURES)}; got {measure!r}")
+    order = params.get("stagnation_order")
+    if order is not None and order not in ORDERS:
+        raise ParamError(f"parameter 'stagnation_order' must be one of {', '.join(ORDERS)}; "
+                         f"got {order!r}")
     scorer = params.get("stagnation")
     if scorer is not None and scorer != "code" and not scorer.startswith("llm:"):
         raise ParamError(f"parameter 'stagnation' must be 'code' or 'llm:MODEL' (the seed's "
@@ -103,6 +108,7 @@ async def run_negotiation(scenario: Scenario, specs: Sequence[AgentSpec | str], 
         max_offers=params.get("max_offers"),
         stagnation_measure=str(params.get("stagnation_measure") or "utility"),
         stagnation_scorer=scorer != "code",
+        stagnation_order=str(params.get("stagnation_order") or "walk-first"),
     )
     protocol = AlternatingOffers(scenario, config)
     context = dict(ctx or {})
