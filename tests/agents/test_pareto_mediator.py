@@ -99,7 +99,7 @@ def test_episode_with_pareto_mediator_reveals_no_utility(deal):
             assert obs.utility is deal.party(name).utility
             public = json.dumps([obs.suggestion, obs.messages, obs.current_offer], default=str)
             assert not any(s in public for s in secret if len(s) > 2), (name, public)
-    move = [e for e in res.trajectory.of_kind("move") if e.party == MEDIATOR][0].move
+    move = next(e for e in res.trajectory.of_kind("move") if e.party == MEDIATOR).move
     assert move["kind"] == "suggest" and not any(ch.isdigit() for ch in move["rationale"])
 
 

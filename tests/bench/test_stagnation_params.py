@@ -25,7 +25,7 @@ seeds: 1
     with Store.open(tmp_path / "s.db", create=False) as st:
         rows = st.episodes("stag")
         assert all(r.status == "done" for r in rows)
-        traj = {tuple(sorted(r.spec["params"].items())) + (r.spec["scenario"],):
+        traj = {(*sorted(r.spec["params"].items()), r.spec["scenario"]):
                 st.trajectory("stag", r.id) for r in rows}
     walk_first = [t for k, t in traj.items() if ("stagnation_measure", "issues") in k]
     assert all('"stagnation_walk"' in t and '"mediator_suggestion"' not in t

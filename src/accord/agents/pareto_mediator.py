@@ -40,9 +40,9 @@ def pareto_improving_package(scenario: Scenario, latest: list[Package],
     if not latest:
         return None
     ref = u[[space.index_of(p) for p in latest]]  # (offers, parties)
-    ge = (u[:, None, :] >= ref[None, :, :]).all(axis=2)
-    gt = (u[:, None, :] > ref[None, :, :]).any(axis=2)
-    improving = (ge & gt).any(axis=1)
+    ge: np.ndarray = np.all(u[:, None, :] >= ref[None, :, :], axis=2)
+    gt: np.ndarray = np.any(u[:, None, :] > ref[None, :, :], axis=2)
+    improving: np.ndarray = np.any(ge & gt, axis=1)
     if proposed:
         improving[np.fromiter(proposed, dtype=np.int64)] = False
     cand = np.flatnonzero(improving)
