@@ -217,7 +217,7 @@ def test_stub_policy_rejects_prompts_without_the_contract_blocks() -> None:
     with pytest.raises(PolicyError, match="TASK_DATA"):
         policy.respond(PolicyRequest(({"role": "user", "content": "hi"},), "deliberation"))
     system = {"role": "system", "content": '<TASK_DATA>{"role": "agent_0"}</TASK_DATA>'}
-    with pytest.raises(PolicyError, match="no 'Now is round r of the total R rounds.'"):
+    with pytest.raises(PolicyError, match=r"no 'Now is round r of the total R rounds\.'"):
         policy.respond(PolicyRequest((system, {"role": "user", "content": "hi"}), "x"))
     dreaming = {"role": "system",
                 "content": '<TASK_DATA>{"role": "agent_0", "module": "dreaming"}</TASK_DATA>'}
