@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from golden import check_golden
 
 from accord.domains.bargaining import resolve_scenario, run_negotiation
 from accord.testing.stub import ScriptedPolicy, StubServer
+from golden import check_golden
 
 HERE = Path(__file__).parent / "golden"
 STUB_ONLY = ("<STATE>", "<UTILITY>", "<TX_SETUP>", "<TX_STATE>", "<TASK_STATE>",
