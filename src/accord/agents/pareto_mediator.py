@@ -33,10 +33,14 @@ NOTHING = ("The mediator found no package, beyond those already proposed, that l
 
 
 def pareto_improving_package(scenario: Scenario, latest: list[Package],
-                             proposed: set[int]) -> int | None:
-    """Outcome index of the suggestion (see the module), or ``None`` if there is none."""
+                             proposed: set[int], utilities: np.ndarray | None = None
+                             ) -> int | None:
+    """Outcome index of the suggestion (see the module), or ``None`` if there is none.
+
+    ``utilities`` is the scenario's canonical utility matrix when the caller keeps it.
+    """
     space = scenario.space
-    u = canonical_utilities(scenario.utility_matrix)
+    u = canonical_utilities(scenario.utility_matrix) if utilities is None else utilities
     if not latest:
         return None
     ref = u[[space.index_of(p) for p in latest]]  # (offers, parties)
@@ -62,6 +66,7 @@ class ParetoMediator(Agent):
 
     def __init__(self, scenario: Scenario) -> None:
         self._scenario = scenario
+        self._u: np.ndarray | None = None  # canonical utilities, computed on first use
         self.reset()
 
     def describe(self) -> str:
@@ -71,7 +76,10 @@ class ParetoMediator(Agent):
         obs = observation
         assert isinstance(obs, MediatorObservation) and obs.space is not None
         proposed = {r.index for r in obs.history if r.source != "mediator"}
-        pick = pareto_improving_package(self._scenario, list(obs.latest.values()), proposed)
+        if self._u is None:
+            self._u = canonical_utilities(self._scenario.utility_matrix)
+        pick = pareto_improving_package(self._scenario, list(obs.latest.values()), proposed,
+                                        self._u)
         if pick is None:
             return Message(NOTHING)
         return Suggest(obs.space.package(pick), rationale=RATIONALE)
