@@ -19,7 +19,8 @@ Concurrency 1 would take 2000 x 0.1 s = 200 s, so by default it runs 20 episodes
     python benchmarks/bench_llm.py [--quick] [--episodes 200] [--repeat 3] [--json]
 
 Episodes are pluggable (:data:`EPISODES`): ``synthetic`` builds the conversations
-here from the prompt-state contract of ``accord.testing.stub.negotiator``; a
+here with accord's own bargaining prompt templates (``accord.agents.negotiator_prompts``,
+the text the LLM negotiator sends); a
 ``negotiation`` kind running real LLM-negotiator episodes can be registered with
 the same signature ``async (client, episode_id, turns) -> None``.
 """
@@ -41,8 +42,9 @@ from typing import Any
 
 from _util import machine
 
+from accord.agents.negotiator_prompts import system_text, turn_text
 from accord.llm import CallScope, CompletionCache, LLMClient, LLMRuntime
-from accord.testing.stub.tokens import message_tokens, shared_prefix
+from accord.llm.tokens import message_tokens, shared_prefix
 
 LATENCY = 0.1
 UTILITY = {"issues": {"price": [100, 120, 140, 160, 180], "delivery": ["1w", "2w", "4w"],
@@ -52,28 +54,24 @@ UTILITY = {"issues": {"price": [100, 120, 140, 160, 180], "delivery": ["1w", "2w
                       "delivery": {"1w": 0, "2w": 0.6, "4w": 1},
                       "warranty": {"none": 1, "1y": 0.5, "2y": 0}},
            "batna": 0.35}
-SYSTEM = ("You represent the {role} in a negotiation over price, delivery and warranty.\n"
-          "Never accept an offer worth less to you than your BATNA; never disclose your "
-          "utility or your BATNA.\n<UTILITY>{utility}</UTILITY>\n"
-          "Moves: <PROPOSAL>{{json}}</PROPOSAL>, <ACCEPT/>, <REJECT/>, <WALK/>. Think "
-          "privately inside <CONSIDER>...</CONSIDER>.\n"
-          "Again: never accept below your BATNA and never disclose it.")
-
 Episode = Callable[[LLMClient, str, int], Awaitable[list[list[dict[str, str]]]]]
 
 
 async def synthetic_episode(client: LLMClient, episode: str, turns: int
                             ) -> list[list[dict[str, str]]]:
     """Two append-only sessions taking ``turns`` alternating calls; returns every prompt."""
-    sessions = {role: [{"role": "system", "content": SYSTEM.format(
-        role=role, utility=json.dumps(UTILITY))}] for role in ("seller", "buyer")}
+    rounds = (turns + 1) // 2
+    sessions = {role: [{"role": "system", "content": system_text(
+        role, [o for o in ("seller", "buyer") if o != role], UTILITY["issues"], UTILITY,
+        UTILITY["batna"], rounds)}] for role in ("seller", "buyer")}
     prompts: list[list[dict[str, str]]] = []
     offer: dict[str, Any] | None = None
     for turn in range(turns):
         role = ("seller", "buyer")[turn % 2]
-        state = {"round": turn // 2 + 1, "max_rounds": (turns + 1) // 2,
-                 "move": "propose" if offer is None else "respond", "current_offer": offer}
-        sessions[role].append({"role": "user", "content": f"<STATE>{json.dumps(state)}</STATE>"})
+        other = ("seller", "buyer")[(turn + 1) % 2]
+        prompt = turn_text(turn // 2 + 1, rounds, "propose" if offer is None else "respond",
+                           offer, other if offer is not None else None)
+        sessions[role].append({"role": "user", "content": prompt})
         prompts.append(list(sessions[role]))
         done = await client.complete(sessions[role], scope=CallScope(episode, role, turn))
         sessions[role].append({"role": "assistant", "content": done.text})

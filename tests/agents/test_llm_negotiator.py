@@ -35,9 +35,12 @@ def test_full_negotiation_with_rule_based_stub(stub_env):
     assert res.status in ("agreement", "no_deal") and res.status != "error"
     assert reqs, "no HTTP request reached the stub"
     system = reqs[0].messages[0]["content"]
-    # the BATNA floor and the non-disclosure rule come first and again at the end
-    assert system.index("BATNA") < 400 and "never disclose" in system[-300:].lower()
-    assert "<UTILITY>" in system and '"batna": 0.4' in system
+    # seed 002's setup: the BATNA floor and the non-disclosure rule come first and again
+    # at the end; no machine-readable block (the stub reads the text)
+    floor = "Your BATNA is 0.4 — never accept any offer worse than this."
+    assert system.index(floor) < 400 and "do not state your utility or batna in any " \
+        "message" in system[-200:].lower()
+    assert "<UTILITY>" not in system and "<STATE>" not in json.dumps(reqs[-1].messages)
     # append-only session: every call extends the previous call's messages
     for prev, nxt in itertools.pairwise(reqs):
         assert nxt.messages[: len(prev.messages)] == prev.messages
@@ -56,17 +59,21 @@ def test_two_llm_parties_three_party_scenario_and_no_leak_of_private_utility(stu
         reqs = stub.completion_requests
     assert res.status != "error"
     eng = resolve_scenario("sprint-planning").party("engineering")
-    for r in reqs:
-        system = r.messages[0]["content"]
-        # each session holds only its own party's utility
-        assert system.count("<UTILITY>") == 1
     systems = {r.messages[0]["content"] for r in reqs}
     assert len(systems) == 2
-    weights = [json.loads(s.split("<UTILITY>")[1].split("</UTILITY>")[0])["weights"]
-               for s in systems]
+    # each session holds only its own party's utility: the weights it states are its own
     scenario = resolve_scenario("sprint-planning")
-    expected = [dict(scenario.party(p).utility.weights) for p in ("engineering", "product")]
-    assert sorted(map(json.dumps, weights)) == sorted(map(json.dumps, expected))
+    for system in systems:
+        role = system.split("You represent ", 1)[1].split(" ", 1)[0]
+        assert role in ("engineering", "product")
+        for name in ("engineering", "product", "operations"):
+            weights = scenario.party(name).utility.weights
+            lines = [f"- {k} (weight {w:.4g}):" for k, w in weights.items()]
+            if name == role:
+                assert all(line in system for line in lines)
+            elif dict(weights) != dict(scenario.party(role).utility.weights):
+                assert not all(line in system for line in lines), (role, name)
+        assert "<UTILITY>" not in system
     assert eng.batna == 0.35
 
 
@@ -101,9 +108,11 @@ def test_faulty_replies_go_through_engine_retry(stub_env, fault, reason):
     invalid = res.trajectory.of_kind("invalid")
     assert [e.reason for e in invalid] == [reason]
     assert res.status != "error"
-    # the targeted feedback reached the model in the next request, with the state again
+    # the targeted feedback reached the model in the next request, with the round and the
+    # move again (in words: no machine-readable state block)
     retry = reqs[1].messages[-1]["content"]
-    assert invalid[0].feedback in retry and "<STATE>" in retry
+    assert invalid[0].feedback in retry and "<STATE>" not in retry
+    assert "Round 1 of 20." in retry and "Your move: " in retry
 
 
 def test_persistent_garbage_ends_with_error_after_k_retries(stub_env):
@@ -202,7 +211,9 @@ def test_llm_mediator_and_judge(stub_env):
         res = run("split", ["hardliner", "hardliner"],
                   params={"mediator": "llm:openai-api/stub/med", "judge":
                           "llm:openai-api/stub/judge", "stagnation_rounds": 2,
-                          "max_rounds": 6})
+                          "max_rounds": 6,
+                          # hardliners on split: alice would walk first (seed 002's order)
+                          "stagnation_order": "mediator-first"})
         med_reqs = [r for r in stub.completion_requests if r.model == "med"]
     assert med_reqs and res.reason == "bound_hit"
     suggestions = [e for e in res.trajectory.of_kind("move") if e.party == "mediator"]

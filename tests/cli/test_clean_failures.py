@@ -73,7 +73,8 @@ def test_failing_llm_judge_is_a_clean_error_record(env: StubServer, policy: str)
 def test_failing_llm_mediator_is_a_clean_error_record(env: StubServer, policy: str) -> None:
     code, rec, output = _run_json([
         "bargaining/sprint-planning", "--agents", "boulware,boulware,boulware",
-        "--mediator", f"llm:openai-api/stub/{policy}"])
+        "--mediator", f"llm:openai-api/stub/{policy}",
+        "--stagnation-order", "mediator-first"])  # a party would walk first otherwise
     assert code == 1, output
     assert (rec["status"], rec["reason"], rec["who"]) == ("error", "error", "mediator")
     detail = rec["detail"]

@@ -6,14 +6,15 @@ from collections.abc import Callable
 
 import pytest
 
+from accord.agents.negotiator_prompts import system_text, turn_text
 from accord.llm import CallScope, GenerationConfig, LLMRuntime, RequestError, RetryPolicy
 from accord.testing.stub import ScriptedPolicy, StubServer
 
-UTILITY = ('{"issues": {"price": [10, 20, 30]}, "weights": {"price": 1}, '
-           '"values": {"price": {"10": 0.0, "20": 0.5, "30": 1.0}}, "batna": 0.2}')
-PROMPT = [{"role": "system", "content": f"You sell.\n<UTILITY>{UTILITY}</UTILITY>"},
-          {"role": "user", "content": '<STATE>{"round": 1, "max_rounds": 3, "move": "propose",'
-                                      ' "current_offer": null}</STATE>'}]
+UTILITY = {"issues": {"price": [10, 20, 30]}, "weights": {"price": 1},
+           "values": {"price": {"10": 0.0, "20": 0.5, "30": 1.0}}, "batna": 0.2}
+PROMPT = [{"role": "system", "content": system_text("seller", ["buyer"], UTILITY["issues"],
+                                                     UTILITY, 0.2, 3)},
+          {"role": "user", "content": turn_text(1, 3, "propose", None, None)}]
 
 
 async def test_mock_and_http_stub_answer_identically(stub_env: Callable[..., None]) -> None:

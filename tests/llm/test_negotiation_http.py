@@ -1,9 +1,10 @@
 """Whole negotiations over real HTTP with the rule-based negotiator policy.
 
 Two sessions (seller, buyer) talk to ``openai-api/stub/negotiator`` through accord's
-client. Each session's system prompt carries its private ``<UTILITY>`` once; each
-turn appends one user message with ``<STATE>`` and the assistant's reply, the way
-the LLM negotiator will (prompt-state contract in accord.testing.stub.negotiator).
+client. Each session's system prompt states its private utility once; each turn appends
+one user message ("Round r of R. ... Your move: ...") and the assistant's reply, the way
+the LLM negotiator does (rendered with accord's own bargaining prompt templates; the
+stub reads that text, see accord.testing.stub.negotiator).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from accord.agents.negotiator_prompts import system_text, turn_text
 from accord.llm import CallScope, LLMClient, LLMRuntime
 from accord.testing.stub import StubServer
 
@@ -47,8 +49,9 @@ def _parse(text: str) -> tuple[str, dict[str, Any] | None]:
 
 async def _negotiate(client: LLMClient, utilities: dict[str, dict[str, Any]], episode: str,
                      max_rounds: int = 8) -> tuple[str, dict[str, Any] | None, list[Any]]:
-    sessions = {role: [{"role": "system", "content": f"You are the {role}.\n"
-                        f"<UTILITY>{json.dumps(u)}</UTILITY>\nNever accept below your BATNA."}]
+    sessions = {role: [{"role": "system", "content": system_text(
+                    role, [r for r in utilities if r != role], ISSUES, u, u["batna"],
+                    max_rounds)}]
                 for role, u in utilities.items()}
     last: dict[str, dict[str, Any] | None] = {role: None for role in utilities}
     order = list(utilities)
@@ -57,10 +60,10 @@ async def _negotiate(client: LLMClient, utilities: dict[str, dict[str, Any]], ep
     for turn in range(2 * max_rounds):
         role = order[turn % 2]
         rnd = turn // 2 + 1
-        state = {"round": rnd, "max_rounds": max_rounds,
-                 "move": "propose" if offer is None else "respond",
-                 "current_offer": offer, "my_last_offer": last[role]}
-        sessions[role].append({"role": "user", "content": f"<STATE>{json.dumps(state)}</STATE>"})
+        other = order[(turn + 1) % 2]
+        prompt = turn_text(rnd, max_rounds, "propose" if offer is None else "respond", offer,
+                           other if offer is not None else None)
+        sessions[role].append({"role": "user", "content": prompt})
         done = await client.complete(sessions[role], scope=CallScope(episode, role, turn))
         completions.append(done)
         sessions[role].append({"role": "assistant", "content": done.text})

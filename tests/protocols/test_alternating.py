@@ -84,19 +84,31 @@ def test_stagnation_walks_party_below_batna(split):
     assert "stagnation" in names and "stagnation_walk" in names
 
 
-def test_stagnation_goes_to_mediator_when_configured(split):
-    class TakesMediation(HardlinerAgent):
-        async def act(self, observation):
-            if observation.phase == "respond" and observation.proposer == MEDIATOR:
-                return Accept()
-            return await super().act(observation)
+class Holds(Agent):
+    """Repeats one package (above the other side's BATNA) and rejects the other's;
+    accepts a mediator's suggestion."""
 
+    def __init__(self, share):
+        self.share = share
+        self.reset()
+
+    async def act(self, observation):
+        if observation.phase == "respond":
+            if observation.proposer == MEDIATOR:
+                return Accept()
+            return Reject(counter=Offer({"alice_share": self.share}))
+        return Offer({"alice_share": self.share})
+
+
+def test_stagnation_goes_to_mediator_when_configured(split):
+    # seed 002: walk first, so the parties here hold offers above each other's BATNA
+    # (hardliners at 10 and 0 would make alice walk; see tests/protocols/test_stagnation.py)
     cfg = AlternatingConfig(max_rounds=12, stagnation_rounds=2, mediator=True)
-    a, b, m = _reset(TakesMediation(), TakesMediation(), MidpointMediator())
+    a, b, m = _reset(Holds(6), Holds(4), MidpointMediator())
     res = run(AlternatingOffers(split, cfg), {"alice": a, "bob": b, MEDIATOR: m}, max_rounds=12)
     assert res.status == "agreement"
     assert res.record["proposer"] == MEDIATOR
-    assert res.record["agreement"] == {"alice_share": 5}  # median of 10 and 0
+    assert res.record["agreement"] == {"alice_share": 5}  # median of 6 and 4
     notes = [e.reason for e in res.trajectory.of_kind("note")]
     assert notes[:2] == ["stagnation", "mediator_suggestion"]
 
@@ -110,7 +122,7 @@ def test_mediator_observation_has_no_utilities(split):
             return await super().act(observation)
 
     cfg = AlternatingConfig(max_rounds=6, stagnation_rounds=1, mediator=True)
-    a, b, m = _reset(HardlinerAgent(), HardlinerAgent(), Spy())
+    a, b, m = _reset(Holds(7), Holds(3), Spy())
     run(AlternatingOffers(split, cfg), {"alice": a, "bob": b, MEDIATOR: m}, max_rounds=6)
     assert seen
     for obs in seen:

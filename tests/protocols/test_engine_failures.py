@@ -10,7 +10,7 @@ import pytest
 
 from accord.agents.base import Agent
 from accord.agents.concession import HardlinerAgent, TimeBasedAgent
-from accord.core import Move
+from accord.core import Move, Offer, Reject
 from accord.domains.bargaining import resolve_scenario
 from accord.protocols.alternating import MEDIATOR, AlternatingConfig, AlternatingOffers
 from accord.protocols.base import Observation, Termination
@@ -74,10 +74,23 @@ def test_failing_code_judge_ends_in_a_clean_error(judge: TerminationJudge, reaso
     assert end.kind == "end" and end.party == JUDGE and end.data["status"] == "error"
 
 
+class Holds(Agent):
+    """Repeats one share of split (above the other side's BATNA): stagnation without a
+    walker, so the mediator is asked (seed 002 walks first)."""
+
+    def __init__(self, share: int) -> None:
+        self.share = share
+        self.reset()
+
+    async def act(self, observation: Observation) -> Move:
+        pkg = {"alice_share": self.share}
+        return Reject(counter=Offer(pkg)) if observation.phase == "respond" else Offer(pkg)
+
+
 def test_failing_code_mediator_ends_in_a_clean_error() -> None:
     proto = AlternatingOffers(resolve_scenario("split"),
                               AlternatingConfig(mediator=True, stagnation_rounds=1))
-    agents = {**_parties(), MEDIATOR: RaisingMediator()}
+    agents = {"alice": Holds(6), "bob": Holds(4), MEDIATOR: RaisingMediator()}
     res = asyncio.run(run_episode(proto, agents, bounds=Bounds(max_rounds=10)))
     assert (res.status, res.who) == ("error", MEDIATOR)
     assert res.detail == "ValueError: mediator lost its notes"

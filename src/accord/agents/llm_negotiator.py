@@ -8,7 +8,14 @@ The negotiator's options beyond generation settings: ``guard=flag|block`` (flag,
 withhold, public text that the leak guard finds disclosing the party's private values)
 and ``guard_judge=MODEL`` (also ask an LLM leak judge,
 :class:`~accord.agents.guards.judge.LeakJudge`, about every message the rules pass; off
-by default).
+by default), and ``floor_rule=true`` (a named prompt addition the seed does not have:
+"never propose a package worse than your BATNA" beside the seed's "never accept"; off by
+default).
+
+The prompts follow seed 002's text (the Stakeholder Agent's setup once, "Round {n}.
+Current issue tracker ... Offer history ... Your move:" per call) and carry no
+machine-readable block: the stub server's rule-based ``negotiator`` policy reads the same
+text a model reads.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ from accord.agents.base import Agent
 from accord.agents.guards import Leak, PrivateValue, find_leaks, quote_counterpart
 from accord.agents.guards.judge import LeakJudge
 from accord.agents.llm_support import LLMSession, generation_config, runtime_for
+from accord.agents.negotiator_prompts import feedback_text, system_text, turn_text
 from accord.agents.registry import register_judge, register_mediator, register_negotiator
 from accord.agents.replies import (
     parse_mediator_reply,
@@ -35,7 +43,6 @@ from accord.agents.spec import AgentSpec, AgentSpecError
 from accord.agents.templates import render
 from accord.agents.utility_render import (
     labelled_private_values,
-    readable_utility,
     utility_payload,
 )
 from accord.core.moves import Accept, Malformed, Message, Move, Offer, Reject, Walk
@@ -46,14 +53,6 @@ from accord.protocols.negotiation import MediatorObservation, NegotiationObserva
 
 #: what ``guard=block`` sends instead of a withheld message
 WITHHELD = "[message withheld by the disclosure guard]"
-
-PROTOCOL_TEXT = (
-    "Stacked alternating offers: each round one party proposes a full package and every "
-    "other party answers at once (accept, reject with an optional counter-offer, or walk). "
-    "A deal needs every party's acceptance. The round cap is {max_rounds}; after it the "
-    "negotiation ends with no deal and everyone gets their BATNA. Rounds in which nobody "
-    "concedes may end the negotiation early. Invalid replies get feedback and a retry.")
-
 
 def _example(issues: Mapping[str, list[Any]]) -> str:
     return json.dumps({k: v[0] for k, v in issues.items()})
@@ -66,11 +65,12 @@ class LLMNegotiator(Agent):
 
     def __init__(self, client: LLMClient, config: GenerationConfig, *, episode: str | None,
                  guard: str = "flag", max_retries: int = 5,
-                 judge: LeakJudge | None = None) -> None:
+                 judge: LeakJudge | None = None, floor_rule: bool = False) -> None:
         if guard not in ("flag", "block"):
             raise ValueError("guard must be 'flag' or 'block'")
         self.client, self.config, self.episode = client, config, episode
         self.guard, self.max_retries, self.judge = guard, max_retries, judge
+        self.floor_rule = floor_rule
         self.session: LLMSession | None = None
         self._notes: list[dict[str, Any]] = []
         self._seen_offers = 0
@@ -83,38 +83,31 @@ class LLMNegotiator(Agent):
 
     def _setup(self, obs: NegotiationObservation) -> LLMSession:
         assert obs.space is not None and obs.utility is not None
-        payload = utility_payload(obs.utility, obs.space, obs.batna)
-        self._secrets = labelled_private_values(payload)
-        issues = obs.issue_values()
-        system = render(
-            "negotiator_system.j2", role=obs.role, others=[p for p in obs.parties if p != obs.role],
-            issues={k: list(v) for k, v in issues.items()}, readable=readable_utility(payload),
-            utility_json=json.dumps(payload), batna=obs.batna,
-            protocol=PROTOCOL_TEXT.format(max_rounds=obs.max_rounds),
-            example=_example({k: list(v) for k, v in issues.items()}))
-        return LLMSession(self.client, system, self.config, self.episode, obs.role)
+        self._secrets = labelled_private_values(utility_payload(obs.utility, obs.space,
+                                                                obs.batna))
+        return LLMSession(self.client, self.system_prompt(obs), self.config, self.episode,
+                          obs.role)
 
-    def _state(self, obs: NegotiationObservation) -> dict[str, Any]:
-        return {"round": obs.round, "max_rounds": obs.max_rounds,
-                "move": "propose" if obs.phase == "propose" else "respond",
-                "current_offer": dict(obs.current_offer) if obs.current_offer and
-                obs.phase == "respond" else None,
-                "my_last_offer": dict(obs.my_last_offer) if obs.my_last_offer else None,
-                "allowed": ["propose", "walk"] if obs.phase == "propose" else
-                ["accept", "reject", "propose", "walk"]}
+    def system_prompt(self, obs: NegotiationObservation) -> str:
+        """The Stakeholder Agent's setup (seed 002), sent once per session."""
+        assert obs.space is not None and obs.utility is not None
+        return system_text(obs.role, [p for p in obs.parties if p != obs.role],
+                           obs.issue_values(), utility_payload(obs.utility, obs.space, obs.batna),
+                           obs.batna, obs.max_rounds, floor_rule=self.floor_rule)
+
+    def _move_context(self, obs: NegotiationObservation) -> dict[str, Any]:
+        return {"round": obs.round, "max_rounds": obs.max_rounds, "move": obs.phase,
+                "current": obs.current_offer, "proposer": obs.proposer}
 
     def _turn_prompt(self, obs: NegotiationObservation) -> str:
         if obs.feedback is not None:
-            return render("negotiator_feedback.j2", reason=obs.feedback.reason,
-                          feedback=obs.feedback.feedback, attempt=obs.attempt,
-                          max_attempts=self.max_retries + 1, state=self._state(obs))
+            return feedback_text(obs.feedback.reason, obs.feedback.feedback, obs.attempt,
+                                 self.max_retries + 1, **self._move_context(obs))
         new = [o.to_dict() for o in obs.history[self._seen_offers:]]
         msgs = [f"Round {r}: " + quote_counterpart(p, t)
                 for r, p, t in obs.messages[self._seen_messages:] if p != obs.role]
         self._seen_offers, self._seen_messages = len(obs.history), len(obs.messages)
-        return render("negotiator_turn.j2", round=obs.round, max_rounds=obs.max_rounds,
-                      new_offers=new, messages=msgs, current=obs.current_offer,
-                      proposer=obs.proposer, move=obs.phase, state=self._state(obs))
+        return turn_text(new_offers=new, messages=msgs, **self._move_context(obs))
 
     async def _guard(self, move: Move, obs: NegotiationObservation) -> Move:
         if isinstance(move, Message):
@@ -288,7 +281,7 @@ class LLMJudge(TerminationJudge):
 
 
 #: negotiator options that are not generation settings
-GUARD_OPTIONS = ("guard", "guard_judge")
+GUARD_OPTIONS = ("guard", "guard_judge", "floor_rule")
 
 
 def withhold(move: Move) -> Move:
@@ -339,8 +332,11 @@ def _negotiator(spec: AgentSpec, ctx: Mapping[str, Any]) -> Agent:
         except LLMError as exc:
             raise AgentSpecError(f"{spec}: guard_judge: {exc}") from None
         judge = LeakJudge(judge_client, episode=ctx.get("episode_id"))
+    floor = str(spec.options.get("floor_rule", "false")).strip().lower()
+    if floor not in ("true", "false", "1", "0", "yes", "no"):
+        raise AgentSpecError(f"{spec}: floor_rule must be true or false, got {floor!r}")
     return LLMNegotiator(client, config, episode=ctx.get("episode_id"), guard=guard,
-                         judge=judge)
+                         judge=judge, floor_rule=floor in ("true", "1", "yes"))
 
 
 def _mediator(spec: AgentSpec, ctx: Mapping[str, Any]) -> Agent:

@@ -23,6 +23,7 @@ from accord.agents.concession import (
 )
 from accord.agents.kinds import AgentRegistry
 from accord.agents.mediator import MidpointMediator
+from accord.agents.pareto_mediator import ParetoMediator
 from accord.agents.spec import AgentSpec, AgentSpecError
 from accord.protocols.judge import RuleJudge, TerminationJudge
 
@@ -45,7 +46,7 @@ def _time_based(default_e: float, name: str) -> Factory:
 
 
 #: the optional module that registers the LLM kinds (imported when a kind is missing)
-_OPTIONAL = ("accord.agents.llm_negotiator",)
+_OPTIONAL = ("accord.agents.llm_negotiator", "accord.agents.llm_stagnation")
 
 NEGOTIATORS: AgentRegistry[Mapping[str, Any], Agent] = AgentRegistry(
     "bargaining", "agent", lazy=_OPTIONAL, label="agent")
@@ -64,13 +65,27 @@ for _kind, _factory in {
 }.items():
     NEGOTIATORS.register(_kind, _factory)
 
+def _pareto(spec: AgentSpec, ctx: Mapping[str, Any]) -> Agent:
+    _opts(spec, set())
+    scenario = ctx.get("scenario")
+    if scenario is None:
+        raise AgentSpecError("mediator 'pareto' needs the scenario (it is a trusted mediator "
+                             "that sees the utilities); build it through run_negotiation")
+    return ParetoMediator(scenario)
+
+
 MEDIATORS: AgentRegistry[Mapping[str, Any], Agent] = AgentRegistry(
     "bargaining.mediator", "mediator", lazy=_OPTIONAL, label="mediator")
 MEDIATORS.register("midpoint", lambda s, c: MidpointMediator())
+MEDIATORS.register("pareto", _pareto)
 
 JUDGES: AgentRegistry[Mapping[str, Any], TerminationJudge] = AgentRegistry(
     "bargaining.judge", "judge", lazy=_OPTIONAL, label="judge")
 JUDGES.register("rules", lambda s, c: RuleJudge())
+
+#: Stagnation Scorer kinds (seed 002's optional role); ``llm`` is added with the LLM layer
+STAGNATION_SCORERS: AgentRegistry[Mapping[str, Any], Agent] = AgentRegistry(
+    "bargaining.stagnation", "stagnation scorer", lazy=_OPTIONAL, label="stagnation scorer")
 
 JudgeFactory = Callable[[AgentSpec, Mapping[str, Any]], TerminationJudge]
 
@@ -103,3 +118,13 @@ def build_negotiator(spec: AgentSpec, ctx: Mapping[str, Any] | None = None) -> A
 def build_mediator(spec: AgentSpec, ctx: Mapping[str, Any] | None = None) -> Agent:
     """Instantiate a mediator from its spec."""
     return MEDIATORS.build(spec, ctx or {})
+
+
+def register_stagnation_scorer(kind: str, factory: Factory) -> None:
+    """Add a Stagnation Scorer kind."""
+    STAGNATION_SCORERS.register(kind, factory)
+
+
+def build_stagnation_scorer(spec: AgentSpec, ctx: Mapping[str, Any] | None = None) -> Agent:
+    """Instantiate a Stagnation Scorer (``llm:MODEL``) from its spec."""
+    return STAGNATION_SCORERS.build(spec, ctx or {})

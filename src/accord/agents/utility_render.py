@@ -1,7 +1,8 @@
-"""Render a party's private utility for its own LLM session (readable and as JSON).
+"""Render a party's private utility for its own LLM session.
 
-The JSON form is the prompt-state contract read by the stub server's rule-based
-negotiator (``accord.testing.stub.negotiator``).
+:func:`utility_payload` is the structured form (additive weights and scores, or a table);
+:func:`readable_utility` the words the session's setup carries, which the stub server's
+rule-based negotiator (``accord.testing.stub.negotiator``) reads like a model.
 """
 
 from __future__ import annotations

@@ -124,12 +124,28 @@ def run(
     as_json: bool = c.json_option(),
     quiet: bool = c.quiet_option(),
     mediator: str | None = typer.Option(None, "--mediator", help="Bargaining: mediator "
-                                        "spec, e.g. midpoint or llm:MODEL."),
+                                        "spec: midpoint, pareto (trusted: sees the "
+                                        "utilities, never reveals them) or llm:MODEL."),
     judge: str | None = typer.Option(None, "--judge", help="Bargaining: termination judge "
                                      "spec (rules, or llm:MODEL)."),
     stagnation_rounds: int | None = typer.Option(
         None, "--stagnation-rounds", help="Bargaining: rounds without concession before the "
         "stagnation rule fires (0 disables; default 3)."),
+    stagnation: str | None = typer.Option(
+        None, "--stagnation", metavar="code|llm:MODEL", help="Bargaining: who judges "
+        "stagnation: the code check (default) or the seed's Stagnation Scorer as an LLM "
+        "(answers STAGNANT or MOVING)."),
+    stagnation_measure: str | None = typer.Option(
+        None, "--stagnation-measure", metavar="utility|issues", help="Bargaining: measure "
+        "a proposer's move in its own utility (default) or per issue (ordinal distance, "
+        "seed 002: 'on any issue')."),
+    stagnation_epsilon: float | None = typer.Option(
+        None, "--stagnation-epsilon", min=0, help="Bargaining: a move up to this is no "
+        "move (utility units, or the 0..1 per-issue distance; default 1e-9)."),
+    stagnation_order: str | None = typer.Option(
+        None, "--stagnation-order", metavar="walk-first|mediator-first", help="Bargaining: "
+        "when stagnation fires, a party below its BATNA walks before the mediator is asked "
+        "(walk-first, the seed's order, default) or the mediator goes first."),
     acceptance: int | None = typer.Option(None, "--acceptance", help="Bargaining: k-of-n "
                                           "acceptance (default unanimous)."),
     max_offers: int | None = typer.Option(None, "--max-offers", help="Bargaining: cap on "
@@ -169,8 +185,10 @@ def run(
     if wall_clock is not None and not (0 < wall_clock < float("inf")):
         raise c.fail(f"--wall-clock must be a positive number of seconds, got {wall_clock}")
     options = {"max_rounds": max_rounds, "mediator": mediator, "judge": judge,
-               "stagnation_rounds": stagnation_rounds, "acceptance": acceptance,
-               "max_offers": max_offers, "wall_clock": wall_clock,
+               "stagnation_rounds": stagnation_rounds, "stagnation": stagnation,
+               "stagnation_measure": stagnation_measure,
+               "stagnation_epsilon": stagnation_epsilon, "stagnation_order": stagnation_order,
+               "acceptance": acceptance, "max_offers": max_offers, "wall_clock": wall_clock,
                "max_outcomes": max_outcomes, "strategy": strategy, "instance": instance,
                "tools": tools}
     run_target(target, agents, seed, options, parse_params(param), out, as_json, llm, quiet,

@@ -4,6 +4,7 @@ from accord.core.fairness import envy_free_mask_two_party, envy_matrix, is_envy_
 from accord.core.moves import (
     Accept,
     Action,
+    Assess,
     Decide,
     Malformed,
     Message,
@@ -44,6 +45,7 @@ __all__ = [
     "Accept",
     "Action",
     "AllocationUtility",
+    "Assess",
     "Decide",
     "Event",
     "Issue",

@@ -121,6 +121,15 @@ class Suggest(Move):
 
 
 @dataclass(frozen=True, slots=True)
+class Assess(Move):
+    """A stagnation scorer's verdict on the last K rounds (seed 002: STAGNANT / MOVING)."""
+
+    stagnant: bool
+    reason: str | None = None
+    kind: ClassVar[str] = "assess"
+
+
+@dataclass(frozen=True, slots=True)
 class Malformed(Move):
     """A reply that could not be turned into a move (parse failure)."""
 
@@ -133,7 +142,8 @@ class Malformed(Move):
 
 MOVE_TYPES: dict[str, type[Move]] = {
     cls.kind: cls
-    for cls in (Offer, Accept, Reject, Walk, Message, Action, Decide, Suggest, Malformed)
+    for cls in (Offer, Accept, Reject, Walk, Message, Action, Decide, Suggest, Assess,
+                Malformed)
 }
 
 

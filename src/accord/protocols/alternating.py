@@ -3,11 +3,15 @@
 Each round one proposer (configurable turn order) puts a full package on the table;
 every other party gives its verdict concurrently: accept, reject (optionally with a
 counter-offer, which becomes its next offer when it proposes next), or walk.
-Agreement needs every party (default) or k of n counting the proposer. A stagnation
-detector fires after ``stagnation_rounds`` consecutive rounds in which no proposer
-conceded more than ``stagnation_epsilon`` in its own utility: a configured mediator
-then puts a package to all parties, otherwise a party whose best available offer is
-below its BATNA walks. The protocol is pure: the engine owns time and I/O.
+Agreement needs every party (default) or k of n counting the proposer.
+
+The stagnation rule is the seed's (:mod:`accord.protocols.stagnation`): after
+``stagnation_rounds`` (K) consecutive rounds in which no proposer moved further than
+``stagnation_epsilon`` (in its own utility, or per issue with
+``stagnation_measure="issues"``), or when the optional Stagnation Scorer role answers
+STAGNANT, a party whose best available offer is below its BATNA walks first; only when
+nobody walks does a configured mediator put a package to all parties. The protocol is
+pure: the engine owns time and I/O.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import Any
 
 from accord.core.moves import (
     Accept,
+    Assess,
     Malformed,
     Message,
     Move,
@@ -30,7 +35,21 @@ from accord.core.moves import (
 )
 from accord.core.scenario import Scenario
 from accord.protocols.base import Invalid, Note, Observation, Progress, Protocol, Termination
-from accord.protocols.negotiation import MediatorObservation, NegotiationObservation, OfferRecord
+from accord.protocols.negotiation import (
+    MediatorObservation,
+    NegotiationObservation,
+    OfferRecord,
+    StagnationObservation,
+)
+from accord.protocols.stagnation import (
+    STAGNATION_ROLE,
+    check_measure,
+    check_order,
+    first_below_batna,
+    movement,
+    previous_of,
+    window,
+)
 
 MEDIATOR = "mediator"
 
@@ -47,6 +66,9 @@ class AlternatingConfig:
     max_messages_per_turn: int = 2
     mediator: bool = False
     max_offers: int | None = None  # no counter-offer is put on the table beyond this
+    stagnation_measure: str = "utility"  # utility | issues (seed 002: "on any issue")
+    stagnation_scorer: bool = False  # the Stagnation Scorer role decides, not the code check
+    stagnation_order: str = "walk-first"  # or mediator-first (accord 0.1's order)
 
 
 @dataclass(frozen=True)
@@ -54,7 +76,7 @@ class NegotiationState:
     """The full (referee's) state; parties only ever see projections of it."""
 
     round: int = 1
-    phase: str = "propose"  # propose | respond | mediate | respond_mediator | over
+    phase: str = "propose"  # propose | respond | assess | mediate | respond_mediator | over
     proposer: str | None = None
     current: OfferRecord | None = None
     history: tuple[OfferRecord, ...] = ()
@@ -96,6 +118,8 @@ class AlternatingOffers(Protocol[NegotiationState]):
             raise ValueError(f"acceptance must be between 1 and {n}, got {cfg.acceptance}")
         if cfg.max_rounds < 1:
             raise ValueError("max_rounds must be at least 1")
+        check_measure(cfg.stagnation_measure)
+        check_order(cfg.stagnation_order)
         self._party = {p.name: p for p in scenario.parties}
         self._space = scenario.space
 
@@ -114,6 +138,8 @@ class AlternatingOffers(Protocol[NegotiationState]):
             return tuple(p for p in self.parties if p != state.proposer)
         if state.phase == "mediate":
             return (MEDIATOR,)
+        if state.phase == "assess":
+            return (STAGNATION_ROLE,)
         if state.phase == "respond_mediator":
             return self.parties
         return ()
@@ -130,11 +156,20 @@ class AlternatingOffers(Protocol[NegotiationState]):
         if state.phase in ("respond", "respond_mediator"):
             return ("accept", "reject", "walk")
         if state.phase == "mediate":
-            return ("suggest",)
+            return ("suggest", "message")  # a message: no package to suggest
+        if state.phase == "assess":
+            return ("assess",)
         return ()
 
     def observe(self, state: NegotiationState, role: str) -> Observation:
         legal = self._legal(state, role)
+        if role == STAGNATION_ROLE:
+            cfg = self.config
+            return StagnationObservation(
+                role=role, round=state.round, legal=legal, space=self._space,
+                parties=self.parties, offers=window(state.history, cfg.stagnation_rounds),
+                rounds=cfg.stagnation_rounds, epsilon=cfg.stagnation_epsilon,
+                measure=cfg.stagnation_measure)
         if role == MEDIATOR:
             return MediatorObservation(
                 role=role, round=state.round, legal=legal, space=self._space,
@@ -222,10 +257,26 @@ class AlternatingOffers(Protocol[NegotiationState]):
             return state, notes
         if state.phase == "mediate":
             (role, move), = moves.items()
+            if isinstance(move, Message):  # nothing to suggest: the text goes on the record
+                notes.append(Note("mediator_no_suggestion", MEDIATOR, {"text": move.text}))
+                msgs = (*state.messages, (state.round, MEDIATOR, move.text))
+                return self._next_round(_evolve(state, messages=msgs)), notes
             assert isinstance(move, Suggest)
             rec = self._record(state.round, MEDIATOR, move.package, "mediator")
             notes.append(Note("mediator_suggestion", MEDIATOR, {"package": dict(rec.package)}))
             return _evolve(state, phase="respond_mediator", suggestion=rec), notes
+        if state.phase == "assess":
+            (role, move), = moves.items()
+            assert isinstance(move, Assess)
+            notes.append(Note("stagnation_scorer", STAGNATION_ROLE, {
+                "verdict": "STAGNANT" if move.stagnant else "MOVING", "why": move.reason}))
+            if move.stagnant:
+                state = self._fire(state, notes, {
+                    "rule": "scorer", "rounds": self.config.stagnation_rounds,
+                    "why": move.reason})
+                if state.ended is not None or state.phase == "mediate":
+                    return state, notes
+            return self._next_round(state), notes
         return self._verdicts(state, moves, notes)
 
     def _verdicts(self, state: NegotiationState, moves: Mapping[str, Move], notes: list[Note]
@@ -257,40 +308,70 @@ class AlternatingOffers(Protocol[NegotiationState]):
         if mediated:
             return self._next_round(_evolve(state, suggestion=None)), notes
         state = self._stagnation(state, notes)
-        if state.ended is not None or state.phase == "mediate":
+        if state.ended is not None or state.phase in ("mediate", "assess"):
             return state, notes
         return self._next_round(state), notes
 
     def _stagnation(self, state: NegotiationState, notes: list[Note]) -> NegotiationState:
+        """Count this round toward the rule; fire it, or hand the call to the scorer."""
         cfg = self.config
         if cfg.stagnation_rounds <= 0 or state.current is None:
             return state
         rec = state.current
-        prev = next((r for r in reversed(state.history[:-1]) if r.party == rec.party), None)
+        prev = previous_of(state.history, rec)
+        if cfg.stagnation_scorer:  # the scorer judges once K rounds have moves to compare
+            counted = state.stagnant + (prev is not None)
+            state = _evolve(state, stagnant=counted)
+            if counted >= cfg.stagnation_rounds:
+                return _evolve(state, phase="assess")
+            return state
         stagnant = state.stagnant + 1
+        moved = None
         if prev is None:
             stagnant = 0
         else:
-            u = self._party[rec.party].utility
-            if u(prev.package) - u(rec.package) > cfg.stagnation_epsilon:
+            moved = movement(cfg.stagnation_measure, self._space, self._party[rec.party].utility,
+                             prev.package, rec.package)
+            if moved > cfg.stagnation_epsilon:
                 stagnant = 0
         state = _evolve(state, stagnant=stagnant)
         if stagnant < cfg.stagnation_rounds:
             return state
-        notes.append(Note("stagnation", None, {"rounds": stagnant}))
+        return self._fire(state, notes, {
+            "rule": "code", "measure": cfg.stagnation_measure, "rounds": stagnant,
+            "epsilon": cfg.stagnation_epsilon, "last_move": moved})
+
+    def _fire(self, state: NegotiationState, notes: list[Note], why: dict[str, Any]
+              ) -> NegotiationState:
+        """The detector fired: walk first (seed 002), else the mediator, else go on."""
+        cfg = self.config
         state = _evolve(state, stagnant=0)
+        if cfg.mediator and cfg.stagnation_order == "mediator-first":
+            notes.append(Note("stagnation", None, {**why, "then": "mediator",
+                                                   "order": "mediator-first"}))
+            return _evolve(state, phase="mediate")
+        walker = first_below_batna(
+            self.parties, state.latest, {n: p.utility for n, p in self._party.items()},
+            {n: p.batna for n, p in self._party.items()})
+        then = "walk" if walker else "mediator" if cfg.mediator else "continue"
+        notes.append(Note("stagnation", None, {**why, "then": then}))
+        if walker is not None:
+            notes.append(Note("stagnation_walk", walker.party, {
+                "best_available": walker.best_available, "batna": walker.batna}))
+            if why["rule"] == "scorer":
+                rule = f"the stagnation scorer judged the last {cfg.stagnation_rounds} " \
+                       "rounds STAGNANT"
+            elif cfg.stagnation_measure == "issues":
+                rule = (f"no proposer moved further than {cfg.stagnation_epsilon:g} on any "
+                        f"issue for {cfg.stagnation_rounds} rounds")
+            else:
+                rule = (f"no concession above {cfg.stagnation_epsilon:g} in utility for "
+                        f"{cfg.stagnation_rounds} rounds")
+            return self._end(state, Termination(
+                "no_deal", "stagnation", walker.party,
+                f"{rule}; best available offer is below {walker.party}'s BATNA"))
         if cfg.mediator:
             return _evolve(state, phase="mediate")
-        for name in self.parties:
-            party = self._party[name]
-            offers = [r.package for p, r in state.latest.items() if p != name]
-            best = max((party.utility(pk) for pk in offers), default=float("-inf"))
-            if best < party.batna:
-                notes.append(Note("stagnation_walk", name, {"best_available": best}))
-                return self._end(state, Termination(
-                    "no_deal", "stagnation", name,
-                    f"no concession for {cfg.stagnation_rounds} rounds; best available offer "
-                    f"is below {name}'s BATNA"))
         return state
 
     def _next_round(self, state: NegotiationState) -> NegotiationState:

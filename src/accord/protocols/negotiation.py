@@ -3,7 +3,8 @@
 :class:`NegotiationObservation` is a party's projection of the state: public offers,
 messages and the issue tracker, plus *its own* utility and BATNA and nothing private
 of anyone else. The mediator gets :class:`MediatorObservation`, which holds no
-utility at all.
+utility at all. A Stagnation Scorer gets :class:`StagnationObservation`: the last K
+rounds' offers, again without utilities.
 """
 
 from __future__ import annotations
@@ -82,3 +83,19 @@ class MediatorObservation(Observation):
     history: tuple[OfferRecord, ...] = ()
     latest: Mapping[str, Package] = field(default_factory=dict)
     messages: tuple[tuple[int, str, str], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class StagnationObservation(Observation):
+    """What a Stagnation Scorer sees (seed 002): the last K rounds' offers and the rule.
+
+    ``offers`` are public records only (each proposer's offer before the window is
+    included so every move in it can be compared); no utility, no BATNA.
+    """
+
+    space: OutcomeSpace | None = None
+    parties: tuple[str, ...] = ()
+    offers: tuple[OfferRecord, ...] = ()
+    rounds: int = 3
+    epsilon: float = 0.0
+    measure: str = "issues"

@@ -138,7 +138,9 @@ def test_dialog_lines_quote_partner_text_as_data() -> None:
     assert len(lines) == 1 and "<DECISION>" not in lines[0] and "‹DECISION›" in lines[0]
     assert lines[0].startswith("[round 1] agent_0 proposed [")
     text = turn_prompt("decision", obs, lines, state(obs, "decision", table=None))
-    assert text.count("<STATE>") == 1 and "there is no proposal" in text
+    # the step's data in words (seed 001's templates), no machine-readable state block
+    assert "<STATE>" not in text and "There is no proposal from another agent" in text
+    assert "Now is round 1 of the total" in text
 
 
 def test_tools_run_on_the_estimate_not_the_truth(menu: MenuInstance, tasks: TaskInstance
@@ -215,11 +217,13 @@ def test_stub_policy_rejects_prompts_without_the_contract_blocks() -> None:
     with pytest.raises(PolicyError, match="TASK_DATA"):
         policy.respond(PolicyRequest(({"role": "user", "content": "hi"},), "deliberation"))
     system = {"role": "system", "content": '<TASK_DATA>{"role": "agent_0"}</TASK_DATA>'}
-    with pytest.raises(PolicyError, match="STATE"):
+    with pytest.raises(PolicyError, match=r"no 'Now is round r of the total R rounds\.'"):
         policy.respond(PolicyRequest((system, {"role": "user", "content": "hi"}), "x"))
-    odd = {"role": "user", "content": '<STATE>{"module": "dreaming"}</STATE>'}
+    dreaming = {"role": "system",
+                "content": '<TASK_DATA>{"role": "agent_0", "module": "dreaming"}</TASK_DATA>'}
+    odd = {"role": "user", "content": "Now is round 1 of the total 3 rounds."}
     with pytest.raises(PolicyError, match="unknown module"):
-        policy.respond(PolicyRequest((system, odd), "x"))
+        policy.respond(PolicyRequest((dreaming, odd), "x"))
 
 
 def test_answers_inside_free_text_do_not_count_issue_12() -> None:

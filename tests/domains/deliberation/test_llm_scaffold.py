@@ -50,7 +50,8 @@ def episode(setting: str, agents: list[str], *, instance: int = 1, seed: int = 0
 
 
 def module_of(request: Any) -> str:
-    found = re.findall(r'<STATE>\{"module": "(\w+)"', request.messages[-1]["content"])
+    """The module whose session sent ``request`` (its TASK_DATA names it)."""
+    found = re.findall(r'<TASK_DATA>\{"module": "(\w+)"', request.messages[0]["content"])
     return found[-1] if found else ""
 
 
@@ -62,7 +63,7 @@ class BreakFirst(Policy):
 
     def respond(self, request: PolicyRequest) -> Outcome:
         out = self.inner.respond(request)
-        if not self.done and f'"module": "{self.module}"' in request.last("user"):
+        if not self.done and f'"module": "{self.module}"' in request.system():
             self.done = True
             assert isinstance(out, Reply)
             return Reply(corrupt(out.text, self.fault))
@@ -224,12 +225,14 @@ def test_malformed_reply_is_retried_with_feedback(stub_env: Any, setting: str, m
     assert [e.reason for e in invalid] == [reason]
     assert invalid[0].move is not None and invalid[0].move["kind"] == "malformed"
     assert res.status == "agreement"
-    # the next request of the same module session carries the feedback and the state again
+    # the next request of the same module session carries the feedback and the step's data
+    # again, in words (no machine-readable state block)
     bad = next(i for i, r in enumerate(reqs) if module_of(r) == module)
     retry = next(r for r in reqs[bad + 1:] if r.conversation == reqs[bad].conversation)
     text = retry.messages[-1]["content"]
     assert invalid[0].feedback and invalid[0].feedback in text
-    assert "could not be used" in text and "<STATE>" in text
+    assert "could not be used" in text and "<STATE>" not in text
+    assert "Now is round 1 of the total" in text
 
 
 def test_centralized_decision_parse_failure_then_recovery(stub_env: Any) -> None:
@@ -261,7 +264,7 @@ def test_unusable_estimate_falls_back_and_is_flagged(stub_env: Any) -> None:
 def test_messages_are_truncated_by_the_protocol(stub_env: Any) -> None:
     class Chatty(DeliberationPolicy):
         def respond(self, request: PolicyRequest) -> Outcome:
-            if '"module": "conversation"' in request.last("user"):
+            if '"module": "conversation"' in request.system():
                 return Reply("<MESSAGE>" + "blah " * 400 + "</MESSAGE>")
             return super().respond(request)
 

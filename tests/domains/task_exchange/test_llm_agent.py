@@ -55,11 +55,11 @@ def by_model(stub: StubServer, model: str) -> list[Any]:
     return [r for r in stub.completion_requests if r.model == model]
 
 
-def state_of(message: str) -> dict[str, Any]:
-    found = re.findall(r"<TX_STATE>(.*?)</TX_STATE>", message, re.S)
+def turn_of(message: str) -> int:
+    """The global turn a Figure 7 turn prompt states (the prompt has no JSON state)."""
+    found = re.findall(r"^You are agent \w+\. Global Turn (\d+)/\d+", message, re.M)
     assert len(found) == 1, message[-400:]
-    data: dict[str, Any] = json.loads(found[0])
-    return data
+    return int(found[0])
 
 
 @pytest.mark.parametrize("scenario", ["cooperative", "competitive"])
@@ -86,7 +86,9 @@ async def test_llm_agents_play_both_scenarios_under_both_strategies(
         assert system.startswith(render_system_prompt(sc.view(role), strategy).split(
             "(Composite task information covers")[0])
         assert ("5. Be strategic:" in system) == (strategy == "utility-aware")
-        assert system.count("<TX_SETUP>") == 1
+        # the stub gets exactly the Figure 7 prompt a model gets: no machine-readable block
+        assert system == render_system_prompt(sc.view(role), strategy)
+        assert not any("<TX_" in m["content"] for r in reqs_one for m in r.messages)
         # append-only: every call extends the previous one by the answer and one new turn
         for prev, nxt in itertools.pairwise(reqs_one):
             assert nxt.messages[:len(prev.messages)] == prev.messages
@@ -95,7 +97,7 @@ async def test_llm_agents_play_both_scenarios_under_both_strategies(
         # only the partner's new messages are appended; its own are already its answers
         users = [m["content"] for m in reqs_one[-1].messages if m["role"] == "user"]
         assert not any(f"] {role}: " in u for u in users)
-        turns = [state_of(r.messages[-1]["content"])["turn"] for r in reqs_one]
+        turns = [turn_of(r.messages[-1]["content"]) for r in reqs_one]
         assert turns == sorted(turns) and turns[0] == 1
     assert set(res.usage) == {"Alice", "Bob"}
     assert sum(u["calls"] for u in res.usage.values()) == len(reqs)
@@ -157,11 +159,11 @@ async def test_each_invalid_pattern_through_the_llm_path(stub_env: Any, code: st
     assert res.status != "error"
     # the targeted feedback reached the model in the retry, within the same turn
     bad, retry = alice[1], alice[2]
-    assert state_of(bad.messages[-1]["content"])["feedback"] is None
+    assert "was invalid" not in bad.messages[-1]["content"]
     last = retry.messages[-1]["content"]
     assert invalid[0].feedback in last and "does not consume the turn" in last
-    st = state_of(last)
-    assert st["feedback"] == reason and st["attempt"] == 2 and st["turn"] == 2
+    assert "was invalid and was NOT delivered to Bob (attempt 1 of" in last
+    assert turn_of(last) == 2 and turn_of(bad.messages[-1]["content"]) == 2
     assert invalid[0].feedback is not None and invalid[0].feedback.startswith("✖")
 
 
@@ -324,11 +326,11 @@ def test_llm_agent_specs() -> None:
 
 
 async def test_a_failing_model_call_ends_the_episode_with_a_clear_error(stub_env: Any) -> None:
-    # without its <TX_SETUP>/<TX_STATE> blocks the rule-based stub answers HTTP 400
+    # the endpoint refuses every request with HTTP 400
     async with StubServer("task-exchange") as stub:
         stub_env(stub)
-        res = await episode("cooperative", [LLM.format("task-exchange") + "&state=false",
+        res = await episode("cooperative", [LLM.format("always-bad-request"),
                                             "utility-aware"])
     assert (res.status, res.who) == ("error", "Alice")
     assert "LLM call failed for Alice" in (res.detail or "")
-    assert "exactly one <TX_SETUP> block" in (res.detail or "")
+    assert "HTTP 400" in (res.detail or "")

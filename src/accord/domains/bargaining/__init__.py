@@ -51,8 +51,9 @@ class BargainingDomain(Domain):
 
     #: ``accord run`` options (``--mediator``, ``--judge``, ...) -> protocol parameters
     run_options: ClassVar[Mapping[str, str]] = {key: key for key in (
-        "max_rounds", "mediator", "judge", "stagnation_rounds", "acceptance", "max_offers",
-        "wall_clock", "max_outcomes")}
+        "max_rounds", "mediator", "judge", "stagnation_rounds", "stagnation",
+        "stagnation_measure", "stagnation_epsilon", "stagnation_order", "acceptance",
+        "max_offers", "wall_clock", "max_outcomes")}
 
     def run_spec(self, rest: str, agents: Sequence[AgentSpec], params: Mapping[str, Any],
                  seed: int) -> EpisodeSpec:

@@ -8,11 +8,17 @@ from typing import Any
 import numpy as np
 
 from accord.agents.base import Agent
-from accord.agents.registry import build_judge, build_mediator, build_negotiator
+from accord.agents.registry import (
+    build_judge,
+    build_mediator,
+    build_negotiator,
+    build_stagnation_scorer,
+)
 from accord.agents.spec import AgentSpec, AgentSpecError, parse_agent_spec
 from accord.core.scenario import Scenario
 from accord.protocols.alternating import MEDIATOR, AlternatingConfig, AlternatingOffers
 from accord.protocols.engine import Bounds, EpisodeResult, run_episode
+from accord.protocols.stagnation import MEASURES, ORDERS, STAGNATION_ROLE
 
 #: protocol parameters accepted in ``params`` (CLI flags and bench configs)
 PARAMS = {
@@ -20,6 +26,9 @@ PARAMS = {
     "stagnation_epsilon": float, "max_messages_per_turn": int, "mediator": str,
     "judge": str, "max_offers": int, "wall_clock": float, "max_retries": int,
     "max_outcomes": int,  # the outcome-space cap of a scenario file (default 10^6)
+    "stagnation_measure": str,  # utility | issues (seed 002: "on any issue")
+    "stagnation": str,  # code (default) | llm:MODEL (the Stagnation Scorer role)
+    "stagnation_order": str,  # walk-first (seed 002, default) | mediator-first
 }
 
 
@@ -48,6 +57,18 @@ def check_params(params: Mapping[str, Any]) -> None:
             continue
         if not isinstance(val, want) or isinstance(val, bool):
             raise ParamError(f"parameter {key!r} must be {want.__name__}, got {val!r}")
+    measure = params.get("stagnation_measure")
+    if measure is not None and measure not in MEASURES:
+        raise ParamError(f"parameter 'stagnation_measure' must be one of "
+                         f"{', '.join(MEASURES)}; got {measure!r}")
+    order = params.get("stagnation_order")
+    if order is not None and order not in ORDERS:
+        raise ParamError(f"parameter 'stagnation_order' must be one of {', '.join(ORDERS)}; "
+                         f"got {order!r}")
+    scorer = params.get("stagnation")
+    if scorer is not None and scorer != "code" and not scorer.startswith("llm:"):
+        raise ParamError(f"parameter 'stagnation' must be 'code' or 'llm:MODEL' (the seed's "
+                         f"Stagnation Scorer); got {scorer!r}")
 
 
 def build_agents(scenario: Scenario, specs: Sequence[AgentSpec | str], seed: int,
@@ -74,6 +95,7 @@ async def run_negotiation(scenario: Scenario, specs: Sequence[AgentSpec | str], 
     check_params(params)
     max_rounds = 20 if params.get("max_rounds") is None else int(params["max_rounds"])
     mediator = params.get("mediator")
+    scorer = params.get("stagnation") or "code"
     order = params.get("turn_order")
     config = AlternatingConfig(
         max_rounds=max_rounds,
@@ -84,6 +106,9 @@ async def run_negotiation(scenario: Scenario, specs: Sequence[AgentSpec | str], 
         max_messages_per_turn=int(params.get("max_messages_per_turn", 2)),
         mediator=bool(mediator),
         max_offers=params.get("max_offers"),
+        stagnation_measure=str(params.get("stagnation_measure") or "utility"),
+        stagnation_scorer=scorer != "code",
+        stagnation_order=str(params.get("stagnation_order") or "walk-first"),
     )
     protocol = AlternatingOffers(scenario, config)
     context = dict(ctx or {})
@@ -96,9 +121,14 @@ async def run_negotiation(scenario: Scenario, specs: Sequence[AgentSpec | str], 
             dict(params), seed))
     agents = build_agents(scenario, specs, seed, context)
     if mediator:
-        med = build_mediator(parse_agent_spec(mediator), context)
+        # a trusted mediator (``pareto``) is built with the scenario; it never passes it on
+        med = build_mediator(parse_agent_spec(mediator), {**context, "scenario": scenario})
         med.reset(np.random.default_rng([seed, 99]))
         agents[MEDIATOR] = med
+    if scorer != "code":
+        sc = build_stagnation_scorer(parse_agent_spec(scorer), context)
+        sc.reset(np.random.default_rng([seed, 98]))
+        agents[STAGNATION_ROLE] = sc
     judge = build_judge(parse_agent_spec(params.get("judge") or "rules"), context)
     bounds = Bounds(max_rounds=max_rounds, max_offers=params.get("max_offers"),
                     wall_clock=params.get("wall_clock"),

@@ -15,9 +15,9 @@ move, a note or the partner's prompt.
 
 Agent spec: ``llm:MODEL?temperature=0&max_tokens=800`` (generation options, see
 :func:`~accord.agents.llm_support.generation_config`) plus ``state=true|false`` for the
-machine-readable ``<TX_SETUP>``/``<TX_STATE>`` blocks. They are on by default only for the
-in-process mock and the stub server (``mock/...``, ``openai-api/stub/...``), whose
-rule-based policy reads them; real models get the paper's Figure 7 prompt.
+machine-readable ``<TX_SETUP>``/``<TX_STATE>`` blocks, a named prompt option for external
+tools, off by default for every endpoint: models, the in-process mock and the stub server
+all get the paper's Figure 7 prompt, which the stub's rule-based policy reads as text.
 """
 
 from __future__ import annotations
@@ -126,10 +126,9 @@ def build_llm_agent(spec: AgentSpec, ctx: Mapping[str, Any]) -> TaskExchangeLLMA
         config = generation_config(opts)
     except ValueError as exc:
         raise AgentSpecError(f"agent {spec}: {exc}") from None
-    # the <TX_SETUP>/<TX_STATE> blocks serve the rule-based stub policies; real models get
-    # the paper's Figure 7 prompt unless asked (``?state=true``)
-    stub = str(spec.arg or "").startswith(("mock/", "openai-api/stub/"))
-    machine_state = _flag(spec, spec.options.get("state", stub))
+    # every endpoint, the stub included, gets the paper's Figure 7 prompt; the
+    # <TX_SETUP>/<TX_STATE> blocks are a named option for external tools (``?state=true``)
+    machine_state = _flag(spec, spec.options.get("state", False))
     runtime = runtime_for(ctx.get("llm"))
     try:
         client = runtime.client(spec.arg, config)

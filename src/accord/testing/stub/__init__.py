@@ -29,6 +29,7 @@ from accord.testing.stub.policies import (
     register_policy,
 )
 from accord.testing.stub.server import LoggedRequest, StubServer
+from accord.testing.stub.stagnation import StagnationPolicy  # noqa: F401  (registers it)
 from accord.testing.stub.task_exchange import TaskExchangePolicy  # noqa: F401  (registers it)
 from accord.testing.stub.tokens import PrefixTracker, count_tokens, message_tokens, tokenize
 

@@ -2,8 +2,8 @@
 
 It lets whole deliberations (menu-numeric, menu-semantic, task allocation; partial or
 merged observations; centralized) run end to end over real HTTP with no model. It reads
-the machine-readable blocks that :mod:`accord.domains.deliberation.scaffold` puts in its
-prompts; this is the **prompt-state contract** between the scaffold and this policy.
+what :mod:`accord.domains.deliberation.scaffold` puts in its prompts, the same text a
+model gets.
 
 System prompt (once per module session): one ``<TASK_DATA>{json}</TASK_DATA>`` block::
 
@@ -16,16 +16,19 @@ System prompt (once per module session): one ``<TASK_DATA>{json}</TASK_DATA>`` b
                              #   public_resource_types, private_resource_types, agents
      "observation": {...}}   # the agent's private observation (DeliberationObservation.private)
 
-Every user message ends with one ``<STATE>{json}</STATE>`` block (the last one is read)::
+Every user message states the data of its step in words, as seed 001's module templates
+do (the last occurrence of each line in the last user message is read; values are JSON)::
 
-    {"module": ..., "round": r, "max_rounds": R, "last_round": bool,
-     "estimate": {...},               # planning / decision / conversation
-     "my_proposal": [...] | {...},    # decision / conversation: this round's plan
-     "table": {"by": name, "proposal": ...} | null,   # another agent's proposal
-     "can_accept": bool, "can_finalize": bool,       # decision
-     "tools_left": n,                 # planning / decision with tools "call"
-     "decision": {...} | null,        # conversation: why the table was not accepted
-     "final": bool}                   # planning in the centralized baseline
+    Now is round r of the total R rounds.[ This is the last round.]
+    Here is your current estimation: {...}              # planning / decision / conversation
+    Your latest proposal is: [...] | {...}               # decision / conversation
+    The latest proposal from NAME is: [...] | {...}      # another agent's proposal
+    (Accepting it is not possible at this step.)         # decision, when accept is illegal
+    You rejected NAME's proposal, because: TEXT          # conversation
+    Tool calls left in this step: n.                     # tools "call"
+
+The module is ``TASK_DATA.module``; a leader (``TASK_DATA.leader`` is the role, mode
+``leader``) may finalize.
 
 Dialog lines quote each utterance as ``<COUNTERPART_TEXT from="NAME">text</COUNTERPART_TEXT>``
 (``<``/``>`` in the text replaced by ``‹``/``›``); the policy reads them from every user
@@ -76,7 +79,10 @@ from accord.testing.stub.policies import (
 )
 
 TASK_DATA_RE = re.compile(r"<TASK_DATA>(.*?)</TASK_DATA>", re.S)
-STATE_RE = re.compile(r"<STATE>(.*?)</STATE>", re.S)
+_ROUND = re.compile(r"Now is round (\d+) of the total (\d+) rounds\.")
+_TABLE = re.compile(r"The latest proposal from (\S+) is: ")
+_REJECTED = re.compile(r"^You rejected \S+'s proposal, because: (.*)$", re.M)
+_TOOLS_LEFT = re.compile(r"Tool calls left in this step: (\d+)\.")
 TOOL_RESULT_RE = re.compile(r"<TOOL_RESULT>(.*?)</TOOL_RESULT>", re.S)
 QUOTE_RE = re.compile(r'<COUNTERPART_TEXT from="([^"]*)">(.*?)</COUNTERPART_TEXT>', re.S)
 EPS = 1e-6
@@ -91,6 +97,50 @@ def _load(pattern: re.Pattern[str], text: str, what: str, where: str) -> Any:
     except json.JSONDecodeError as exc:
         raise PolicyError(f"deliberation policy: <{what}> in {where} is not valid JSON: "
                           f"{exc}") from exc
+
+
+def _json_after(text: str, label: str) -> Any:
+    at = text.rfind(label)
+    if at < 0:
+        return None
+    try:
+        return json.JSONDecoder().raw_decode(text, at + len(label))[0]
+    except json.JSONDecodeError as exc:
+        raise PolicyError(f"deliberation policy: the value after {label!r} is not JSON: "
+                          f"{exc}") from exc
+
+
+def read_state(text: str, data: Mapping[str, Any]) -> dict[str, Any]:
+    """The step data one user message states in words (see the module docstring)."""
+    found = list(_ROUND.finditer(text))
+    if not found:
+        raise PolicyError("deliberation policy: no 'Now is round r of the total R rounds.' "
+                          "in the last user message")
+    rnd, cap = int(found[-1].group(1)), int(found[-1].group(2))
+    table = None
+    tables = list(_TABLE.finditer(text))
+    if tables:
+        last = tables[-1]
+        try:
+            proposal = json.JSONDecoder().raw_decode(text, last.end())[0]
+        except json.JSONDecodeError as exc:
+            raise PolicyError(f"deliberation policy: the proposal on the table is not JSON: "
+                              f"{exc}") from exc
+        table = {"by": last.group(1), "proposal": proposal}
+    rejected = list(_REJECTED.finditer(text))
+    tools = list(_TOOLS_LEFT.finditer(text))
+    return {
+        "module": data.get("module"), "round": rnd, "max_rounds": cap,
+        "last_round": "This is the last round." in text or rnd >= cap,
+        "estimate": _json_after(text, "Here is your current estimation: "),
+        "my_proposal": _json_after(text, "Your latest proposal is: "),
+        "table": table,
+        "can_accept": table is not None and
+        "(Accepting it is not possible at this step.)" not in text,
+        "can_finalize": data.get("mode") == "leader" and data.get("leader") == data.get("role"),
+        "tools_left": int(tools[-1].group(1)) if tools else 0,
+        "decision": {"explanation": rejected[-1].group(1)} if rejected else None,
+    }
 
 
 def own_facts(data: Mapping[str, Any]) -> list[list[Any]]:
@@ -174,7 +224,7 @@ class _View:
     def __init__(self, request: PolicyRequest) -> None:
         self.data = _load(TASK_DATA_RE, request.system(), "TASK_DATA", "the system prompt")
         last = request.last("user")
-        self.state = _load(STATE_RE, last, "STATE", "the last user message")
+        self.state = read_state(last, self.data)
         try:
             found = [json.loads(b) for b in TOOL_RESULT_RE.findall(last)]
         except json.JSONDecodeError as exc:
@@ -318,13 +368,13 @@ class DeliberationPolicy(Policy):
         self.rating = float(rating)
 
     def respond(self, request: PolicyRequest) -> Outcome:
-        """Read ``<TASK_DATA>``, ``<STATE>`` and the dialog; answer the module's step."""
+        """Read ``<TASK_DATA>``, the step's lines and the dialog; answer the module's step."""
         v = _View(request)
         module = str(v.state.get("module") or v.data.get("module"))
         handler = {"observation": self._observe, "planning": self._plan,
                    "decision": self._decide, "conversation": self._talk}.get(module)
         if handler is None:
-            raise PolicyError(f"deliberation policy: unknown module {module!r} in <STATE>")
+            raise PolicyError(f"deliberation policy: unknown module {module!r} in <TASK_DATA>")
         return Reply(handler(v))
 
     def _observe(self, v: _View) -> str:

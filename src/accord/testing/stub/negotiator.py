@@ -1,34 +1,30 @@
 """A rule-based negotiator that answers LLM negotiation prompts like a sensible party.
 
 It lets whole negotiations run end to end (real HTTP, real SDK, real parsing) with no
-model. It reads two machine-readable blocks that accord's LLM negotiator puts in its
-prompts; this is the **prompt-state contract** between that agent and this policy.
+model. It reads the **same text a model reads** (accord's seed 002 prompts, no
+machine-readable block), as a model would:
 
-System prompt (set once per session) contains exactly one block
-``<UTILITY>{json}</UTILITY>`` with the party's private utility, in one of two forms:
+System prompt (set once per session):
 
-* additive: ``{"issues": {issue: [values]}, "weights": {issue: w},
-  "values": {issue: {value: score}}, "batna": b}`` with
-  ``U(package) = sum_i weights[i] * values[i][str(package[i])]``. Keys of ``values``
-  are the issue values as strings (JSON keys), so ``10`` and ``"10"`` match;
-* table: ``{"table": [{"package": {issue: value}, "utility": u}, ...],
-  "default": d, "batna": b}`` with optional ``"issues"`` (when given, packages that
-  are not in the table are worth ``default`` and may be proposed; otherwise only
-  table rows are proposed).
+* ``Your BATNA is B`` (the first such sentence);
+* the issues, after the ``ISSUES`` heading, one line each: ``- issue: v1, v2, ...``
+  (values that look like integers are integers, the rest strings, as in the prompt's
+  JSON example);
+* the private utility after ``YOUR PRIVATE UTILITY FUNCTION``, in one of two forms:
+  additive, ``Your utility of a package = sum over issues of weight x score(value).``
+  then ``- issue (weight w): v -> s, v -> s, ...`` per issue; or a table, ``Your utility
+  of a package is listed below; any other package is worth d.`` then ``- {json}: u`` per
+  package (any other package over the issues is worth ``d`` and may be proposed).
 
-Each user message (the last one is read) contains one block ``<STATE>{json}</STATE>``::
-
-    {"round": r,             # 1-based round number
-     "max_rounds": R,        # the round cap (the last round is R)
-     "move": "propose" | "respond",
-     "current_offer": {issue: value} | null,   # the offer this party must answer
-     "my_last_offer": {issue: value} | null,   # optional
-     "allowed": ["propose", "accept", "reject", "walk"]}   # optional, default all
+Each user message (the last one is read): ``Round r of R.``, the tracker line ``Current
+issue tracker: the package on the table is {json}, proposed by P.`` (or ``no package is
+on the table yet``) and ``Your move: OFFER ...`` (propose) or ``Your move: answer ...``
+(respond: accept, reject with a counter, or walk); the moves allowed are those whose tags
+that line names.
 
 Replies: an optional private ``<CONSIDER>...</CONSIDER>`` first, then one of
 ``<PROPOSAL>{json}</PROPOSAL>``, ``<ACCEPT/>``, ``<REJECT/>`` (followed by a counter
-``<PROPOSAL>`` when proposing is allowed) or ``<WALK/>``. Proposal JSON maps every
-issue to a value from ``issues`` (original JSON type kept).
+``<PROPOSAL>``) or ``<WALK/>``. Proposal JSON maps every issue to one of its values.
 
 Strategy (time-dependent, linear by default): with ``t = (r - 1) / (R - 1)`` the
 target utility falls from the best attainable utility to the floor
@@ -59,8 +55,12 @@ from accord.testing.stub.policies import (
     register_policy,
 )
 
-UTILITY_RE = re.compile(r"<UTILITY>(.*?)</UTILITY>", re.S)
-STATE_RE = re.compile(r"<STATE>(.*?)</STATE>", re.S)
+_BATNA = re.compile(r"Your BATNA is (-?[0-9.]+(?:[eE][-+]?\d+)?)")
+_LINE = re.compile(r"^- (.+)$", re.M)
+_WEIGHT = re.compile(r"^(.+) \(weight (-?[0-9.eE+-]+)\): (.*)$")
+_DEFAULT = re.compile(r"any other package is worth (-?[0-9.eE+-]+)\.")
+_ROUND = re.compile(r"Round (\d+) of (\d+)\.")
+_TABLE = "the package on the table is "
 MAX_PACKAGES = 200_000
 """Largest outcome space the policy enumerates."""
 
@@ -91,66 +91,105 @@ def _canon(package: Mapping[str, Any]) -> str:
     return json.dumps({k: str(v) for k, v in package.items()}, sort_keys=True)
 
 
-def _block(pattern: re.Pattern[str], text: str, what: str, where: str) -> Any:
-    m = pattern.search(text)
-    if m is None:
-        raise PolicyError(f"negotiator policy: no <{what}>{{json}}</{what}> block in {where}")
-    try:
-        return json.loads(m.group(1))
-    except json.JSONDecodeError as exc:
-        raise PolicyError(f"negotiator policy: <{what}> in {where} is not valid JSON: {exc}") \
-            from exc
+def _typed(text: str) -> Any:
+    text = text.strip()
+    return int(text) if re.fullmatch(r"-?\d+", text) else text
+
+
+def _section(text: str, head: str, stop: str) -> str:
+    if head not in text:
+        raise PolicyError(f"negotiator policy: no {head!r} section in the system prompt")
+    return text.split(head, 1)[1].split(stop, 1)[0]
 
 
 @functools.lru_cache(maxsize=256)
 def parse_utility(text: str) -> ParsedUtility:
-    """Read and enumerate the utility in the ``<UTILITY>`` block of ``text``."""
-    data = _block(UTILITY_RE, text, "UTILITY", "the system prompt")
-    if not isinstance(data, dict) or "batna" not in data:
-        raise PolicyError("negotiator policy: <UTILITY> must be a JSON object with 'batna'")
-    batna = float(data["batna"])
-    if "table" in data:
-        return _table_utility(data, batna)
-    try:
-        issues: dict[str, list[Any]] = data["issues"]
-        weights: dict[str, float] = data["weights"]
-        values: dict[str, dict[str, float]] = data["values"]
-    except KeyError as exc:
-        raise PolicyError(f"negotiator policy: additive <UTILITY> lacks key {exc}") from exc
+    """Read and enumerate the private utility stated in the system prompt ``text``."""
+    m = _BATNA.search(text)
+    if m is None:
+        raise PolicyError("negotiator policy: the system prompt states no 'Your BATNA is B'")
+    batna = float(m.group(1))
+    issues: dict[str, list[Any]] = {}
+    for line in _LINE.findall(_section(text, "ISSUES", "YOUR PRIVATE UTILITY")):
+        name, _, vals = line.partition(": ")
+        issues[name.strip()] = [_typed(v) for v in vals.split(", ")]
+    if not issues:
+        raise PolicyError("negotiator policy: no issue lines ('- issue: v1, v2') under ISSUES")
+    body = _section(text, "YOUR PRIVATE UTILITY FUNCTION", "Your BATNA (")
     names = tuple(issues)
     size = 1
     for name in names:
         size *= len(issues[name])
-        if name not in weights or name not in values:
-            raise PolicyError(f"negotiator policy: issue {name!r} needs a weight and values")
-        missing = [v for v in issues[name] if str(v) not in values[name]]
-        if missing:
-            raise PolicyError(f"negotiator policy: issue {name!r} has no score for {missing}")
     if size > MAX_PACKAGES:
         raise PolicyError(f"negotiator policy: {size} packages exceed {MAX_PACKAGES}")
-    scored = []
-    for combo in itertools.product(*(issues[n] for n in names)):
-        pkg = tuple(zip(names, combo, strict=True))
-        scored.append((pkg, sum(float(weights[n]) * float(values[n][str(v)]) for n, v in pkg)))
-    return ParsedUtility(names, tuple(scored), batna,
-                         {_canon(dict(p)): u for p, u in scored}, None)
+    lines = _LINE.findall(body)
+    if "sum over issues of weight x score" in body:
+        weights: dict[str, float] = {}
+        values: dict[str, dict[str, float]] = {}
+        for line in lines:
+            w = _WEIGHT.match(line)
+            if w is None:
+                raise PolicyError(f"negotiator policy: unreadable utility line {line!r}")
+            weights[w.group(1)] = float(w.group(2))
+            values[w.group(1)] = {v.strip(): float(sc) for v, _, sc in
+                                  (pair.rpartition(" -> ") for pair in w.group(3).split(", "))}
+        for name in names:
+            if name not in weights:
+                raise PolicyError(f"negotiator policy: issue {name!r} needs a weight and values")
+            missing = [v for v in issues[name] if str(v) not in values[name]]
+            if missing:
+                raise PolicyError(f"negotiator policy: issue {name!r} has no score for {missing}")
+        scored = []
+        for combo in itertools.product(*(issues[n] for n in names)):
+            pkg = tuple(zip(names, combo, strict=True))
+            scored.append((pkg, sum(weights[n] * values[n][str(v)] for n, v in pkg)))
+        return ParsedUtility(names, tuple(scored), batna,
+                             {_canon(dict(p)): u for p, u in scored}, None)
+    d = _DEFAULT.search(body)
+    if d is None:
+        raise PolicyError("negotiator policy: the utility is neither additive nor a table")
+    default = float(d.group(1))
+    scores: dict[str, float] = {}
+    for line in lines:
+        try:
+            pkg, end = json.JSONDecoder().raw_decode(line)
+            scores[_canon(pkg)] = float(line[end:].lstrip(": ").strip())
+        except (ValueError, TypeError) as exc:
+            raise PolicyError(f"negotiator policy: unreadable table line {line!r}") from exc
+    combos = itertools.product(*(issues[n] for n in names))
+    table = tuple((p, scores.get(_canon(dict(p)), default))
+                  for p in (tuple(zip(names, c, strict=True)) for c in combos))
+    return ParsedUtility(names, table, batna, scores, default)
 
 
-def _table_utility(data: Mapping[str, Any], batna: float) -> ParsedUtility:
-    rows = data["table"]
-    if not isinstance(rows, list) or not rows:
-        raise PolicyError("negotiator policy: 'table' must be a non-empty list of "
-                          "{'package': {...}, 'utility': u} rows")
-    default = float(data.get("default", batna))
-    names = tuple(data.get("issues") or rows[0]["package"])
-    scores = {_canon(r["package"]): float(r["utility"]) for r in rows}
-    if data.get("issues"):
-        combos = itertools.product(*(data["issues"][n] for n in names))
-        pkgs = [tuple(zip(names, c, strict=True)) for c in combos]
+def allowed_moves(text: str) -> set[str]:
+    """The moves the ``Your move:`` line of a turn prompt offers (by the tags it names)."""
+    line = text[text.rfind("Your move:"):].split("\n", 1)[0]
+    tags = {"accept": "<ACCEPT/>", "reject": "<REJECT/>", "propose": "<PROPOSAL>",
+            "walk": "<WALK/>"}
+    return {move for move, tag in tags.items() if tag in line}
+
+
+def parse_turn(text: str) -> tuple[int, int, str, dict[str, Any] | None]:
+    """``(round, max_rounds, move, offer on the table)`` from a turn prompt's text."""
+    m = _ROUND.search(text)
+    if m is None:
+        raise PolicyError("negotiator policy: no 'Round r of R.' in the last user message")
+    if "Your move: OFFER" in text:
+        move = "propose"
+    elif "Your move: answer" in text:
+        move = "respond"
     else:
-        pkgs = [tuple((n, r["package"][n]) for n in names) for r in rows]
-    scored = tuple((p, scores.get(_canon(dict(p)), default)) for p in pkgs)
-    return ParsedUtility(names, scored, batna, scores, default)
+        raise PolicyError("negotiator policy: no 'Your move:' line in the last user message")
+    offer = None
+    at = text.rfind(_TABLE)
+    if at >= 0:
+        try:
+            offer, _ = json.JSONDecoder().raw_decode(text, at + len(_TABLE))
+        except ValueError as exc:
+            raise PolicyError(f"negotiator policy: the package on the table is not JSON: "
+                              f"{exc}") from exc
+    return int(m.group(1)), int(m.group(2)), move, offer
 
 
 def target_utility(u: ParsedUtility, round_: int, max_rounds: int, exponent: float = 1.0
@@ -191,16 +230,11 @@ class NegotiatorPolicy(Policy):
         self.exponent = float(exponent)
 
     def respond(self, request: PolicyRequest) -> Outcome:
-        """Read ``<UTILITY>`` and ``<STATE>`` and answer with tags."""
+        """Read the utility, BATNA, round and table from the prompt text; answer with tags."""
         u = parse_utility(request.system() or request.messages[0].get("content", ""))
-        state = _block(STATE_RE, request.last("user"), "STATE", "the last user message")
-        try:
-            r, cap, move = int(state["round"]), int(state["max_rounds"]), str(state["move"])
-        except (KeyError, TypeError, ValueError) as exc:
-            raise PolicyError(f"negotiator policy: <STATE> needs round, max_rounds and move: "
-                              f"{exc}") from exc
-        allowed = set(state.get("allowed") or ("propose", "accept", "reject", "walk"))
-        offer = state.get("current_offer")
+        r, cap, move, on_table = parse_turn(request.last("user"))
+        allowed = allowed_moves(request.last("user"))
+        offer = on_table if move == "respond" else None
         target = target_utility(u, r, cap, self.exponent)
         counter, cu = choose_proposal(u, target, offer)
         note = f"Round {r}/{cap}: I aim for at least {target:.3f}."

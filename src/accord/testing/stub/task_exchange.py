@@ -1,30 +1,25 @@
 """Rule-based stub policies for the task-exchange domain (seed 000): a negotiating party
 and a scenario generator, so whole LLM episodes and generator runs work with no model.
 
-**Prompt-state contract** (``task-exchange`` policy) with accord's task-exchange LLM
-agent (:mod:`accord.domains.task_exchange.llm_agent`, rendered by
-:mod:`accord.domains.task_exchange.prompts`):
+**What it reads** (``task-exchange`` policy): the Figure 7 prompts of accord's
+task-exchange LLM agent (:mod:`accord.domains.task_exchange.llm_agent`, rendered by
+:mod:`accord.domains.task_exchange.prompts`), the same text a model reads, no
+machine-readable block:
 
-* The system prompt holds exactly one ``<TX_SETUP>{json}</TX_SETUP>``::
-
-    {"role": "Alice", "partner": "Bob", "roles": ["Alice", "Bob"], "n": 6,
-     "turn_limit": 10, "original": {"Alice": "111000", "Bob": "000111"},
-     "composites": [{"mask": "000000", "util": 0.0, "description": "..."}, ...]}
-
-  ``composites`` lists all 2^n masks (bit(n-1)...bit0 strings) with their exact
-  descriptions and this party's own normalised utility. Rule 5 of Figure 7
-  (``5. Be strategic``) in the system prompt means the utility-aware strategy.
-* Every user message ends with one ``<TX_STATE>{json}</TX_STATE>``::
-
-    {"role": "Alice", "turn": 3, "turn_limit": 10, "agent_turn": 2,
-     "phase": "consider" | "propose" | "respond", "final": false,
-     "last_proposal": false, "table": {"Alice": ["..."], "Bob": ["..."]} | null,
-     "attempt": 1, "feedback": null | "<reason of the previous invalid attempt>"}
-
-  ``table`` is the partner's proposal this reply answers (``respond``); ``final`` means
-  only ``<ACCEPT>``/``<REJECT>`` remain. The policy is stateless: it reads the whole
-  session (earlier states and its own earlier replies) from the request, so the same
-  request always gets the same answer (cache replay reproduces runs).
+* from the system prompt: ``You are agent A. You negotiate with agent B``; ``Your original
+  task: "..." (mask=BITS)``; ``Each N-bit mask``; ``Negotiation Flow (max T turns)``; the
+  role order from the ``<PROPOSAL>`` template; and every ``• description (mask=BITS,
+  util=U) ++ complement: ...`` line (all 2^n masks, this party's own utility as printed,
+  two decimals). The partner's original task is the complement of this party's. Rule 5
+  (``5. Be strategic``) means the utility-aware strategy;
+* from each user message: ``Global Turn t/T, Agent Turn #k``; the phase from the
+  instruction line (``This is your Agent Turn 1`` consider, ``Send your own proposal``
+  propose, ``Answer B's latest proposal`` respond, ``This is the final turn`` final
+  respond); ``was invalid and was NOT delivered`` marks a retry; ``[Turn t] B: ...``
+  dialogue lines, whose ``<PROPOSAL>{json}</PROPOSAL>`` is the partner's latest proposal
+  (the one a respond turn answers). The policy is stateless: it reads the whole session
+  (earlier turns and its own earlier replies) from the request, so the same request
+  always gets the same answer (cache replay reproduces runs).
 
 Replies follow Figure 7 exactly: a private ``<CONSIDER>...</CONSIDER>`` (it holds the
 numbers the party reasons with, so tests can check it never leaks), then in Turn 1
@@ -77,9 +72,17 @@ from accord.testing.stub.policies import (
     register_policy,
 )
 
-SETUP_RE = re.compile(r"<TX_SETUP>(.*?)</TX_SETUP>", re.S)
-STATE_RE = re.compile(r"<TX_STATE>(.*?)</TX_STATE>", re.S)
 _PROPOSAL_RE = re.compile(r"<PROPOSAL\s*>(.*?)</PROPOSAL\s*>", re.S | re.I)
+_WHO = re.compile(r"^You are agent (.+?)\. You negotiate with agent (.+?) over", re.M)
+_ORIGINAL = re.compile(r"^Your original task: \".*\" \(mask=([01]+)\)\.$", re.M)
+_N = re.compile(r"Each (\d+)-bit mask")
+_LIMIT = re.compile(r"Negotiation Flow \(max (\d+) turns\)")
+_ROLES = re.compile(r'<PROPOSAL>\{\s*"(.+?)": \[.*?\],\s*"(.+?)": \[', re.S)
+_COMPOSITE = re.compile(r"^• (.*) \(mask=([01]+), util=(-?[0-9.]+)\) \+\+ complement: ",
+                        re.M)
+_TURN = re.compile(r"^You are agent (.+?)\. Global Turn (\d+)/(\d+), Agent Turn #(\d+)\.",
+                   re.M)
+_ENTRY = re.compile(r"^\[Turn (\d+)\] (.+?): ", re.M)
 MISTAKES: tuple[str, ...] = ("UNK", "MAT", "OVL", "MPT", "MET", "MDA", "EMP")
 """Table 2 pattern codes the policy can commit on purpose."""
 ACCEPT = "<ACCEPT> I agree with this allocation. </ACCEPT>"
@@ -117,37 +120,75 @@ class Setup:
             return None
 
 
-def _json_block(pattern: re.Pattern[str], text: str, what: str) -> Any:
-    found = pattern.findall(text)
-    if len(found) != 1:
-        raise PolicyError(f"task-exchange stub: expected exactly one {what} block, "
-                          f"found {len(found)}")
-    try:
-        return json.loads(found[0])
-    except json.JSONDecodeError as exc:
-        raise PolicyError(f"task-exchange stub: {what} is not valid JSON: {exc.msg}") from None
+def _need(pattern: re.Pattern[str], text: str, what: str) -> re.Match[str]:
+    m = pattern.search(text)
+    if m is None:
+        raise PolicyError(f"task-exchange stub: the prompt has no {what}")
+    return m
 
 
 def parse_setup(system: str) -> Setup:
-    """The :class:`Setup` in a system prompt (``PolicyError`` naming the problem otherwise)."""
-    data = _json_block(SETUP_RE, system, "<TX_SETUP>")
+    """The :class:`Setup` a Figure 7 system prompt states (``PolicyError`` naming what is
+    missing otherwise)."""
+    who = _need(_WHO, system, "'You are agent A. You negotiate with agent B' line")
+    own = int(_need(_ORIGINAL, system, "'Your original task: \"...\" (mask=...)' line")
+              .group(1), 2)
+    n = int(_need(_N, system, "'Each N-bit mask' line").group(1))
+    limit = int(_need(_LIMIT, system, "'Negotiation Flow (max T turns)' line").group(1))
+    order = _need(_ROLES, system, "<PROPOSAL> template naming both roles")
+    comps = sorted(((int(m, 2), d, float(u)) for d, m, u in _COMPOSITE.findall(system)),
+                   key=lambda c: c[0])
+    if [c[0] for c in comps] != list(range(1 << n)):
+        raise PolicyError(f"task-exchange stub: the composite list must show all {1 << n} "
+                          "masks once ('• description (mask=BITS, util=U) ++ complement: ...')")
+    role, partner = who.group(1), who.group(2)
+    full = (1 << n) - 1
+    return Setup(role, partner, (order.group(1), order.group(2)), n, limit,
+                 {role: own, partner: full ^ own}, tuple(c[1] for c in comps),
+                 tuple(c[2] for c in comps))
+
+
+def _proposal_of(text: str) -> dict[str, list[str]] | None:
+    m = _PROPOSAL_RE.search(text)
+    if m is None:
+        return None
     try:
-        n = int(data["n"])
-        comps = sorted(data["composites"], key=lambda c: int(c["mask"], 2))
-        masks = [int(c["mask"], 2) for c in comps]
-        roles = tuple(str(r) for r in data["roles"])
-        setup = Setup(str(data["role"]), str(data["partner"]), (roles[0], roles[1]), n,
-                      int(data["turn_limit"]),
-                      {str(r): int(m, 2) for r, m in data["original"].items()},
-                      tuple(str(c["description"]) for c in comps),
-                      tuple(float(c["util"]) for c in comps))
-    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
-        raise PolicyError(f"task-exchange stub: <TX_SETUP> lacks or mangles a field "
-                          f"({type(exc).__name__}: {exc})") from None
-    if masks != list(range(1 << n)):
-        raise PolicyError(f"task-exchange stub: <TX_SETUP> composites must list all {1 << n} "
-                          "masks once")
-    return setup
+        data = json.loads(m.group(1))
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    return {str(k): v if isinstance(v, list) else [v] for k, v in data.items()}
+
+
+def parse_turn(text: str, partner: str, table: dict[str, list[str]] | None
+               ) -> tuple[dict[str, Any], dict[str, list[str]] | None]:
+    """The state one Figure 7 turn prompt states, and the partner's latest proposal after
+    its dialogue lines (``table`` is the latest one before this message)."""
+    m = _need(_TURN, text, "'You are agent A. Global Turn t/T, Agent Turn #k.' line")
+    entries = list(_ENTRY.finditer(text))
+    for i, e in enumerate(entries):
+        end = entries[i + 1].start() if i + 1 < len(entries) else len(text)
+        if e.group(2) == partner:
+            found = _proposal_of(text[e.end():end])
+            if found is not None:
+                table = found
+    if "This is your Agent Turn 1:" in text:
+        phase, final = "consider", False
+    elif "Send your own proposal inside" in text:
+        phase, final = "propose", False
+    elif "This is the final turn: answer" in text:
+        phase, final = "respond", True
+    elif "latest proposal with <ACCEPT>" in text:
+        phase, final = "respond", False
+    else:
+        raise PolicyError("task-exchange stub: the turn prompt says neither to plan, to "
+                          "propose nor to answer a proposal")
+    state = {"role": m.group(1), "turn": int(m.group(2)), "turn_limit": int(m.group(3)),
+             "agent_turn": int(m.group(4)), "phase": phase, "final": final,
+             "table": table if phase == "respond" else None,
+             "feedback": "invalid" if "was invalid and was NOT delivered" in text else None}
+    return state, table
 
 
 def parse_mistakes(mistakes: str | Sequence[str]) -> tuple[str, ...]:
@@ -176,33 +217,24 @@ class _Game:
     def __init__(self, setup: Setup, request: PolicyRequest, aware: bool,
                  exponent: float) -> None:
         self.s, self.aware, self.exponent = setup, aware, exponent
-        users = [m for m in request.messages if m.get("role") == "user"]
+        users = [str(m.get("content", "")) for m in request.messages if m.get("role") == "user"]
         replies = [str(m.get("content", "")) for m in request.messages
                    if m.get("role") == "assistant"]
-        self.states = [_json_block(STATE_RE, str(m.get("content", "")), "<TX_STATE>")
-                       for m in users]
+        self.states = []
+        table: dict[str, list[str]] | None = None
+        for text in users:
+            st, table = parse_turn(text, setup.partner, table)
+            self.states.append(st)
         self.state = self.states[-1]
         self.rejected: set[int] = set()
         for i, reply in enumerate(replies[:len(self.states) - 1]):
             nxt = self.states[i + 1]
             if self.states[i].get("phase") == "consider" or nxt.get("feedback") is not None:
                 continue
-            split = self.split(self._proposal(reply))
+            split = self.split(_proposal_of(reply))
             if split is not None:  # the game went on, so this proposal was not accepted
                 self.rejected.add(split[0])
         self.weights = self._partner_model()
-
-    def _proposal(self, reply: str) -> dict[str, list[str]] | None:
-        m = _PROPOSAL_RE.search(reply)
-        if m is None:
-            return None
-        try:
-            data = json.loads(m.group(1))
-        except json.JSONDecodeError:
-            return None
-        if not isinstance(data, dict):
-            return None
-        return {str(k): v if isinstance(v, list) else [v] for k, v in data.items()}
 
     def split(self, table: Mapping[str, Any] | None) -> tuple[int, int] | None:
         """(own mask, partner mask) of a valid two-way split, else None."""
@@ -310,7 +342,7 @@ class TaskExchangePolicy(Policy):
         self.aware = aware
 
     def respond(self, request: PolicyRequest) -> Outcome:
-        """One Figure 7 reply for the current ``<TX_STATE>``."""
+        """One Figure 7 reply for the turn the last user message states."""
         system = request.system()
         setup = parse_setup(system)
         aware = self.aware if self.aware is not None else "5. Be strategic" in system
@@ -404,4 +436,5 @@ __all__ = [
     "TaskExchangePolicy",
     "parse_mistakes",
     "parse_setup",
+    "parse_turn",
 ]

@@ -1,14 +1,17 @@
-"""Prompts of the LLM scaffold: template contexts, the TASK_DATA and STATE blocks, dialog.
+"""Prompts of the LLM scaffold: template contexts, the TASK_DATA block, step data, dialog.
 
 Every module session is set up once with ``<module>_system.j2`` (general task
 information, the module's step, its output format, the rules again at the end, and one
 ``<TASK_DATA>{json}</TASK_DATA>`` block with the shared instance data and the agent's own
 observation). Each call appends one user message rendered from ``<module>_turn.j2``,
-``tool_result.j2`` or ``feedback.j2``; each ends with one ``<STATE>{json}</STATE>`` block
-holding the data of that step (round, estimate, proposals ...). Dialog lines quote what
-agents said inside ``<COUNTERPART_TEXT from="NAME">`` (angle brackets neutralised), so a
-partner's text is never read as instructions. The block contents are the prompt-state
-contract read by the rule-based stub policy :mod:`accord.testing.stub.deliberation`.
+``tool_result.j2`` or ``feedback.j2``; each states the data of that step in words, the
+way seed 001's module templates (Tables 10-13) do (``_state.j2``: "Now is round r of the
+total R rounds.", "Here is your current estimation: {json}", "Your latest proposal is:
+...", "The latest proposal from NAME is: ...", "You rejected NAME's proposal, because:
+..."), with no machine-readable state block. Dialog lines quote what agents said inside
+``<COUNTERPART_TEXT from="NAME">`` (angle brackets neutralised), so a partner's text is
+never read as instructions. The rule-based stub policy
+:mod:`accord.testing.stub.deliberation` reads these same lines.
 """
 
 from __future__ import annotations
@@ -53,11 +56,29 @@ def table(obs: DeliberationObservation) -> dict[str, Any] | None:
 
 
 def state(obs: DeliberationObservation, module: str, **extra: Any) -> dict[str, Any]:
-    """The ``<STATE>`` object of one call (``extra`` adds module data such as the estimate)."""
+    """The data of one call (``extra`` adds module data such as the estimate)."""
     out: dict[str, Any] = {"module": module, "round": obs.round, "max_rounds": obs.max_rounds,
-                           "last_round": obs.round >= obs.max_rounds}
+                           "last_round": obs.round >= obs.max_rounds, "mode": obs.mode}
     out.update(extra)
     return out
+
+
+def words(state_data: Mapping[str, Any]) -> dict[str, Any]:
+    """The template context of ``_state.j2``: the step's data with its values as JSON."""
+    st = dict(state_data)
+    tb = st.get("table") or None
+    verdict = st.get("decision") or {}
+    return {
+        "module": st.get("module"), "mode": st.get("mode"), "round": st.get("round"),
+        "max_rounds": st.get("max_rounds"), "last_round": bool(st.get("last_round")),
+        "estimate": dump(st["estimate"]) if st.get("estimate") else None,
+        "my_proposal": dump(st["my_proposal"]) if st.get("my_proposal") is not None else None,
+        "table": dump(tb["proposal"]) if tb else None, "table_by": tb["by"] if tb else None,
+        "can_accept": bool(st.get("can_accept", True)),
+        "rejected": verdict.get("explanation") if tb and verdict and
+        not verdict.get("accept_decision") else None,
+        "tools_left": int(st.get("tools_left") or 0),
+    }
 
 
 def dialog_lines(obs: DeliberationObservation, start: int) -> list[str]:
@@ -112,19 +133,18 @@ def turn_prompt(module: str, obs: DeliberationObservation, lines: Sequence[str],
     return render(f"{module}_turn.j2", PACKAGE, round=obs.round, max_rounds=obs.max_rounds,
                   mode=obs.mode, role=obs.role, leader=obs.shared.get("leader"),
                   setting=obs.setting, lines=list(lines), said=bool(obs.dialog),
-                  state_data=dict(state_data),
-                  state=dump(dict(state_data)), tool_results=[dump(r) for r in tool_results])
+                  s=words(state_data), tool_results=[dump(r) for r in tool_results])
 
 
 def tool_result_prompt(result: Mapping[str, Any], calls_left: int,
                        state_data: Mapping[str, Any]) -> str:
     """The user message carrying one tool result back to the model."""
     return render("tool_result.j2", PACKAGE, result=dump(dict(result)), calls_left=calls_left,
-                  state=dump(dict(state_data)))
+                  s=words(state_data))
 
 
 def feedback_prompt(reason: str, feedback: str, attempt: int,
                     state_data: Mapping[str, Any]) -> str:
     """The user message asking the model to answer again after an unusable reply."""
     return render("feedback.j2", PACKAGE, reason=reason, feedback=feedback, attempt=attempt,
-                  state=dump(dict(state_data)))
+                  s=words(state_data))

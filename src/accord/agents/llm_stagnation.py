@@ -1,0 +1,115 @@
+"""The seed's optional Stagnation Scorer as an LLM session (``--stagnation llm:MODEL``).
+
+Seed 002, "The LLM sessions": *Stagnation Scorer (optional, may be code) — "you decide
+whether the last K rounds show meaningful concession"; the ε threshold; output contract
+(STAGNANT / MOVING); input: the last K rounds' offers.* The scorer sees only public
+offers (:class:`~accord.protocols.negotiation.StagnationObservation`), never utilities.
+
+:func:`parse_stagnation_reply` reads the contract: the reply's last non-empty line is
+``STAGNANT`` or ``MOVING`` (case and surrounding punctuation ignored), or, failing that,
+exactly one of the two words appears in the reply. Anything else is a
+:class:`~accord.core.moves.Malformed` move: the engine sends it back with the feedback
+below up to the episode's ``max_retries`` times, then ends the episode with status
+``error`` naming the ``stagnation`` role.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from accord.agents.base import Agent
+from accord.agents.llm_support import LLMSession
+from accord.agents.registry import register_stagnation_scorer
+from accord.agents.replies import strip_private
+from accord.agents.spec import AgentSpec
+from accord.agents.templates import render
+from accord.core.moves import Assess, Malformed, Move
+from accord.llm import GenerationConfig, LLMClient, LLMError
+from accord.protocols.base import Observation
+from accord.protocols.negotiation import StagnationObservation
+from accord.protocols.stagnation import STAGNATION_ROLE
+
+VERDICTS = ("STAGNANT", "MOVING")
+FEEDBACK = "Reply with exactly one word: STAGNANT or MOVING."
+_WORD = re.compile(r"\b(stagnant|moving)\b", re.I)
+
+
+def parse_stagnation_reply(text: str) -> Move:
+    """An :class:`Assess` move from a scorer's reply, or :class:`Malformed` with feedback."""
+    body = strip_private(text or "")
+    lines = [ln.strip(" \t*_`.!:\"'") for ln in body.splitlines() if ln.strip()]
+    if lines and lines[-1].upper() in VERDICTS:
+        word = lines[-1].upper()
+    else:
+        found = {m.upper() for m in _WORD.findall(body)}
+        if len(found) != 1:
+            why = "it names both STAGNANT and MOVING" if found else \
+                "it holds neither STAGNANT nor MOVING"
+            return Malformed("bad_stagnation_verdict", f"Your reply could not be used: {why}. "
+                             f"{FEEDBACK}", raw=body[:500])
+        word = found.pop()
+    return Assess(word == "STAGNANT", reason=f"scorer said {word}")
+
+
+class LLMStagnationScorer(Agent):
+    """One scorer session per episode: the rule in the setup, the last K rounds per call."""
+
+    name = "llm-stagnation"
+
+    def __init__(self, client: LLMClient, config: GenerationConfig, *, episode: str | None):
+        self.client, self.config, self.episode = client, config, episode
+        self.session: LLMSession | None = None
+        self._notes: list[dict[str, Any]] = []
+        self.reset()
+
+    def describe(self) -> str:
+        return f"llm:{self.client.model}"
+
+    def system_prompt(self, obs: StagnationObservation) -> str:
+        """The scorer's setup: role, ε threshold, issues, output contract."""
+        assert obs.space is not None
+        issues = {i.name: list(i.values) for i in obs.space.issues}
+        return render("stagnation_system.j2", parties=list(obs.parties), rounds=obs.rounds,
+                      epsilon=f"{obs.epsilon:g}", measure=obs.measure, issues=issues)
+
+    def turn_prompt(self, obs: StagnationObservation) -> str:
+        """The per-call part: the last K rounds' offers (and feedback on a retry)."""
+        return render("stagnation_turn.j2", round=obs.round, rounds=obs.rounds,
+                      offers=[o.to_dict() for o in obs.offers], feedback=obs.feedback)
+
+    async def act(self, observation: Observation) -> Move:
+        obs = observation
+        assert isinstance(obs, StagnationObservation)
+        if self.session is None:
+            self.session = LLMSession(self.client, self.system_prompt(obs), self.config,
+                                      self.episode, STAGNATION_ROLE)
+        try:
+            done = await self.session.ask(self.turn_prompt(obs))
+        except LLMError as exc:
+            raise RuntimeError(f"LLM stagnation scorer call failed ({self.client.model}): "
+                               f"{type(exc).__name__}: {exc}") from exc
+        self._notes.append({"name": "llm_call", "data": {
+            "model": done.model, "from_cache": done.from_cache,
+            "reply": strip_private(done.text)[:500]}})
+        return parse_stagnation_reply(done.text)
+
+    def drain_notes(self) -> list[dict[str, Any]]:
+        notes, self._notes = self._notes, []
+        return notes
+
+    def usage(self) -> dict[str, Any]:
+        return self.session.usage() if self.session else {}
+
+
+def _scorer(spec: AgentSpec, ctx: Mapping[str, Any]) -> Agent:
+    from accord.agents.llm_negotiator import _client
+
+    client, config = _client(spec, ctx)
+    return LLMStagnationScorer(client, config, episode=ctx.get("episode_id"))
+
+
+register_stagnation_scorer("llm", _scorer)
+
+__all__ = ["LLMStagnationScorer", "parse_stagnation_reply"]

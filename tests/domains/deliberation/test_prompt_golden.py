@@ -1,0 +1,68 @@
+"""Golden scaffold prompts (seed 001, Tables 10-13) as the endpoint receives them.
+
+One menu-numeric deliberation and one task allocation with tools, captured at the stub
+server with the endpoints named like real models: each module session (observation,
+planning, decision, conversation) is pinned exactly. The step's data is stated in words,
+as the seed's module templates state it; no ``<STATE>`` block reaches an endpoint.
+Regenerate with ``ACCORD_UPDATE_GOLDEN=1`` after a legitimate prompt change.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from accord.agents.spec import parse_agent_list
+from accord.domains.base import EpisodeSpec, RunContext
+from accord.domains.deliberation import DOMAIN
+from accord.testing.stub import StubServer
+from golden import check_golden
+
+HERE = Path(__file__).parent / "golden"
+STUB_ONLY = ("<STATE>", "<UTILITY>", "<TX_SETUP>", "<TX_STATE>", "STATE block")
+
+
+@pytest.fixture
+def stub_env(monkeypatch: pytest.MonkeyPatch) -> Any:
+    def point(stub: StubServer) -> None:
+        monkeypatch.setenv("STUB_BASE_URL", stub.base_url)
+        monkeypatch.setenv("STUB_API_KEY", "sk-golden")
+    return point
+
+
+def transcript(messages: list[dict[str, str]]) -> str:
+    return "".join(f"=== {m['role']} ===\n{m['content']}\n" for m in messages)
+
+
+def module_of(request: Any) -> str:
+    found = re.findall(r'<TASK_DATA>\{"module": "(\w+)"', request.messages[0]["content"])
+    return found[0] if found else ""
+
+
+@pytest.mark.parametrize("setting, agents, tools", [
+    ("menu-numeric", 2, False), ("task-allocation", 3, True)])
+def test_module_sessions(stub_env: Any, setting: str, agents: int, tools: bool) -> None:
+    with StubServer(policies={"gpt-4.1": "deliberation"}) as stub:
+        stub_env(stub)
+        spec = EpisodeSpec("deliberation", setting, tuple(parse_agent_list(
+            ",".join(["llm:openai-api/stub/gpt-4.1"] * agents))),
+            {"instance": 1, "tools": tools, "max_rounds": 3}, 0)
+        res = asyncio.run(DOMAIN.run_episode(spec, RunContext(llm={})))
+        reqs = stub.completion_requests
+    assert res.status != "error", res.detail
+    for r in reqs:
+        body = json.dumps(r.messages, ensure_ascii=False)
+        assert not [b for b in STUB_ONLY if b in body], body[:300]
+    # agent_0's module sessions, each as of its last call (the whole session so far)
+    last: dict[str, Any] = {}
+    for r in reqs:
+        if '"role": "agent_0"' in r.messages[0]["content"]:
+            last[module_of(r)] = r
+    assert set(last) >= {"observation", "planning", "conversation"}
+    for module, r in sorted(last.items()):
+        check_golden(HERE / f"{setting}_{module}.txt", transcript(r.messages))
