@@ -104,7 +104,7 @@ def test_system_prompt_renders_for_every_catalog_game(name: str, workflow: str |
     text = render_prompt("system.jinja", personality_line=None, role="Alice", others=["Bob"],
                          description=game.info.description, board="(board)",
                          normal=game.type == "normal", rounds=2, order=["Alice", "Bob"],
-                         workflow=workflow, game=public_game(game))
+                         workflow=workflow, game=public_game(game), cheap_talk=False)
     block = json.loads(re.findall(r"<GAME>(.*?)</GAME>", text, re.S)[0])
     again = dump_game(parse_game(block))  # the data block is a valid game file
     full = dump_game(game)

@@ -55,7 +55,7 @@ from accord.llm import Completion, GenerationConfig, LLMClient, LLMError
 from accord.protocols.base import Observation
 
 #: agent options of the LLM kinds besides the generation options
-LLM_OPTIONS = frozenset({"personality", "prompt"})
+LLM_OPTIONS = frozenset({"personality", "prompt", "cheap_talk"})
 
 
 def game_observation(observation: Observation) -> GameObservation:
@@ -74,8 +74,10 @@ class LLMGameAgent(Agent):
     workflow_kind: str | None = None
 
     def __init__(self, client: LLMClient, config: GenerationConfig, *, episode: str | None,
-                 personality: str | None = None, prompt: int = 0, max_retries: int = 5) -> None:
+                 personality: str | None = None, prompt: int = 0, max_retries: int = 5,
+                 cheap_talk: bool = False) -> None:
         self.client, self.config, self.episode = client, config, episode
+        self.cheap_talk = bool(cheap_talk)
         self.personality = personality
         self.personality_text = personality_line(personality)
         self.prompt_number = int(prompt or 0)
@@ -96,6 +98,7 @@ class LLMGameAgent(Agent):
         """``llm:<model>`` plus the section-6 options in use."""
         extra = [f"personality={self.personality}"] if self.personality else []
         extra += [f"prompt={self.prompt_number}"] if self.prompt_number else []
+        extra += ["cheap_talk"] if self.cheap_talk else []
         return f"{self.name}:{self.client.model}" + (f"({', '.join(extra)})" if extra else "")
 
     # -- prompts ------------------------------------------------------------------------
@@ -110,7 +113,7 @@ class LLMGameAgent(Agent):
             others=[p for p in players if p != obs.role], description=game.info.description,
             board=render_game(game), normal=isinstance(game, NormalFormGame),
             rounds=obs.negotiation_rounds, order=players[first:] + players[:first],
-            workflow=self.workflow_kind, game=public_game(game))
+            workflow=self.workflow_kind, game=public_game(game), cheap_talk=self.cheap_talk)
 
     def _common(self, obs: GameObservation) -> dict[str, Any]:
         here = None
@@ -208,13 +211,17 @@ def llm_options(spec: AgentSpec) -> dict[str, Any]:
     """The section-6 options of a spec, checked (``AgentSpecError`` names the problem)."""
     personality = spec.options.get("personality")
     prompt = spec.options.get("prompt", 0)
+    cheap_talk = spec.options.get("cheap_talk", False)
+    if not isinstance(cheap_talk, bool):
+        raise AgentSpecError(f"agent {spec}: cheap_talk must be true or false, got "
+                             f"{cheap_talk!r}")
     try:
         personality_line(None if personality is None else str(personality))
         prompt_variant(prompt)
     except ValueError as exc:
         raise AgentSpecError(f"agent {spec}: {exc}") from None
     return {"personality": None if personality in (None, "") else str(personality),
-            "prompt": int(prompt or 0)}
+            "prompt": int(prompt or 0), "cheap_talk": cheap_talk}
 
 
 def check_llm_spec(spec: AgentSpec) -> None:
