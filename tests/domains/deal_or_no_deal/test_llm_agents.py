@@ -199,6 +199,8 @@ def test_seed_mode_scores_the_models_stated_belief_beside_the_code(stub_env: Poi
                 assert "points for you" not in m["content"]
     for point, res in zip(HAND, results, strict=True):
         assert res.status == "agreement", res.detail
+        alice = tuple(res.record["shares"]["alice"][i] for i in ITEMS)
+        assert is_envy_free(point.counts, point.alice, point.bob, alice)
         trace = res.record["beliefs"]["alice"]
         assert trace and all(t["source"] == "model" and t["stated"] for t in trace)
         # the stub carries out eq. (3) itself, exactly: its statement matches the code's

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from accord.agents.templates import render
 from accord.core.moves import Accept, Malformed, Message, Offer, Reject, Walk
 from accord.domains.deal_or_no_deal import (
     DondObservation,
@@ -16,7 +17,6 @@ from accord.domains.deal_or_no_deal import (
     render_belief,
     value_leaks,
 )
-from accord.agents.templates import render
 from accord.domains.deal_or_no_deal.belief_reply import BeliefError, parse_belief
 from accord.domains.deal_or_no_deal.llm_core import PACKAGE
 from accord.domains.deal_or_no_deal.workflow import BayesianWorkflowAgent

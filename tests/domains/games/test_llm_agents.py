@@ -22,7 +22,6 @@ from accord.agents.spec import AgentSpecError, parse_agent_spec
 from accord.domains.base import EpisodeSpec, RunContext
 from accord.domains.games import GamesDomain
 from accord.protocols.engine import EpisodeResult
-from accord.testing.stub.games import parse_game, parse_state
 from accord.testing.stub import (
     GamesPolicy,
     LoggedRequest,
@@ -32,6 +31,7 @@ from accord.testing.stub import (
     ScriptedPolicy,
     StubServer,
 )
+from accord.testing.stub.games import parse_game, parse_state
 
 KEY = "sk-test-GAMES-5ecr3t"
 COT = "llm:openai-api/stub/games"

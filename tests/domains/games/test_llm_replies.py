@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import re
 from fractions import Fraction
 from typing import Any
 
@@ -13,7 +11,6 @@ from accord.core.moves import Action, Malformed, Message
 from accord.domains.games import (
     catalog_names,
     load_catalog_game,
-    parse_game,
     personality_line,
     prompt_variant,
     workflow_correct,

@@ -10,10 +10,10 @@ from typing import Any
 import numpy as np
 import pytest
 
+from accord.agents.guards import quote_counterpart
 from accord.agents.spec import parse_agent_spec
 from accord.domains.base import EpisodeSpec, RunContext
 from accord.domains.games import GamesDomain, catalog_names, load_catalog_game, parse_game
-from accord.agents.guards import quote_counterpart
 from accord.domains.games.describe import render_game
 from accord.domains.games.llm_prompts import render_prompt
 from accord.domains.games.llm_workflow import parse_nash, parse_responses

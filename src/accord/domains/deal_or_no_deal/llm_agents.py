@@ -45,8 +45,8 @@ import numpy as np
 
 from accord.agents.base import Agent
 from accord.agents.llm_support import generation_config, runtime_for
-from accord.agents.spec import AgentSpec, AgentSpecError
 from accord.agents.replies import strip_private
+from accord.agents.spec import AgentSpec, AgentSpecError
 from accord.core.moves import Malformed, Move, Offer, Reject
 from accord.domains.deal_or_no_deal.belief_reply import BeliefError, parse_belief
 from accord.domains.deal_or_no_deal.dataset import Datapoint

@@ -43,10 +43,8 @@ from accord.domains.games.llm_prompts import (
     node_name,
     personality_line,
     prompt_variant,
-    public_game,
     quoted,
     render_prompt,
-    state_block,
 )
 from accord.domains.games.llm_replies import parse_action, parse_talk
 from accord.domains.games.model import Game, NormalFormGame
@@ -113,15 +111,14 @@ class LLMGameAgent(Agent):
             others=[p for p in players if p != obs.role], description=game.info.description,
             board=render_game(game), normal=isinstance(game, NormalFormGame),
             rounds=obs.negotiation_rounds, order=players[first:] + players[:first],
-            workflow=self.workflow_kind, game=public_game(game), cheap_talk=self.cheap_talk)
+            workflow=self.workflow_kind, cheap_talk=self.cheap_talk)
 
     def _common(self, obs: GameObservation) -> dict[str, Any]:
         here = None
         if self.strategy is not None and obs.phase == "play":
             here = self.strategy.plan.get(node_name(obs.node))
         return {"strategy": None if self.strategy is None else self.strategy.view(obs.role),
-                "here": here,
-                "state": state_block(obs, strategy=self.strategy, variant=self.prompt_number)}
+                "here": here}
 
     def turn_prompt(self, obs: GameObservation) -> str:
         """This call's user message: a retry with feedback, a talk turn or an action turn."""
