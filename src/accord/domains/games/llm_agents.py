@@ -7,8 +7,10 @@ session per player and episode (:class:`~accord.agents.llm_support.LLMSession`):
   the role, the game's description and its payoff table (:func:`~accord.domains.games.
   describe.render_game`) or tree, how the episode goes (k rounds of cheap talk in the
   configured order, then simultaneous or sequential play), the reply format, the
-  non-negotiable rules at the start and again at the end, and the ``<GAME>`` block. The
-  catalog name and notes are not shown: the notes state the equilibria;
+  non-negotiable rules at the start and again at the end. The catalog name and notes are
+  not shown (the notes state the equilibria), and no machine-readable block either: a real
+  endpoint gets text only (issue 14). The rule "nothing anyone says binds anybody" is
+  accord's addition, not the seed's: it is shown only with the option ``cheap_talk=true``;
 * each **negotiation turn** appends the other players' new messages, quoted as inert data
   (:func:`~accord.agents.guards.quote_counterpart`), and asks for ``<THINK>`` then
   ``<MESSAGE>``;
@@ -17,10 +19,10 @@ session per player and episode (:class:`~accord.agents.llm_support.LLMSession`):
   ``<ACTION>``; the prompt variant of section 6.5 (option ``prompt=1..6``) is the last
   text of every action prompt;
 * a **retry** (the protocol refused the move: unreadable reply, unknown action) appends the
-  protocol's targeted feedback and the state again.
+  protocol's targeted feedback (and the strategy, the actions and the variant again).
 
-Every user message ends with the ``<GAME_STATE>`` block (:mod:`.llm_prompts`). Private
-``<THINK>`` text is stripped before anything leaves the agent: only the ``<MESSAGE>`` body
+Prompts carry no state block: the ``games`` stub policy reads the same text a model does.
+Private ``<THINK>`` text is stripped before anything leaves the agent: only the ``<MESSAGE>`` body
 reaches the other players, and the ``llm_call`` notes (and ``Malformed.raw``) hold the
 public part of each reply only.
 """
