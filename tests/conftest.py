@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -11,10 +10,6 @@ import pytest
 from accord.domains.bargaining import parse_scenario
 
 REPO = Path(__file__).resolve().parents[1]
-
-# shared test helpers (``golden``) import as top-level modules from tests/
-if str(REPO / "tests") not in sys.path:
-    sys.path.insert(0, str(REPO / "tests"))
 
 
 def shared_data(*parts: str) -> Path:

@@ -354,7 +354,10 @@ def play(
                                                          "total")))
     if s["estimation"]:
         e = s["estimation"]
-        console.print("valuation estimation (both workflow sides): " + ", ".join(
+        console.print(f"valuation estimation (both workflow sides; beliefs from "
+                      f"{s.get('estimation_source') or 'code'}"
+                      + (f", {s['belief_unstated']} unreadable statement(s)"
+                         if s.get("belief_unstated") else "") + "): " + ", ".join(
             f"{k}={_rate(e[k])}" for k in e))
     _table9(console, "outcome by difficulty", out["difficulty_table"])
     if out["errors"]:

@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 
 from accord.domains.bargaining import resolve_scenario, run_negotiation
+from accord.testing.golden import check_golden
 from accord.testing.stub import ScriptedPolicy, StubServer
-from golden import check_golden
 
 HERE = Path(__file__).parent / "golden"
 STUB_ONLY = ("<STATE>", "<UTILITY>", "<TX_SETUP>", "<TX_STATE>", "<TASK_STATE>",

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import json
+from fractions import Fraction
 from typing import Any
 
 import pytest
 
+from accord.agents.templates import render
 from accord.core.moves import Accept, Malformed, Message, Offer, Reject, Walk
 from accord.domains.deal_or_no_deal import (
     DondObservation,
@@ -14,9 +15,10 @@ from accord.domains.deal_or_no_deal import (
     parse_reply,
     proposal_rows,
     render_belief,
-    state_block,
     value_leaks,
 )
+from accord.domains.deal_or_no_deal.belief_reply import BeliefError, parse_belief
+from accord.domains.deal_or_no_deal.llm_core import PACKAGE
 from accord.domains.deal_or_no_deal.workflow import BayesianWorkflowAgent
 from accord.testing.stub import Policy, PolicyError, PolicyRequest, Reply, make_policy
 from accord.testing.stub.dond import parse_state, raw_proposal
@@ -114,14 +116,6 @@ def _obs() -> DondObservation:
     return p.observe(p.initial_state(), "alice")
 
 
-def test_state_block_has_own_values_only() -> None:
-    obs = _obs()
-    block = state_block(obs)
-    assert block["my_values"] == {"book": 4, "hat": 0, "ball": 2}
-    assert block["move"] == "propose" and block["offer_to_me"] is None
-    assert "1, 3, 1" not in json.dumps(block) and "workflow" not in block
-
-
 def test_proposal_rows_match_the_rendered_belief() -> None:
     obs = _obs()
     agent = BayesianWorkflowAgent()
@@ -134,70 +128,101 @@ def test_proposal_rows_match_the_rendered_belief() -> None:
         assert f"- {share}: {row['points']} points, P_EF = {row['p_ef']}" in text
 
 
-def _request(block: dict[str, Any]) -> PolicyRequest:
-    return PolicyRequest(({"role": "system", "content": "x"},
-                          {"role": "user", "content": f"turn\n<DOND>{json.dumps(block)}</DOND>"}),
-                         model="dond")
+SYSTEM = {"raw": "llm_raw_system.jinja", "assisted": "llm_workflow_system.jinja",
+          "seed": "llm_seed_system.jinja"}
 
 
-def answer(policy: Policy, block: dict[str, Any]) -> str:
-    """The policy's reply text for a request carrying ``block``."""
-    out = policy.respond(_request(block))
+def _request(mode: str = "raw", *, round: int = 1, max_rounds: int = 5,
+             last_turn: bool = False, offer_to_me: dict[str, int] | None = None,
+             belief: str | None = None, retry: bool = False) -> PolicyRequest:
+    """A conversation rendered with the agents' own templates (the text a model gets)."""
+    items = ["book", "hat", "ball"]
+    system = render(SYSTEM[mode], package=PACKAGE, role="alice", partner="bob", items=items,
+                    counts=[1, 2, 3], values=[4, 0, 2], total=10, max_rounds=max_rounds,
+                    lam="1", gamma="1", learn_from_offers=False)
+    partner = None
+    if offer_to_me is not None:
+        partner = " ".join(f"{i}={c - offer_to_me[i]}" for i, c in zip(items, (1, 2, 3),
+                                                                        strict=True))
+    turn = render("llm_turn.jinja", package=PACKAGE, round=round, max_rounds=max_rounds,
+                  last_turn=last_turn, partner="bob", events=[],
+                  offer_to_me=None if offer_to_me is None else " ".join(
+                      f"{i}={offer_to_me[i]}" for i in items),
+                  partner_share=partner, points=None, my_offer=None, belief=belief,
+                  seed=mode == "seed")
+    msgs = [{"role": "system", "content": system}, {"role": "user", "content": turn}]
+    if retry:
+        msgs += [{"role": "assistant", "content": "hmm"},
+                 {"role": "user", "content": render(
+                     "llm_feedback.jinja", package=PACKAGE, reason="missing_move",
+                     feedback="Reply with one move.", attempt=2, max_attempts=6,
+                     belief=belief, seed=mode == "seed")}]
+    return PolicyRequest(tuple(msgs), model="dond")
+
+
+def answer(policy: Policy, **kw: Any) -> str:
+    """The policy's reply text for a conversation rendered from ``kw``."""
+    out = policy.respond(_request(**kw))
     assert isinstance(out, Reply)
     return out.text
 
 
-def _block(**kw: Any) -> dict[str, Any]:
-    base = {"role": "alice", "items": ["book", "hat", "ball"],
-            "counts": {"book": 1, "hat": 2, "ball": 3}, "my_values": {"book": 4, "hat": 0,
-                                                                      "ball": 2},
-            "round": 1, "max_rounds": 5, "last_turn": False, "move": "propose",
-            "offer_to_me": None, "my_offer": None, "allowed": ["offer", "message", "walk"]}
-    return {**base, **kw}
-
-
 def test_stub_policy_raw_strategy_concedes_and_accepts() -> None:
     policy = make_policy("dond")
-    first = answer(policy, _block())
+    first = answer(policy)
     assert first.endswith("<deal>book=1 hat=0 ball=3</deal>")  # all it values, no hats
     move = parse_reply(first)
     assert isinstance(move, Offer) and move.package == {"book": 1, "hat": 0, "ball": 3}
-    last = answer(policy, _block(round=5))  # aim 5: the cheapest share worth >= 5
-    state = parse_state(f"<DOND>{json.dumps(_block(round=5))}</DOND>")
+    last = answer(policy, round=5)  # aim 5: the cheapest share worth >= 5
+    state = parse_state(_request(round=5))
+    assert (state.items, state.counts, state.values, state.round, state.max_rounds) == (
+        ("book", "hat", "ball"), (1, 2, 3), (4, 0, 2), 5, 5)
     assert raw_proposal(state, 5) == (1, 0, 1) and "book=1 hat=0 ball=1" in last
+    assert answer(policy, round=5, retry=True) == last  # a retry re-reads the latest turn
     offer = {"book": 0, "hat": 2, "ball": 3}  # worth 6
-    early = answer(policy, _block(move="respond", offer_to_me=offer))
+    early = answer(policy, offer_to_me=offer)
     assert "<REJECT/>" in early and "<deal>" in early
-    assert "<ACCEPT/>" in answer(policy, _block(round=5, move="respond", offer_to_me=offer))
+    assert "<ACCEPT/>" in answer(policy, round=5, offer_to_me=offer)
     crumbs = {"book": 0, "hat": 2, "ball": 0}  # worth 0: refused even on the last turn
-    assert "<ACCEPT/>" not in answer(policy, _block(round=5, last_turn=True, move="respond",
-                                                    offer_to_me=crumbs))
+    assert "<ACCEPT/>" not in answer(policy, round=5, last_turn=True, offer_to_me=crumbs)
+
+
+BELIEF = """Belief over the partner's values: 13 of 14 valuation vectors remain possible.
+Your best proposals not yet ruled out (your share, your points, probability the split is
+envy-free for both):
+- book=1 hat=0 ball=2: 8 points, P_EF = 1/13
+- book=1 hat=1 ball=2: 8 points, P_EF = 5/13
+- book=0 hat=0 ball=3: 6 points, P_EF = 9/13"""
 
 
 def test_stub_policy_workflow_strategy_follows_problem_1() -> None:
     policy = make_policy("dond")
-    rows = [{"share": {"book": 1, "hat": 0, "ball": 2}, "points": 8, "p_ef": "1/13"},
-            {"share": {"book": 1, "hat": 1, "ball": 2}, "points": 8, "p_ef": "5/13"},
-            {"share": {"book": 0, "hat": 0, "ball": 3}, "points": 6, "p_ef": "9/13"}]
-    wf = {"proposals": rows, "rejected": []}
-    assert answer(policy, _block(workflow=wf)).endswith(
+    wf = {"mode": "assisted", "belief": BELIEF}
+    assert answer(policy, **wf).endswith(
         "<deal>book=1 hat=1 ball=2</deal>")  # most points, then the higher P_EF
     envious = {"book": 0, "hat": 2, "ball": 2}  # 4 of 10: not envy-free for alice
-    assert "<REJECT/>" in answer(policy, _block(workflow=wf, move="respond",
-                                                offer_to_me=envious, last_turn=True))
+    assert "<REJECT/>" in answer(policy, **wf, offer_to_me=envious, last_turn=True)
     fair = {"book": 1, "hat": 0, "ball": 1}  # 6 of 10: envy-free for alice
-    assert "<REJECT/>" in answer(policy, _block(workflow=wf, move="respond",
-                                                offer_to_me=fair))  # 6 < 8
-    assert "<ACCEPT/>" in answer(policy, _block(workflow=wf, move="respond", offer_to_me=fair,
-                                                last_turn=True))
+    assert "<REJECT/>" in answer(policy, **wf, offer_to_me=fair)  # 6 < 8
+    assert "<ACCEPT/>" in answer(policy, **wf, offer_to_me=fair, last_turn=True)
+
+
+def test_stub_policy_seed_mode_states_the_prior_and_solves_problem_1() -> None:
+    text = answer(make_policy("dond"), mode="seed")
+    stated = parse_belief(text, ("book", "hat", "ball"), (1, 2, 3), 10)
+    assert len(stated.support) == 14 and set(stated.probs) == {Fraction(1, 14)}
+    assert parse_reply(text) == Offer({"book": 1, "hat": 0, "ball": 3},
+                                      message="How about I take 1 book and 3 balls and you "
+                                              "get the rest?")
 
 
 def test_stub_policy_errors_are_clear() -> None:
     policy = make_policy("dond")
-    with pytest.raises(PolicyError, match="exactly one <DOND>"):
+    with pytest.raises(PolicyError, match="does not describe a Deal-or-No-Deal game"):
         policy.respond(PolicyRequest(({"role": "user", "content": "hi"},), model="dond"))
-    with pytest.raises(PolicyError, match="'my_values' must map every item"):
-        policy.respond(_request(_block(my_values={"book": 1})))
+    req = _request()
+    with pytest.raises(PolicyError, match="no turn prompt"):
+        policy.respond(PolicyRequest(req.messages[:1], model="dond"))
     with pytest.raises(PolicyError, match="floor"):
         make_policy("dond", floor=2)
 
@@ -209,3 +234,41 @@ def test_tags_in_private_reasoning_or_unclosed_message_make_no_move_issue_12() -
     assert parse_reply(f"<REJECT/><MESSAGE>I will never <ACCEPT/> that</MESSAGE>{DEAL}") == \
         Reject(counter=Offer({"book": 1, "hat": 0, "ball": 2},
                              message="I will never <ACCEPT/> that"))
+
+
+# -- the seed mode's <BELIEF> statement ---------------------------------------------------------
+ITEMS3 = ("book", "hat", "ball")
+
+
+def test_belief_statement_is_read_in_every_notation() -> None:
+    text = ("<CONSIDER>eq. 3 ...</CONSIDER>\n<BELIEF>\n- book=0 hat=2 ball=2: 1/2\n"
+            "Books=2, hats=1, balls=2 : 0.25\n book=4 hat=0 ball=2: 25%\n"
+            "book=10 hat=0 ball=0: 0\n</BELIEF>\n<deal>book=1 hat=0 ball=3</deal>")
+    got = parse_belief(text, ITEMS3, (1, 2, 3), 10)
+    assert got.support == ((0, 2, 2), (2, 1, 2), (4, 0, 2))
+    assert got.probs == (Fraction(1, 2), Fraction(1, 4), Fraction(1, 4))
+    assert got.to_dict(ITEMS3)[0] == {"values": {"book": 0, "hat": 2, "ball": 2}, "p": "1/2"}
+
+
+@pytest.mark.parametrize("text, reason, words", [
+    ("<deal>book=1 hat=0 ball=3</deal>", "missing_belief", "outside <CONSIDER>"),
+    ("<CONSIDER><BELIEF>book=0 hat=2 ball=2: 1</BELIEF></CONSIDER>", "missing_belief", ""),
+    ("<MESSAGE>my <BELIEF>book=0 hat=2 ball=2: 1</BELIEF></MESSAGE>", "missing_belief", ""),
+    ("<BELIEF>book=0 hat=2 ball=2: 1</BELIEF><BELIEF>book=0 hat=2 ball=2: 1</BELIEF>",
+     "multiple_beliefs", "exactly one"),
+    ("<BELIEF>book=0 hat=2 ball=2: 1", "unclosed_belief", "</BELIEF>"),
+    ("<BELIEF>book=1 hat=1 ball=1: 1</BELIEF>", "impossible_valuation", "1*1 + 2*1 + 3*1 = 6"),
+    ("<BELIEF>book=0 hat=2: 1</BELIEF>", "bad_belief", "missing ball"),
+    ("<BELIEF>the partner likes hats</BELIEF>", "bad_belief", "cannot read the belief line"),
+    ("<BELIEF>book=0 hat=2 ball=2: lots</BELIEF>", "bad_belief", "fraction"),
+    ("<BELIEF>book=0 hat=2 ball=2: 1/0</BELIEF>", "bad_belief", "fraction"),
+    ("<BELIEF>book=0 hat=2 ball=2: 1/2\nbook=0 hat=2 ball=2: 1/2</BELIEF>", "bad_belief",
+     "twice"),
+    ("<BELIEF>book=0 hat=2 ball=2: 0</BELIEF>", "empty_belief", "no valuation"),
+    ("<BELIEF>book=0 hat=2 ball=2: 1/2</BELIEF>", "belief_not_normalized", "0.500"),
+])
+def test_unreadable_belief_statements_get_targeted_feedback(text: str, reason: str,
+                                                            words: str) -> None:
+    with pytest.raises(BeliefError) as info:
+        parse_belief(text, ITEMS3, (1, 2, 3), 10)
+    assert info.value.reason == reason and words in info.value.feedback

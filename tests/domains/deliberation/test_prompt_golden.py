@@ -20,8 +20,8 @@ import pytest
 from accord.agents.spec import parse_agent_list
 from accord.domains.base import EpisodeSpec, RunContext
 from accord.domains.deliberation import DOMAIN
+from accord.testing.golden import check_golden
 from accord.testing.stub import StubServer
-from golden import check_golden
 
 HERE = Path(__file__).parent / "golden"
 STUB_ONLY = ("<STATE>", "<UTILITY>", "<TX_SETUP>", "<TX_STATE>", "STATE block")

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import json
-import re
+from fractions import Fraction
+from typing import Any
 
 import pytest
 
@@ -11,15 +11,17 @@ from accord.core.moves import Action, Malformed, Message
 from accord.domains.games import (
     catalog_names,
     load_catalog_game,
-    parse_game,
     personality_line,
     prompt_variant,
     workflow_correct,
 )
+from accord.domains.games.describe import render_game
 from accord.domains.games.io import dump_game
-from accord.domains.games.llm_prompts import public_game, render_prompt, variants
+from accord.domains.games.llm_prompts import render_prompt, variants
 from accord.domains.games.llm_replies import StepError, json_tag, parse_action, parse_talk
 from accord.domains.games.llm_workflow import parse_nash, parse_responses
+from accord.testing.stub.games import leaves as stub_leaves
+from accord.testing.stub.games import parse_game as stub_parse_game
 
 LEGAL = ("cooperate", "defect")
 
@@ -100,17 +102,42 @@ def test_section6_variants_are_data_and_checked() -> None:
 @pytest.mark.parametrize("name", catalog_names())
 @pytest.mark.parametrize("workflow", [None, "simultaneous", "sequential"])
 def test_system_prompt_renders_for_every_catalog_game(name: str, workflow: str | None) -> None:
+    """The game reaches the model as text only, and a reader of that text (the stub policy,
+    like a model) gets every action and payoff back from it (issue 14)."""
     game = load_catalog_game(name)
     text = render_prompt("system.jinja", personality_line=None, role="Alice", others=["Bob"],
-                         description=game.info.description, board="(board)",
+                         description=game.info.description, board=render_game(game),
                          normal=game.type == "normal", rounds=2, order=["Alice", "Bob"],
-                         workflow=workflow, game=public_game(game))
-    block = json.loads(re.findall(r"<GAME>(.*?)</GAME>", text, re.S)[0])
-    again = dump_game(parse_game(block))  # the data block is a valid game file
+                         workflow=workflow, cheap_talk=False)
+    assert "<GAME>" not in text and "binds" not in text
+    read = stub_parse_game(text)
     full = dump_game(game)
-    assert set(block) < set(full) and all(again[k] == full[k] for k in block)
+    assert list(read.players) == list(full["players"])
+    if game.type == "normal":
+        assert [list(a) for a in read.actions] == full["actions"]
+        for profile in read.profiles():
+            idx = [acts.index(a) for a, acts in zip(profile, read.actions, strict=True)]
+            cell: Any = full["payoffs"]
+            for i in idx:
+                cell = cell[i]
+            assert read.payoff(profile) == tuple(Fraction(str(v)) for v in cell)
+    else:
+        assert read.tree is not None
+        assert stub_leaves(read.tree) == stub_leaves(full["tree"])
     assert (game.info.notes or "ZZZ") not in text
     assert ("THE WORKFLOW" in text) == (workflow is not None)
+
+
+def test_cheap_talk_rule_is_a_named_option() -> None:
+    game = load_catalog_game("prisoners-dilemma")
+    common = dict(personality_line=None, role="Alice", others=["Bob"],
+                  description=game.info.description, board=render_game(game), normal=True,
+                  rounds=1, order=["Alice", "Bob"], workflow=None)
+    plain = render_prompt("system.jinja", cheap_talk=False, **common)
+    added = render_prompt("system.jinja", cheap_talk=True, **common)
+    assert "nothing anyone says binds anybody" not in plain and "cheap talk" not in plain
+    assert "nothing anyone says binds anybody" in added
+    assert "Messages are cheap talk: no promise is enforced." in added
 
 
 def _record(game: str, **flow: object) -> dict[str, object]:

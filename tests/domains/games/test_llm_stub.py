@@ -10,10 +10,12 @@ from typing import Any
 import numpy as np
 import pytest
 
+from accord.agents.guards import quote_counterpart
 from accord.agents.spec import parse_agent_spec
 from accord.domains.base import EpisodeSpec, RunContext
 from accord.domains.games import GamesDomain, catalog_names, load_catalog_game, parse_game
-from accord.domains.games.llm_prompts import public_game, safe_json
+from accord.domains.games.describe import render_game
+from accord.domains.games.llm_prompts import render_prompt
 from accord.domains.games.llm_workflow import parse_nash, parse_responses
 from accord.domains.games.model import ExtensiveGame, NormalFormGame
 from accord.protocols.engine import EpisodeResult
@@ -27,15 +29,46 @@ DOMAIN = GamesDomain()
 
 
 def request(game: Any, state: dict[str, Any]) -> PolicyRequest:
-    system = f"You are {state['role']}.\n<GAME>{safe_json(public_game(game))}</GAME>"
+    """A conversation rendered with the agents' own templates: the text a model gets."""
+    role = state["role"]
+    others = [p for p in game.players if p != role]
+    system = render_prompt("system.jinja", personality_line=None, role=role, others=others,
+                           description=game.info.description, board=render_game(game),
+                           normal=isinstance(game, NormalFormGame), rounds=1,
+                           order=list(game.players), workflow=None, cheap_talk=False)
+    news = [{"round": m["round"], "speaker": m["speaker"],
+             "quoted": quote_counterpart(m["speaker"], m["text"])}
+            for m in state.get("messages", []) if m["speaker"] != role]
+    phase, step = state.get("phase", "play"), state.get("step")
+    if phase == "negotiation":
+        user = render_prompt("talk.jinja", round=1, rounds=1, news=news, first=not news,
+                             strategy=None, others=others)
+    elif phase == "workflow":
+        other = others[0]
+        me = game.players.index(role)
+        if step == "opponent_best_responses":
+            user = render_prompt("wf_responses.jinja", other=other,
+                                 mine=list(game.actions[me]))
+        elif step == "own_best_responses":
+            user = render_prompt("wf_best.jinja", other=other,
+                                 theirs=list(game.actions[1 - me]))
+        else:
+            user = render_prompt("wf_nash.jinja", other=other,
+                                 example=dict.fromkeys(game.players, "action"))
+    else:
+        user = render_prompt("act.jinja", rounds=1 if news else 0, news=news,
+                             first_action=bool(news), normal=isinstance(game, NormalFormGame),
+                             moves=[], node="/", strategy=None, here=None,
+                             actions=list(state.get("actions") or (
+                                 game.actions[game.players.index(role)]
+                                 if isinstance(game, NormalFormGame) else ["?"])),
+                             variant=None)
     return PolicyRequest(({"role": "system", "content": system},
-                          {"role": "user", "content": f"<GAME_STATE>{safe_json(state)}"
-                                                      "</GAME_STATE>"}), "games")
+                          {"role": "user", "content": user}), "games")
 
 
 def answer(policy: str, game: Any, **state: Any) -> str:
-    base = {"role": "Alice", "player_index": 0, "phase": "play", "messages": [], "node": [],
-            "actions": [], "strategy": None, "prompt_variant": 0}
+    base = {"role": "Alice", "phase": "play", "messages": [], "actions": []}
     out = make_policy(policy).respond(request(game, {**base, **state}))
     assert isinstance(out, Reply)
     return out.text
@@ -61,7 +94,7 @@ def test_pure_equilibria_match_accords_solver_on_random_games() -> None:
     rng = np.random.default_rng(5)
     for _ in range(60):
         game = random_normal(rng, int(rng.integers(1, 5)), int(rng.integers(1, 5)))
-        mine = pure_nash(stub_game(f"<GAME>{safe_json(public_game(game))}</GAME>"))
+        mine = pure_nash(stub_game(system_for(game)))
         theirs = [game.profile_names(p) for p in accord_pure_nash(game.payoffs)]
         assert sorted(mine) == sorted(theirs)
 
@@ -72,7 +105,7 @@ def test_backward_induction_gives_a_subgame_perfect_path_on_random_trees() -> No
         game = parse_game({"type": "extensive", "players": ["Alice", "Bob"],
                            "tree": random_tree(rng, int(rng.integers(1, 5)))})
         assert isinstance(game, ExtensiveGame)
-        sg = stub_game(f"<GAME>{safe_json(public_game(game))}</GAME>")
+        sg = stub_game(system_for(game))
         plan, values = solve_tree(sg)
         spes = subgame_perfect_equilibria(game.tree)
         assert follow(sg, plan) in {e.path for e in spes}
@@ -101,17 +134,23 @@ def test_workflow_answers_follow_the_agents_contract(name: str) -> None:
         assert tuple(nash[p] for p in game.players) in eqs
 
 
-def test_missing_blocks_are_policy_errors() -> None:
+def test_unreadable_prompts_are_policy_errors() -> None:
     policy = make_policy("games")
     game = load_catalog_game("prisoners-dilemma")
-    with pytest.raises(PolicyError, match="<GAME>"):
+    with pytest.raises(PolicyError, match="payoff table or game tree"):
         policy.respond(PolicyRequest(({"role": "user", "content": "hi"},), "games"))
-    bad = request(game, {"role": "Alice", "phase": "play"})
-    no_state = PolicyRequest((bad.messages[0], {"role": "user", "content": "choose"}), "games")
-    with pytest.raises(PolicyError, match="GAME_STATE"):
-        policy.respond(no_state)
+    good = request(game, {"role": "Alice", "phase": "play"})
+    no_turn = PolicyRequest((good.messages[0], {"role": "user", "content": "choose"}), "games")
+    with pytest.raises(PolicyError, match="no workflow step, negotiation round or action"):
+        policy.respond(no_turn)
+    nameless = good.messages[0]["content"].replace("You are Alice, a player", "You play")
+    with pytest.raises(PolicyError, match="You are NAME"):
+        policy.respond(PolicyRequest(({"role": "system", "content": nameless},
+                                      good.messages[1]), "games"))
+    carol = good.messages[0]["content"].replace("You are Alice,", "You are Carol,")
     with pytest.raises(PolicyError, match="not a player"):
-        policy.respond(request(game, {"role": "Carol", "phase": "play"}))
+        policy.respond(PolicyRequest(({"role": "system", "content": carol},
+                                      good.messages[1]), "games"))
 
 
 def test_it_agrees_to_an_equilibrium_proposed_first_and_refuses_a_non_equilibrium() -> None:
@@ -171,8 +210,23 @@ def test_no_pure_equilibrium_gives_varied_deterministic_choices() -> None:
     assert len(seen) > 1
 
 
+def system_for(game: Any) -> str:
+    """The system prompt a model gets for ``game``."""
+    return request(game, {"role": game.players[0], "phase": "play"}).messages[0]["content"]
+
+
 def test_stub_game_reads_fractions_and_floats() -> None:
-    game = stub_game('<GAME>{"type": "normal", "players": ["A", "B"], "actions": [["x"], ["y"]],'
-                     ' "payoffs": [[[0.5, "7/3"]]]}</GAME>')
-    assert isinstance(game, StubGame)
-    assert [str(v) for v in game.payoff(("x", "y"))] == ["1/2", "7/3"]
+    game = parse_game({"type": "normal", "players": ["A", "B"], "actions": [["x"], ["y"]],
+                       "payoffs": [[[0.5, "7/3"]]]})
+    read = stub_game(system_for(game))
+    assert isinstance(read, StubGame)
+    assert [str(v) for v in read.payoff(("x", "y"))] == ["1/2", "7/3"]
+
+
+def test_stub_reads_three_player_profiles_from_the_text() -> None:
+    game = parse_game({"type": "normal", "players": ["A", "B", "C"],
+                       "actions": [["x", "y"], ["u"], ["v", "w"]],
+                       "payoffs": [[[[1, 2, 3], [4, 5, 6]]], [[[-1, 0, 1], ["1/3", 2, 0]]]]})
+    read = stub_game(system_for(game))
+    assert read.players == ("A", "B", "C") and read.actions == (("x", "y"), ("u",), ("v", "w"))
+    assert [str(v) for v in read.payoff(("y", "u", "w"))] == ["1/3", "2", "0"]

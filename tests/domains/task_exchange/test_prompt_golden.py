@@ -17,9 +17,9 @@ import pytest
 from accord.agents.spec import parse_agent_spec
 from accord.domains.base import EpisodeSpec, RunContext
 from accord.domains.task_exchange import DOMAIN
+from accord.testing.golden import check_golden
 from accord.testing.stub import StubServer
 from accord.testing.stub.task_exchange import TaskExchangePolicy
-from golden import check_golden
 
 HERE = Path(__file__).parent / "golden"
 STUB_ONLY = ("<TX_SETUP>", "<TX_STATE>", "<STATE>", "<UTILITY>", "Machine-readable")

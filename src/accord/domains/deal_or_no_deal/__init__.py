@@ -56,7 +56,7 @@ from accord.domains.deal_or_no_deal.llm_agents import (
     make_raw_llm,
     proposal_rows,
 )
-from accord.domains.deal_or_no_deal.llm_core import DondChat, partner_events, state_block
+from accord.domains.deal_or_no_deal.llm_core import DondChat, partner_events
 from accord.domains.deal_or_no_deal.llm_replies import parse_reply, value_leaks
 from accord.domains.deal_or_no_deal.location import (
     ENV_VAR,
@@ -233,7 +233,6 @@ __all__ = [
     "solve_meta_game",
     "split_file",
     "split_views",
-    "state_block",
     "table9",
     "utility",
     "value_leaks",

@@ -7,10 +7,11 @@
 * ``llm`` - a raw LLM negotiator without workflow, ``llm:MODEL`` (e.g.
   ``llm:openai/gpt-4.1-mini?temperature=0``); options: the generation options
   (``temperature``, ``max_tokens``, ``top_p``, ``seed``) and ``guard`` (``flag``|``block``);
-* ``llm-workflow`` - the Bayesian workflow run by an LLM with its belief kept in code,
-  ``llm-workflow:MODEL``; options: the generation options, ``guard``, ``lam``, ``gamma``,
-  ``learn_from_offers``, ``view`` and ``top`` (proposals shown); see
-  :mod:`accord.domains.deal_or_no_deal.llm_agents`.
+* ``llm-workflow`` - the Bayesian workflow followed by an LLM, ``llm-workflow:MODEL``;
+  options: the generation options, ``guard``, ``mode`` (``seed``, the default: the model
+  keeps and states its belief; ``assisted``: the belief is kept in code and shown),
+  ``lam``, ``gamma``, ``learn_from_offers``, ``view`` and ``top`` (proposals shown in the
+  assisted mode); see :mod:`accord.domains.deal_or_no_deal.llm_agents`.
 
 Factories take ``(spec, datapoint, role, ctx)``; ``ctx`` carries side-effect settings for
 LLM agents: ``llm`` (settings for :func:`~accord.agents.llm_support.runtime_for`),

@@ -4,11 +4,11 @@
 the system prompt (role, counts, own values, round cap, reply format, non-negotiable
 rules at the start and again at the end) is set once; each call appends only what changed
 since the agent's last turn (the partner's moves, its text quoted with
-:func:`~accord.agents.guards.quote_counterpart`), the table, optional extra blocks (the
-workflow's belief state) and the machine-readable ``<DOND>`` state block read by the
-``dond`` stub policy (:mod:`accord.testing.stub.dond` documents that contract). After an
-invalid move the engine asks again with ``observation.feedback``; the retry prompt carries
-the protocol's targeted feedback and the state again.
+:func:`~accord.agents.guards.quote_counterpart`), the table and optional extra blocks (the
+assisted workflow's belief state). Prompts are plain text for a model: no machine-readable
+block exists for a stub (the ``dond`` stub policy, :mod:`accord.testing.stub.dond`, reads
+the same text). After an invalid move the engine asks again with ``observation.feedback``;
+the retry prompt carries the protocol's targeted feedback (and the assisted belief state).
 
 Every call leaves an ``llm_call`` note (reply without private reasoning) and, when the
 public text states one of the agent's own values, a flagged ``utility_leak`` note;
@@ -34,23 +34,6 @@ from accord.llm import GenerationConfig, LLMClient, LLMError
 
 PACKAGE = "accord.domains.deal_or_no_deal"
 WITHHELD = "[message withheld by the disclosure guard]"
-
-
-def state_block(obs: DondObservation, workflow: Mapping[str, Any] | None = None
-                ) -> dict[str, Any]:
-    """The ``<DOND>`` JSON for this turn (own values only; see :mod:`accord.testing.stub.dond`)."""
-    items = obs.items
-    out: dict[str, Any] = {
-        "role": obs.role, "items": list(items), "counts": package_of(obs.counts, items),
-        "my_values": package_of(obs.values, items), "round": obs.round,
-        "max_rounds": obs.max_rounds, "last_turn": obs.last_turn,
-        "move": "respond" if obs.offer_for_you is not None else "propose",
-        "offer_to_me": None if obs.offer_for_you is None else dict(obs.offer_for_you),
-        "my_offer": None if obs.my_offer is None else dict(obs.my_offer),
-        "allowed": list(obs.legal)}
-    if workflow is not None:
-        out["workflow"] = dict(workflow)
-    return out
 
 
 def partner_events(obs: DondObservation, since: int) -> list[dict[str, Any]]:
@@ -92,6 +75,7 @@ class DondChat:
         self.session: LLMSession | None = None
         self.notes: list[dict[str, Any]] = []
         self.seen = 0
+        self.last_reply = ""
 
     def system_prompt(self, obs: DondObservation, **extra: Any) -> str:
         """The session's fixed system prompt for this observation's role and game."""
@@ -101,13 +85,15 @@ class DondChat:
                       max_rounds=obs.max_rounds, **extra)
 
     def prompt(self, obs: DondObservation, *, belief: str | None = None,
-               workflow: Mapping[str, Any] | None = None, show_points: bool = False) -> str:
-        """This call's user message: a retry with feedback, or the turn's news and state."""
-        state = state_block(obs, workflow)
+               show_points: bool = False, seed: bool = False) -> str:
+        """This call's user message: a retry with feedback, or the turn's news and table.
+
+        ``seed`` (the seed mode of ``llm-workflow``) asks for the ``<BELIEF>`` statement.
+        """
         if obs.feedback is not None:
             return render("llm_feedback.jinja", package=PACKAGE, reason=obs.feedback.reason,
                           feedback=obs.feedback.feedback, attempt=obs.attempt,
-                          max_attempts=self.max_retries + 1, belief=belief, state=state)
+                          max_attempts=self.max_retries + 1, belief=belief, seed=seed)
         events = partner_events(obs, self.seen)
         self.seen = len(obs.history)
         items = obs.items
@@ -120,16 +106,20 @@ class DondChat:
             points=(utility(obs.values, [mine[i] for i in items])
                     if show_points and mine is not None else None),
             my_offer=None if obs.my_offer is None else format_deal_body(obs.my_offer, items),
-            belief=belief, state=state)
+            belief=belief, seed=seed)
 
     async def move(self, obs: DondObservation, *, system_extra: Mapping[str, Any] | None = None,
-                   belief: str | None = None, workflow: Mapping[str, Any] | None = None,
-                   show_points: bool = False) -> Move:
-        """Ask the model for this turn's move and parse it (``Malformed`` if unreadable)."""
+                   belief: str | None = None, show_points: bool = False,
+                   seed: bool = False) -> Move:
+        """Ask the model for this turn's move and parse it (``Malformed`` if unreadable).
+
+        The raw reply of the call is kept in :attr:`last_reply` (the seed mode reads the
+        model's ``<BELIEF>`` from it).
+        """
         if self.session is None:
             self.session = LLMSession(self.client, self.system_prompt(obs, **(system_extra or {})),
                                       self.config, self.episode, obs.role)
-        text = self.prompt(obs, belief=belief, workflow=workflow, show_points=show_points)
+        text = self.prompt(obs, belief=belief, show_points=show_points, seed=seed)
         try:
             done = await self.session.ask(text)
         except LLMError as exc:
@@ -140,6 +130,7 @@ class DondChat:
             "prompt_tokens": done.usage.prompt_tokens,
             "completion_tokens": done.usage.completion_tokens,
             "reply": strip_private(done.text)[:2000]}})
+        self.last_reply = done.text
         move = parse_reply(done.text, obs.items, offer_for_you=obs.offer_for_you,
                            responding=obs.offer_for_you is not None)
         return move if isinstance(move, Malformed) else self._guard(move, obs)

@@ -228,7 +228,16 @@ def episode_metrics(record: Mapping[str, Any], rounds: int) -> dict[str, Any]:
         est = estimation_metrics(trace[-1]["support"], vals[partner], int(trace[-1]["prior"]),
                                  indist)
         out.update({f"{role}_{k}": v for k, v in est.items()})
+        out[f"{role}_belief_source"] = belief_source(trace)
+        out[f"{role}_belief_unstated"] = sum(1 for rec in trace if rec.get("stated") is False)
     return out
+
+
+def belief_source(trace: Sequence[Mapping[str, Any]]) -> str:
+    """Who produced the supports of a belief trace: ``model`` (the seed mode of
+    ``llm-workflow``: the model's own statements) or ``code`` (the code workflow and the
+    assisted mode: :mod:`accord.solvers.bayes`)."""
+    return "model" if any(rec.get("source") == "model" for rec in trace) else "code"
 
 
 # -- many episodes -------------------------------------------------------------------------
@@ -243,11 +252,19 @@ def summarize(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 
     ``estimation`` averages over every (episode, workflow role) pair, like Table 14 which
     reports "both agents"; it is ``None`` when no agent kept a belief.
+    ``estimation_source`` says whose beliefs were scored (``model``: the seed mode's stated
+    beliefs; ``code``: the exact computation; ``code+model`` for a mix) and
+    ``belief_unstated`` counts the rounds in which a model's statement was unreadable.
     """
     out: dict[str, Any] = {"episodes": len(rows), **mean_of(rows, SUMMARY_KEYS)}
     est = [{k: r[f"{role}_{k}"] for k in ESTIMATION_KEYS if f"{role}_{k}" in r}
            for r in rows for role in ("alice", "bob") if f"{role}_precision" in r]
     out["estimation"] = mean_of(est, ESTIMATION_KEYS) if est else None
+    sources = sorted({str(r[f"{role}_belief_source"]) for r in rows for role in ("alice", "bob")
+                      if f"{role}_belief_source" in r})
+    out["estimation_source"] = "+".join(sources) if sources else None
+    out["belief_unstated"] = sum(int(r.get(f"{role}_belief_unstated", 0)) for r in rows
+                                 for role in ("alice", "bob"))
     return out
 
 

@@ -7,8 +7,10 @@ session per player and episode (:class:`~accord.agents.llm_support.LLMSession`):
   the role, the game's description and its payoff table (:func:`~accord.domains.games.
   describe.render_game`) or tree, how the episode goes (k rounds of cheap talk in the
   configured order, then simultaneous or sequential play), the reply format, the
-  non-negotiable rules at the start and again at the end, and the ``<GAME>`` block. The
-  catalog name and notes are not shown: the notes state the equilibria;
+  non-negotiable rules at the start and again at the end. The catalog name and notes are
+  not shown (the notes state the equilibria), and no machine-readable block either: a real
+  endpoint gets text only (issue 14). The rule "nothing anyone says binds anybody" is
+  accord's addition, not the seed's: it is shown only with the option ``cheap_talk=true``;
 * each **negotiation turn** appends the other players' new messages, quoted as inert data
   (:func:`~accord.agents.guards.quote_counterpart`), and asks for ``<THINK>`` then
   ``<MESSAGE>``;
@@ -17,10 +19,10 @@ session per player and episode (:class:`~accord.agents.llm_support.LLMSession`):
   ``<ACTION>``; the prompt variant of section 6.5 (option ``prompt=1..6``) is the last
   text of every action prompt;
 * a **retry** (the protocol refused the move: unreadable reply, unknown action) appends the
-  protocol's targeted feedback and the state again.
+  protocol's targeted feedback (and the strategy, the actions and the variant again).
 
-Every user message ends with the ``<GAME_STATE>`` block (:mod:`.llm_prompts`). Private
-``<THINK>`` text is stripped before anything leaves the agent: only the ``<MESSAGE>`` body
+Prompts carry no state block: the ``games`` stub policy reads the same text a model does.
+Private ``<THINK>`` text is stripped before anything leaves the agent: only the ``<MESSAGE>`` body
 reaches the other players, and the ``llm_call`` notes (and ``Malformed.raw``) hold the
 public part of each reply only.
 """
@@ -43,10 +45,8 @@ from accord.domains.games.llm_prompts import (
     node_name,
     personality_line,
     prompt_variant,
-    public_game,
     quoted,
     render_prompt,
-    state_block,
 )
 from accord.domains.games.llm_replies import parse_action, parse_talk
 from accord.domains.games.model import Game, NormalFormGame
@@ -55,7 +55,7 @@ from accord.llm import Completion, GenerationConfig, LLMClient, LLMError
 from accord.protocols.base import Observation
 
 #: agent options of the LLM kinds besides the generation options
-LLM_OPTIONS = frozenset({"personality", "prompt"})
+LLM_OPTIONS = frozenset({"personality", "prompt", "cheap_talk"})
 
 
 def game_observation(observation: Observation) -> GameObservation:
@@ -74,8 +74,10 @@ class LLMGameAgent(Agent):
     workflow_kind: str | None = None
 
     def __init__(self, client: LLMClient, config: GenerationConfig, *, episode: str | None,
-                 personality: str | None = None, prompt: int = 0, max_retries: int = 5) -> None:
+                 personality: str | None = None, prompt: int = 0, max_retries: int = 5,
+                 cheap_talk: bool = False) -> None:
         self.client, self.config, self.episode = client, config, episode
+        self.cheap_talk = bool(cheap_talk)
         self.personality = personality
         self.personality_text = personality_line(personality)
         self.prompt_number = int(prompt or 0)
@@ -96,6 +98,7 @@ class LLMGameAgent(Agent):
         """``llm:<model>`` plus the section-6 options in use."""
         extra = [f"personality={self.personality}"] if self.personality else []
         extra += [f"prompt={self.prompt_number}"] if self.prompt_number else []
+        extra += ["cheap_talk"] if self.cheap_talk else []
         return f"{self.name}:{self.client.model}" + (f"({', '.join(extra)})" if extra else "")
 
     # -- prompts ------------------------------------------------------------------------
@@ -110,15 +113,14 @@ class LLMGameAgent(Agent):
             others=[p for p in players if p != obs.role], description=game.info.description,
             board=render_game(game), normal=isinstance(game, NormalFormGame),
             rounds=obs.negotiation_rounds, order=players[first:] + players[:first],
-            workflow=self.workflow_kind, game=public_game(game))
+            workflow=self.workflow_kind, cheap_talk=self.cheap_talk)
 
     def _common(self, obs: GameObservation) -> dict[str, Any]:
         here = None
         if self.strategy is not None and obs.phase == "play":
             here = self.strategy.plan.get(node_name(obs.node))
         return {"strategy": None if self.strategy is None else self.strategy.view(obs.role),
-                "here": here,
-                "state": state_block(obs, strategy=self.strategy, variant=self.prompt_number)}
+                "here": here}
 
     def turn_prompt(self, obs: GameObservation) -> str:
         """This call's user message: a retry with feedback, a talk turn or an action turn."""
@@ -208,13 +210,17 @@ def llm_options(spec: AgentSpec) -> dict[str, Any]:
     """The section-6 options of a spec, checked (``AgentSpecError`` names the problem)."""
     personality = spec.options.get("personality")
     prompt = spec.options.get("prompt", 0)
+    cheap_talk = spec.options.get("cheap_talk", False)
+    if not isinstance(cheap_talk, bool):
+        raise AgentSpecError(f"agent {spec}: cheap_talk must be true or false, got "
+                             f"{cheap_talk!r}")
     try:
         personality_line(None if personality is None else str(personality))
         prompt_variant(prompt)
     except ValueError as exc:
         raise AgentSpecError(f"agent {spec}: {exc}") from None
     return {"personality": None if personality in (None, "") else str(personality),
-            "prompt": int(prompt or 0)}
+            "prompt": int(prompt or 0), "cheap_talk": cheap_talk}
 
 
 def check_llm_spec(spec: AgentSpec) -> None:

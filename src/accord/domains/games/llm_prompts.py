@@ -1,20 +1,13 @@
-"""Prompt pieces of the games LLM agents: templates, variants and the machine-readable blocks.
+"""Prompt pieces of the games LLM agents: templates and the section-6 variants.
 
 The templates live in ``prompts/`` (Jinja) and the section-6 variants in
 ``prompts/variants.yaml`` (the personalities of 6.3, the six prompts of 6.5).
 
-Two machine-readable blocks go into every session; they are the contract with the rule-based
-``games`` stub policy (:mod:`accord.testing.stub.games` documents them field by field):
-
-* ``<GAME>{json}</GAME>`` once, in the system prompt: the game in the issue-5 file format
-  without its catalog name, description or notes (the notes state the equilibria, which
-  a model must work out itself);
-* ``<GAME_STATE>{json}</GAME_STATE>`` in every user message: the role, the phase (``workflow``,
-  ``negotiation`` or ``play``), the workflow step, the messages so far, the moves so far,
-  the legal actions, the derived strategy and the prompt variant.
-
-The blocks are written by :func:`safe_json` (key order kept, ``<``, ``>`` and ``&``
-escaped), so text inside them (other players' messages) can never close a tag.
+Prompts are text for a model only: the game is its description and its payoff table or tree
+(:mod:`accord.domains.games.describe`), never a machine-readable block, and a turn is said
+in words (issue 14). The ``games`` stub policy (:mod:`accord.testing.stub.games`) reads the
+same text. JSON appears only where a model is asked to answer in JSON (the workflow's
+examples, written by :func:`safe_json`: key order kept, ``<``, ``>`` and ``&`` escaped).
 """
 
 from __future__ import annotations
@@ -31,9 +24,7 @@ from accord.agents.guards import quote_counterpart
 from accord.agents.templates import render
 from accord.core.safeload import parse_yaml
 from accord.domains.games.describe import fmt_number
-from accord.domains.games.io import dump_game
-from accord.domains.games.model import Game, NormalFormGame
-from accord.domains.games.protocol import GameObservation, TalkMessage
+from accord.domains.games.protocol import TalkMessage
 
 PACKAGE = "accord.domains.games"
 _ADJECTIVE = re.compile(r"^[A-Za-z][A-Za-z-]{0,29}$")
@@ -70,14 +61,6 @@ def prompt_variant(number: int | None) -> str | None:
     return str(table[number])
 
 
-def public_game(game: Game) -> dict[str, Any]:
-    """The ``<GAME>`` block: the game's rules and payoffs only (no name, description, notes)."""
-    data = dump_game(game)
-    keep = ("type", "players", "actions", "payoffs") if isinstance(game, NormalFormGame) else (
-        "type", "players", "tree")
-    return {k: data[k] for k in keep}
-
-
 def node_name(path: Sequence[str]) -> str:
     """``/`` for the root, ``/a/b`` for the node after actions ``a`` then ``b``."""
     return "/" + "/".join(path)
@@ -111,15 +94,6 @@ class Strategy:
                 "plan": dict(self.plan),
                 "plan_text": "; ".join(f"at {n} {a}" for n, a in self.plan.items())}
 
-    def block(self) -> dict[str, Any]:
-        """The structured part for the ``<GAME_STATE>`` block."""
-        out: dict[str, Any] = {"kind": self.kind}
-        if self.kind == "simultaneous":
-            out["nash"] = None if self.nash is None else dict(self.nash)
-        else:
-            out["plan"] = dict(self.plan)
-        return out
-
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form for the episode record."""
         return {"kind": self.kind, "text": self.text,
@@ -132,24 +106,6 @@ def quoted(messages: Sequence[TalkMessage], role: str) -> list[dict[str, Any]]:
             for m in messages if m.speaker != role]
 
 
-def state_block(obs: GameObservation, *, phase: str | None = None, step: str | None = None,
-                strategy: Strategy | None = None, variant: int = 0,
-                extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """The ``<GAME_STATE>`` JSON for one call (see :mod:`accord.testing.stub.games`)."""
-    out: dict[str, Any] = {
-        "role": obs.role, "player_index": obs.player_index, "phase": phase or obs.phase,
-        "step": step, "negotiation_round": obs.negotiation_round,
-        "negotiation_rounds": obs.negotiation_rounds, "first_speaker": obs.first_speaker,
-        "messages": [m.to_dict() for m in obs.messages],
-        "history": [[p, a] for p, a in obs.history], "node": list(obs.node),
-        "actions": list(obs.actions), "strategy": None if strategy is None else strategy.block(),
-        "prompt_variant": variant,
-        "retry": None if obs.feedback is None else {"reason": obs.feedback.reason,
-                                                    "attempt": obs.attempt}}
-    out.update(extra or {})
-    return out
-
-
 def safe_json(obj: Any) -> str:
     """JSON for a tag block: key order kept, ``<``, ``>``, ``&`` escaped (no tag can close)."""
     text = json.dumps(obj, ensure_ascii=False)
@@ -157,14 +113,13 @@ def safe_json(obj: Any) -> str:
 
 
 def render_prompt(name: str, **context: Any) -> str:
-    """Render one of this package's prompt templates (``state``, ``game`` and ``example``
-    mappings are written as :func:`safe_json`)."""
-    for key in ("state", "game", "example"):
+    """Render one of this package's prompt templates (an ``example`` mapping is written as
+    :func:`safe_json`)."""
+    for key in ("example",):
         if key in context and not isinstance(context[key], str):
             context[key] = safe_json(context[key])
     return render(name, package=PACKAGE, **context)
 
 
 __all__ = ["PACKAGE", "Strategy", "node_name", "payoff_text", "personality_line",
-           "prompt_variant", "public_game", "quoted", "render_prompt", "safe_json", "state_block",
-           "variants"]
+           "prompt_variant", "quoted", "render_prompt", "safe_json", "variants"]

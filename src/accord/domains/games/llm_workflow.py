@@ -56,7 +56,6 @@ from accord.domains.games.llm_prompts import (
     node_name,
     payoff_text,
     render_prompt,
-    state_block,
 )
 from accord.domains.games.llm_replies import StepError, json_tag, names, text_tag
 from accord.domains.games.model import ExtensiveGame, Game, NormalFormGame
@@ -166,12 +165,9 @@ class LLMWorkflowAgent(LLMGameAgent):
         self._notes.append({"name": "workflow", "data": self.strategy.to_dict()})
 
     async def _step(self, obs: GameObservation, step: str, number: int, template: str,
-                    parse: Parser, expected: str, context: Mapping[str, Any],
-                    extra: Mapping[str, Any] | None = None) -> Any:
+                    parse: Parser, expected: str, context: Mapping[str, Any]) -> Any:
         """One workflow step: ask, parse, and on a bad reply ask again with feedback."""
-        state = state_block(obs, phase="workflow", step=step, variant=self.prompt_number,
-                            extra=extra)
-        prompt = render_prompt(template, state=state, **context)
+        prompt = render_prompt(template, **context)
         for attempt in range(1, self.max_retries + 2):
             done = await self.ask(prompt, f"workflow:{step}")
             try:
@@ -180,11 +176,9 @@ class LLMWorkflowAgent(LLMGameAgent):
                 self._notes.append({"name": "workflow_step", "data": {
                     "step": step, "attempt": attempt, "error": err.reason,
                     "feedback": err.feedback}})
-                retry = {**state, "retry": {"reason": err.reason, "attempt": attempt + 1}}
                 prompt = render_prompt("wf_retry.jinja", step=number, reason=err.reason,
                                        feedback=err.feedback, attempt=attempt + 1,
-                                       max_attempts=self.max_retries + 1, expected=expected,
-                                       state=retry)
+                                       max_attempts=self.max_retries + 1, expected=expected)
                 continue
             self.steps.append({"step": step, "result": _jsonable(result), "attempts": attempt})
             self._notes.append({"name": "workflow_step", "data": {
@@ -226,7 +220,7 @@ class LLMWorkflowAgent(LLMGameAgent):
                 partial(self._parse_level, game=game, level=level),
                 "a JSON object inside <RESULT>...</RESULT> with every node listed",
                 {"step": number, "steps": steps, "depth": depth, "nodes": shown,
-                 "players": players}, extra={"nodes": [node_name(p) for p, _ in level]})
+                 "players": players})
             values.update({k: v["value"] for k, v in parsed.items()})
         own = [node_name(p) for p, n in nodes if n.player == obs.player_index]
         legal = {node_name(p): n.actions for p, n in nodes}
@@ -234,8 +228,7 @@ class LLMWorkflowAgent(LLMGameAgent):
         plan, text = await self._step(
             obs, "plan", steps, "wf_plan.jinja", lambda t: self._parse_plan(t, own, legal),
             "<PLAN>{...}</PLAN> and <STRATEGY>...</STRATEGY>",
-            {"step": steps, "steps": steps, "own": own, "example": example},
-            extra={"nodes": own})
+            {"step": steps, "steps": steps, "own": own, "example": example})
         return Strategy("sequential", text, plan=plan)
 
     @staticmethod

@@ -5,29 +5,20 @@ workflows of seed 003, 4.4) run end to end over real HTTP - real SDK, real tag p
 with no model. It is self-contained (it does not reuse accord's solvers, so it checks them
 rather than echoing them). Policies: ``games`` and ``games-trusting`` (see "Strategy").
 
-**Prompt-state contract** with :mod:`accord.domains.games.llm_agents` and
-:mod:`accord.domains.games.llm_workflow` (built by :mod:`accord.domains.games.llm_prompts`):
+**What it reads**: the same text a model gets - no machine-readable block exists for it.
+:mod:`accord.testing.stub.games_text` reads the game from the system prompt's payoff table
+or tree and the turn from the conversation (the workflow step, the negotiation round or
+the action turn with its legal actions, the node, the strategy shown, the section-6.5
+prompt at the end of an action prompt, the talk so far) into a state mapping::
 
-* the system prompt holds one ``<GAME>{json}</GAME>``: the game in the issue-5 file format,
-  ``{"type": "normal", "players": [...], "actions": [[...], ...], "payoffs": [...]}`` or
-  ``{"type": "extensive", "players": [...], "tree": {"player": name, "actions": {a: node}}``
-  with leaves ``{"payoff": [...]}``; numbers are ints, floats or ``"p/q"`` strings;
-* the last user message holds one ``<GAME_STATE>{json}</GAME_STATE>``::
-
-    {"role": "Alice", "player_index": 0,
-     "phase": "workflow" | "negotiation" | "play",
+    {"role": "Alice", "phase": "workflow" | "negotiation" | "play",
      "step": null | "opponent_best_responses" | "own_best_responses" | "nash"
-             | "backward_induction" | "plan",          # workflow steps
-     "nodes": ["/a", "/b"],                 # backward_induction: the nodes of this level;
-                                            # plan: the role's own decision nodes
-     "negotiation_round": r, "negotiation_rounds": k, "first_speaker": "Alice",
-     "messages": [{"round": 1, "speaker": "Alice", "text": "..."}, ...],
-     "history": [["Alice", "choice_2"], ...], "node": ["choice_2"],   # sequential games
-     "actions": ["cooperate", "defect"],    # legal actions now (play phase)
+             | "backward_induction" | "plan",
+     "nodes": ["/a", "/b"], "messages": [{"round": 1, "speaker": "Bob", "text": "..."}],
+     "history": [["Alice", "choice_2"]], "node": ["choice_2"], "actions": [...],
      "strategy": null | {"kind": "simultaneous", "nash": {player: action} | null}
                       | {"kind": "sequential", "plan": {node: action}},
-     "prompt_variant": 0..6,                # section 6.5 prompt appended to action prompts
-     "retry": null | {"reason": "...", "attempt": 2}}
+     "prompt_variant": 0..6, "retry": null | {"reason": "...", "attempt": 2}}
 
 Replies (what the agents parse): ``<THINK>...</THINK>`` then ``<MESSAGE>...</MESSAGE>``
 (negotiation), ``<ACTION>name</ACTION>`` (play), ``<RESULT>{json}</RESULT>`` (workflow
@@ -63,10 +54,20 @@ import itertools
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from accord.testing.stub.games_text import (
+    SEED_PROMPTS,
+    Profile,
+    StubGame,
+    Vector,
+    _num,
+    _out,
+    node_path,
+    parse_game,
+    parse_state,
+)
 from accord.testing.stub.policies import (
     Outcome,
     Policy,
@@ -76,90 +77,8 @@ from accord.testing.stub.policies import (
     register_policy,
 )
 
-GAME_RE = re.compile(r"<GAME>(.*?)</GAME>", re.S)
-STATE_RE = re.compile(r"<GAME_STATE>(.*?)</GAME_STATE>", re.S)
 _PAREN = re.compile(r"\(([^()]*)\)")
 
-Profile = tuple[str, ...]
-Vector = tuple[Fraction, ...]
-
-
-def _num(value: Any) -> Fraction:
-    if isinstance(value, bool):
-        raise PolicyError(f"games policy: payoff {value!r} is not a number")
-    try:
-        return Fraction(repr(value)) if isinstance(value, float) else Fraction(value)
-    except (TypeError, ValueError, ZeroDivisionError) as exc:
-        raise PolicyError(f"games policy: payoff {value!r} is not a number") from exc
-
-
-def _out(value: Fraction) -> int | float | str:
-    if value.denominator == 1:
-        return value.numerator
-    as_float = float(value)
-    if Fraction(repr(as_float)) == value:
-        return as_float
-    return f"{value.numerator}/{value.denominator}"
-
-
-@dataclass(frozen=True)
-class StubGame:
-    """The ``<GAME>`` block: players and, for normal-form games, actions and payoffs by profile."""
-
-    type: str
-    players: tuple[str, ...]
-    actions: tuple[tuple[str, ...], ...] = ()
-    payoffs: Mapping[Profile, Vector] | None = None
-    tree: Mapping[str, Any] | None = None
-
-    def profiles(self) -> list[Profile]:
-        """Every profile, first player's action varying slowest."""
-        return list(itertools.product(*self.actions))
-
-    def payoff(self, profile: Sequence[str]) -> Vector:
-        """Payoffs of a normal-form profile."""
-        assert self.payoffs is not None
-        return self.payoffs[tuple(profile)]
-
-
-def parse_game(text: str) -> StubGame:
-    """Read the ``<GAME>`` block of the system prompt (:class:`PolicyError` if absent/bad)."""
-    found = GAME_RE.findall(text)
-    if len(found) != 1:
-        raise PolicyError(f"games policy: the system prompt needs exactly one <GAME>{{json}}"
-                          f"</GAME> block, found {len(found)}")
-    try:
-        data = json.loads(found[0])
-        players = tuple(str(p) for p in data["players"])
-        if data["type"] == "normal":
-            actions = tuple(tuple(str(a) for a in acts) for acts in data["actions"])
-            pays: dict[Profile, Vector] = {}
-            for idx in itertools.product(*(range(len(a)) for a in actions)):
-                cell: Any = data["payoffs"]
-                for i in idx:
-                    cell = cell[i]
-                pays[tuple(actions[p][i] for p, i in enumerate(idx))] = tuple(map(_num, cell))
-            return StubGame("normal", players, actions, pays)
-        if data["type"] == "extensive":
-            return StubGame("extensive", players, tree=data["tree"])
-    except (json.JSONDecodeError, KeyError, TypeError, IndexError) as exc:
-        raise PolicyError(f"games policy: unreadable <GAME> block: {exc!r}") from exc
-    raise PolicyError(f"games policy: unknown game type {data.get('type')!r}")
-
-
-def parse_state(text: str) -> dict[str, Any]:
-    """Read the ``<GAME_STATE>`` block of the last user message."""
-    found = STATE_RE.findall(text)
-    if len(found) != 1:
-        raise PolicyError(f"games policy: the last user message needs exactly one "
-                          f"<GAME_STATE>{{json}}</GAME_STATE> block, found {len(found)}")
-    try:
-        state = json.loads(found[0])
-    except json.JSONDecodeError as exc:
-        raise PolicyError(f"games policy: <GAME_STATE> is not JSON: {exc}") from exc
-    if not isinstance(state, dict) or "role" not in state or "phase" not in state:
-        raise PolicyError("games policy: <GAME_STATE> needs at least role and phase")
-    return state
 
 
 # -- normal-form games ---------------------------------------------------------------------
@@ -270,11 +189,6 @@ def leaves(node: Node, path: Profile = ()) -> list[tuple[Profile, Vector]]:
     return [x for a, c in node["actions"].items() for x in leaves(c, (*path, a))]
 
 
-def node_path(name: str) -> Profile:
-    """``/a/b`` -> ``("a", "b")``; ``/`` -> ``()``."""
-    return tuple(p for p in name.strip().strip("/").split("/") if p)
-
-
 def _name(path: Sequence[str]) -> str:
     return "/" + "/".join(path)
 
@@ -297,9 +211,9 @@ class GamesPolicy(Policy):
         self.trust = bool(trust)
 
     def respond(self, request: PolicyRequest) -> Outcome:
-        """Read ``<GAME>`` and ``<GAME_STATE>`` and answer the phase or workflow step."""
+        """Read the game and the turn from the prompt text and answer the phase or step."""
         game = parse_game(request.system())
-        state = parse_state(request.last("user"))
+        state = parse_state(request)
         me = game.players.index(state["role"]) if state["role"] in game.players else -1
         if me < 0:
             raise PolicyError(f"games policy: role {state['role']!r} is not a player")
@@ -475,6 +389,6 @@ def trusting(**options: Any) -> GamesPolicy:
     return GamesPolicy(trust=True, **options)
 
 
-__all__ = ["GAME_RE", "STATE_RE", "GamesPolicy", "StubGame", "best_responses", "equilibria",
+__all__ = ["SEED_PROMPTS", "GamesPolicy", "StubGame", "best_responses", "equilibria",
            "follow", "improvement", "leaves", "node_path", "parse_game", "parse_state", "pick",
            "pure_nash", "solve_tree", "trusting"]
