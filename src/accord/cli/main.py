@@ -109,7 +109,9 @@ def scenarios(as_json: bool = c.json_option()) -> None:
     "accord run bargaining/buyer-seller --agents boulware,conceder",
     "accord run bargaining/buyer-seller -a boulware,conceder --json --out run.jsonl",
     "accord run games/stag-hunt --agents rational,rational",
-    "accord run deal-or-no-deal/<datapoint-id> --agents workflow,workflow --data DIR"))
+    "accord run deal-or-no-deal/<datapoint-id> --agents workflow,workflow --data DIR",
+    "accord run bargaining/procurement -a boulware,conceder --store runs/deals.db "
+    "--require-approval"))
 def run(
     target: str = typer.Argument(..., metavar="TARGET",
         help="DOMAIN/SCENARIO (e.g. bargaining/buyer-seller) "
@@ -146,6 +148,12 @@ def run(
     data: Path | None = c.data_option(),
     cache: Path | None = c.cache_option(),
     cache_mode: str = c.cache_mode_option(),
+    store: Path | None = typer.Option(None, "--store", metavar="PATH", help="Also write the "
+                                      "episode to this results store (run 'accord-run'), "
+                                      "for accord show / results / serve."),
+    require_approval: bool = typer.Option(False, "--require-approval", help="Store an "
+                                          "agreement as pending a person's approval "
+                                          "(accord approve, accord serve); needs --store."),
 ) -> None:
     """Run one episode and print its transcript and record (or JSON).
 
@@ -155,6 +163,11 @@ def run(
     from accord.cli.run import run_bargaining, run_domain
 
     out = c.pick(out, log, "--log", "--out")
+    if require_approval and store is None:
+        raise c.fail("--require-approval needs --store PATH: the results store that keeps "
+                     "the agreement and its approval (e.g. --store runs/deals.db)")
+    if store is not None and store.is_dir():
+        raise c.fail(f"--store {store} is a directory; give a store file such as runs/x.db")
     llm = c.llm_settings(cache, cache_mode)
     c.check_out_path(out)
     if wall_clock is not None and not (0 < wall_clock < float("inf")):
@@ -168,7 +181,7 @@ def run(
             ("acceptance", acceptance), ("max_offers", max_offers),
             ("wall_clock", wall_clock)) if val is not None}
         run_bargaining(target, agents, seed, max_rounds, out, as_json, params, llm, quiet,
-                       max_outcomes)
+                       max_outcomes, store, require_approval)
         return
     if domain not in RUN_DOMAINS:
         from accord.core.names import unknown_name
@@ -178,7 +191,8 @@ def run(
                                   hint=f"(in {short(target)}; or give a scenario PATH.yaml)"))
     run_domain(domain, rest, agents=agents, seed=seed, max_rounds=max_rounds, out=out,
                as_json=as_json, quiet=quiet, strategy=strategy, instance=instance,
-               tools=tools, llm=llm, data=data)
+               tools=tools, llm=llm, data=data, store=store,
+               require_approval=require_approval)
 
 
 #: domains ``accord run DOMAIN/...`` accepts besides bargaining (games also have
@@ -216,6 +230,11 @@ def _register() -> None:
     app.command("bench", epilog=bench.BENCH_EXAMPLES)(bench.bench_command)
     app.command("results", epilog=bench.RESULTS_EXAMPLES)(bench.results_command)
     app.command("show", epilog=bench.SHOW_EXAMPLES)(bench.show_command)
+    from accord.cli import serve
+
+    app.command("serve", epilog=serve.SERVE_EXAMPLES)(serve.serve_command)
+    app.command("approve", epilog=serve.APPROVE_EXAMPLES)(serve.approve_command)
+    app.command("report", epilog=serve.REPORT_EXAMPLES)(serve.report_command)
 
 
 _register()

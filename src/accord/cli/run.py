@@ -33,8 +33,10 @@ def bargaining_json(summary: dict[str, Any]) -> dict[str, Any]:
 def run_bargaining(target: str, agents: str, seed: int, max_rounds: int | None,
                    out: Path | None, as_json: bool, params: dict[str, Any],
                    llm: dict[str, Any] | None = None, quiet: bool = False,
-                   max_outcomes: int | None = None) -> None:
-    """Run one bargaining episode and print it."""
+                   max_outcomes: int | None = None, store: Path | None = None,
+                   require_approval: bool = False) -> None:
+    """Run one bargaining episode and print it (and store it with ``store``)."""
+    import time
     from accord.agents.spec import AgentSpecError, parse_agent_list
     from accord.core.outcomes import DEFAULT_MAX_OUTCOMES
     from accord.domains.bargaining import (
@@ -55,6 +57,7 @@ def run_bargaining(target: str, agents: str, seed: int, max_rounds: int | None,
 
         spec = EpisodeSpec("bargaining", target.removeprefix("bargaining/"), tuple(specs),
                            dict(params), seed)
+        t0 = time.perf_counter()
         result = asyncio.run(run_negotiation(scenario, specs, params=params, seed=seed,
                                               ctx={"llm": llm or {},
                                                    "episode_id": _episode_id(spec)}))
@@ -64,9 +67,10 @@ def run_bargaining(target: str, agents: str, seed: int, max_rounds: int | None,
         raise c.fail(str(exc)) from None
     if out is not None:
         c.write_trajectory(result.trajectory, out)
+    stored = _store(store, spec, result, require_approval, time.perf_counter() - t0)
     summary = result.summary()
     if as_json:
-        c.emit_json(bargaining_json(summary))
+        c.emit_json({**bargaining_json(summary), **stored})
         _exit_on_error(result.status)
         return
     from accord.cli.render import print_negotiation_record, print_transcript
@@ -82,6 +86,34 @@ def run_bargaining(target: str, agents: str, seed: int, max_rounds: int | None,
     if out is not None and not quiet:
         console.print(f"trajectory log: {c.plain(out)}")
     _exit_on_error(result.status)
+
+
+def _store(store: Path | None, spec: Any, result: Any, require_approval: bool,
+           wall_time: float) -> dict[str, Any]:
+    """``--store``: write the episode to a results store (run ``accord-run``); returns the
+    ``stored`` entry of the JSON output (empty without ``--store``)."""
+    if store is None:
+        return {}
+    from accord.bench.single import RUN_NAME, store_episode
+    from accord.bench.store import StoreError
+    from accord.domains import get_domain
+
+    try:
+        metrics = get_domain(spec.domain).metrics(spec, result)
+    except Exception as exc:  # metrics are a bonus for the stored record, never fatal
+        c.warn(f"metrics of the stored episode: {type(exc).__name__}: {exc}")
+        metrics = None
+    try:
+        eid = store_episode(store, spec, result, metrics, require_approval, wall_time)
+    except StoreError as exc:
+        raise c.fail(str(exc)) from None
+    gated = require_approval and result.status == "agreement"
+    c.console(stderr=True).print(
+        f"stored as {eid} in {c.plain(store)} (run {RUN_NAME})"
+        + (f"; the agreement awaits approval: accord approve {c.plain(store)} {eid[:8]} "
+           "[--reject --comment TEXT], or accord serve" if gated else ""))
+    return {"stored": {"store": str(store), "run": RUN_NAME, "id": eid,
+                       "approval": "pending" if gated else None}}
 
 
 def _exit_on_error(status: str) -> None:
@@ -152,8 +184,10 @@ def _summarizer(domain: str) -> Any:
 
 def run_domain(domain: str, rest: str, *, agents: str, seed: int, max_rounds: int | None,
                out: Path | None, as_json: bool, strategy: str, instance: int, tools: bool,
-               llm: dict[str, Any], quiet: bool = False, data: Path | None = None) -> None:
+               llm: dict[str, Any], quiet: bool = False, data: Path | None = None,
+               store: Path | None = None, require_approval: bool = False) -> None:
     """``accord run DOMAIN/SCENARIO`` for the domains other than bargaining."""
+    import time
     from accord.agents.spec import AgentSpecError, parse_agent_list
     from accord.domains import EpisodeSpec, RunContext, get_domain
 
@@ -180,15 +214,17 @@ def run_domain(domain: str, rest: str, *, agents: str, seed: int, max_rounds: in
                          data=None if data is None else str(data))
         if validate is not None:
             validate(spec)
+        t0 = time.perf_counter()
         result = asyncio.run(dom.run_episode(spec, ctx))
     except (ValueError, KeyError, AgentSpecError, FileNotFoundError) as exc:
         raise c.fail(str(exc.args[0]) if isinstance(exc, KeyError) else str(exc)) from None
     if out is not None:
         c.write_trajectory(result.trajectory, out)
+    stored = _store(store, spec, result, require_approval, time.perf_counter() - t0)
     record = summarize(spec, result) if summarize else {**result.summary(),
                                                         "metrics": dom.metrics(spec, result)}
     if as_json:
-        c.emit_json(record)
+        c.emit_json({**record, **stored})
         _exit_on_error(result.status)
         return
     from accord.cli.render import print_record_fields, print_transcript
