@@ -91,9 +91,11 @@ def serve_command(
     except RuntimeError as exc:
         raise c.fail(str(exc)) from None
     shown = f"[{host}]" if ":" in host else host
-    url = f"http://{shown}:{port}/" + ("?token=" + token if token else "")
-    c.console(stderr=True).print(f"accord serve: {len(paths)} store(s) on {c.plain(url)} "
-                                 "(Ctrl-C stops)")
+    url = f"http://{shown}:{port}/"
+    # the token is a secret: never printed (open the URL once with ?token=...)
+    c.console(stderr=True).print(f"accord serve: {len(paths)} store(s) on {c.plain(url)}"
+                                 + (" (needs the token: open it once as URL?token=TOKEN)"
+                                    if token else "") + " (Ctrl-C stops)")
     try:
         uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
     except OSError as exc:  # pragma: no cover - port in use and the like
