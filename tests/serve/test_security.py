@@ -124,7 +124,7 @@ def test_model_text_is_escaped_in_pages(make_client, xss_store):
     assert "&lt;script&gt;alert(1)&lt;/script&gt; &lt;img src=x onerror=alert(2)&gt;" in page
     doc = c.get(f"/api/episodes/{eid}").json()
     moves = [e["move"] for e in doc["trajectory"] if e["kind"] == "move"]
-    assert any(XSS == (m.get("message") or (m.get("counter") or {}).get("message"))
+    assert any((m.get("message") or (m.get("counter") or {}).get("message")) == XSS
                for m in moves)  # the JSON twin keeps the text as it was said
     run = c.get("/stores/0/runs/xss").text
     assert "<script>" not in run.replace('<script src="/static/app.js" defer></script>', "")

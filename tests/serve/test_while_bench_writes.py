@@ -53,7 +53,7 @@ def test_read_only_browsing_while_bench_writes(make_client, csrf, tmp_path: Path
                     r = c.post(f"/api/episodes/{decided}/approval",
                                json={"decision": "approve"}, headers={"X-CSRF-Token": csrf(c)})
                     assert r.status_code == 200, r.text
-        out, err = proc.communicate(timeout=120)
+        _out, err = proc.communicate(timeout=120)
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -37,6 +37,7 @@ def run_bargaining(target: str, agents: str, seed: int, max_rounds: int | None,
                    require_approval: bool = False) -> None:
     """Run one bargaining episode and print it (and store it with ``store``)."""
     import time
+
     from accord.agents.spec import AgentSpecError, parse_agent_list
     from accord.core.outcomes import DEFAULT_MAX_OUTCOMES
     from accord.domains.bargaining import (
@@ -188,6 +189,7 @@ def run_domain(domain: str, rest: str, *, agents: str, seed: int, max_rounds: in
                store: Path | None = None, require_approval: bool = False) -> None:
     """``accord run DOMAIN/SCENARIO`` for the domains other than bargaining."""
     import time
+
     from accord.agents.spec import AgentSpecError, parse_agent_list
     from accord.domains import EpisodeSpec, RunContext, get_domain
 

@@ -110,7 +110,7 @@ class Pages:
                          sorts=list(views_sorts()))
 
     async def api_run(self, request: Request) -> Response:
-        index, name, info, page = self._run_data(request)
+        index, _name, info, page = self._run_data(request)
         return JSONResponse({
             "store": index, "run": info, "page": page.query.page, "pages": page.pages,
             "per_page": page.query.per_page, "total": page.total,

@@ -213,9 +213,9 @@ async def _form_field(scope: Scope, body: bytes) -> str | None:
             form = await Request(dict(scope), once).form()
         except Exception:  # a malformed form has no token
             return None
-        value = form.get(CSRF_FIELD)
+        field = form.get(CSRF_FIELD)
         await form.close()
-        return value if isinstance(value, str) else None
+        return field if isinstance(field, str) else None
     return None
 
 
