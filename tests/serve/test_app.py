@@ -138,6 +138,8 @@ def test_approve_and_reject_through_form_and_api(make_client, csrf, tmp_path, ga
     c = make_client(store)
     ids = _ids(store, "gated")
     token = csrf(c)
+    pending = {"approval": "pending"}
+    assert c.get("/api/stores/0/runs/gated/episodes", params=pending).json()["total"] == 8
     # reject without a comment: refused, nothing stored, the reason shown on the page
     r = c.post(f"/episodes/{ids[0]}/approval", data={"decision": "reject", "comment": " ",
                                                       "csrf": token})
@@ -153,6 +155,10 @@ def test_approve_and_reject_through_form_and_api(make_client, csrf, tmp_path, ga
     again = c.post(f"/api/episodes/{ids[1]}/approval", json={"decision": "approve"},
                    headers={"X-CSRF-Token": token})
     assert again.status_code == 409 and "already rejected" in again.json()["error"]
+    # the filtered views follow the store (cached orderings are keyed by its change stamp)
+    assert c.get("/api/stores/0/runs/gated/episodes", params=pending).json()["total"] == 6
+    assert c.get("/api/stores/0/runs/gated/episodes", params={"approval": "rejected"}
+                 ).json()["episodes"][0]["id"] == ids[1]
     table = c.get("/api/stores/0/runs/gated/episodes").json()["episodes"]
     assert [e["approval"] for e in table[:3]] == ["approved", "rejected", "pending"]
     # the episode's own record is untouched; the decision lives in its own table

@@ -40,6 +40,13 @@ def test_filters_and_id_prefix_on_a_big_run(make_client, big_store):
     doc = c.get(f"/api/episodes/{eid[:8]}").json()
     assert doc["id"] == eid and doc["seq"] == N - 1
     assert doc["trajectory"] == []  # copies past the first few have no trajectory stored
+    sorted_pages = [c.get("/api/stores/0/runs/big/episodes",
+                          params={"sort": "rounds", "dir": "desc", "page": p}).json()
+                    for p in (1, 2, 2000)]
+    assert all(doc["total"] == N for doc in sorted_pages)
+    got = [e for doc in sorted_pages for e in doc["episodes"]]
+    rounds = [e["rounds"] for e in got]
+    assert rounds == sorted(rounds, reverse=True) and len({e["id"] for e in got}) == 150
     page = c.get(f"/episodes/{eid[:8]}")
     assert page.status_code == 200 and "No transcript stored." in page.text
 

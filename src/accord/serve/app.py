@@ -94,8 +94,8 @@ class Pages:
         name = str(request.path_params["run"])
         q = Query.parse(request.query_params)
         with self.stores.read(index) as st:
-            info = self.stores.run_header(st, name)
-            page = self.stores.page(st, name, q)
+            info = self.stores.run_header(st, name, index)
+            page = self.stores.page(st, name, q, index)
         return index, name, info, page
 
     async def run_page(self, request: Request) -> Response:

@@ -14,6 +14,7 @@ import re
 import threading
 import time
 from collections.abc import Iterator
+from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +30,8 @@ ID_RE = re.compile(r"^[A-Za-z0-9_\-]{1,128}$")
 _FLAG_RE = re.compile(r"^[A-Za-z0-9_]{1,64}$")
 #: seconds a computed run summary (aggregate, filter choices) is reused while the run grows
 SUMMARY_TTL = 10.0
+#: counts and filtered/sorted orderings kept (each at most one int per episode)
+CACHE_ENTRIES = 64
 
 #: filter name -> SQL condition over ``episodes`` (values bound as parameters)
 FILTERS: dict[str, str] = {
@@ -171,6 +174,36 @@ class Stores:
         self._summaries: dict[tuple[int, str], RunSummary] = {}
         self._lock = threading.Lock()
         self._computing: dict[tuple[int, str], threading.Lock] = {}
+        #: (store, what) -> (stamp, value): counts and orderings while the file is unchanged
+        self._cache: OrderedDict[tuple[Any, ...], tuple[tuple[int, ...], Any]] = OrderedDict()
+
+    def stamp(self, index: int) -> tuple[int, ...]:
+        """A change stamp of store ``index``: size and mtime of the file and of its WAL
+        (every commit of a writer changes the WAL, a checkpoint the file)."""
+        out: list[int] = []
+        for p in (self.path(index), Path(f"{self.path(index)}-wal")):
+            try:
+                s = p.stat()
+                out += [s.st_size, s.st_mtime_ns]
+            except OSError:
+                out += [-1, -1]
+        return tuple(out)
+
+    def cached(self, index: int, key: tuple[Any, ...], compute: Any) -> Any:
+        """``compute()`` once per change of store ``index`` (see :meth:`stamp`)."""
+        stamp = self.stamp(index)
+        slot = (index, *key)
+        with self._lock:
+            hit = self._cache.get(slot)
+            if hit is not None and hit[0] == stamp:
+                self._cache.move_to_end(slot)
+                return hit[1]
+        value = compute()
+        with self._lock:
+            self._cache[slot] = (stamp, value)
+            while len(self._cache) > CACHE_ENTRIES:
+                self._cache.popitem(last=False)
+        return value
 
     def __len__(self) -> int:
         return len(self.paths)
@@ -199,7 +232,7 @@ class Stores:
             try:
                 with self.read(i) as st:
                     for run in st.runs():
-                        entry["runs"].append(self.run_info(st, run))
+                        entry["runs"].append(self.info(i, st, run))
             except StoreError as exc:
                 entry["error"] = str(exc)
             out.append(entry)
@@ -221,17 +254,27 @@ class Stores:
                 "require_approval": bool(cfg.get("require_approval")),
                 "approvals": approvals.counts(st.conn, run["name"])}
 
+    def info(self, index: int, st: Store, run: dict[str, Any]) -> dict[str, Any]:
+        """:meth:`run_info`, cached while the store file is unchanged."""
+        return dict(self.cached(index, ("info", run["name"]),
+                                lambda: self.run_info(st, run)))
+
     # --- one run -------------------------------------------------------------------
-    def run_header(self, st: Store, name: str) -> dict[str, Any]:
+    def run_header(self, st: Store, name: str, index: int | None = None) -> dict[str, Any]:
         """The run's info (:class:`NotFound` if the store has no such run)."""
         for r in st.runs():
             if r["name"] == name:
-                return self.run_info(st, r)
+                return self.run_info(st, r) if index is None else self.info(index, st, r)
         raise NotFound(f"no run {name!r} in {st.path.name}")
 
-    @staticmethod
-    def page(st: Store, run: str, q: Query) -> Page:
-        """One page of the run's episodes (SQL LIMIT/OFFSET on the plan-order index)."""
+    def page(self, st: Store, run: str, q: Query, index: int | None = None) -> Page:
+        """One page of the run's episodes.
+
+        The plain table (plan order, no filter) is SQL LIMIT/OFFSET on the plan-order
+        index. A filtered or sorted table computes the ordered list of matching plan
+        positions once per change of the store (a scan, since JSON fields have no
+        index) and pages through that list; counts are cached the same way.
+        """
         where = ["run = ?"]
         args: list[Any] = [run]
         for key, val in q.filters.items():
@@ -250,12 +293,26 @@ class Stores:
                          "a.id = episodes.id AND a.state = ?)")
             args.append(q.approval)
         cond = " AND ".join(where)
-        total = st.count(cond, tuple(args))
-        last = max(1, -(-total // q.per_page))
-        q.page = min(q.page, last)
         direction = " DESC" if q.desc else ""
         order = f"{SORTS[q.sort]}{direction}" + ("" if q.sort == "seq" else f", seq{direction}")
-        rows = st.select(cond, tuple(args), order, q.per_page, (q.page - 1) * q.per_page)
+        plain = len(where) == 1 and q.sort == "seq"
+        key = (run, cond, tuple(args), order)
+        if plain or index is None:
+            total = (st.count(cond, tuple(args)) if index is None else
+                     self.cached(index, ("count", *key), lambda: st.count(cond, tuple(args))))
+            q.page = min(q.page, max(1, -(-total // q.per_page)))
+            rows = st.select(cond, tuple(args), order, q.per_page, (q.page - 1) * q.per_page)
+        else:
+            seqs: list[int] = self.cached(index, ("order", *key), lambda: [
+                int(r[0]) for r in st.conn.execute(
+                    f"SELECT seq FROM episodes WHERE {cond} ORDER BY {order}", args)])
+            total = len(seqs)
+            q.page = min(q.page, max(1, -(-total // q.per_page)))
+            want = seqs[(q.page - 1) * q.per_page:q.page * q.per_page]
+            marks = ",".join("?" * len(want))
+            got = {r.seq: r for r in st.select(f"run = ? AND seq IN ({marks})",
+                                               (run, *want), "seq")} if want else {}
+            rows = [got[s] for s in want if s in got]
         found = approvals.of_episodes(st.conn, [(r.run, r.id) for r in rows]) \
             if has_approvals else {}
         return Page(rows, found, total, q)
@@ -270,7 +327,7 @@ class Stores:
             gate = self._computing.setdefault(slot, threading.Lock())
         with gate:
             with self.read(index) as st:
-                info = self.run_header(st, name)
+                info = self.run_header(st, name, index)
                 key = (info["episodes"], info["done"], info["failed"])
                 cached = self._summaries.get(slot)
                 if cached is not None and (cached.key == key or
@@ -341,7 +398,7 @@ class Stores:
             row = rows[0]
             jsonl = st.trajectory(ref.run, ref.id)
             appr = approvals.get(st.conn, ref.run, ref.id)
-            info = self.run_header(st, ref.run)
+            info = self.run_header(st, ref.run, ref.store)
         return row, jsonl, appr, info
 
     def decide(self, ref: EpisodeRef, state: str, comment: str | None, by: str
