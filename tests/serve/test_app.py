@@ -201,3 +201,20 @@ def test_not_a_store_is_reported_not_crashed(make_client, tmp_path, gated_store)
     page = c.get("/")
     assert page.status_code == 200 and "not a usable accord results store" in page.text
     assert c.get("/stores/1/runs/x").status_code == 503
+
+
+def test_task_exchange_episode_has_its_figure(make_client, tmp_path):
+    from accord.bench import BenchOptions, parse_config, run_bench
+
+    cfg = parse_config({"name": "tx", "domain": "task-exchange", "scenarios": ["competitive"],
+                        "agents": [["utility-aware", "utility-aware"]], "seeds": 1}, "<test>")
+    run_bench(cfg, BenchOptions(store=str(tmp_path / "tx.db"), quiet=True))
+    c = make_client(tmp_path / "tx.db")
+    eid = _ids(tmp_path / "tx.db", "tx")[0]
+    page = c.get(f"/episodes/{eid}").text
+    png = re.search(r'<img class="figure" alt="[^"]+" src="data:image/png;base64,([^"]+)">',
+                    page)
+    assert png, "no Figure 2 on a task-exchange episode"
+    import base64
+
+    assert base64.b64decode(png.group(1)).startswith(b"\x89PNG\r\n")

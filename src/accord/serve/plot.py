@@ -153,4 +153,40 @@ def utility_plane(spec: Mapping[str, Any], summary: Mapping[str, Any] | None,
     return Markup("".join(parts))
 
 
-__all__ = ["offers", "utility_plane"]
+#: task-exchange figures already drawn: episode key -> markup (PNG rendering is slow)
+_FIGURES: dict[str, Markup] = {}
+MAX_FIGURES = 256
+
+
+def task_exchange_figure(key: str, spec: Mapping[str, Any],
+                         summary: Mapping[str, Any] | None) -> Markup | None:
+    """Figure 2 of the task-exchange study for one episode (its own renderer, as a PNG
+    data URI), or ``None``; built-in scenarios only, like :func:`utility_plane`."""
+    import base64
+
+    if spec.get("domain") != "task-exchange" or not summary:
+        return None
+    record = summary.get("record")
+    if not isinstance(record, Mapping) or not record.get("proposals"):
+        return None
+    if key in _FIGURES:
+        return _FIGURES[key]
+    from accord.domains.task_exchange import DOMAIN, get_scenario, render_trajectories_png
+
+    name = str(spec.get("scenario"))
+    if name not in DOMAIN.scenarios():
+        return None
+    try:
+        png = render_trajectories_png(get_scenario(name), [record], None, dpi=90)
+    except (KeyError, ValueError, TypeError, IndexError):
+        return None
+    out = Markup('<img class="figure" alt="proposal trajectory in the utility plane '
+                 '(Figure 2 of the task-exchange study)" src="data:image/png;base64,{}">'
+                 ).format(base64.b64encode(png).decode("ascii"))
+    if len(_FIGURES) >= MAX_FIGURES:
+        _FIGURES.pop(next(iter(_FIGURES)))
+    _FIGURES[key] = out
+    return out
+
+
+__all__ = ["offers", "task_exchange_figure", "utility_plane"]
