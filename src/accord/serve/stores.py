@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 import threading
 import time
-from collections.abc import Iterator
 from collections import OrderedDict
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -296,14 +296,14 @@ class Stores:
         direction = " DESC" if q.desc else ""
         order = f"{SORTS[q.sort]}{direction}" + ("" if q.sort == "seq" else f", seq{direction}")
         plain = len(where) == 1 and q.sort == "seq"
-        key = (run, cond, tuple(args), order)
+        view = (run, cond, tuple(args), order)
         if plain or index is None:
             total = (st.count(cond, tuple(args)) if index is None else
-                     self.cached(index, ("count", *key), lambda: st.count(cond, tuple(args))))
+                     self.cached(index, ("count", *view), lambda: st.count(cond, tuple(args))))
             q.page = min(q.page, max(1, -(-total // q.per_page)))
             rows = st.select(cond, tuple(args), order, q.per_page, (q.page - 1) * q.per_page)
         else:
-            seqs: list[int] = self.cached(index, ("order", *key), lambda: [
+            seqs: list[int] = self.cached(index, ("order", *view), lambda: [
                 int(r[0]) for r in st.conn.execute(
                     f"SELECT seq FROM episodes WHERE {cond} ORDER BY {order}", args)])
             total = len(seqs)
