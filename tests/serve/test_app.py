@@ -143,7 +143,9 @@ def test_approve_and_reject_through_form_and_api(make_client, csrf, tmp_path, ga
     # reject without a comment: refused, nothing stored, the reason shown on the page
     r = c.post(f"/episodes/{ids[0]}/approval", data={"decision": "reject", "comment": " ",
                                                       "csrf": token})
-    assert r.status_code == 200 and "a rejection needs a comment" in r.text
+    assert r.status_code == 400 and "a rejection needs a comment" in r.text
+    # an error text is never taken from the URL (a forged link shows nothing)
+    assert "forged" not in c.get(f"/episodes/{ids[0]}?error=forged").text
     r = c.post(f"/episodes/{ids[0]}/approval", data={"decision": "approve", "comment": "",
                                                       "csrf": token}, follow_redirects=False)
     assert r.status_code == 303

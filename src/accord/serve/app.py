@@ -141,8 +141,7 @@ class Pages:
         except Ambiguous as exc:
             return self.html(request, "ambiguous.html.j2", status=300,
                              prefix=request.path_params["eid"], matches=exc.matches)
-        return self.html(request, "episode.html.j2", ref=ref, v=view,
-                         error=request.query_params.get("error"))
+        return self.html(request, "episode.html.j2", ref=ref, v=view, error=None)
 
     async def api_episode(self, request: Request) -> Response:
         try:
@@ -174,9 +173,10 @@ class Pages:
         try:
             ref, _ = await self._decide(request)
         except ApprovalError as exc:
-            ref = self._ref(request)
-            return RedirectResponse(_episode_url(request, ref, error=str(exc)),
-                                    status_code=303)
+            # shown on the episode page itself (never carried in a URL a link could forge)
+            ref, view = self._episode(request)
+            return self.html(request, "episode.html.j2", status=400, ref=ref, v=view,
+                             error=str(exc))
         return RedirectResponse(_episode_url(request, ref), status_code=303)
 
     async def api_approve(self, request: Request) -> Response:
@@ -195,12 +195,10 @@ def views_sorts() -> list[str]:
     return list(SORTS)
 
 
-def _episode_url(request: Request, ref: EpisodeRef, error: str | None = None) -> str:
+def _episode_url(request: Request, ref: EpisodeRef) -> str:
     from urllib.parse import urlencode
 
     params = {"store": str(ref.store), "run": ref.run}
-    if error:
-        params["error"] = error
     return f"{request.scope.get('root_path', '')}/episodes/{ref.id}?{urlencode(params)}"
 
 
