@@ -68,3 +68,35 @@ def test_query_plans_use_indexes(big_store):
         assert "sqlite_autoindex_episodes_1" in look and "id>? AND id<?" in look
     finally:
         conn.close()
+
+
+def test_a_slow_aggregate_does_not_stall_other_requests(big_store):
+    """The first aggregate of 10^5 episodes reads every row; pages keep answering
+    meanwhile (store reads run in the server's thread pool, not on its event loop)."""
+    import threading
+    import urllib.request
+
+    from accord.serve.app import create_app
+    from accord.testing.live import LiveServer
+
+    with LiveServer(create_app([big_store])) as url:
+        done = threading.Event()
+        status: list[int] = []
+
+        def slow() -> None:
+            with urllib.request.urlopen(f"{url}/api/stores/0/runs/big/aggregate",
+                                        timeout=600) as resp:
+                status.append(resp.status)
+            done.set()
+
+        worker = threading.Thread(target=slow)
+        worker.start()
+        answered = 0
+        for _ in range(3):
+            with urllib.request.urlopen(f"{url}/api/stores/0/runs/big/episodes?page=7",
+                                        timeout=60) as resp:
+                assert resp.status == 200
+            answered += 0 if done.is_set() else 1
+        assert answered == 3, "page requests waited for the aggregate"
+        worker.join(timeout=600)
+        assert status == [200]

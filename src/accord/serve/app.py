@@ -22,6 +22,7 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
@@ -48,7 +49,11 @@ def environment() -> Environment:
 
 
 class Pages:
-    """The request handlers over one set of stores."""
+    """The request handlers over one set of stores.
+
+    Handlers that read a store are plain functions, which Starlette runs in its thread
+    pool: a slow read (the first aggregate of a huge run) never stalls other requests.
+    """
 
     def __init__(self, stores: Stores, play: bool = False) -> None:
         self.stores = stores
@@ -83,10 +88,10 @@ class Pages:
         return self.stores.resolve(eid, store, run)
 
     # --- pages ---------------------------------------------------------------------
-    async def index(self, request: Request) -> Response:
+    def index(self, request: Request) -> Response:
         return self.html(request, "index.html.j2", stores=self.stores.overview())
 
-    async def api_stores(self, request: Request) -> Response:
+    def api_stores(self, request: Request) -> Response:
         return JSONResponse({"stores": self.stores.overview()})
 
     def _run_data(self, request: Request) -> tuple[int, str, dict[str, Any], Any]:
@@ -98,7 +103,7 @@ class Pages:
             page = self.stores.page(st, name, q, index)
         return index, name, info, page
 
-    async def run_page(self, request: Request) -> Response:
+    def run_page(self, request: Request) -> Response:
         index, name, info, page = self._run_data(request)
         summary = self.stores.cached_summary(index, name)
         rows = [views.row_view(r, page.approvals.get((r.run, r.id))) for r in page.rows]
@@ -109,7 +114,7 @@ class Pages:
                              summary.aggregate), metrics=views.KEY_METRICS,
                          sorts=list(views_sorts()))
 
-    async def api_run(self, request: Request) -> Response:
+    def api_run(self, request: Request) -> Response:
         index, _name, info, page = self._run_data(request)
         return JSONResponse({
             "store": index, "run": info, "page": page.query.page, "pages": page.pages,
@@ -117,13 +122,13 @@ class Pages:
             "episodes": [views.row_view(r, page.approvals.get((r.run, r.id)))
                          for r in page.rows]})
 
-    async def aggregate_fragment(self, request: Request) -> Response:
+    def aggregate_fragment(self, request: Request) -> Response:
         index = self._store(request)
         summary = self.stores.summary(index, str(request.path_params["run"]))
         return self.html(request, "aggregate.html.j2",
                          aggregate=views.aggregate_view(summary.aggregate))
 
-    async def api_aggregate(self, request: Request) -> Response:
+    def api_aggregate(self, request: Request) -> Response:
         index = self._store(request)
         name = str(request.path_params["run"])
         summary = self.stores.summary(index, name)
@@ -135,7 +140,7 @@ class Pages:
         row, jsonl, appr, info = self.stores.episode(ref)
         return ref, views.episode_view(row, jsonl, appr, info)
 
-    async def episode_page(self, request: Request) -> Response:
+    def episode_page(self, request: Request) -> Response:
         try:
             ref, view = self._episode(request)
         except Ambiguous as exc:
@@ -143,7 +148,7 @@ class Pages:
                              prefix=request.path_params["eid"], matches=exc.matches)
         return self.html(request, "episode.html.j2", ref=ref, v=view, error=None)
 
-    async def api_episode(self, request: Request) -> Response:
+    def api_episode(self, request: Request) -> Response:
         try:
             ref, view = self._episode(request)
         except Ambiguous as exc:
@@ -152,7 +157,7 @@ class Pages:
         return JSONResponse({"store": ref.store, **views.episode_json(view)})
 
     async def _decide(self, request: Request) -> tuple[EpisodeRef, Any]:
-        ref = self._ref(request)
+        ref = await run_in_threadpool(self._ref, request)
         ctype = request.headers.get("content-type", "")
         if ctype.startswith("application/json"):
             try:
@@ -166,15 +171,15 @@ class Pages:
         decision = str(data.get("decision") or "")
         state = {"approve": "approved", "reject": "rejected"}.get(decision, decision)
         comment = data.get("comment")
-        return ref, self.stores.decide(ref, state, None if comment is None else str(comment),
-                                       "web")
+        text = None if comment is None else str(comment)
+        return ref, await run_in_threadpool(self.stores.decide, ref, state, text, "web")
 
     async def approve(self, request: Request) -> Response:
         try:
             ref, _ = await self._decide(request)
         except ApprovalError as exc:
             # shown on the episode page itself (never carried in a URL a link could forge)
-            ref, view = self._episode(request)
+            ref, view = await run_in_threadpool(self._episode, request)
             return self.html(request, "episode.html.j2", status=400, ref=ref, v=view,
                              error=str(exc))
         return RedirectResponse(_episode_url(request, ref), status_code=303)
