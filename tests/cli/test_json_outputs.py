@@ -142,7 +142,7 @@ def _show(w: Path) -> None:
 
 @case("approve")
 def _approve(w: Path) -> None:
-    run = accord("run", "bargaining/procurement", "--agents", "boulware,conceder", "--store",
+    run = accord("run", "bargaining/procurement", "--agents", "boulware,conceder", "--save",
                  str(w / "deals.db"), "--require-approval", "--json", cwd=w)
     assert run["status"] == "agreement" and run["stored"]["approval"] == "pending"
     eid = run["stored"]["id"]

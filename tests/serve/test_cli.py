@@ -1,4 +1,4 @@
-"""``accord serve``, ``accord approve``, ``accord report`` and ``accord run --store`` from
+"""``accord serve``, ``accord approve``, ``accord report`` and ``accord run --save`` from
 the command line, as a person or a script runs them (subprocesses)."""
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ def test_serve_answers_on_its_port_and_reads_runs_folder(tmp_path, gated_store):
 
 
 def test_run_store_require_approval_then_approve(tmp_path):
-    proc = accord("run", "games/stag-hunt", "--agents", "rational,rational", "--store",
+    proc = accord("run", "games/stag-hunt", "--agents", "rational,rational", "--save",
                   "deals.db", "--require-approval", "--json", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
@@ -96,7 +96,7 @@ def test_run_store_require_approval_then_approve(tmp_path):
     shown = accord("show", "deals.db", eid[:6], cwd=tmp_path)
     assert re.search(r"approval: approved \d{4}-\d\d-\d\d .* \(cli\)", shown.stdout)
     # running it again keeps the decision (same id, same record)
-    accord("run", "games/stag-hunt", "--agents", "rational,rational", "--store", "deals.db",
+    accord("run", "games/stag-hunt", "--agents", "rational,rational", "--save", "deals.db",
            "--require-approval", "--json", cwd=tmp_path)
     shown = json.loads(accord("show", "deals.db", eid, "--json", cwd=tmp_path).stdout)
     assert shown["approval"]["state"] == "approved"
@@ -105,12 +105,12 @@ def test_run_store_require_approval_then_approve(tmp_path):
 def test_run_require_approval_needs_store(tmp_path):
     proc = accord("run", "bargaining/buyer-seller", "--agents", "boulware,conceder",
                   "--require-approval", cwd=tmp_path)
-    assert proc.returncode == 2 and "--require-approval needs --store PATH" in proc.stderr
+    assert proc.returncode == 2 and "--require-approval needs --save STORE" in proc.stderr
 
 
 def test_approve_an_episode_that_was_not_gated(tmp_path, gated_store):
     proc = accord("run", "bargaining/buyer-seller", "--agents", "boulware,conceder",
-                  "--store", "plain.db", "--json", cwd=tmp_path)
+                  "--save", "plain.db", "--json", cwd=tmp_path)
     eid = json.loads(proc.stdout)["stored"]["id"]
     bad = accord("approve", "plain.db", eid, cwd=tmp_path)
     assert bad.returncode == 2 and "has no agreement awaiting approval" in bad.stderr

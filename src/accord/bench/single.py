@@ -1,4 +1,4 @@
-"""Store one episode run by ``accord run`` (``--store PATH``), like a bench run would.
+"""Store one episode run by ``accord run`` (``--save STORE``), like a bench run would.
 
 The episode lands in the run :data:`RUN_NAME` of the store, with the same id, spec,
 labels, summary, metrics and trajectory a bench episode has, so ``accord show``,
@@ -21,7 +21,7 @@ from accord.bench.provenance import provenance
 from accord.bench.store import Store
 from accord.bench.worker import EpisodeRecord, jsonable
 
-#: the run that ``accord run --store`` episodes belong to
+#: the run that ``accord run --save`` episodes belong to
 RUN_NAME = "accord-run"
 
 

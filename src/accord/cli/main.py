@@ -110,7 +110,7 @@ def scenarios(as_json: bool = c.json_option()) -> None:
     "accord run bargaining/buyer-seller -a boulware,conceder --json --out run.jsonl",
     "accord run games/stag-hunt --agents rational,rational",
     "accord run deal-or-no-deal/<datapoint-id> --agents workflow,workflow --data DIR",
-    "accord run bargaining/procurement -a boulware,conceder --store runs/deals.db "
+    "accord run bargaining/procurement -a boulware,conceder --save runs/deals.db "
     "--require-approval"))
 def run(
     target: str = typer.Argument(..., metavar="TARGET",
@@ -148,12 +148,12 @@ def run(
     data: Path | None = c.data_option(),
     cache: Path | None = c.cache_option(),
     cache_mode: str = c.cache_mode_option(),
-    store: Path | None = typer.Option(None, "--store", metavar="PATH", help="Also write the "
+    store: Path | None = typer.Option(None, "--save", metavar="STORE", help="Also save the "
                                       "episode to this results store (run 'accord-run'), "
                                       "for accord show / results / serve."),
     require_approval: bool = typer.Option(False, "--require-approval", help="Store an "
                                           "agreement as pending a person's approval "
-                                          "(accord approve, accord serve); needs --store."),
+                                          "(accord approve, accord serve); needs --save."),
 ) -> None:
     """Run one episode and print its transcript and record (or JSON).
 
@@ -164,10 +164,10 @@ def run(
 
     out = c.pick(out, log, "--log", "--out")
     if require_approval and store is None:
-        raise c.fail("--require-approval needs --store PATH: the results store that keeps "
-                     "the agreement and its approval (e.g. --store runs/deals.db)")
+        raise c.fail("--require-approval needs --save STORE: the results store that keeps "
+                     "the agreement and its approval (e.g. --save runs/deals.db)")
     if store is not None and store.is_dir():
-        raise c.fail(f"--store {store} is a directory; give a store file such as runs/x.db")
+        raise c.fail(f"--save {store} is a directory; give a store file such as runs/x.db")
     llm = c.llm_settings(cache, cache_mode)
     c.check_out_path(out)
     if wall_clock is not None and not (0 < wall_clock < float("inf")):

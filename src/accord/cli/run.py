@@ -91,8 +91,8 @@ def run_bargaining(target: str, agents: str, seed: int, max_rounds: int | None,
 
 def _store(store: Path | None, spec: Any, result: Any, require_approval: bool,
            wall_time: float) -> dict[str, Any]:
-    """``--store``: write the episode to a results store (run ``accord-run``); returns the
-    ``stored`` entry of the JSON output (empty without ``--store``)."""
+    """``--save``: write the episode to a results store (run ``accord-run``); returns the
+    ``stored`` entry of the JSON output (empty without ``--save``)."""
     if store is None:
         return {}
     from accord.bench.single import RUN_NAME, store_episode
