@@ -70,16 +70,19 @@ def test_query_plans_use_indexes(big_store):
         conn.close()
 
 
-def test_a_slow_aggregate_does_not_stall_other_requests(big_store):
-    """The first aggregate of 10^5 episodes reads every row; pages keep answering
-    meanwhile (store reads run in the server's thread pool, not on its event loop)."""
+def test_a_slow_aggregate_does_not_stall_other_requests(gated_store, tmp_path):
+    """The first aggregate of a large run reads every row (seconds for 2x10^4 episodes);
+    pages keep answering meanwhile (store reads run in the server's thread pool, not on
+    its event loop)."""
     import threading
     import urllib.request
 
     from accord.serve.app import create_app
     from accord.testing.live import LiveServer
+    from accord.testing.stores import grow_store
 
-    with LiveServer(create_app([big_store])) as url:
+    grow_store(gated_store, "gated", tmp_path / "mid.db", "big", 20_000, with_trajectories=0)
+    with LiveServer(create_app([tmp_path / "mid.db"])) as url:
         done = threading.Event()
         status: list[int] = []
 
