@@ -66,6 +66,9 @@ def serve_command(
                                      "the printed URL once; env ACCORD_SERVE_TOKEN)."),
     play: bool = typer.Option(False, "--play", help="Also serve 'play in the browser' at "
                               "/play (needs accord.play)."),
+    play_store: Path = typer.Option(Path("runs/play.db"), "--play-store", metavar="PATH",
+                                    help="With --play: the store finished games go to "
+                                    "(served too)."),
 ) -> None:
     """Browse results stores in a local web app: runs, episodes, transcripts, approvals.
 
@@ -86,7 +89,7 @@ def serve_command(
 
     try:
         # a public bind is reached under any name; a local one only under local names
-        app = create_app(paths, token=token, play=play,
+        app = create_app(paths, token=token, play=play, play_store=play_store,
                          allowed_hosts=None if is_loopback(host) else ["*"])
     except RuntimeError as exc:
         raise c.fail(str(exc)) from None

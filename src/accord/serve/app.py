@@ -241,9 +241,13 @@ def _plain_page(title: str, text: str) -> str:
             '<p><a href="/">all stores</a></p></main></body></html>')
 
 
-def load_play_app(stores: Stores) -> Any:
-    """The play app (:data:`PLAY_APP`); ``RuntimeError`` with a clear message if the play
-    feature is not installed in this accord."""
+def load_play_app(store: Path) -> Any:
+    """The play app (:data:`PLAY_APP`, called with the store that records finished
+    games); ``RuntimeError`` with a clear message if this accord has no play feature.
+
+    Mounted under the guard: its forms must carry ``csrf_field(request)`` (or send
+    ``csrf_token(request)`` as ``X-CSRF-Token``) from :mod:`accord.serve.security`.
+    """
     import importlib
 
     module, _, attr = PLAY_APP.partition(":")
@@ -252,18 +256,24 @@ def load_play_app(stores: Stores) -> Any:
     except (ImportError, AttributeError) as exc:
         raise RuntimeError(f"--play needs {PLAY_APP}, which this accord does not have "
                            f"({type(exc).__name__}: {exc})") from None
-    return factory(stores=list(stores.paths))
+    return factory(store)
 
 
 def create_app(paths: list[Path] | list[str], token: str | None = None,
-               play: bool = False, allowed_hosts: list[str] | None = None) -> Any:
+               play: bool = False, allowed_hosts: list[str] | None = None,
+               play_store: Path | str | None = None) -> Any:
     """The ASGI app serving ``paths`` (store files), wrapped in the token/CSRF guard.
 
-    ``play`` mounts :data:`PLAY_APP` at ``/play`` (``RuntimeError`` if unavailable);
+    ``play`` mounts :data:`PLAY_APP` at ``/play`` (``RuntimeError`` if unavailable),
+    recording games in ``play_store`` (default ``runs/play.db``), which is served too;
     ``allowed_hosts`` limits the ``Host`` header (default: local names only, which
     keeps DNS-rebinding pages away from a local server).
     """
-    stores = Stores([Path(p) for p in paths])
+    paths = [Path(p) for p in paths]
+    played = Path(play_store or "runs/play.db")
+    if play and played.resolve() not in {p.resolve() for p in paths}:
+        paths.append(played)
+    stores = Stores(paths)
     pages = Pages(stores, play=play)
     routes: list[Any] = [
         Route("/", pages.index),
@@ -279,7 +289,7 @@ def create_app(paths: list[Path] | list[str], token: str | None = None,
         Mount("/static", StaticFiles(packages=[("accord.serve", "static")]), name="static"),
     ]
     if play:
-        routes.append(Mount("/play", load_play_app(stores)))
+        routes.append(Mount("/play", load_play_app(played)))
     app = Starlette(routes=routes, exception_handlers={
         NotFound: _not_found, StoreError: _store_error, HTTPException: _http_error})
     app.state.stores = stores

@@ -229,6 +229,10 @@ class Stores:
         out: list[dict[str, Any]] = []
         for i, p in enumerate(self.paths):
             entry: dict[str, Any] = {"index": i, "path": str(p), "name": p.name, "runs": []}
+            if not p.exists():
+                entry["note"] = "no episodes yet (the file is created by the first one)"
+                out.append(entry)
+                continue
             try:
                 with self.read(i) as st:
                     for run in st.runs():
