@@ -16,7 +16,7 @@ from accord.cli import common as c
 SERVE_EXAMPLES = c.example(
     "accord serve                                # every runs/*.db, on 127.0.0.1:8765",
     "accord serve runs/demo.db runs/deals.db --port 9000",
-    "accord serve runs/demo.db --host 0.0.0.0 --token \"$(openssl rand -hex 16)\"")
+    "ACCORD_SERVE_TOKEN=$(openssl rand -hex 16) accord serve runs/demo.db --host 0.0.0.0")
 APPROVE_EXAMPLES = c.example(
     "accord approve runs/deals.db 3fa9",
     "accord approve runs/deals.db 3fa9 --reject --comment \"price above budget\"",
@@ -63,7 +63,8 @@ def serve_command(
     port: int = typer.Option(8765, "--port", min=0, max=65535, help="Port to bind."),
     token: str | None = typer.Option(None, "--token", envvar="ACCORD_SERVE_TOKEN",
                                      help="Access token every request must carry (open "
-                                     "the printed URL once; env ACCORD_SERVE_TOKEN)."),
+                                     "a page once as URL?token=TOKEN, which sets a "
+                                     "cookie; prefer the env ACCORD_SERVE_TOKEN)."),
     play: bool = typer.Option(False, "--play", help="Also serve 'play in the browser' at "
                               "/play (needs accord.play)."),
     play_store: Path = typer.Option(Path("runs/play.db"), "--play-store", metavar="PATH",
