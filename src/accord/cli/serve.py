@@ -16,7 +16,7 @@ from accord.cli import common as c
 SERVE_EXAMPLES = c.example(
     "accord serve                                # every runs/*.db, on 127.0.0.1:8765",
     "accord serve runs/demo.db runs/deals.db --port 9000",
-    "ACCORD_SERVE_TOKEN=$(openssl rand -hex 16) accord serve runs/demo.db --host 0.0.0.0")
+    "ACCORD_SERVE_TOKEN=a-long-shared-secret accord serve runs/demo.db --host 0.0.0.0")
 APPROVE_EXAMPLES = c.example(
     "accord approve runs/deals.db 3fa9",
     "accord approve runs/deals.db 3fa9 --reject --comment \"price above budget\"",
