@@ -45,3 +45,48 @@ def laptop_dict():
     import copy
 
     return copy.deepcopy(LAPTOP)
+
+
+# -- browser tests ------------------------------------------------------------------------
+#: the system browser and its driver (Debian's chromium and chromium-driver; .ci/run
+#: installs them)
+CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
+
+
+@pytest.fixture(scope="session")
+def browser(tmp_path_factory):
+    """A real headless Chromium driven by selenium, shared by the session's browser tests.
+
+    Offline and private: no background networking, updates, sync or first-run pages; a
+    temporary profile. Use it with :class:`accord.testing.live.LiveServer` to serve the
+    app under test. Cookies are cleared after each test that uses
+    :func:`fresh_browser`.
+    """
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
+        pytest.fail(f"browser tests need {CHROMIUM} and {CHROMEDRIVER} (apt-get install "
+                    "chromium chromium-driver; .ci/run does it)")
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu",
+                "--disable-background-networking", "--disable-component-update",
+                "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
+                f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}",
+                "--window-size=1400,1000"):
+        opts.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+    driver.set_page_load_timeout(60)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+@pytest.fixture
+def fresh_browser(browser):
+    """:func:`browser` with no cookies from earlier tests (and none left after)."""
+    browser.execute_cdp_cmd("Network.clearBrowserCookies", {})
+    yield browser
+    browser.execute_cdp_cmd("Network.clearBrowserCookies", {})

@@ -76,6 +76,9 @@ def test_wheel_runs_from_another_directory(tmp_path: Path,
     assert "Running HiGHS" not in demo
     _run([exe, "bench", "demo"], cwd=elsewhere)
     assert (elsewhere / "runs" / "demo.db").is_file()
+    # accord report renders the packaged templates and stylesheet
+    _run([exe, "report", "runs/demo.db", "-o", "demo.html"], cwd=elsewhere)
+    assert "<svg" in (elsewhere / "demo.html").read_text()
     if (DOND / "test.txt").is_file():
         _run([exe, "dond", "stats", "--data", str(DOND)], cwd=elsewhere)
     _readme_tour(env_dir, tmp_path / "tour")
@@ -90,8 +93,8 @@ def test_wheel_runs_from_another_directory(tmp_path: Path,
         fn(work)
 
 
-#: README commands that need the internet: not run offline
-NEEDS_NETWORK = ("anthropic/", "accord dond download")
+#: README commands that need the internet, or serve until stopped: not run by the tour
+NEEDS_NETWORK = ("anthropic/", "accord dond download", "accord serve")
 #: a README model string is answered by the in-process mock policy of its domain
 MOCKS = (("dond", "mock/dond"), ("task-exchange", "mock/task-exchange"),
          ("", "mock/negotiator"))
@@ -136,8 +139,9 @@ def _readme_tour(env_dir: Path, where: Path) -> None:
         mock = next(m for key, m in MOCKS if key in cmd)
         cmd = cmd.replace("openai/gpt-4.1-mini", mock)
         if "ID-PREFIX" in cmd:
+            store = next(w for w in cmd.split() if w.endswith(".db"))  # the command's store
             eps = json.loads(subprocess.run(
-                ["accord", "results", "runs/demo.db", "--episodes", "--json"], cwd=where,
+                ["accord", "results", store, "--episodes", "--json"], cwd=where,
                 env=env, capture_output=True, text=True, check=True).stdout)["episodes"]
             cmd = cmd.replace("ID-PREFIX", eps[0]["id"][:8])
         proc = subprocess.run(["bash", "-c", cmd], cwd=where, env=env, capture_output=True,

@@ -140,6 +140,22 @@ def _show(w: Path) -> None:
     assert doc["id"] == eid and doc["trajectory"]
 
 
+@case("approve")
+def _approve(w: Path) -> None:
+    run = accord("run", "bargaining/procurement", "--agents", "boulware,conceder", "--save",
+                 str(w / "deals.db"), "--require-approval", "--json", cwd=w)
+    assert run["status"] == "agreement" and run["stored"]["approval"] == "pending"
+    eid = run["stored"]["id"]
+    doc = accord("approve", "deals.db", eid[:8], "--reject", "--comment", "over budget",
+                 "--json", cwd=w)
+    assert doc["id"] == eid and doc["approval"]["state"] == "rejected"
+    assert doc["approval"]["comment"] == "over budget" and doc["approval"]["decided"]
+    shown = accord("show", "deals.db", eid, "--json", cwd=w)
+    assert shown["approval"]["state"] == "rejected" and shown["status"] == "done"
+    listed = accord("results", "deals.db", "--json", cwd=w)["episodes"]
+    assert [e["approval"]["state"] for e in listed] == ["rejected"]
+
+
 @case("configs list")
 def _configs(w: Path) -> None:
     names = {c["name"] for c in accord("configs", "list", "--json", cwd=w)["configs"]}

@@ -33,6 +33,8 @@ Richer forms (all optional):
 * run settings: ``store``, ``concurrency``, ``executor``, ``timeout`` (seconds per
   episode), ``llm`` (``{cache: PATH, cache_mode: rw}``, passed to ``RunContext.llm``),
   ``data`` (data directory), ``description``. Command-line flags override them.
+* ``require_approval: true``: every agreement is stored ``pending`` a person's approval
+  (seed 002, V1 Human-in-the-Loop; see :mod:`accord.bench.approvals`).
 
 Budgets (issue 12): the file is read by :mod:`accord.core.safeload`; every key is known
 or an error with a close-match suggestion; a run plans at most :data:`MAX_EPISODES`
@@ -58,7 +60,7 @@ from accord.core.safeload import MAX_NAME, short
 SWEEP_KEYS = ("domain", "scenarios", "scenario", "agents", "params", "seeds", "repeat")
 #: keys only allowed at the top level
 TOP_KEYS = ("name", "description", "plugins", "sweeps", "store", "concurrency", "executor",
-            "timeout", "llm", "data")
+            "timeout", "llm", "data", "require_approval")
 #: keys of the ``llm`` block (what :func:`accord.agents.llm_support.runtime_for` reads)
 LLM_KEYS = ("cache", "cache_mode", "timeout", "concurrency")
 #: episodes one run may plan unless ``--max-episodes`` raises it
@@ -126,6 +128,7 @@ class ExperimentConfig:
     timeout: float | None = None
     llm: dict[str, Any] = field(default_factory=dict)
     data: str | None = None
+    require_approval: bool = False
     raw: dict[str, Any] = field(default_factory=dict)
     where: Where = field(default_factory=lambda: Where("<config>"))
 
@@ -326,12 +329,16 @@ def parse_config(data: Any, source: str = "<config>", lines: Mapping[str, int] |
         except ValueError as exc:
             raise w.error("executor", str(exc)) from None
     desc = data.get("description") or ""
+    gate = data.get("require_approval", False)
+    if not isinstance(gate, bool):
+        raise w.error("require_approval", f"expected true or false, got {short(gate)}")
     return ExperimentConfig(
         name=name, source=source, sweeps=tuple(sweeps), plugins=tuple(plugins),
         description=str(desc), store=_str_or_none(w, data, "store"),
         concurrency=None if conc is None else _int(w, "concurrency", conc, 1),
         executor=executor, timeout=None if timeout is None else float(timeout),
-        llm=dict(llm), data=_str_or_none(w, data, "data"), raw=dict(data), where=w)
+        llm=dict(llm), data=_str_or_none(w, data, "data"), require_approval=gate,
+        raw=dict(data), where=w)
 
 
 def episode_count(sweep: Sweep) -> int:

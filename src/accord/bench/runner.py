@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from accord.bench import approvals
 from accord.bench.config import ExperimentConfig
 from accord.bench.executors import Executor, make_executor, parse_executor
 from accord.bench.expand import Plan, PlannedEpisode, expand
@@ -106,7 +107,8 @@ def resolved_config(config: ExperimentConfig, plan: Plan, executor: Executor,
     return {"name": config.name, "description": config.description, "source": config.source,
             "plugins": list(config.plugins), "sweeps": sweeps, "executor": executor.name,
             "concurrency": executor.concurrency, "timeout": config.timeout, "llm": llm,
-            "data": data, "episodes": len(plan.episodes), "as_written": config.raw}
+            "data": data, "require_approval": config.require_approval,
+            "episodes": len(plan.episodes), "as_written": config.raw}
 
 
 def _tasks(queue: list[PlannedEpisode], config: ExperimentConfig, llm: dict[str, Any],
@@ -118,10 +120,12 @@ def _tasks(queue: list[PlannedEpisode], config: ExperimentConfig, llm: dict[str,
 
 async def _drive(executor: Executor, tasks: list[EpisodeTask], store: Store | None,
                  run: str, session: int | None, report: BenchReport,
-                 progress: BenchProgress) -> None:
+                 progress: BenchProgress, gate: bool = False) -> None:
     async for rec in executor.run(tasks):
         if store is not None:
             store.write(run, rec, session)
+            if gate and rec.status == "done" and rec.outcome == "agreement":
+                approvals.mark_pending(store.conn, run, [rec.id])
         if rec.status == "failed":
             report.failed += 1
             if report.first_error is None:
@@ -167,6 +171,8 @@ def run_bench(config: ExperimentConfig, options: BenchOptions | None = None,
                                       config.source, provenance(), str(choice),
                                       executor.concurrency)
         store.add_planned(config.name, plan.episodes)
+        if config.require_approval:
+            approvals.gate_agreements(store.conn, config.name)
         statuses = store.statuses(config.name)
         queue, done, skipped = select(plan, statuses, options.retry_failed,
                                       options.retry_errors)
@@ -180,7 +186,8 @@ def run_bench(config: ExperimentConfig, options: BenchOptions | None = None,
         try:
             with BenchProgress(len(queue), config.name, options.quiet) as progress:
                 asyncio.run(_drive_cancellable(executor, _tasks(queue, config, llm, data),
-                                               store, config.name, session, report, progress))
+                                               store, config.name, session, report, progress,
+                                               config.require_approval))
             state = "finished"
         except (KeyboardInterrupt, asyncio.CancelledError):
             report.interrupted = True

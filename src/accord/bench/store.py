@@ -40,6 +40,8 @@ from accord.bench.worker import EpisodeRecord
 SCHEMA_VERSION = 1
 #: seconds a connection waits for another process's write lock before "store busy"
 BUSY_TIMEOUT = 30.0
+#: plan-order index for paged reading (``accord serve``); added to older stores on open
+SEQ_INDEX = "CREATE INDEX IF NOT EXISTS episodes_by_seq ON episodes (run, seq)"
 
 
 class StoreError(RuntimeError):
@@ -127,6 +129,36 @@ class Store:
         raise AssertionError("unreachable")  # pragma: no cover
 
     @classmethod
+    def open_readonly(cls, path: str | Path) -> Store:
+        """Open an existing store read-only (SQLite ``mode=ro``), for browsing.
+
+        A reader of a WAL database never blocks the writer (a running ``accord bench``)
+        and never waits for it; nothing is created, migrated or locked.
+        """
+        from urllib.parse import quote
+
+        p = Path(path)
+        if not p.is_file():
+            raise StoreError(f"no results store at {p}")
+        try:
+            conn = sqlite3.connect(f"file:{quote(str(p.resolve()))}?mode=ro", uri=True,
+                                   timeout=BUSY_TIMEOUT, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open results store {str(p)[:200]}: {exc}") from None
+        store = cls(p, conn)
+        try:
+            if "meta" not in store._names():
+                raise StoreError(f"{p}: not an accord results store")
+            store._check_version()
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise StoreError(f"{p}: not a usable accord results store ({exc})") from None
+        except BaseException:
+            conn.close()
+            raise
+        return store
+
+    @classmethod
     def _connect(cls, p: Path, create: bool) -> Store:
         """One attempt: connect, set the pragmas, check or create the schema."""
         conn = sqlite3.connect(str(p), timeout=BUSY_TIMEOUT)
@@ -156,6 +188,9 @@ class Store:
         have = self._names()
         if "meta" in have:
             self._check_version()
+            if "episodes_by_seq" not in have:  # stores made before the index existed
+                with self.conn:
+                    self.conn.execute(SEQ_INDEX)
             return
         if not create or have:
             raise StoreError(f"{self.path}: not an accord results store")
@@ -316,6 +351,23 @@ class Store:
         if run is None:
             return self._rows("ORDER BY run, seq", ())
         return self._rows("WHERE run=? ORDER BY seq", (run,))
+
+    def select(self, where: str = "", args: tuple[Any, ...] = (), order: str = "run, seq",
+               limit: int | None = None, offset: int = 0) -> list[EpisodeRow]:
+        """A page of episodes: ``where`` is an SQL condition over the ``episodes`` columns
+        (values only through ``args``), ``order`` an ORDER BY list built by the caller
+        from known column names, never from user text."""
+        sql = (f"WHERE {where} " if where else "") + f"ORDER BY {order}"
+        if limit is not None:
+            sql += " LIMIT ? OFFSET ?"
+            args = (*args, int(limit), int(offset))
+        return self._rows(sql, args)
+
+    def count(self, where: str = "", args: tuple[Any, ...] = ()) -> int:
+        """How many episodes match ``where`` (see :meth:`select`)."""
+        row = self.conn.execute("SELECT count(*) FROM episodes"
+                                + (f" WHERE {where}" if where else ""), args).fetchone()
+        return int(row[0])
 
     def find(self, prefix: str, run: str | None = None) -> EpisodeRow:
         """The one episode whose id starts with ``prefix`` (a unique prefix is enough)."""

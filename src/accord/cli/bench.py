@@ -298,8 +298,12 @@ def results_command(
             raise c.fail(f"no run {run!r} in {store}; runs: "
                          f"{', '.join(r['name'] for r in runs) or 'none'}")
         episodes = st.episodes(run)
+        from accord.bench import approvals
+
+        gate = {k: a.to_dict() for k, a in approvals.of_episodes(
+            st.conn, [(e.run, e.id) for e in episodes]).items()}
     if episodes_list:
-        _list_episodes(episodes, fmt, out)
+        _list_episodes(episodes, fmt, out, gate)
         return
     try:
         agg = aggregate(episodes, _split(group_by), _split(metrics))
@@ -311,6 +315,9 @@ def results_command(
     text: str | None = None
     if fmt == "json":
         obj = to_json(agg, episodes, runs, str(store))
+        if gate:
+            for item in obj["episodes"]:
+                item["approval"] = gate.get((item["run"], item["id"]))
         if rows is not None:
             obj["rows"] = rows
         text = dumps(obj) + "\n"
@@ -343,7 +350,8 @@ KEY_METRICS = ("agreement", "rounds", "welfare", "nash_distance", "utility_leak"
                "reward", "social_welfare", "total", "nash", "pareto_optimal", "envy_free")
 
 
-def _list_episodes(episodes: list[Any], fmt: str, out: Path | None) -> None:
+def _list_episodes(episodes: list[Any], fmt: str, out: Path | None,
+                   gate: dict[tuple[str, str], dict[str, Any]] | None = None) -> None:
     """``accord results --episodes``: one row per episode, id first."""
     from accord.bench.aggregate import episode_fields
     from accord.bench.tables import dumps, to_csv
@@ -357,6 +365,8 @@ def _list_episodes(episodes: list[Any], fmt: str, out: Path | None) -> None:
             if e.metrics and m in e.metrics:
                 row[m] = e.metrics[m]
         row["error"] = (e.error or "").strip().splitlines()[-1] if e.error else None
+        if gate:
+            row["approval"] = (gate.get((e.run, e.id)) or {}).get("state")
         rows.append(row)
     if fmt in ("json", "csv"):
         text = dumps({"episodes": rows}) + "\n" if fmt == "json" else to_csv(rows)
@@ -423,9 +433,13 @@ def show_command(
         except StoreError as exc:
             raise c.fail(str(exc)) from None
         jsonl = st.trajectory(ep.run, ep.id)
+        from accord.bench import approvals
+
+        appr = approvals.get(st.conn, ep.run, ep.id)
     log = Trajectory.from_jsonl(jsonl) if jsonl else Trajectory()
     if as_json:
-        obj = {**ep.to_dict(), "trajectory": [e.to_dict() for e in log]}
+        obj = {**ep.to_dict(), "approval": None if appr is None else appr.to_dict(),
+               "trajectory": [e.to_dict() for e in log]}
         sys.stdout.write(dumps(obj) + "\n")
         return
     from rich.table import Table
@@ -441,6 +455,15 @@ def show_command(
     console.print(f"status: {ep.status}" + (f", outcome: {ep.outcome}" if ep.outcome else "")
                   + (f", {ep.wall_time:.3f} s" if ep.wall_time is not None else "")
                   + f", attempts: {ep.attempts}")
+    if appr is not None:
+        import time
+
+        console.print(f"approval: [bold]{appr.state}[/]"
+                      + (f" {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime(appr.decided))}"
+                         f" ({c.plain(appr.decided_by)})" if appr.decided else "")
+                      + (f": {c.plain(appr.comment)}" if appr.comment else "")
+                      + ("; decide with accord approve STORE ID [--reject --comment TEXT]"
+                         if appr.state == "pending" else ""))
     if len(log):
         console.rule("transcript")
         print_transcript(console, log)

@@ -109,7 +109,9 @@ def scenarios(as_json: bool = c.json_option()) -> None:
     "accord run bargaining/buyer-seller --agents boulware,conceder",
     "accord run bargaining/buyer-seller -a boulware,conceder --json --out run.jsonl",
     "accord run games/stag-hunt --agents rational,rational",
-    "accord run deal-or-no-deal/<datapoint-id> --agents workflow,workflow --data DIR"))
+    "accord run deal-or-no-deal/<datapoint-id> --agents workflow,workflow --data DIR",
+    "accord run bargaining/procurement -a boulware,conceder --save runs/deals.db "
+    "--require-approval"))
 def run(
     target: str = typer.Argument(..., metavar="TARGET",
         help="DOMAIN/SCENARIO (e.g. bargaining/buyer-seller) "
@@ -170,6 +172,12 @@ def run(
     data: Path | None = c.data_option(),
     cache: Path | None = c.cache_option(),
     cache_mode: str = c.cache_mode_option(),
+    store: Path | None = typer.Option(None, "--save", metavar="STORE", help="Also save the "
+                                      "episode to this results store (run 'accord-run'), "
+                                      "for accord show / results / serve."),
+    require_approval: bool = typer.Option(False, "--require-approval", help="Store an "
+                                          "agreement as pending a person's approval "
+                                          "(accord approve, accord serve); needs --save."),
 ) -> None:
     """Run one episode and print its transcript and record (or JSON).
 
@@ -180,6 +188,11 @@ def run(
 
     import_plugins(plugin)
     out = c.pick(out, log, "--log", "--out")
+    if require_approval and store is None:
+        raise c.fail("--require-approval needs --save STORE: the results store that keeps "
+                     "the agreement and its approval (e.g. --save runs/deals.db)")
+    if store is not None and store.is_dir():
+        raise c.fail(f"--save {store} is a directory; give a store file such as runs/x.db")
     llm = c.llm_settings(cache, cache_mode)
     c.check_out_path(out)
     if wall_clock is not None and not (0 < wall_clock < float("inf")):
@@ -192,7 +205,7 @@ def run(
                "max_outcomes": max_outcomes, "strategy": strategy, "instance": instance,
                "tools": tools}
     run_target(target, agents, seed, options, parse_params(param), out, as_json, llm, quiet,
-               data)
+               data, store, require_approval)
 
 
 @app.command(epilog=c.example("accord analyze bargaining/procurement",
@@ -225,6 +238,11 @@ def _register() -> None:
     app.command("bench", epilog=bench.BENCH_EXAMPLES)(bench.bench_command)
     app.command("results", epilog=bench.RESULTS_EXAMPLES)(bench.results_command)
     app.command("show", epilog=bench.SHOW_EXAMPLES)(bench.show_command)
+    from accord.cli import serve
+
+    app.command("serve", epilog=serve.SERVE_EXAMPLES)(serve.serve_command)
+    app.command("approve", epilog=serve.APPROVE_EXAMPLES)(serve.approve_command)
+    app.command("report", epilog=serve.REPORT_EXAMPLES)(serve.report_command)
 
 
 _register()

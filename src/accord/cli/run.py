@@ -89,8 +89,12 @@ def import_plugins(modules: list[str]) -> None:
 
 def run_target(target: str, agents: str, seed: int, options: dict[str, Any],
                params: dict[str, Any], out: Path | None, as_json: bool,
-               llm: dict[str, Any], quiet: bool = False, data: Path | None = None) -> None:
-    """``accord run TARGET``: one episode of any installed domain, printed or as JSON."""
+               llm: dict[str, Any], quiet: bool = False, data: Path | None = None,
+               store: Path | None = None, require_approval: bool = False) -> None:
+    """``accord run TARGET``: one episode of any installed domain, printed or as JSON (and
+    stored with ``store``, its agreement pending approval with ``require_approval``)."""
+    import time
+
     from accord.agents.spec import AgentSpecError, parse_agent_list
     from accord.domains import RunContext, get_domain
 
@@ -102,7 +106,9 @@ def run_target(target: str, agents: str, seed: int, options: dict[str, Any],
         dom.validate(spec)
         ctx = RunContext(episode_id=_episode_id(spec), llm=llm,
                          data=None if data is None else str(data))
+        t0 = time.perf_counter()
         result = asyncio.run(dom.run_episode(spec, ctx))
+        wall = time.perf_counter() - t0
         record = dom.summary(spec, result)
     except (ValueError, KeyError, TypeError, AgentSpecError, OSError) as exc:
         # ValueError covers ScenarioError, ParamError and refused protocol settings; the
@@ -111,8 +117,9 @@ def run_target(target: str, agents: str, seed: int, options: dict[str, Any],
                      else str(exc)) from None
     if out is not None:
         c.write_trajectory(result.trajectory, out)
+    stored = _store(store, spec, result, require_approval, wall)
     if as_json:
-        c.emit_json(record)
+        c.emit_json({**record, **stored})
         _exit_on_error(result.status)
         return
     from accord.cli.render import print_negotiation_record, print_record_fields, print_transcript
@@ -128,6 +135,34 @@ def run_target(target: str, agents: str, seed: int, options: dict[str, Any],
     if out is not None and not quiet:
         console.print(f"trajectory log: {c.plain(out)}")
     _exit_on_error(result.status)
+
+
+def _store(store: Path | None, spec: Any, result: Any, require_approval: bool,
+           wall_time: float) -> dict[str, Any]:
+    """``--save``: write the episode to a results store (run ``accord-run``); returns the
+    ``stored`` entry of the JSON output (empty without ``--save``)."""
+    if store is None:
+        return {}
+    from accord.bench.single import RUN_NAME, store_episode
+    from accord.bench.store import StoreError
+    from accord.domains import get_domain
+
+    try:
+        metrics = get_domain(spec.domain).metrics(spec, result)
+    except Exception as exc:  # metrics are a bonus for the stored record, never fatal
+        c.warn(f"metrics of the stored episode: {type(exc).__name__}: {exc}")
+        metrics = None
+    try:
+        eid = store_episode(store, spec, result, metrics, require_approval, wall_time)
+    except StoreError as exc:
+        raise c.fail(str(exc)) from None
+    gated = require_approval and result.status == "agreement"
+    c.console(stderr=True).print(
+        f"stored as {eid} in {c.plain(store)} (run {RUN_NAME})"
+        + (f"; the agreement awaits approval: accord approve {c.plain(store)} {eid[:8]} "
+           "[--reject --comment TEXT], or accord serve" if gated else ""))
+    return {"stored": {"store": str(store), "run": RUN_NAME, "id": eid,
+                       "approval": "pending" if gated else None}}
 
 
 def _exit_on_error(status: str) -> None:

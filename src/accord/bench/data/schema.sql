@@ -56,6 +56,7 @@ CREATE TABLE episodes (
   PRIMARY KEY (run, id)
 );
 CREATE INDEX episodes_by_status ON episodes (run, status);
+CREATE INDEX episodes_by_seq ON episodes (run, seq);
 
 CREATE TABLE trajectories (
   run   TEXT NOT NULL,

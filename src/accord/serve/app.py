@@ -1,0 +1,305 @@
+"""The ``accord serve`` web app (Starlette): stores, runs, transcripts, approvals.
+
+Pages are rendered on the server from the Jinja2 templates of this package (autoescape
+on: every piece of model, person or scenario text is shown as text); every asset is
+served from the package (no external URL). Each page has a JSON twin under ``/api``::
+
+    GET  /                                   /api/stores
+    GET  /stores/N/runs/RUN                  /api/stores/N/runs/RUN/episodes
+    GET  /stores/N/runs/RUN/aggregate        /api/stores/N/runs/RUN/aggregate
+    GET  /episodes/ID[?store=N&run=RUN]      /api/episodes/ID
+    POST /episodes/ID/approval               /api/episodes/ID/approval
+
+Stores are addressed by their position in the served list (never by a path); run names
+and ids from URLs only ever reach SQL as bound parameters. Token and CSRF checks wrap
+the whole app, mounted apps included (:mod:`accord.serve.security`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, PackageLoader
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from accord.bench.approvals import ApprovalError
+from accord.bench.store import StoreError
+from accord.serve import views
+from accord.serve.security import Guard, csrf_field, csrf_token
+from accord.serve.stores import Ambiguous, EpisodeRef, NotFound, Query, Stores
+
+#: what a mounted ``/play`` app is built from (owned by the play feature)
+PLAY_APP = "accord.play.web:create_app"
+
+
+def environment() -> Environment:
+    """The Jinja2 environment of the pages and the report (autoescape always on)."""
+    env = Environment(loader=PackageLoader("accord.serve", "templates"), autoescape=True,
+                      trim_blocks=True, lstrip_blocks=True,
+                      extensions=["jinja2.ext.do"])
+    env.globals.update(when=views.when, num=views.num)
+    return env
+
+
+class Pages:
+    """The request handlers over one set of stores.
+
+    Handlers that read a store are plain functions, which Starlette runs in its thread
+    pool: a slow read (the first aggregate of a huge run) never stalls other requests.
+    """
+
+    def __init__(self, stores: Stores, play: bool = False) -> None:
+        self.stores = stores
+        self.env = environment()
+        self.play = play
+
+    # --- helpers -----------------------------------------------------------------
+    def html(self, request: Request, name: str, status: int = 200, **ctx: Any) -> HTMLResponse:
+        tpl = self.env.get_template(name)
+        body = tpl.render(request=request, csrf_field=csrf_field(request),
+                          csrf_token=csrf_token(request), root=request.scope.get(
+                              "root_path", ""), play=self.play, inline_css=None,
+                          can_decide=True, **ctx)
+        return HTMLResponse(body, status_code=status)
+
+    @staticmethod
+    def _store(request: Request) -> int:
+        try:
+            return int(request.path_params["store"])
+        except (KeyError, ValueError):
+            raise HTTPException(404, "no such store") from None
+
+    def _ref(self, request: Request) -> EpisodeRef:
+        eid = str(request.path_params["eid"])
+        store: int | None = None
+        if request.query_params.get("store"):
+            try:
+                store = int(request.query_params["store"])
+            except ValueError:
+                raise HTTPException(404, "no such store") from None
+        run = request.query_params.get("run") or None
+        return self.stores.resolve(eid, store, run)
+
+    # --- pages ---------------------------------------------------------------------
+    def index(self, request: Request) -> Response:
+        return self.html(request, "index.html.j2", stores=self.stores.overview())
+
+    def api_stores(self, request: Request) -> Response:
+        return JSONResponse({"stores": self.stores.overview()})
+
+    def _run_data(self, request: Request) -> tuple[int, str, dict[str, Any], Any]:
+        index = self._store(request)
+        name = str(request.path_params["run"])
+        q = Query.parse(request.query_params)
+        with self.stores.read(index) as st:
+            info = self.stores.run_header(st, name, index)
+            page = self.stores.page(st, name, q, index)
+        return index, name, info, page
+
+    def run_page(self, request: Request) -> Response:
+        index, name, info, page = self._run_data(request)
+        summary = self.stores.cached_summary(index, name)
+        rows = [views.row_view(r, page.approvals.get((r.run, r.id))) for r in page.rows]
+        return self.html(request, "run.html.j2", store=index,
+                         store_name=self.stores.path(index).name, run=info, page=page,
+                         rows=rows, q=page.query, summary=summary,
+                         aggregate=None if summary is None else views.aggregate_view(
+                             summary.aggregate), metrics=views.KEY_METRICS,
+                         sorts=list(views_sorts()))
+
+    def api_run(self, request: Request) -> Response:
+        index, _name, info, page = self._run_data(request)
+        return JSONResponse({
+            "store": index, "run": info, "page": page.query.page, "pages": page.pages,
+            "per_page": page.query.per_page, "total": page.total,
+            "episodes": [views.row_view(r, page.approvals.get((r.run, r.id)))
+                         for r in page.rows]})
+
+    def aggregate_fragment(self, request: Request) -> Response:
+        index = self._store(request)
+        summary = self.stores.summary(index, str(request.path_params["run"]))
+        return self.html(request, "aggregate.html.j2",
+                         aggregate=views.aggregate_view(summary.aggregate))
+
+    def api_aggregate(self, request: Request) -> Response:
+        index = self._store(request)
+        name = str(request.path_params["run"])
+        summary = self.stores.summary(index, name)
+        return JSONResponse({**views.aggregate_json(summary.aggregate),
+                             "choices": summary.choices, "flags": summary.flags})
+
+    def _episode(self, request: Request) -> tuple[EpisodeRef, dict[str, Any]]:
+        ref = self._ref(request)
+        row, jsonl, appr, info = self.stores.episode(ref)
+        return ref, views.episode_view(row, jsonl, appr, info)
+
+    def episode_page(self, request: Request) -> Response:
+        try:
+            ref, view = self._episode(request)
+        except Ambiguous as exc:
+            return self.html(request, "ambiguous.html.j2", status=300,
+                             prefix=request.path_params["eid"], matches=exc.matches)
+        return self.html(request, "episode.html.j2", ref=ref, v=view, error=None)
+
+    def api_episode(self, request: Request) -> Response:
+        try:
+            ref, view = self._episode(request)
+        except Ambiguous as exc:
+            return JSONResponse({"error": str(exc), "matches": [
+                m.__dict__ for m in exc.matches]}, status_code=300)
+        return JSONResponse({"store": ref.store, **views.episode_json(view)})
+
+    async def _decide(self, request: Request) -> tuple[EpisodeRef, Any]:
+        ref = await run_in_threadpool(self._ref, request)
+        ctype = request.headers.get("content-type", "")
+        if ctype.startswith("application/json"):
+            try:
+                data = await request.json()
+            except ValueError:
+                raise HTTPException(400, "body is not JSON") from None
+            if not isinstance(data, dict):
+                raise HTTPException(400, "body must be a JSON object")
+        else:
+            data = dict(await request.form())
+        decision = str(data.get("decision") or "")
+        state = {"approve": "approved", "reject": "rejected"}.get(decision, decision)
+        comment = data.get("comment")
+        text = None if comment is None else str(comment)
+        return ref, await run_in_threadpool(self.stores.decide, ref, state, text, "web")
+
+    async def approve(self, request: Request) -> Response:
+        try:
+            ref, _ = await self._decide(request)
+        except ApprovalError as exc:
+            # shown on the episode page itself (never carried in a URL a link could forge)
+            ref, view = await run_in_threadpool(self._episode, request)
+            return self.html(request, "episode.html.j2", status=400, ref=ref, v=view,
+                             error=str(exc))
+        return RedirectResponse(_episode_url(request, ref), status_code=303)
+
+    async def api_approve(self, request: Request) -> Response:
+        try:
+            ref, appr = await self._decide(request)
+        except ApprovalError as exc:
+            return JSONResponse({"error": str(exc)}, status_code=409)
+        return JSONResponse({"store": ref.store, "run": ref.run, "id": ref.id,
+                             "approval": appr.to_dict()})
+
+
+def views_sorts() -> list[str]:
+    """Column keys the run table can sort by."""
+    from accord.serve.stores import SORTS
+
+    return list(SORTS)
+
+
+def _episode_url(request: Request, ref: EpisodeRef) -> str:
+    from urllib.parse import urlencode
+
+    params = {"store": str(ref.store), "run": ref.run}
+    return f"{request.scope.get('root_path', '')}/episodes/{ref.id}?{urlencode(params)}"
+
+
+def _json_wanted(request: Request) -> bool:
+    return request.url.path.startswith("/api/") or "/api/" in request.url.path
+
+
+async def _not_found(request: Request, exc: Exception) -> Response:
+    text = str(exc.args[0]) if exc.args else "not found"
+    if _json_wanted(request):
+        return JSONResponse({"error": text}, status_code=404)
+    return HTMLResponse(_plain_page("Not found", text), status_code=404)
+
+
+async def _store_error(request: Request, exc: Exception) -> Response:
+    if _json_wanted(request):
+        return JSONResponse({"error": str(exc)}, status_code=503)
+    return HTMLResponse(_plain_page("Store unavailable", str(exc)), status_code=503)
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    if _json_wanted(request):
+        return JSONResponse({"error": exc.detail}, status_code=exc.status_code)
+    return HTMLResponse(_plain_page(f"Error {exc.status_code}", str(exc.detail)),
+                        status_code=exc.status_code)
+
+
+def _plain_page(title: str, text: str) -> str:
+    from markupsafe import escape
+
+    return (f'<!doctype html><html><head><meta charset="utf-8"><title>{escape(title)}'
+            f'</title><link rel="stylesheet" href="/static/style.css"></head><body><main>'
+            f'<h1>{escape(title)}</h1><p class="error">{escape(text)}</p>'
+            '<p><a href="/">all stores</a></p></main></body></html>')
+
+
+def load_play_app(store: Path) -> Any:
+    """The play app (:data:`PLAY_APP`, called with the store that records finished
+    games); ``RuntimeError`` with a clear message if this accord has no play feature.
+
+    Mounted under the guard: its forms must carry ``csrf_field(request)`` (or send
+    ``csrf_token(request)`` as ``X-CSRF-Token``) from :mod:`accord.serve.security`.
+    """
+    import importlib
+
+    module, _, attr = PLAY_APP.partition(":")
+    try:
+        factory = getattr(importlib.import_module(module), attr)
+    except (ImportError, AttributeError) as exc:
+        raise RuntimeError(f"--play needs {PLAY_APP}, which this accord does not have "
+                           f"({type(exc).__name__}: {exc})") from None
+    return factory(store)
+
+
+def create_app(paths: list[Path] | list[str], token: str | None = None,
+               play: bool = False, allowed_hosts: list[str] | None = None,
+               play_store: Path | str | None = None) -> Any:
+    """The ASGI app serving ``paths`` (store files), wrapped in the token/CSRF guard.
+
+    ``play`` mounts :data:`PLAY_APP` at ``/play`` (``RuntimeError`` if unavailable),
+    recording games in ``play_store`` (default ``runs/play.db``), which is served too;
+    ``allowed_hosts`` limits the ``Host`` header (default: local names only, which
+    keeps DNS-rebinding pages away from a local server).
+    """
+    paths = [Path(p) for p in paths]
+    played = Path(play_store or "runs/play.db")
+    if play and played.resolve() not in {p.resolve() for p in paths}:
+        paths.append(played)
+    stores = Stores(paths)
+    pages = Pages(stores, play=play)
+    routes: list[Any] = [
+        Route("/", pages.index),
+        Route("/api/stores", pages.api_stores),
+        Route("/stores/{store:int}/runs/{run}", pages.run_page),
+        Route("/stores/{store:int}/runs/{run}/aggregate", pages.aggregate_fragment),
+        Route("/api/stores/{store:int}/runs/{run}/episodes", pages.api_run),
+        Route("/api/stores/{store:int}/runs/{run}/aggregate", pages.api_aggregate),
+        Route("/episodes/{eid}", pages.episode_page),
+        Route("/api/episodes/{eid}", pages.api_episode),
+        Route("/episodes/{eid}/approval", pages.approve, methods=["POST"]),
+        Route("/api/episodes/{eid}/approval", pages.api_approve, methods=["POST"]),
+        Mount("/static", StaticFiles(packages=[("accord.serve", "static")]), name="static"),
+    ]
+    if play:
+        routes.append(Mount("/play", load_play_app(played)))
+    app = Starlette(routes=routes, exception_handlers={
+        NotFound: _not_found, StoreError: _store_error, HTTPException: _http_error})
+    app.state.stores = stores
+    hosts = allowed_hosts if allowed_hosts is not None else [
+        "127.0.0.1", "localhost", "[::1]", "::1"]
+    from starlette.middleware.trustedhost import TrustedHostMiddleware
+
+    guarded: Any = TrustedHostMiddleware(Guard(app, token), allowed_hosts=hosts)
+    guarded.state = app.state
+    return guarded
+
+
+__all__ = ["PLAY_APP", "Pages", "create_app", "environment", "load_play_app"]

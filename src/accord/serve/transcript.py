@@ -1,0 +1,124 @@
+"""A stored episode as view data for the transcript page and the report (pure functions).
+
+Every string stays raw here; escaping is the templates' job (Jinja2 autoescape), so text
+from a model, a person or a scenario is shown, never interpreted.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+#: note reasons shown as LLM calls rather than as transcript lines
+LLM_NOTE = "llm_call"
+
+
+def package_text(package: Mapping[str, Any] | None) -> str:
+    """``issue=value, ...`` of an offer's package."""
+    if not package:
+        return ""
+    return ", ".join(f"{k}={v}" for k, v in package.items())
+
+
+def _data_text(data: Any) -> str:
+    if not data:
+        return ""
+    if isinstance(data, Mapping):
+        return ", ".join(f"{k}={_short(v)}" for k, v in data.items())
+    return _short(data)
+
+
+def _short(value: Any, limit: int = 600) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, default=str)
+    return text if len(text) <= limit else text[:limit] + f"… ({len(text)} chars)"
+
+
+def event_view(ev: Mapping[str, Any]) -> dict[str, Any]:
+    """One trajectory event (its ``to_dict()`` form) as a transcript line:
+    ``round``, ``party``, ``kind`` (css class), ``action``, ``detail``, ``message``."""
+    kind = ev.get("kind")
+    move = ev.get("move") or {}
+    out: dict[str, Any] = {"seq": ev.get("seq"), "round": ev.get("round"),
+                           "party": ev.get("party") or "protocol", "kind": kind,
+                           "action": "", "detail": "", "message": None}
+    if kind == "move":
+        mk = move.get("kind")
+        out["action"] = str(mk)
+        if mk in ("offer", "suggest"):
+            out["detail"] = package_text(move.get("package"))
+        elif mk == "reject":
+            counter = move.get("counter")
+            if counter:
+                out["action"] = "reject + counter"
+                out["detail"] = package_text(counter.get("package"))
+        elif mk == "walk":
+            out["detail"] = move.get("reason") or ""
+        elif mk == "message":
+            out["message"] = move.get("text")
+        elif mk == "action":
+            out["detail"] = str(move.get("action"))
+        elif mk == "decide":
+            out["detail"] = str(move.get("decision"))
+        else:
+            rest = {k: v for k, v in move.items() if k not in ("kind", "message")}
+            out["detail"] = _data_text(rest)
+        if move.get("message") and mk != "message":
+            out["message"] = move.get("message")
+    elif kind == "invalid":
+        out["action"] = f"invalid move ({ev.get('reason')})"
+        out["detail"] = ev.get("feedback") or ""
+        if move:
+            out["message"] = _data_text(move)
+    elif kind == "note":
+        out["action"] = str(ev.get("reason"))
+        out["detail"] = _data_text(ev.get("data"))
+    elif kind == "agent_error":
+        out["action"] = "agent failed"
+        out["detail"] = ev.get("feedback") or ""
+    else:
+        out["action"] = str(kind)
+        out["detail"] = _data_text(ev.get("data") or ev.get("reason"))
+    return out
+
+
+def transcript(events: list[Mapping[str, Any]]) -> dict[str, Any]:
+    """Transcript lines, LLM calls (model, tokens, latency, reply) and notes by kind."""
+    lines: list[dict[str, Any]] = []
+    calls: list[dict[str, Any]] = []
+    notes: dict[str, int] = {}
+    for ev in events:
+        if ev.get("kind") == "note" and ev.get("reason") == LLM_NOTE:
+            d = dict(ev.get("data") or {})
+            calls.append({"round": ev.get("round"), "party": ev.get("party"),
+                          "model": d.get("model"), "prompt_tokens": d.get("prompt_tokens"),
+                          "completion_tokens": d.get("completion_tokens"),
+                          "latency": d.get("latency"), "from_cache": d.get("from_cache"),
+                          "reply": d.get("reply") or d.get("text") or ""})
+            continue
+        if ev.get("kind") == "note":
+            notes[str(ev.get("reason"))] = notes.get(str(ev.get("reason")), 0) + 1
+        lines.append(event_view(ev))
+    return {"lines": lines, "llm_calls": calls, "notes": notes}
+
+
+def flatten(obj: Any, prefix: str = "") -> list[tuple[str, str]]:
+    """``(dotted key, text)`` rows of a JSON-like record (the CLI's record layout)."""
+    from accord.cli.render import flatten as cli_flatten
+
+    return cli_flatten(obj, prefix)
+
+
+def usage_rows(usage: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    """Token usage and cost per agent role: one row per role."""
+    rows = []
+    for role, u in (usage or {}).items():
+        if isinstance(u, Mapping):
+            rows.append({"role": role, **{k: v for k, v in u.items()
+                                          if isinstance(v, (int, float, str, type(None)))}})
+        else:
+            rows.append({"role": role, "value": u})
+    return rows
+
+
+__all__ = ["event_view", "flatten", "package_text", "transcript", "usage_rows"]

@@ -1,0 +1,98 @@
+"""View data shared by the web pages, their JSON twins and the report (no HTTP here)."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from accord.bench.approvals import Approval
+from accord.bench.store import EpisodeRow
+from accord.serve.plot import task_exchange_figure, utility_plane
+from accord.serve.transcript import flatten, transcript, usage_rows
+
+#: metrics shown as columns of the episodes table when present
+KEY_METRICS = ("agreement", "welfare", "nash_distance", "utility_leak", "reward",
+               "social_welfare", "total", "pareto_optimal")
+
+
+def when(t: float | None) -> str:
+    """A unix time as ``YYYY-MM-DD HH:MM:SS`` UTC (``-`` for none)."""
+    if t is None:
+        return "-"
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(t))
+
+
+def num(x: Any) -> str:
+    """A table cell for a value: 4 significant digits for floats, ``-`` for none."""
+    if x is None:
+        return "-"
+    if isinstance(x, bool):
+        return "yes" if x else "no"
+    if isinstance(x, float):
+        return f"{x:.4g}"
+    return str(x)
+
+
+def row_view(e: EpisodeRow, approval: Approval | None) -> dict[str, Any]:
+    """One line of the episodes table (also the JSON twin's episode item)."""
+    s = e.summary or {}
+    flags = s.get("flags") if isinstance(s.get("flags"), dict) else {}
+    raised = [k for k, v in (flags or {}).items()
+              if v is True or (isinstance(v, dict) and any(x is True for x in v.values()))]
+    return {"id": e.id, "run": e.run, "seq": e.seq, "domain": e.spec.get("domain"),
+            "scenario": e.spec.get("scenario"), "agents": e.labels.get("lineup"),
+            "seed": e.spec.get("seed"), "status": e.status, "outcome": e.outcome,
+            "reason": s.get("reason"), "rounds": s.get("rounds"), "flags": raised,
+            "metrics": {m: (e.metrics or {}).get(m) for m in KEY_METRICS
+                        if m in (e.metrics or {})},
+            "wall_time": e.wall_time, "finished": e.finished,
+            "approval": None if approval is None else approval.state}
+
+
+def aggregate_view(agg: Any) -> dict[str, Any]:
+    """The aggregate table of ``accord results``: header and formatted cells."""
+    from accord.bench.tables import format_stat
+
+    head = [*agg.group_by, "n", "failed", *agg.metrics]
+    rows = [[num(v) for v in g.key] + [str(g.done), str(g.failed)]
+            + [format_stat(g.stats[m]) for m in agg.metrics] for g in agg.groups]
+    return {"head": head, "rows": rows, "group_by": agg.group_by, "metrics": agg.metrics}
+
+
+def aggregate_json(agg: Any) -> dict[str, Any]:
+    """The aggregate as in ``accord results --json`` (groups only)."""
+    return {"group_by": agg.group_by, "metrics": agg.metrics, "groups": [{
+        "key": dict(zip(agg.group_by, g.key, strict=True)), "episodes": g.episodes,
+        "done": g.done, "failed": g.failed, "pending": g.pending, "outcomes": g.outcomes,
+        "metrics": {m: g.stats[m].to_dict() for m in agg.metrics}} for g in agg.groups]}
+
+
+def episode_view(row: EpisodeRow, jsonl: str | None, approval: Approval | None,
+                 info: dict[str, Any], plot: bool = True) -> dict[str, Any]:
+    """Everything the transcript page shows about one episode."""
+    events = [json.loads(line) for line in (jsonl or "").splitlines() if line.strip()]
+    tr = transcript(events)
+    s = row.summary or {}
+    record = s.get("record") if isinstance(s.get("record"), dict) else None
+    return {
+        "episode": row.to_dict(), "run": info, "events": events, "lines": tr["lines"],
+        "llm_calls": tr["llm_calls"], "notes": tr["notes"],
+        "record_rows": flatten(record) if record else [],
+        "summary_rows": flatten({k: v for k, v in s.items() if k != "record"}) if s else [],
+        "metric_rows": flatten(row.metrics) if row.metrics else [],
+        "usage_rows": usage_rows(row.usage),
+        "approval": None if approval is None else approval.to_dict(),
+        "plot": (utility_plane(row.spec, s, events)
+                 or task_exchange_figure(f"{row.run}/{row.id}", row.spec, s)) if plot else None,
+    }
+
+
+def episode_json(view: dict[str, Any]) -> dict[str, Any]:
+    """The JSON twin of the transcript page."""
+    return {**view["episode"], "approval": view["approval"], "trajectory": view["events"],
+            "llm_calls": view["llm_calls"], "notes": view["notes"]}
+
+
+__all__ = ["KEY_METRICS", "aggregate_json", "aggregate_view", "episode_json",
+           "episode_view", "num", "row_view", "when"]
