@@ -118,7 +118,7 @@ def run(
         help="Comma-separated agent specs, "
                                "one per party, e.g. boulware,conceder."),
     seed: int = c.seed_option(),
-    max_rounds: int | None = typer.Option(None, "--max-rounds", help="Round cap."),
+    max_rounds: int | None = typer.Option(None, "--max-rounds", help="Round cap (games: cheap-talk rounds before play)."),
     out: Path | None = c.out_option("Write the episode's trajectory (every event) as JSONL."),
     log: Path | None = c.alias_option("--log"),
     as_json: bool = c.json_option(),

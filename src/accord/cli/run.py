@@ -57,7 +57,8 @@ def run_bargaining(target: str, agents: str, seed: int, max_rounds: int | None,
                            dict(params), seed)
         result = asyncio.run(run_negotiation(scenario, specs, params=params, seed=seed,
                                               ctx={"llm": llm or {},
-                                                   "episode_id": _episode_id(spec)}))
+                                                   "episode_id": _episode_id(spec),
+                                                   "seat": _seat(specs, as_json)}))
     except (ScenarioError, AgentSpecError, ParamError, ValueError) as exc:
         # ValueError: protocol or agent construction refused its settings (the episode
         # itself turns every error into a record, never an exception)
@@ -82,6 +83,18 @@ def run_bargaining(target: str, agents: str, seed: int, max_rounds: int | None,
     if out is not None and not quiet:
         console.print(f"trajectory log: {c.plain(out)}")
     _exit_on_error(result.status)
+
+
+def _seat(specs: Any, as_json: bool) -> Any:
+    """A terminal seat when a person plays (``human`` in the line-up), else ``None``.
+
+    With ``--json`` the prompts go to stderr so stdout stays one JSON document.
+    """
+    if not any(getattr(s, "kind", None) == "human" for s in specs):
+        return None
+    from accord.play.terminal import TerminalSeat
+
+    return TerminalSeat(c.console(stderr=as_json))
 
 
 def _exit_on_error(status: str) -> None:
@@ -171,13 +184,16 @@ def run_domain(domain: str, rest: str, *, agents: str, seed: int, max_rounds: in
             params["max_rounds"] = max_rounds
     elif domain == "deal-or-no-deal" and max_rounds is not None:
         params["rounds"] = max_rounds
+    elif domain == "games" and max_rounds is not None:  # the cheap-talk rounds before play
+        params["negotiation_rounds"] = max_rounds
     summarize = _summarizer(domain)
     try:
         dom = get_domain(domain)
         spec = EpisodeSpec(domain, scenario, tuple(parse_agent_list(agents)), params, seed)
         validate = getattr(dom, "validate", None)
         ctx = RunContext(episode_id=_episode_id(spec), llm=llm,
-                         data=None if data is None else str(data))
+                         data=None if data is None else str(data),
+                         extra={"seat": _seat(spec.agents, as_json)})
         if validate is not None:
             validate(spec)
         result = asyncio.run(dom.run_episode(spec, ctx))

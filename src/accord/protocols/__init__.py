@@ -8,7 +8,7 @@ step results (:class:`Invalid`, :class:`Termination`, :class:`Progress`, :class:
 state machine. All of it is pure (numpy and the standard library only).
 """
 
-from accord.protocols.agent import Agent
+from accord.protocols.agent import Agent, AgentQuit
 from accord.protocols.alternating import AlternatingConfig, AlternatingOffers
 from accord.protocols.base import Invalid, Note, Observation, Progress, Protocol, Termination
 from accord.protocols.engine import Bounds, EpisodeResult, run_episode
@@ -16,6 +16,7 @@ from accord.protocols.judge import JudgeVerdict, RuleJudge, TerminationJudge
 
 __all__ = [
     "Agent",
+    "AgentQuit",
     "AlternatingConfig",
     "AlternatingOffers",
     "Bounds",

@@ -124,7 +124,8 @@ class DealOrNoDealDomain(Domain):
                                     seed=spec.seed, first=str(p.get("first") or "alice"),
                                     max_retries=5 if p.get("max_retries") is None
                                     else int(p["max_retries"]),
-                                    ctx={"llm": ctx.llm, "episode_id": ctx.episode_id})
+                                    ctx={"llm": ctx.llm, "episode_id": ctx.episode_id,
+                                         "seat": ctx.extra.get("seat")})
 
     def metrics(self, spec: EpisodeSpec, result: EpisodeResult) -> dict[str, Any]:
         """Pure per-episode metrics (see :func:`episode_metrics`)."""
