@@ -12,6 +12,8 @@ recorded as ended by the person, without a traceback.
 from __future__ import annotations
 
 import shlex
+import signal
+import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -73,12 +75,20 @@ class TerminalSeat(Seat):
 
     # -- reading -------------------------------------------------------------------------
     def _read(self, prompt: str) -> str:
+        # asyncio.run's own SIGINT handler only cancels the main task, which a blocking
+        # input() never notices: while the person types, Ctrl-C raises KeyboardInterrupt here
+        old = None
+        if threading.current_thread() is threading.main_thread():
+            old = signal.signal(signal.SIGINT, signal.default_int_handler)
         try:
             return self.reader(prompt)
         except EOFError:
             raise SeatClosed("the person ended the episode (end of input)") from None
         except KeyboardInterrupt:
             raise SeatClosed("the person ended the episode (interrupted)") from None
+        finally:
+            if old is not None:
+                signal.signal(signal.SIGINT, old)
 
     async def ask(self, turn: Turn) -> Reply:
         """Show the turn, then read commands until one makes a reply."""
