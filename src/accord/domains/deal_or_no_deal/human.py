@@ -63,7 +63,7 @@ class DondView(HumanView):
                 return None
             if any(share[i] > c for i, c in zip(o.items, o.counts, strict=True)):
                 return None
-            return float(_worth(o, share) or 0)
+            return _worth(o, share)
         return score
 
     def move(self, obs: Observation, reply: Reply) -> Move:

@@ -23,8 +23,9 @@
     fetch(utilityUrl + "?" + params.toString(), { credentials: "same-origin" })
       .then(function (r) { return r.json(); })
       .then(function (d) {
+        var digits = live.dataset.digits;
         live.textContent = d.utility === null ? "-" :
-          (Number.isInteger(d.utility) ? String(d.utility) : d.utility.toFixed(3));
+          (digits ? Number(d.utility).toFixed(Number(digits)) : String(d.utility));
       })
       .catch(function () { live.textContent = "?"; });
   }
@@ -52,4 +53,5 @@
     };
     window.setTimeout(poll, 150);
   }
+  body.dataset.ready = "1";  // handlers attached (tests wait for this)
 })();
