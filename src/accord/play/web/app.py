@@ -117,6 +117,9 @@ class PlayApp:
         domain = str(form.get("domain", ""))
         scenario = str(form.get(f"scenario.{domain}", "") or "").strip()
         try:
+            if domain not in DOMAINS:
+                raise PlayError(f"unknown domain {domain[:40]!r}; choose one of "
+                                f"{', '.join(DOMAINS)}")
             upload = str(form.get("upload") or "")
             if domain == "bargaining" and upload.strip():
                 scenario = self.games.save_upload(upload)
