@@ -15,7 +15,7 @@ from accord.core.moves import Move
 from accord.protocols.base import Observation
 
 
-class AgentQuit(Exception):  # noqa: N818 - a request to stop, not an error
+class AgentQuit(Exception):
     """Raised by an agent whose operator ended the episode (a person leaving their seat).
 
     The engine records it as ``no_deal`` with reason ``quit`` naming the role, not as an

@@ -84,7 +84,7 @@ async def test_a_person_who_leaves_ends_the_episode_as_quit_not_error() -> None:
                                 ctx={"seat": ScriptedSeat([])})
     assert (res.status, res.reason, res.who) == ("no_deal", "quit", "buyer")
     assert "closed the terminal" in (res.detail or "")
-    assert [e.reason for e in res.trajectory.of_kind("note")][0] == "quit"
+    assert next(e.reason for e in res.trajectory.of_kind("note")) == "quit"
 
 
 async def test_human_without_a_seat_is_a_clear_error() -> None:

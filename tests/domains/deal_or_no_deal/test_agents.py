@@ -165,7 +165,8 @@ def test_human_replay_walks_without_deal() -> None:
 def test_agent_specs() -> None:
     assert isinstance(make_agent("workflow?gamma=0.5", HAND[0], "alice"), BayesianWorkflowAgent)
     assert isinstance(make_agent("greedy?accept_share=0.7", HAND[0], "bob"), GreedyAgent)
-    with pytest.raises(AgentSpecError, match="known: dataset-human, greedy, human, llm, llm-workflow, workflow"):
+    with pytest.raises(AgentSpecError,
+                       match="known: dataset-human, greedy, human, llm, llm-workflow, workflow"):
         make_agent("nosuch:x", HAND[0], "alice")
     with pytest.raises(AgentSpecError, match="no option"):
         make_agent("greedy?gamma=1", HAND[0], "alice")

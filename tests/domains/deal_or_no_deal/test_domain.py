@@ -19,7 +19,8 @@ def spec(scenario: str = "test/0", agents: tuple[str, ...] = ("workflow", "workf
 
 def test_registered_with_agent_kinds() -> None:
     dom = get_domain("deal-or-no-deal")
-    assert dom.agent_kinds() == ["dataset-human", "greedy", "human", "llm", "llm-workflow", "workflow"]
+    assert dom.agent_kinds() == ["dataset-human", "greedy", "human", "llm", "llm-workflow",
+                                "workflow"]
 
 
 @pytest.mark.parametrize("bad,exc,needle", [

@@ -22,10 +22,12 @@ issues:
 parties:
   a:
     batna: 0.1
-    utility: {type: linear_additive, weights: {price: 1.0}, values: {price: {1: 0.0, 2: 0.5, 3: 1.0}}}
+    utility:
+      {type: linear_additive, weights: {price: 1.0}, values: {price: {1: 0.0, 2: 0.5, 3: 1.0}}}
   b:
     batna: 0.1
-    utility: {type: linear_additive, weights: {price: 1.0}, values: {price: {1: 1.0, 2: 0.5, 3: 0.0}}}
+    utility:
+      {type: linear_additive, weights: {price: 1.0}, values: {price: {1: 1.0, 2: 0.5, 3: 0.0}}}
 """
 
 

@@ -9,7 +9,6 @@ can poll for "something changed" cheaply.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from accord.agents.human.seat import Reply, Seat, SeatClosed, Turn
 
@@ -42,7 +41,7 @@ class WebSeat(Seat):
         self._reply = None
         self.version += 1
 
-    def submit(self, reply: dict[str, Any]) -> bool:
+    def submit(self, reply: Reply) -> bool:
         """Hand the person's reply to the waiting turn; ``False`` when none is waiting."""
         fut = self._reply
         if fut is None or fut.done():
