@@ -62,8 +62,19 @@ for _kind, _factory in {
     "hardliner": lambda s, c: HardlinerAgent(**_opts(s, set())),
     "random": lambda s, c: RandomAgent(**_opts(s, {"p_accept"})),
     "accept-all": lambda s, c: AcceptAllAgent(**_opts(s, set())),
+    "human": lambda s, c: _human(s, c),
 }.items():
     NEGOTIATORS.register(_kind, _factory)
+
+
+def _human(spec: AgentSpec, ctx: Mapping[str, Any]) -> Agent:
+    """A person at the seat in ``ctx["seat"]`` (terminal or browser), see agents.human."""
+    from accord.agents.human import HumanAgent, seat_from
+    from accord.agents.human.bargaining import BargainingView
+
+    _opts(spec, set())
+    return HumanAgent(seat_from(ctx), BargainingView())
+
 
 def _pareto(spec: AgentSpec, ctx: Mapping[str, Any]) -> Agent:
     _opts(spec, set())

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 app = c.group_app("dond")
 
 #: the agent kinds of ``dond play`` (kept in sync with the domain's registry by a test)
-AGENT_KINDS_HELP = "greedy, human, llm, llm-workflow, workflow"
+AGENT_KINDS_HELP = "dataset-human, greedy, llm, llm-workflow, workflow"
 
 _fail = c.fail
 

@@ -118,9 +118,11 @@ def run(
                                  "or a scenario PATH.yaml (bargaining, or DOMAIN/PATH.yaml)"),
     agents: str = typer.Option(..., "--agents", "-a", metavar="SPECS",
         help="Comma-separated agent specs, "
-                               "one per party, e.g. boulware,conceder."),
+                               "one per party, e.g. boulware,conceder; human is you, "
+                               "playing at this terminal."),
     seed: int = c.seed_option(),
-    max_rounds: int | None = typer.Option(None, "--max-rounds", help="Round cap."),
+    max_rounds: int | None = typer.Option(
+        None, "--max-rounds", help="Round cap (games: cheap-talk rounds before play)."),
     out: Path | None = c.out_option("Write the episode's trajectory (every event) as JSONL."),
     log: Path | None = c.alias_option("--log"),
     as_json: bool = c.json_option(),

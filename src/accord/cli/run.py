@@ -105,7 +105,8 @@ def run_target(target: str, agents: str, seed: int, options: dict[str, Any],
                             domain_params(dom, options, params), seed)
         dom.validate(spec)
         ctx = RunContext(episode_id=_episode_id(spec), llm=llm,
-                         data=None if data is None else str(data))
+                         data=None if data is None else str(data),
+                         extra={"seat": _seat(spec.agents, as_json)})
         t0 = time.perf_counter()
         result = asyncio.run(dom.run_episode(spec, ctx))
         wall = time.perf_counter() - t0
@@ -163,6 +164,18 @@ def _store(store: Path | None, spec: Any, result: Any, require_approval: bool,
            "[--reject --comment TEXT], or accord serve" if gated else ""))
     return {"stored": {"store": str(store), "run": RUN_NAME, "id": eid,
                        "approval": "pending" if gated else None}}
+
+
+def _seat(specs: Any, as_json: bool) -> Any:
+    """A terminal seat when a person plays (``human`` in the line-up), else ``None``.
+
+    With ``--json`` the prompts go to stderr so stdout stays one JSON document.
+    """
+    if not any(getattr(s, "kind", None) == "human" for s in specs):
+        return None
+    from accord.play.terminal import TerminalSeat
+
+    return TerminalSeat(c.console(stderr=as_json))
 
 
 def _exit_on_error(status: str) -> None:

@@ -9,7 +9,7 @@ state machine, and the :class:`ProtocolKit` a conformance check exercises a prot
 with. All of it is pure (numpy and the standard library only).
 """
 
-from accord.protocols.agent import Agent
+from accord.protocols.agent import Agent, AgentQuit
 from accord.protocols.alternating import AlternatingConfig, AlternatingOffers
 from accord.protocols.base import Invalid, Note, Observation, Progress, Protocol, Termination
 from accord.protocols.engine import Bounds, EpisodeResult, run_episode
@@ -18,6 +18,7 @@ from accord.protocols.kit import ProtocolKit
 
 __all__ = [
     "Agent",
+    "AgentQuit",
     "AlternatingConfig",
     "AlternatingOffers",
     "Bounds",

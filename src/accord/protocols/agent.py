@@ -15,6 +15,14 @@ from accord.core.moves import Move
 from accord.protocols.base import Observation
 
 
+class AgentQuit(Exception):
+    """Raised by an agent whose operator ended the episode (a person leaving their seat).
+
+    The engine records it as ``no_deal`` with reason ``quit`` naming the role, not as an
+    error: nothing went wrong, somebody chose to stop.
+    """
+
+
 class Agent(ABC):
     """A negotiating party (or a mediator): sees observations, returns moves."""
 

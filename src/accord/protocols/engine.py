@@ -8,7 +8,9 @@ turn, apply, log, ask the judge, check the bounds. A bound always wins.
 Failures become records, never tracebacks: an agent (party or mediator) that raises,
 or a judge that raises or answers something that is not a verdict, is logged as an
 ``agent_error`` event and ends the episode with status ``error`` naming the role
-(``who`` is the role, or ``"judge"``) and the error text in ``detail``.
+(``who`` is the role, or ``"judge"``) and the error text in ``detail``. An agent that
+raises :class:`~accord.protocols.agent.AgentQuit` (a person who left) ends it as
+``no_deal`` with reason ``quit`` naming the role.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Any
 
 from accord.core.moves import Move
 from accord.core.trajectory import Trajectory
-from accord.protocols.agent import Agent
+from accord.protocols.agent import Agent, AgentQuit
 from accord.protocols.base import Protocol, Termination
 from accord.protocols.judge import DECISIONS, JUDGE, JudgeVerdict, RuleJudge, TerminationJudge
 
@@ -94,6 +96,9 @@ async def _ask(
             move = await agent.act(obs)
         except asyncio.CancelledError:
             raise
+        except AgentQuit as exc:  # a person left: a clean no-deal naming them, not an error
+            log.add(rnd, role, "note", reason="quit", feedback=str(exc), t=time.monotonic() - t0)
+            raise _Failure(Termination("no_deal", "quit", role, str(exc))) from None
         except Exception as exc:  # an agent crash ends the run cleanly, with its text
             detail = f"{type(exc).__name__}: {exc}"
             log.add(rnd, role, "agent_error", reason="agent_exception", feedback=detail,

@@ -143,14 +143,14 @@ async def test_human_replay_both_sides_reproduces_the_outcome() -> None:
              Turn("bob", "deal")]
     point = dp((1, 2, 3), (4, 0, 2), (1, 3, 1), Outcome("agreement", (1, 0, 3), (0, 2, 0)),
                turns)
-    res = await play_datapoint(point, ["human", "human"], first="data")
+    res = await play_datapoint(point, ["dataset-human", "dataset-human"], first="data")
     assert res.status == "agreement"
     assert share(res.record, "alice") == (1, 0, 3)
     moves = [e.move for e in res.trajectory.of_kind("move") if e.move is not None]
     texts = [m["text"] for m in moves if m["kind"] == "message"]
     assert texts == [t.text for t in turns]
     failed = dp((1, 2, 3), (4, 0, 2), (1, 3, 1), Outcome("disagree"), turns)
-    res = await play_datapoint(failed, ["human", "human"], first="data")
+    res = await play_datapoint(failed, ["dataset-human", "dataset-human"], first="data")
     assert res.status == "no_deal" and res.reason == "walk"
 
 
@@ -165,7 +165,8 @@ def test_human_replay_walks_without_deal() -> None:
 def test_agent_specs() -> None:
     assert isinstance(make_agent("workflow?gamma=0.5", HAND[0], "alice"), BayesianWorkflowAgent)
     assert isinstance(make_agent("greedy?accept_share=0.7", HAND[0], "bob"), GreedyAgent)
-    with pytest.raises(AgentSpecError, match="known: greedy, human, llm, llm-workflow, workflow"):
+    with pytest.raises(AgentSpecError,
+                       match="known: dataset-human, greedy, human, llm, llm-workflow, workflow"):
         make_agent("nosuch:x", HAND[0], "alice")
     with pytest.raises(AgentSpecError, match="no option"):
         make_agent("greedy?gamma=1", HAND[0], "alice")

@@ -114,13 +114,13 @@ def test_play_json(dond_dir: Path) -> None:
     assert s["episodes"] == 5 and s["agreement"] == 1.0 and s["envy_free"] == 1.0
     assert s["estimation"]["precision"] == 1.0
     assert len(out["episodes"]) == 5 and out["estimation_by_round"][0]["round"] == 1.0
-    res = runner.invoke(app, ["play", "--data", str(dond_dir), "--agents", "human,greedy",
+    res = runner.invoke(app, ["play", "--data", str(dond_dir), "--agents", "dataset-human,greedy",
                               "--limit", "3"])
     assert res.exit_code == 0 and "3 episodes" in res.stdout
 
 
 def test_play_sample_runs_the_seeds_50(dond_dir: Path) -> None:
-    res = runner.invoke(app, ["play", "--data", str(dond_dir), "--agents", "human,greedy",
+    res = runner.invoke(app, ["play", "--data", str(dond_dir), "--agents", "dataset-human,greedy",
                               "--sample", str(dond_dir / "sample50.txt"), "--json",
                               "--details"])
     assert res.exit_code == 0, res.output

@@ -19,7 +19,8 @@ def spec(scenario: str = "test/0", agents: tuple[str, ...] = ("workflow", "workf
 
 def test_registered_with_agent_kinds() -> None:
     dom = get_domain("deal-or-no-deal")
-    assert dom.agent_kinds() == ["greedy", "human", "llm", "llm-workflow", "workflow"]
+    assert dom.agent_kinds() == ["dataset-human", "greedy", "human", "llm", "llm-workflow",
+                                "workflow"]
 
 
 @pytest.mark.parametrize("bad,exc,needle", [
@@ -70,7 +71,7 @@ def test_scenarios_empty_without_data(tmp_path: Path, monkeypatch: pytest.Monkey
 async def test_line_scenarios_take_alice_from_the_input_side(dond_dir: Path) -> None:
     dom = get_domain("deal-or-no-deal")
     dom.validate(spec("test/L7"))
-    res = await dom.run_episode(spec("test/L7", ("human", "greedy"), data=str(dond_dir)),
+    res = await dom.run_episode(spec("test/L7", ("dataset-human", "greedy"), data=str(dond_dir)),
                                 RunContext())
     first = (dond_dir / "test.txt").read_text(encoding="utf-8").splitlines()[6]
     you = [int(x) for x in first.split("</input>")[0].split()[1:]][1::2]

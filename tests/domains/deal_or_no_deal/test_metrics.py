@@ -121,7 +121,7 @@ async def test_human_replay_matches_human_baseline(dond_dir: Path) -> None:
     points = load_split(dond_dir / "test.txt")[:120]
     rows = []
     for d in points:
-        res = await play_datapoint(d, ["human", "human"], first="data")
+        res = await play_datapoint(d, ["dataset-human", "dataset-human"], first="data")
         rows.append(episode_metrics(res.record, res.rounds))
     want = human_baseline(points)
     got = summarize(rows)

@@ -27,7 +27,8 @@ def test_domain_registration_and_listing() -> None:
 
     assert isinstance(_DOMAINS["games"], GamesDomain)
     assert DOMAIN.scenarios() == catalog_names()
-    assert DOMAIN.agent_kinds() == ["rational", "random", "fixed", "llm", "llm-workflow"]
+    assert DOMAIN.agent_kinds() == ["rational", "random", "fixed", "llm", "llm-workflow",
+                                    "human"]
 
 
 async def test_run_episode_with_params_and_metrics() -> None:

@@ -42,7 +42,8 @@ class BargainingDomain(Domain):
 
     async def run_episode(self, spec: EpisodeSpec, ctx: RunContext) -> EpisodeResult:
         scenario = _scenario(spec)
-        llm_ctx: dict[str, Any] = {"episode_id": ctx.episode_id, "llm": ctx.llm}
+        llm_ctx: dict[str, Any] = {"episode_id": ctx.episode_id, "llm": ctx.llm,
+                                   "seat": ctx.extra.get("seat")}
         return await run_negotiation(scenario, spec.agents, params=spec.params, seed=spec.seed,
                                      ctx=llm_ctx)
 

@@ -3,7 +3,10 @@
 * ``workflow`` - the Bayesian workflow in code (Algorithm 1); options ``lam``, ``gamma``,
   ``threshold``, ``learn_from_offers``, ``view``, ``polish`` (see :class:`BayesianWorkflowAgent`);
 * ``greedy`` - greedy self-interested; option ``accept_share``;
-* ``human`` - replay of the datapoint's human side and outcome; no options;
+* ``human`` - a person at a seat (terminal or browser, ``ctx["seat"]``), see
+  :mod:`accord.domains.deal_or_no_deal.human`; no options;
+* ``dataset-human`` - replay of the datapoint's human side and outcome (called ``human``
+  before 0.x); no options;
 * ``llm`` - a raw LLM negotiator without workflow, ``llm:MODEL`` (e.g.
   ``llm:openai/gpt-4.1-mini?temperature=0``); options: the generation options
   (``temperature``, ``max_tokens``, ``top_p``, ``seed``) and ``guard`` (``flag``|``block``);
@@ -58,15 +61,25 @@ def _greedy(spec: AgentSpec, dp: Datapoint, role: str, ctx: Mapping[str, Any]) -
     return GreedyAgent(float(o.get("accept_share", 0.6)))
 
 
-def _human(spec: AgentSpec, dp: Datapoint, role: str, ctx: Mapping[str, Any]) -> Agent:
+def _dataset_human(spec: AgentSpec, dp: Datapoint, role: str, ctx: Mapping[str, Any]
+                   ) -> Agent:
     _opts(spec, set())
     return HumanReplayAgent(dp, role)
+
+
+def _human(spec: AgentSpec, dp: Datapoint, role: str, ctx: Mapping[str, Any]) -> Agent:
+    from accord.agents.human import HumanAgent, seat_from
+    from accord.domains.deal_or_no_deal.human import DondView
+
+    _opts(spec, set())
+    return HumanAgent(seat_from(ctx), DondView())
 
 
 AGENT_KINDS: dict[str, Factory] = {
     "workflow": _workflow,
     "greedy": _greedy,
     "human": _human,
+    "dataset-human": _dataset_human,
     "llm": make_raw_llm,
     "llm-workflow": make_llm_workflow,
 }

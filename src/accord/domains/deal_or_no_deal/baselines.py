@@ -56,7 +56,7 @@ class GreedyAgent(Agent):
 class HumanReplayAgent(Agent):
     """Plays back one side (``role``) of a datapoint's human dialogue and outcome."""
 
-    name = "human"
+    name = "dataset-human"
 
     def __init__(self, datapoint: Datapoint, role: str) -> None:
         if role not in ("alice", "bob"):

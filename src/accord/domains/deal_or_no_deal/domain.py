@@ -128,7 +128,8 @@ class DealOrNoDealDomain(Domain):
                              "hardest datapoints that admit an envy-free allocation")
         return await play_datapoint(dp, spec.agents, rounds=p.rounds, seed=spec.seed,
                                     first=p.first, max_retries=p.max_retries,
-                                    ctx={"llm": ctx.llm, "episode_id": ctx.episode_id})
+                                    ctx={"llm": ctx.llm, "episode_id": ctx.episode_id,
+                                         "seat": ctx.extra.get("seat")})
 
     def metrics(self, spec: EpisodeSpec, result: EpisodeResult) -> dict[str, Any]:
         """Pure per-episode metrics (see :func:`episode_metrics`)."""

@@ -12,7 +12,10 @@ All read the game from the :class:`~accord.domains.games.protocol.GameObservatio
 - ``fixed:ACTION`` (or ``fixed:A1/A2/...`` for successive decisions in a sequential game;
   the last one repeats): always the named action, for tests and scripted baselines.
 
-Any kind accepts ``message=...`` to replace its cheap-talk line.
+Any code kind accepts ``message=...`` to replace its cheap-talk line.
+
+``human``: a person at a seat (the terminal in ``accord run``, or the play page), see
+:mod:`accord.domains.games.human`.
 
 LLM kinds (:func:`make_agent` builds every kind; :func:`build_agent` the code kinds only):
 
@@ -53,6 +56,8 @@ AGENT_KINDS = ("rational", "random", "fixed")
 """Code-executed agent kinds (built by :func:`build_agent`)."""
 LLM_AGENT_KINDS = ("llm", "llm-workflow")
 """LLM agent kinds (built by :func:`make_agent`)."""
+HUMAN_KIND = "human"
+"""A person at a seat (``ctx["seat"]``; terminal or browser), built by :func:`make_agent`."""
 
 
 @lru_cache(maxsize=1)
@@ -234,7 +239,14 @@ def make_agent(spec: AgentSpec, game: Game, player: int,
         return make_llm_agent(spec, game, player, context)
     if spec.kind == "llm-workflow":
         return make_llm_workflow(spec, game, player, context)
+    if spec.kind == HUMAN_KIND:
+        from accord.agents.human import HumanAgent, seat_from
+        from accord.domains.games.human import GamesView
+
+        if spec.arg or spec.options:
+            raise ValueError(f"agent {spec}: 'human' takes no argument or options")
+        return HumanAgent(seat_from(context), GamesView())
     if spec.kind not in AGENT_KINDS:
         raise ValueError(unknown_name("games agent kind", spec.kind,
-                                      (*AGENT_KINDS, *LLM_AGENT_KINDS)))
+                                      (*AGENT_KINDS, *LLM_AGENT_KINDS, HUMAN_KIND)))
     return build_agent(spec, game, player)

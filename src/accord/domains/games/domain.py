@@ -26,7 +26,13 @@ from pydantic import ConfigDict, Field
 from accord.agents.base import Agent
 from accord.agents.spec import AgentSpecError, parse_agent_spec
 from accord.domains.base import Domain, EpisodeSpec, RunContext
-from accord.domains.games.agents import AGENT_KINDS, LLM_AGENT_KINDS, build_agent, make_agent
+from accord.domains.games.agents import (
+    AGENT_KINDS,
+    HUMAN_KIND,
+    LLM_AGENT_KINDS,
+    build_agent,
+    make_agent,
+)
 from accord.domains.games.catalog import catalog_names, resolve_game
 from accord.domains.games.io import GameFileError
 from accord.domains.games.llm_agents import check_llm_spec
@@ -130,7 +136,7 @@ class GamesDomain(Domain):
         return kit()
 
     def agent_kinds(self) -> list[str]:
-        return list(AGENT_KINDS + LLM_AGENT_KINDS)
+        return list(AGENT_KINDS + LLM_AGENT_KINDS + (HUMAN_KIND,))
 
     def validate(self, spec: EpisodeSpec) -> None:
         """Check the game, its parameters and the line-up without building LLM clients."""
@@ -145,12 +151,13 @@ class GamesDomain(Domain):
                         game.players) != 2:
                     raise AgentSpecError("llm-workflow: the simultaneous-game workflow is "
                                          "defined for two players")
-            else:
+            elif agent_spec.kind != HUMAN_KIND:  # a person needs a seat, given at run time
                 build_agent(agent_spec, game, i)
 
     async def run_episode(self, spec: EpisodeSpec, ctx: RunContext) -> EpisodeResult:
         episode_id = ctx.episode_id or episode_key(spec, int(ctx.extra.get("repeat", 0) or 0))
-        protocol, agents, _ = build_episode(spec, {"llm": ctx.llm, "episode_id": episode_id})
+        protocol, agents, _ = build_episode(spec, {"llm": ctx.llm, "episode_id": episode_id,
+                                                   "seat": ctx.extra.get("seat")})
         retries = self.params(spec).max_retries
         result = await run_episode(protocol, agents, bounds=Bounds(max_retries=retries))
         flows = {role: rec for role, a in agents.items()

@@ -1,0 +1,79 @@
+"""The person's view of a multi-issue negotiation (alternating offers, seed 002).
+
+Shows only what the protocol's :class:`~accord.protocols.negotiation.NegotiationObservation`
+holds for this party: the issues, *its own* utility of each offer and its BATNA, the public
+offers and messages. Never another party's utility or BATNA.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from accord.agents.human.agent import HumanView
+from accord.agents.human.replies import coerce_package, reply_to_move
+from accord.agents.human.seat import Reply
+from accord.core.moves import Move, Package, Value
+from accord.protocols.base import Observation
+from accord.protocols.negotiation import NegotiationObservation
+
+
+def _obs(obs: Observation) -> NegotiationObservation:
+    if not isinstance(obs, NegotiationObservation) or obs.space is None or obs.utility is None:
+        raise TypeError(f"the bargaining human view needs a NegotiationObservation, got "
+                        f"{type(obs).__name__}")
+    return obs
+
+
+def _issues(obs: NegotiationObservation) -> dict[str, tuple[Value, ...]]:
+    assert obs.space is not None
+    return {i.name: tuple(i.values) for i in obs.space.issues}
+
+
+class BargainingView(HumanView):
+    """Issues, own utility and BATNA, the table and the public history."""
+
+    domain = "bargaining"
+
+    def _utility(self, obs: NegotiationObservation, package: Package | None) -> float | None:
+        if package is None:
+            return None
+        assert obs.utility is not None
+        return round(float(obs.utility(package)), 4)
+
+    def view(self, obs: Observation) -> dict[str, Any]:
+        o = _obs(obs)
+
+        def offer(pkg: Package | None) -> dict[str, Any] | None:
+            return None if pkg is None else {"package": dict(pkg),
+                                             "utility": self._utility(o, pkg)}
+
+        return {
+            "domain": self.domain, "role": o.role, "round": o.round, "max_rounds": o.max_rounds,
+            "phase": o.phase, "parties": list(o.parties),
+            "issues": [{"name": n, "values": list(v)} for n, v in _issues(o).items()],
+            "batna": round(float(o.batna), 4),
+            "proposer": o.proposer,
+            "current_offer": offer(o.current_offer),
+            "my_last_offer": offer(o.my_last_offer),
+            "suggestion": offer(o.suggestion),
+            "offers": [{"round": r.round, "party": r.party, "source": r.source,
+                        "package": dict(r.package), "utility": self._utility(o, r.package)}
+                       for r in o.history],
+            "messages": [{"round": r, "party": p, "text": t} for r, p, t in o.messages],
+        }
+
+    def evaluate(self, obs: Observation) -> Callable[[Mapping[str, Any]], float | None]:
+        o = _obs(obs)
+        issues = _issues(o)
+
+        def score(raw: Mapping[str, Any]) -> float | None:
+            pkg = coerce_package(raw, issues)
+            if isinstance(pkg, str) or set(pkg) != set(issues):
+                return None
+            return self._utility(o, pkg)
+        return score
+
+    def move(self, obs: Observation, reply: Reply) -> Move:
+        issues = _issues(_obs(obs))
+        return reply_to_move(reply, lambda raw: coerce_package(raw, issues))

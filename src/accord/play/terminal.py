@@ -1,0 +1,268 @@
+"""The terminal seat: a rich prompt for ``accord run ... --agents human,...``.
+
+Shows the person's private view (what :class:`~accord.agents.human.Turn` holds, nothing
+more), the new offers and messages since their last turn, and the protocol's feedback on an
+invalid attempt; reads one command line per move. Every piece of text that did not come
+from accord itself (messages of the other side, issue names, scenario values) goes through
+:func:`accord.cli.common.plain`, so it can never become rich markup or a terminal control
+sequence. End of input (Ctrl-D) or an interrupt (Ctrl-C) closes the seat: the episode ends
+recorded as ended by the person, without a traceback.
+"""
+
+from __future__ import annotations
+
+import shlex
+import signal
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from rich.console import Console
+
+from accord.agents.human.seat import Reply, Seat, SeatClosed, Turn
+from accord.cli.common import plain
+
+HELP = {
+    "bargaining": [
+        ("offer", "build an offer issue by issue (the utility of the package is shown)"),
+        ("offer ISSUE=VALUE ...", "make an offer in one line"),
+        ("accept [TEXT]", "accept the offer on the table"),
+        ("reject [ISSUE=VALUE ...]", "reject it, optionally with a counter-offer"),
+        ("counter", "reject and build a counter-offer issue by issue"),
+        ("message TEXT", "say something (binds nothing)"),
+        ("walk [REASON]", "leave and take your BATNA"),
+    ],
+    "deal-or-no-deal": [
+        ("offer", "propose the items YOU take, item by item (your partner gets the rest)"),
+        ("offer book=N hat=N ball=N", "propose what you take in one line"),
+        ("accept", "take your partner's proposal"),
+        ("reject [book=N hat=N ball=N]", "refuse it, optionally proposing what you take"),
+        ("message TEXT", "say something"),
+        ("walk", "leave without a deal"),
+    ],
+    "games": [
+        ("message TEXT", "cheap talk (binds nothing)"),
+        ("ACTION or its number", "play an action"),
+    ],
+}
+
+Reader = Callable[[str], str]
+
+
+def _pairs(tokens: list[str]) -> dict[str, str] | None:
+    out: dict[str, str] = {}
+    for tok in tokens:
+        key, eq, val = tok.partition("=")
+        if not eq:
+            return None
+        out[key.strip()] = val.strip()
+    return out
+
+
+def _fmt(pkg: Mapping[str, Any] | None) -> str:
+    if not pkg:
+        return "-"
+    return plain(", ".join(f"{k}={v}" for k, v in pkg.items()))
+
+
+class TerminalSeat(Seat):
+    """A person at this terminal (one seat may serve several roles: hot-seat play)."""
+
+    def __init__(self, console: Console, reader: Reader | None = None) -> None:
+        self.console = console
+        self.reader = reader or (lambda prompt: console.input(prompt))
+        self._seen: dict[tuple[str, str], int] = {}
+
+    # -- reading -------------------------------------------------------------------------
+    def _read(self, prompt: str) -> str:
+        # asyncio.run's own SIGINT handler only cancels the main task, which a blocking
+        # input() never notices: while the person types, Ctrl-C raises KeyboardInterrupt here
+        old = None
+        if threading.current_thread() is threading.main_thread():
+            old = signal.signal(signal.SIGINT, signal.default_int_handler)
+        try:
+            return self.reader(prompt)
+        except EOFError:
+            raise SeatClosed("the person ended the episode (end of input)") from None
+        except KeyboardInterrupt:
+            raise SeatClosed("the person ended the episode (interrupted)") from None
+        finally:
+            if old is not None:
+                signal.signal(signal.SIGINT, old)
+
+    async def ask(self, turn: Turn) -> Reply:
+        """Show the turn, then read commands until one makes a reply."""
+        self._show(turn)
+        while True:
+            line = self._read(f"[bold]{plain(turn.role)}[/] move "
+                              f"({'/'.join(turn.legal)}, help)> ").strip()
+            if not line:
+                continue
+            if line in ("help", "?"):
+                self._help(turn.domain)
+                continue
+            reply = self._parse(turn, line)
+            if reply is not None:
+                return reply
+
+    # -- showing -------------------------------------------------------------------------
+    def _new(self, turn: Turn, key: str, items: list[Any]) -> list[Any]:
+        seen = self._seen.get((turn.role, key), 0)
+        self._seen[(turn.role, key)] = len(items)
+        return items[seen:]
+
+    def _help(self, domain: str) -> None:
+        for cmd, what in HELP.get(domain, []):
+            self.console.print(f"  [cyan]{plain(cmd)}[/]  {plain(what)}")
+
+    def _show(self, turn: Turn) -> None:
+        v = turn.view
+        c = self.console
+        if turn.feedback is not None:
+            c.print(f"[bold red]not accepted[/] ({plain(turn.feedback.get('reason'))}): "
+                    f"{plain(turn.feedback.get('feedback'))}")
+            return
+        show = {"bargaining": self._show_bargaining, "deal-or-no-deal": self._show_dond,
+                "games": self._show_games}.get(turn.domain)
+        if show is not None:
+            show(turn, v)
+
+    def _show_bargaining(self, turn: Turn, v: Mapping[str, Any]) -> None:
+        c = self.console
+        c.rule(f"round {v['round']}/{v['max_rounds']} - you are {plain(turn.role)}")
+        if (turn.role, "issues") not in self._seen:
+            self._seen[(turn.role, "issues")] = 1
+            c.print(f"Your BATNA (utility if there is no deal): [bold]{v['batna']:.3f}[/]. "
+                    "Only you see your utilities.")
+            for issue in v["issues"]:
+                c.print(f"  {plain(issue['name'])}: {plain(', '.join(map(str, issue['values'])))}")
+            self._help("bargaining")
+        for o in self._new(turn, "offers", list(v["offers"])):
+            c.print(f"  r{o['round']} [bold]{plain(o['party'])}[/] {plain(o['source'])}: "
+                    f"{_fmt(o['package'])}  (your utility {o['utility']:.3f})")
+        for m in self._new(turn, "messages", list(v["messages"])):
+            c.print(f"  r{m['round']} [bold]{plain(m['party'])}[/] says: {plain(m['text'])}")
+        cur = v.get("current_offer")
+        if v["phase"] == "respond" and cur is not None:
+            c.print(f"On the table from {plain(v.get('proposer'))}: {_fmt(cur['package'])} - "
+                    f"your utility [bold]{cur['utility']:.3f}[/] (BATNA {v['batna']:.3f})")
+        else:
+            c.print("Your turn to propose.")
+
+    def _show_dond(self, turn: Turn, v: Mapping[str, Any]) -> None:
+        c = self.console
+        c.rule(f"round {v['round']}/{v['max_rounds']} - you are {plain(turn.role)}"
+               + (" - LAST TURN" if v.get("last_turn") else ""))
+        if (turn.role, "items") not in self._seen:
+            self._seen[(turn.role, "items")] = 1
+            c.print("Items on the table (your values per unit; your partner's are hidden):")
+            for it in v["items"]:
+                c.print(f"  {plain(it['name'])}: {it['count']} x {it['value']} points")
+            c.print(f"All items are worth {v['total']} points to you. A proposal names what "
+                    "YOU take; your partner gets the rest.")
+            self._help("deal-or-no-deal")
+        for e in self._new(turn, "history", list(v["history"])):
+            parts = [f"r{e.get('round')} [bold]{plain(e.get('role'))}[/] {plain(e.get('kind'))}"]
+            if e.get("share"):
+                parts.append(f"takes {_fmt(e['share'])}")
+            if e.get("text"):
+                parts.append(f"says: {plain(e['text'])}")
+            c.print("  " + " ".join(parts))
+        off = v.get("offer")
+        if off is not None:
+            c.print(f"{plain(v['partner'])} proposes to take {_fmt(off['partner_takes'])}; you "
+                    f"would get {_fmt(off['you_get'])} = [bold]{off['worth']}[/] points")
+
+    def _show_games(self, turn: Turn, v: Mapping[str, Any]) -> None:
+        c = self.console
+        if (turn.role, "game") not in self._seen:
+            self._seen[(turn.role, "game")] = 1
+            c.rule(f"{plain(v['game'])} - you are {plain(turn.role)}")
+            c.print(plain(v["description"]))
+        for m in self._new(turn, "messages", list(v["messages"])):
+            c.print(f"  talk r{m['round']} [bold]{plain(m['speaker'])}[/]: {plain(m['text'])}")
+        for h in self._new(turn, "history", list(v["history"])):
+            c.print(f"  {plain(h['player'])} played {plain(h['action'])}")
+        if v["phase"] == "negotiation":
+            c.print(f"Cheap talk, round {v['negotiation_round']}/{v['negotiation_rounds']}: "
+                    "type message TEXT")
+        else:
+            acts = ", ".join(f"{i}={plain(a)}" for i, a in enumerate(v["actions"], 1))
+            c.print(f"Choose your action: {acts}")
+
+    # -- parsing -------------------------------------------------------------------------
+    def _build(self, turn: Turn, start: Mapping[str, Any] | None) -> dict[str, str]:
+        """Build a package field by field, showing its value to the person as it grows."""
+        v = turn.view
+        if turn.domain == "bargaining":
+            fields = [(i["name"], [str(x) for x in i["values"]]) for i in v["issues"]]
+        else:
+            fields = [(i["name"], [str(n) for n in range(i["count"] + 1)]) for i in v["items"]]
+        pkg = {k: str(x) for k, x in (start or {}).items()}
+        for name, values in fields:
+            pkg.setdefault(name, values[0] if turn.domain == "bargaining" else "0")
+        for name, values in fields:
+            opts = (f"0..{values[-1]}" if turn.domain != "bargaining"
+                    else plain(" | ".join(values)))
+            while True:
+                got = self._read(f"  {plain(name)} [{opts}] (Enter keeps {plain(pkg[name])})> ")
+                got = got.strip()
+                if not got:
+                    break
+                match = [x for x in values if x.lower() == got.lower()]
+                if match:
+                    pkg[name] = match[0]
+                    break
+                self.console.print(f"  choose one of {plain(', '.join(values))}")
+            self._score(turn, pkg)
+        return pkg
+
+    def _score(self, turn: Turn, pkg: Mapping[str, Any]) -> None:
+        val = turn.evaluate(pkg) if turn.evaluate is not None else None
+        if val is not None:
+            self.console.print(f"  package {_fmt(pkg)}: worth [bold]{val:g}[/] to you")
+
+    def _parse(self, turn: Turn, line: str) -> Reply | None:
+        try:
+            tokens = shlex.split(line)
+        except ValueError:
+            tokens = line.split()
+        cmd, args = tokens[0].lower(), tokens[1:]
+        rest = line.split(None, 1)[1] if len(tokens) > 1 else ""
+        v = turn.view
+        if turn.domain == "games":
+            if cmd in ("message", "say"):
+                return {"kind": "message", "text": rest}
+            action = rest if cmd == "action" else line
+            acts = list(v.get("actions", []))
+            if action.isdigit() and 1 <= int(action) <= len(acts):
+                action = acts[int(action) - 1]
+            if v.get("phase") == "negotiation" and cmd != "action":
+                return {"kind": "message", "text": line}
+            return {"kind": "action", "action": action}
+        if cmd in ("message", "say"):
+            return {"kind": "message", "text": rest}
+        if cmd == "walk":
+            return {"kind": "walk", "reason": rest or None}
+        if cmd == "accept":
+            return {"kind": "accept", "message": rest or None}
+        if cmd in ("offer", "reject", "counter"):
+            pkg: dict[str, str] | None = None
+            if args:
+                pkg = _pairs(args)
+                if pkg is None:
+                    self.console.print("write the package as NAME=VALUE pairs, e.g. "
+                                       + ("price=900 delivery_days=5" if turn.domain ==
+                                          "bargaining" else "book=1 hat=0 ball=2"))
+                    return None
+            elif cmd != "reject":
+                start = (v.get("my_last_offer") or {}).get("package") if turn.domain == \
+                    "bargaining" else (v.get("my_offer") or {}).get("you_take")
+                pkg = self._build(turn, start)
+            if pkg is not None:
+                self._score(turn, pkg)
+            if cmd == "offer":
+                return {"kind": "offer", "package": pkg}
+            return {"kind": "reject", "counter": pkg}
+        self.console.print(f"unknown command {plain(cmd)!r}; type help")
+        return None

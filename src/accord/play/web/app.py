@@ -1,0 +1,279 @@
+"""The play app: a person negotiates against any agent in the browser.
+
+``create_app(store, settings)`` returns a Starlette app with relative routes, so it runs on
+its own (``uvicorn`` in tests) or mounted under ``/play`` by ``accord serve``:
+
+* ``GET /`` -- the "New negotiation" page (domain, scenario or uploaded scenario file,
+  opponent agent spec, which seat the person takes);
+* ``POST /new`` -- start a game, then redirect to it;
+* ``GET /g/{id}`` -- the game page: the person's private view and the move form, a
+  "waiting" note while the agent thinks, or the outcome with its stored episode id;
+* ``POST /g/{id}/move`` -- the person's move (the engine validates it);
+* ``POST /g/{id}/leave`` -- end the game from the person's side;
+* ``GET /g/{id}/state`` -- JSON poll: ``your_turn`` / ``waiting`` / ``done``;
+* ``GET /g/{id}/utility`` -- JSON: the person's utility of the package in the query.
+
+State-changing requests are POSTs carrying a CSRF token (double-submit: a random cookie
+and the same value in the form, compared in constant time; a cross-site ``Origin`` is
+refused too). Every text is escaped by Jinja's autoescape; assets are served from the
+package, so the app works with no internet.
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+from importlib import resources
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from accord.play.web.forms import reply_from_form, scenario_choices
+from accord.play.web.games import DOMAINS, Game, Games, PlayError, PlaySettings
+
+CSRF_COOKIE = "accord_play_csrf"
+CSRF_FIELD = "csrf"
+
+
+def _env() -> Environment:
+    root = resources.files("accord.play.web") / "templates"
+    env = Environment(loader=FileSystemLoader(str(root)),
+                      autoescape=select_autoescape(default=True, default_for_string=True),
+                      trim_blocks=True, lstrip_blocks=True)
+    return env
+
+
+def _csrf(request: Request) -> str:
+    return request.cookies.get(CSRF_COOKIE) or ""
+
+
+class PlayApp:
+    """Route handlers over one :class:`Games` registry."""
+
+    def __init__(self, store: Path, settings: PlaySettings) -> None:
+        self.games = Games(store, settings)
+        self.env = _env()
+
+    # -- helpers ------------------------------------------------------------------------
+    def page(self, request: Request, name: str, status: int = 200, **ctx: Any) -> Response:
+        token = _csrf(request) or secrets.token_urlsafe(24)
+        base = str(request.scope.get("root_path", "")).rstrip("/")
+        html = self.env.get_template(name).render(csrf=token, base=base, **ctx)
+        resp = HTMLResponse(html, status_code=status)
+        if not _csrf(request):
+            resp.set_cookie(CSRF_COOKIE, token, httponly=True, samesite="strict",
+                            path=base or "/")
+        resp.headers["Content-Security-Policy"] = (
+            "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+            "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+        resp.headers["X-Content-Type-Options"] = "nosniff"
+        return resp
+
+    async def form(self, request: Request) -> dict[str, Any]:
+        """The POSTed form after the CSRF and origin checks; 403 otherwise."""
+        origin = request.headers.get("origin")
+        if origin and origin != "null" and urlsplit(origin).netloc != request.headers.get(
+                "host", ""):
+            raise _Forbidden("cross-site request refused")
+        form = await request.form(max_files=1, max_fields=200)
+        sent = form.get(CSRF_FIELD)
+        cookie = _csrf(request)
+        if not cookie or not isinstance(sent, str) or not hmac.compare_digest(sent, cookie):
+            raise _Forbidden("missing or wrong CSRF token: reload the page and try again")
+        out: dict[str, Any] = {}
+        for key, val in form.multi_items():
+            if hasattr(val, "read"):
+                data = await val.read(self.games.settings.max_upload + 1)
+                out[key] = data.decode("utf-8", errors="replace") if data else ""
+            else:
+                out[key] = val
+        return out
+
+    def game_or_404(self, request: Request) -> Game:
+        game = self.games.get(str(request.path_params["gid"]))
+        if game is None:
+            raise _NotFound("no such game (games live as long as the server)")
+        return game
+
+    # -- routes -------------------------------------------------------------------------
+    async def new_page(self, request: Request, error: str | None = None,
+                       status: int = 200, values: dict[str, Any] | None = None) -> Response:
+        return self.page(request, "new.jinja", status, error=error, domains=DOMAINS,
+                         choices=scenario_choices(self.games.settings.data),
+                         values=values or {})
+
+    async def index(self, request: Request) -> Response:
+        return await self.new_page(request)
+
+    async def new(self, request: Request) -> Response:
+        form = await self.form(request)
+        domain = str(form.get("domain", ""))
+        scenario = str(form.get(f"scenario.{domain}", "") or "").strip()
+        try:
+            if domain not in DOMAINS:
+                raise PlayError(f"unknown domain {domain[:40]!r}; choose one of "
+                                f"{', '.join(DOMAINS)}")
+            upload = str(form.get("upload") or "")
+            if domain == "bargaining" and upload.strip():
+                scenario = self.games.save_upload(upload)
+            if not scenario:
+                raise PlayError("choose a scenario")
+            seed_text = str(form.get("seed") or "0").strip()
+            if not seed_text.isdigit():
+                raise PlayError(f"seed must be a whole number, got {seed_text[:20]!r}")
+            params = _params(domain, str(form.get("rounds") or "").strip())
+            game = self.games.start(domain, scenario, str(form.get("opponent", "")).strip(),
+                                    1 if str(form.get("seat")) == "1" else 0,
+                                    int(seed_text), params)
+        except PlayError as exc:
+            return await self.new_page(request, str(exc), 400, form)
+        return RedirectResponse(f"{_base(request)}/g/{game.id}", status_code=303)
+
+    async def game_page(self, request: Request) -> Response:
+        game = self.game_or_404(request)
+        turn = game.seat.turn
+        start = None if turn is None else _start_package(turn)
+        start_utility = None
+        if turn is not None and turn.evaluate is not None and start:
+            start_utility = turn.evaluate(start)
+        return self.page(request, "game.jinja", game=game, turn=turn,
+                         view=None if turn is None else turn.view, start=start,
+                         start_utility=start_utility, summary=_summary(game),
+                         transcript=_transcript(game))
+
+    async def move(self, request: Request) -> Response:
+        game = self.game_or_404(request)
+        form = await self.form(request)
+        turn = game.seat.turn
+        if turn is not None and str(form.get("version")) == str(game.seat.version):
+            game.seat.submit(reply_from_form(turn, form))
+        # a stale form (the turn moved on) is ignored: the page shows the current state
+        return RedirectResponse(f"{_base(request)}/g/{game.id}", status_code=303)
+
+    async def leave(self, request: Request) -> Response:
+        game = self.game_or_404(request)
+        await self.form(request)
+        game.seat.close("the person ended the game from the page")
+        return RedirectResponse(f"{_base(request)}/g/{game.id}", status_code=303)
+
+    async def state(self, request: Request) -> Response:
+        return JSONResponse(self.game_or_404(request).state())
+
+    async def utility(self, request: Request) -> Response:
+        game = self.game_or_404(request)
+        turn = game.seat.turn
+        if turn is None or turn.evaluate is None:
+            return JSONResponse({"utility": None})
+        pkg = {k[4:]: v for k, v in request.query_params.items() if k.startswith("pkg.")}
+        return JSONResponse({"utility": turn.evaluate(pkg)})
+
+
+class _Forbidden(Exception):
+    pass
+
+
+class _NotFound(Exception):
+    pass
+
+
+def _base(request: Request) -> str:
+    return str(request.scope.get("root_path", "")).rstrip("/")
+
+
+def _params(domain: str, rounds: str) -> dict[str, Any]:
+    if not rounds:
+        return {}
+    if not rounds.isdigit() or int(rounds) < 1:
+        raise PlayError(f"rounds must be a whole number of at least 1, got {rounds[:20]!r}")
+    key = {"bargaining": "max_rounds", "deal-or-no-deal": "rounds",
+           "games": "negotiation_rounds"}[domain]
+    return {key: int(rounds)}
+
+
+def _start_package(turn: Any) -> dict[str, Any] | None:
+    """The package the offer builder starts from: the person's last offer, else the one
+    on the table, else the first value of every issue (nothing for games)."""
+    v = turn.view
+    if turn.domain == "bargaining":
+        for key in ("my_last_offer", "current_offer"):
+            if v.get(key):
+                return dict(v[key]["package"])
+        return {i["name"]: i["values"][0] for i in v["issues"]}
+    if turn.domain == "deal-or-no-deal":
+        if v.get("my_offer"):
+            return dict(v["my_offer"]["you_take"])
+        return {i["name"]: 0 for i in v["items"]}
+    return None
+
+
+def _summary(game: Game) -> dict[str, Any] | None:
+    """The outcome as the person may see it (their own utility or score, the deal)."""
+    res = game.result
+    if res is None:
+        return None
+    rec = res.record
+    out: dict[str, Any] = {"status": res.status, "reason": res.reason, "who": res.who,
+                           "rounds": res.rounds, "detail": res.detail}
+    if game.spec.domain == "bargaining":
+        out["agreement"] = rec.get("agreement") if res.status == "agreement" else None
+        out["yours"] = (rec.get("utilities") or {}).get(game.role)
+    elif game.spec.domain == "deal-or-no-deal":
+        out["agreement"] = (rec.get("shares") or {}).get(game.role)
+        out["yours"] = (rec.get("scores") or {}).get(game.role)
+    else:
+        out["agreement"] = rec.get("actions")
+        out["yours"] = (rec.get("payoffs") or {}).get(game.role)
+    return out
+
+
+def _transcript(game: Game) -> list[dict[str, Any]]:
+    """The public moves of a finished game (no private notes, no other party's values)."""
+    if game.result is None:
+        return []
+    out = []
+    for ev in game.result.trajectory.events:
+        if ev.kind == "move" and ev.move is not None:
+            out.append({"round": ev.round, "party": ev.party, "move": ev.move})
+        elif ev.kind == "invalid" and ev.party == game.role:
+            out.append({"round": ev.round, "party": ev.party, "invalid": ev.feedback})
+    return out
+
+
+def create_app(store: str | Path, settings: PlaySettings | None = None) -> Starlette:
+    """The play app recording finished games in the SQLite store at ``store``."""
+    app_ = PlayApp(Path(store), settings or PlaySettings())
+    static = StaticFiles(directory=str(resources.files("accord.play.web") / "static"))
+
+    async def forbidden(request: Request, exc: Exception) -> Response:
+        return HTMLResponse(f"<p>403: {_esc(str(exc))}</p>", status_code=403)
+
+    async def not_found(request: Request, exc: Exception) -> Response:
+        return HTMLResponse(f"<p>404: {_esc(str(exc))}</p>", status_code=404)
+
+    routes = [
+        Route("/", app_.index, methods=["GET"]),
+        Route("/new", app_.new, methods=["POST"]),
+        Route("/g/{gid}", app_.game_page, methods=["GET"]),
+        Route("/g/{gid}/move", app_.move, methods=["POST"]),
+        Route("/g/{gid}/leave", app_.leave, methods=["POST"]),
+        Route("/g/{gid}/state", app_.state, methods=["GET"]),
+        Route("/g/{gid}/utility", app_.utility, methods=["GET"]),
+        Mount("/static", app=static, name="static"),
+    ]
+    app = Starlette(routes=routes, exception_handlers={_Forbidden: forbidden,
+                                                       _NotFound: not_found})
+    app.state.play = app_
+    return app
+
+
+def _esc(text: str) -> str:
+    from markupsafe import escape
+
+    return str(escape(text))

@@ -1,0 +1,48 @@
+"""Form data <-> replies for the play pages (pure: no I/O besides listing scenarios)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from accord.agents.human.seat import Reply, Turn
+
+DOND_EXAMPLES = ("test/0", "test/1", "test/2", "test/L7", "train/0")
+"""Deal-or-No-Deal scenario ids offered on the form (any ``SPLIT/N`` works)."""
+
+
+def scenario_choices(data: str | None = None) -> dict[str, list[str]]:
+    """The built-in scenarios a person can pick, per domain."""
+    from accord.domains.bargaining import builtin_scenarios
+    from accord.domains.games.catalog import catalog_names
+
+    return {"bargaining": list(builtin_scenarios()), "deal-or-no-deal": list(DOND_EXAMPLES),
+            "games": [n for n in catalog_names()]}
+
+
+def _text(form: Mapping[str, Any], key: str) -> str | None:
+    val = form.get(key)
+    text = "" if val is None else str(val).strip()
+    return text or None
+
+
+def reply_from_form(turn: Turn, form: Mapping[str, Any]) -> Reply:
+    """The reply a posted move form means (the agent turns it into a typed move)."""
+    kind = str(form.get("kind", ""))
+    pkg = {k[4:]: str(v) for k, v in form.items() if k.startswith("pkg.")}
+    message = _text(form, "message")
+    if kind == "offer":
+        return {"kind": "offer", "package": pkg, "message": message}
+    if kind == "counter":
+        return {"kind": "reject", "counter": pkg, "message": message}
+    if kind == "reject":
+        return {"kind": "reject", "counter": None, "message": message}
+    if kind == "accept":
+        return {"kind": "accept", "message": message}
+    if kind == "walk":
+        return {"kind": "walk", "reason": message}
+    if kind == "message":
+        return {"kind": "message", "text": message or ""}
+    if kind == "action":
+        return {"kind": "action", "action": str(form.get("action", ""))}
+    return {"kind": kind[:40]}

@@ -1,0 +1,219 @@
+"""Browser games: start an episode with a person in one seat, run it, store it.
+
+A :class:`Game` is one episode running on the server's event loop through the domain's
+ordinary ``run_episode`` with a :class:`~accord.play.web.seat.WebSeat` handed down in
+``RunContext.extra["seat"]`` -- the same path ``accord bench`` takes, so the person's
+moves meet the same protocol validation, feedback, bounds, judge and records. When it
+ends, its record is committed with :meth:`accord.bench.store.Store.write` under the run
+``play`` (one session per game), like any benched episode.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import hashlib
+import secrets
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from accord.agents.spec import AgentSpec, AgentSpecError, parse_agent_spec
+from accord.domains.base import EpisodeSpec, RunContext, get_domain
+from accord.play.web.seat import WebSeat
+from accord.protocols.engine import EpisodeResult
+
+DOMAINS = ("bargaining", "deal-or-no-deal", "games")
+"""Domains a person can play in the browser."""
+
+
+class PlayError(ValueError):
+    """A new-game request that cannot start; the message is shown to the person."""
+
+
+@dataclass(frozen=True)
+class PlaySettings:
+    """Settings of the play app (side effects only; never part of an episode spec).
+
+    ``llm`` are the LLM settings handed to LLM opponents (cache, endpoints), ``data`` the
+    data directory (Deal or No Deal dialogues), ``run`` the store run games are recorded
+    under, ``uploads`` where uploaded scenario files are kept (default: next to the store),
+    ``max_games`` how many games may run at once, ``max_upload`` the upload size cap.
+    """
+
+    llm: Mapping[str, Any] = field(default_factory=dict)
+    data: str | None = None
+    run: str = "play"
+    uploads: Path | None = None
+    max_games: int = 32
+    max_upload: int = 256 * 1024
+
+
+@dataclass
+class Game:
+    """One browser game: its spec, the person's seat and role, and how it ended."""
+
+    id: str
+    spec: EpisodeSpec
+    role: str
+    roles: tuple[str, ...]
+    seat: WebSeat
+    created: float = field(default_factory=time.time)
+    task: asyncio.Task[None] | None = None
+    result: EpisodeResult | None = None
+    episode: str | None = None
+    error: str | None = None
+
+    @property
+    def done(self) -> bool:
+        """The episode has ended (with a result or an error)."""
+        return self.result is not None or self.error is not None
+
+    def state(self) -> dict[str, Any]:
+        """The poll answer: ``your_turn``, ``waiting`` or ``done``, and a change counter."""
+        status = "done" if self.done else ("your_turn" if self.seat.turn else "waiting")
+        return {"status": status, "version": self.seat.version, "episode": self.episode}
+
+
+def roles_of(domain: str, scenario: str, data: str | None) -> tuple[str, ...]:
+    """The seats of a scenario, in line-up order."""
+    if domain == "bargaining":
+        from accord.domains.bargaining import resolve_scenario
+
+        return tuple(resolve_scenario(scenario).party_names)
+    if domain == "deal-or-no-deal":
+        from accord.domains.deal_or_no_deal.protocol import ROLES
+
+        return ROLES
+    from accord.domains.games.catalog import resolve_game
+
+    return tuple(resolve_game(scenario).players)
+
+
+class Games:
+    """The games of one app: start, look up, and record them in the store."""
+
+    def __init__(self, store: Path, settings: PlaySettings) -> None:
+        self.store = Path(store)
+        self.settings = settings
+        self.games: dict[str, Game] = {}
+
+    @property
+    def uploads(self) -> Path:
+        """Where uploaded scenario files are kept."""
+        return self.settings.uploads or self.store.with_name(self.store.name + ".scenarios")
+
+    def save_upload(self, text: str) -> str:
+        """Validate an uploaded bargaining scenario with the loader; keep it; its path."""
+        from accord.domains.bargaining.loader import ScenarioError, parse_text
+
+        if len(text.encode("utf-8")) > self.settings.max_upload:
+            raise PlayError(f"the scenario file is larger than {self.settings.max_upload} bytes")
+        try:
+            scenario = parse_text(text, "uploaded scenario")
+        except ScenarioError as exc:
+            raise PlayError(str(exc)) from None
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+        self.uploads.mkdir(parents=True, exist_ok=True)
+        path = self.uploads / f"{digest}.yaml"
+        path.write_text(text, encoding="utf-8")
+        del scenario
+        return str(path)
+
+    def start(self, domain: str, scenario: str, opponent: str, seat: int, seed: int = 0,
+              params: Mapping[str, Any] | None = None) -> Game:
+        """Check everything, then start the episode in the background; the new game."""
+        if domain not in DOMAINS:
+            raise PlayError(f"unknown domain {domain[:40]!r}; choose one of {', '.join(DOMAINS)}")
+        running = sum(1 for g in self.games.values() if not g.done)
+        if running >= self.settings.max_games:
+            raise PlayError(f"{running} games are running; finish one first")
+        try:
+            opp = parse_agent_spec(opponent)
+            if opp.kind == "human":
+                raise PlayError("the opponent must be an agent, not another person")
+            roles = roles_of(domain, scenario, self.settings.data)
+            if len(roles) != 2:
+                raise PlayError(f"{scenario} has {len(roles)} parties; the play page seats "
+                                "one person against one agent")
+            if seat not in (0, 1):
+                raise PlayError("seat must be 0 or 1")
+            agents: list[AgentSpec] = [opp, opp]
+            dom = get_domain(domain)
+            probe = EpisodeSpec(domain, scenario, tuple(agents), dict(params or {}), seed)
+            dom.validate(probe)  # scenario, parameters and the opponent, before anything runs
+            agents[seat] = AgentSpec("human")
+            spec = dataclasses.replace(probe, agents=tuple(agents))
+        except PlayError:
+            raise
+        except (AgentSpecError, ValueError, KeyError, FileNotFoundError) as exc:
+            raise PlayError(str(exc.args[0]) if isinstance(exc, KeyError) else str(exc)
+                            ) from None
+        game = Game(secrets.token_urlsafe(12), spec, roles[seat], roles, WebSeat())
+        self.games[game.id] = game
+        game.task = asyncio.get_running_loop().create_task(self._run(game))
+        return game
+
+    async def _run(self, game: Game) -> None:
+        from accord.bench.worker import EpisodeRecord, format_error, jsonable
+
+        dom = get_domain(game.spec.domain)
+        rec = EpisodeRecord("", "failed", started=time.time(), worker="accord play")
+        t0 = time.perf_counter()
+        result: EpisodeResult | None = None
+        error: str | None = None
+        try:
+            ctx = RunContext(llm=dict(self.settings.llm), data=self.settings.data,
+                             extra={"seat": game.seat})
+            result = await dom.run_episode(game.spec, ctx)
+            rec.outcome = result.status
+            rec.summary = jsonable(result.summary())
+            rec.usage = jsonable(result.usage) or None
+            rec.trajectory = result.trajectory.to_jsonl()
+            rec.metrics = jsonable(dom.metrics(game.spec, result))
+            rec.status = "done"
+        except Exception as exc:  # a failed game is a record, never a dead server
+            rec.error = format_error(exc)
+            error = f"{type(exc).__name__}: {exc}"
+        rec.wall_time = time.perf_counter() - t0
+        rec.finished = time.time()
+        try:
+            game.episode = await asyncio.to_thread(self._store, game, rec)
+        except Exception as exc:  # the store failed: say so on the page, keep the server
+            error = (error or "") + f" (not stored: {type(exc).__name__}: {exc})"
+        # set last: a game shows as done only once it is in the store
+        game.error = error
+        game.result = result
+
+    def _store(self, game: Game, rec: Any) -> str:
+        """Commit the finished game as an episode of run ``play``; its episode id."""
+        from accord.bench.expand import PlannedEpisode
+        from accord.bench.provenance import provenance
+        from accord.bench.store import Store
+        from accord.domains.ids import episode_id
+
+        run = self.settings.run
+        with Store.open(self.store) as store:
+            known = store.statuses(run) if run in {r["name"] for r in store.runs()} else {}
+            repeat = 0  # a person's games are not reproducible: each play is a repetition
+            while episode_id(game.spec, repeat) in known:
+                repeat += 1
+            rec.id = episode_id(game.spec, repeat)
+            labels = {"agents": [str(a) for a in game.spec.agents], "person": game.role,
+                      "game": game.id}
+            session = store.begin_session(
+                run, {"name": run, "description": "games played by people (accord play)"},
+                None, provenance(), "play", 1)
+            store.add_planned(run, [PlannedEpisode(rec.id, game.spec, repeat, labels,
+                                                   len(known))])
+            store.write(run, rec, session)
+            store.end_session(session, "finished", {"planned": 1, "queued": 1,
+                                                    "done": int(rec.status == "done"),
+                                                    "failed": int(rec.status != "done")})
+            return str(rec.id)
+
+    def get(self, gid: str) -> Game | None:
+        """The game with id ``gid``, if this app started it."""
+        return self.games.get(gid)

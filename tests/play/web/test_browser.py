@@ -1,0 +1,168 @@
+"""A person plays in a real headless Chromium: bargaining, Deal or No Deal, games, XSS."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as ec
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+from accord.bench.store import Store
+from accord.llm.policy import Outcome, PolicyRequest, Reply, register_policy
+from accord.testing.stub.negotiator import NegotiatorPolicy
+
+from .conftest import Server, data_dir
+
+XSS = "<script>window.__pwned=1</script><img src=x onerror=\"window.__pwned=2\">"
+
+
+@register_policy("xss-negotiator")
+class XssNegotiator(NegotiatorPolicy):
+    """The stub negotiator, with a hostile message in every reply."""
+
+    name = "xss-negotiator"
+
+    def respond(self, request: PolicyRequest) -> Outcome:
+        out = super().respond(request)
+        assert isinstance(out, Reply)
+        return Reply(out.text + f"\n<MESSAGE>{XSS}</MESSAGE>")
+
+
+def wait(driver: Any, css: str, timeout: float = 30) -> Any:
+    return WebDriverWait(driver, timeout).until(
+        ec.presence_of_element_located((By.CSS_SELECTOR, css)))
+
+
+def start(driver: Any, server: Server, domain: str, scenario: str, opponent: str,
+          seat: str = "0", rounds: str = "") -> None:
+    driver.get(server.url + "/")
+    driver.find_element(By.ID, f"domain-{domain}").click()
+    field = driver.find_element(By.ID, f"scenario-{domain}")
+    if field.tag_name == "select":
+        Select(field).select_by_value(scenario)
+    else:
+        field.clear()
+        field.send_keys(scenario)
+    opp = driver.find_element(By.ID, "opponent")
+    opp.clear()
+    opp.send_keys(opponent)
+    Select(driver.find_element(By.ID, "seat")).select_by_value(seat)
+    if rounds:
+        driver.find_element(By.ID, "rounds").send_keys(rounds)
+    driver.find_element(By.ID, "start").click()
+
+
+def my_turn(driver: Any) -> None:
+    """Wait until the page shows the person's turn (or the outcome), scripts attached."""
+    WebDriverWait(driver, 30).until(
+        lambda d: (d.find_elements(By.ID, "move-form") or d.find_elements(By.ID, "outcome"))
+        and d.execute_script("return document.body.dataset.ready === '1'"))
+
+
+def stored(server: Server, episode: str) -> Any:
+    with Store.open(server.store, create=False) as store:
+        return store.find(episode)
+
+
+def test_person_bargains_against_boulware_to_an_agreement_and_it_is_stored(
+        server: Server, browser: Any) -> None:
+    start(browser, server, "bargaining", "buyer-seller", "boulware")
+    my_turn(browser)
+    assert "Your BATNA" in browser.find_element(By.CSS_SELECTOR, ".private").text
+    # build the offer issue by issue; the utility of the package updates live
+    Select(browser.find_element(By.ID, "pkg-price")).select_by_value("800")
+    Select(browser.find_element(By.ID, "pkg-delivery_days")).select_by_value("2")
+    Select(browser.find_element(By.ID, "pkg-warranty_years")).select_by_value("3")
+    WebDriverWait(browser, 10).until(
+        lambda d: d.find_element(By.ID, "live-utility").text == "1.000")
+    Select(browser.find_element(By.ID, "pkg-price")).select_by_value("1200")
+    Select(browser.find_element(By.ID, "pkg-delivery_days")).select_by_value("10")
+    Select(browser.find_element(By.ID, "pkg-warranty_years")).select_by_value("0")
+    WebDriverWait(browser, 10).until(
+        lambda d: d.find_element(By.ID, "live-utility").text == "0.000")
+    browser.find_element(By.ID, "message").send_keys("a generous offer")
+    browser.find_element(By.ID, "btn-offer").click()
+    my_turn(browser)
+    wait(browser, "#outcome")
+    assert browser.find_element(By.ID, "status").text == "agreement"
+    assert "price=1200" in browser.find_element(By.ID, "agreement").text
+    episode = browser.find_element(By.ID, "episode").text
+    row = stored(server, episode)
+    assert row.status == "done" and row.outcome == "agreement"
+    assert row.spec["agents"] == ["human", "boulware"] and row.spec["scenario"] == "buyer-seller"
+
+
+def test_invalid_move_gets_feedback_and_is_asked_again(server: Server, browser: Any) -> None:
+    start(browser, server, "deal-or-no-deal", "test/0", "greedy")
+    if not data_dir():
+        pytest.skip("Deal-or-No-Deal data not found (set ACCORD_DATA)")
+    my_turn(browser)
+    browser.find_element(By.ID, "btn-accept" if browser.find_elements(By.ID, "btn-accept")
+                         else "btn-offer")
+    box = browser.find_element(By.ID, "pkg-book")
+    browser.execute_script("arguments[0].removeAttribute('max')", box)  # a person can type
+    box.clear()
+    box.send_keys("99")
+    browser.find_element(By.ID, "btn-offer").click()
+    my_turn(browser)
+    fb = wait(browser, "#feedback")
+    assert "count_out_of_range" in fb.text and "99" in fb.text
+    assert browser.find_elements(By.ID, "move-form")  # asked again
+
+
+def test_person_plays_deal_or_no_deal_to_the_end(server: Server, browser: Any) -> None:
+    if not data_dir():
+        pytest.skip("Deal-or-No-Deal data not found (set ACCORD_DATA)")
+    start(browser, server, "deal-or-no-deal", "test/0", "greedy")
+    my_turn(browser)
+    text = browser.find_element(By.ID, "items").text
+    assert "your value each" in text
+    browser.find_element(By.ID, "message").send_keys("what would you like?")
+    browser.find_element(By.ID, "btn-message").click()
+    my_turn(browser)
+    table = wait(browser, "#on-table")
+    assert "proposes to take" in table.text
+    worth = browser.find_element(By.ID, "table-utility").text
+    browser.find_element(By.ID, "btn-accept").click()
+    my_turn(browser)
+    wait(browser, "#outcome")
+    assert browser.find_element(By.ID, "status").text == "agreement"
+    assert browser.find_element(By.ID, "yours").text == worth
+    row = stored(server, browser.find_element(By.ID, "episode").text)
+    assert row.outcome == "agreement"
+
+
+def test_person_plays_a_game_with_cheap_talk_to_the_end(server: Server, browser: Any) -> None:
+    start(browser, server, "games", "prisoners-dilemma", "rational", rounds="1")
+    my_turn(browser)
+    assert "(3, 3)" in browser.find_element(By.ID, "game-description").text
+    browser.find_element(By.ID, "message").send_keys("I will cooperate")
+    browser.find_element(By.ID, "btn-message").click()
+    my_turn(browser)
+    wait(browser, "button.action")
+    assert "I will play defect" in browser.find_element(By.ID, "messages").text
+    buttons = {b.text: b for b in browser.find_elements(By.CSS_SELECTOR, "button.action")}
+    buttons["cooperate"].click()
+    my_turn(browser)
+    wait(browser, "#outcome")
+    assert browser.find_element(By.ID, "status").text == "agreement"
+    assert browser.find_element(By.ID, "yours").text == "0"
+    assert stored(server, browser.find_element(By.ID, "episode").text).outcome == "agreement"
+
+
+def test_llm_opponent_xss_renders_as_inert_text(server: Server, browser: Any) -> None:
+    start(browser, server, "bargaining", "buyer-seller", "llm:mock/xss-negotiator", seat="1")
+    my_turn(browser)
+    msgs = wait(browser, "#messages")
+    assert XSS in msgs.text  # shown as text, character for character
+    assert browser.execute_script("return window.__pwned === undefined")
+    assert not browser.find_elements(By.CSS_SELECTOR, "#messages img, #messages script")
+    browser.find_element(By.ID, "btn-walk").click()
+    my_turn(browser)
+    wait(browser, "#outcome")
+    assert XSS in browser.find_element(By.ID, "transcript").text
+    assert browser.execute_script("return window.__pwned === undefined")
+    assert re.fullmatch(r"[0-9a-f]{16}", browser.find_element(By.ID, "episode").text)
