@@ -62,9 +62,13 @@ for _kind, _factory in {
     "hardliner": lambda s, c: HardlinerAgent(**_opts(s, set())),
     "random": lambda s, c: RandomAgent(**_opts(s, {"p_accept"})),
     "accept-all": lambda s, c: AcceptAllAgent(**_opts(s, set())),
-    "human": lambda s, c: _human(s, c),
 }.items():
     NEGOTIATORS.register(_kind, _factory)
+NEGOTIATORS.register("human", lambda s, c: _human(s, c), check=lambda s: _no_options(s))
+
+
+def _no_options(spec: AgentSpec) -> None:
+    _opts(spec, set())
 
 
 def _human(spec: AgentSpec, ctx: Mapping[str, Any]) -> Agent:

@@ -13,7 +13,12 @@ from accord.domains.bargaining.analysis import analyze
 from accord.domains.bargaining.catalog import builtin_scenarios, resolve_scenario
 from accord.domains.bargaining.loader import ScenarioError, load_scenario, parse_scenario
 from accord.domains.bargaining.metrics import bargaining_metrics
-from accord.domains.bargaining.runner import build_agents, check_params, run_negotiation
+from accord.domains.bargaining.runner import (
+    build_agents,
+    check_agents,
+    check_params,
+    run_negotiation,
+)
 from accord.domains.base import Domain, EpisodeSpec, RunContext, register_domain
 from accord.protocols.engine import EpisodeResult
 from accord.protocols.kit import ProtocolKit
@@ -38,7 +43,7 @@ class BargainingDomain(Domain):
         if len(spec.agents) != len(names):
             raise ValueError(f"scenario {scenario.name!r} has {len(names)} parties "
                              f"({', '.join(names)}); the line-up has {len(spec.agents)} agents")
-        build_agents(scenario, spec.agents, spec.seed)  # unknown kinds, bad options
+        check_agents(scenario, spec.agents, spec.seed)  # unknown kinds, bad options
 
     async def run_episode(self, spec: EpisodeSpec, ctx: RunContext) -> EpisodeResult:
         scenario = _scenario(spec)

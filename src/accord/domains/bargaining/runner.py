@@ -87,6 +87,25 @@ def build_agents(scenario: Scenario, specs: Sequence[AgentSpec | str], seed: int
     return agents
 
 
+def check_agents(scenario: Scenario, specs: Sequence[AgentSpec | str], seed: int) -> None:
+    """Validate a line-up without running it: a kind with a spec check (e.g. ``human``,
+    which needs a person at a seat) is checked, every other kind is built once."""
+    from accord.agents.registry import NEGOTIATORS
+
+    names = scenario.party_names
+    if len(specs) != len(names):
+        raise AgentSpecError(f"scenario {scenario.name!r} has {len(names)} parties "
+                             f"({', '.join(names)}); got {len(specs)} agent spec(s)")
+    for i, (name, raw) in enumerate(zip(names, specs, strict=True)):
+        spec = parse_agent_spec(raw)
+        entry = NEGOTIATORS.get(spec.kind)
+        if entry is not None and entry.check is not None:
+            NEGOTIATORS.check(spec)
+            continue
+        build_negotiator(spec, {"party": name, "scenario": scenario}).reset(
+            np.random.default_rng([seed, i]))
+
+
 async def run_negotiation(scenario: Scenario, specs: Sequence[AgentSpec | str], *,
                           params: Mapping[str, Any] | None = None, seed: int = 0,
                           ctx: Mapping[str, Any] | None = None) -> EpisodeResult:
