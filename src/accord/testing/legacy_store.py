@@ -24,7 +24,9 @@ def create_format1_store(path: str | Path) -> Path:
     try:
         conn.execute("PRAGMA journal_mode=WAL")
         for statement in _statements(ddl):
-            if "zdicts" not in statement:
+            code = "\n".join(ln for ln in statement.splitlines()
+                             if not ln.lstrip().startswith("--"))
+            if "zdicts" not in code:
                 conn.execute(statement)
         conn.execute("INSERT INTO meta VALUES ('schema', '1')")
         conn.commit()
