@@ -88,7 +88,7 @@ def test_round_trip_is_lossless_and_compact(tmp_path, episodes):
 
 
 def test_failed_episode_error_round_trips(tmp_path, episodes):
-    plan, recs = episodes
+    plan, _recs = episodes
     st = _fill(tmp_path / "f.db", plan, [], 2)
     eid = plan.episodes[0].id
     st.write("s", EpisodeRecord(eid, "failed", error="ValueError: boom\n" * 50), None)

@@ -67,9 +67,9 @@ class Codec:
     def compress(self, text: str) -> bytes:
         """One zstd frame (content size, checksum and dictionary id in its header)."""
         if self._comp is None:
-            kw = {} if self.current is None else {"dict_data": self._dict(self.current)}
-            self._comp = zstandard.ZstdCompressor(level=LEVEL, write_checksum=True,
-                                                  write_content_size=True, **kw)
+            self._comp = zstandard.ZstdCompressor(
+                level=LEVEL, write_checksum=True, write_content_size=True,
+                dict_data=None if self.current is None else self._dict(self.current))
         return self._comp.compress(text.encode("utf-8"))
 
     def decompress(self, blob: bytes) -> str:
@@ -81,8 +81,8 @@ class Codec:
         dict_id = int(params.dict_id)
         dec = self._dec.get(dict_id)
         if dec is None:
-            kw = {} if dict_id == 0 else {"dict_data": self._dict(dict_id)}
-            dec = self._dec[dict_id] = zstandard.ZstdDecompressor(**kw)
+            dec = self._dec[dict_id] = zstandard.ZstdDecompressor(
+                dict_data=None if dict_id == 0 else self._dict(dict_id))
         try:
             data = dec.decompress(blob)
             return data.decode("utf-8")

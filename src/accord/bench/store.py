@@ -325,8 +325,8 @@ class Store:
     def add_planned(self, run: str, episodes: Iterable[PlannedEpisode]) -> None:
         """Insert planned episodes as ``pending`` (existing ones keep their status)."""
         rj = self._redact.json
-        rows = [(run, e.id, e.seq, rj(e.spec_record(), sort_keys=True), rj(e.labels))
-                for e in episodes]
+        rows = ((run, e.id, e.seq, rj(e.spec_record(), sort_keys=True), rj(e.labels))
+                for e in episodes)  # streamed into SQLite: no list of every spec
         with self.conn:
             self.conn.executemany(
                 "INSERT INTO episodes (run, id, seq, spec, labels) VALUES (?,?,?,?,?)"
