@@ -209,6 +209,9 @@ def test_streamed_aggregate_equals_the_in_memory_one(tmp_path, episodes):
     for group_by in (None, ["agents"], ["scenario", "outcome"]):
         a = aggregate(rows, group_by)
         b = aggregate_stream(lambda: st.iter_episodes("s"), group_by)
-        assert a == b
+        c = aggregate_stream(lambda: st.iter_episodes("s", summaries=False), group_by)
+        assert a == b == c
     assert aggregate_stream(lambda: st.iter_episodes("s")).group_by == ["scenario", "agents"]
+    light = next(st.iter_episodes("s", summaries=False))
+    assert light.summary is None and light.metrics == rows[0].metrics
     st.close()

@@ -385,8 +385,10 @@ class Store:
     _COLUMNS = ("SELECT run, id, seq, spec, labels, status, outcome, summary, metrics, usage,"
                 " error, wall_time, attempts, finished FROM episodes")
 
-    def _iter_rows(self, where: str, args: tuple[Any, ...]) -> Iterator[EpisodeRow]:
-        cur = self.conn.execute(f"{self._COLUMNS} {where}", args)
+    def _iter_rows(self, where: str, args: tuple[Any, ...], summaries: bool = True
+                   ) -> Iterator[EpisodeRow]:
+        sql = self._COLUMNS if summaries else self._COLUMNS.replace(" summary,", " NULL,")
+        cur = self.conn.execute(f"{sql} {where}", args)
         js = self._json
         for r, i, q, sp, lb, st, oc, su, me, us, er, wt, at, fi in cur:
             yield EpisodeRow(r, i, q, js(sp, r, i, "spec"), js(lb, r, i, "labels"), st, oc,
@@ -400,12 +402,15 @@ class Store:
         """Every episode (of one run, or of all runs), in plan order."""
         return list(self.iter_episodes(run))
 
-    def iter_episodes(self, run: str | None = None) -> Iterator[EpisodeRow]:
+    def iter_episodes(self, run: str | None = None, summaries: bool = True
+                      ) -> Iterator[EpisodeRow]:
         """Every episode in plan order, decoded one at a time (constant memory: for
-        aggregating stores too large to hold as rows). Do not write meanwhile."""
+        aggregating stores too large to hold as rows). ``summaries=False`` leaves each
+        row's ``summary`` ``None`` without reading it (aggregation does not use it).
+        Do not write to the store meanwhile."""
         if run is None:
-            return self._iter_rows("ORDER BY run, seq", ())
-        return self._iter_rows("WHERE run=? ORDER BY seq", (run,))
+            return self._iter_rows("ORDER BY run, seq", (), summaries)
+        return self._iter_rows("WHERE run=? ORDER BY seq", (run,), summaries)
 
     def find(self, prefix: str, run: str | None = None) -> EpisodeRow:
         """The one episode whose id starts with ``prefix`` (a unique prefix is enough)."""

@@ -171,7 +171,7 @@ def _print_after_run(name: str, rep: BenchReport) -> None:
     console = c.console()
     _summary(console, rep)
     with Store.open(rep.store, create=False) as st:
-        agg = aggregate_stream(lambda: st.iter_episodes(name))
+        agg = aggregate_stream(lambda: st.iter_episodes(name, summaries=False))
     if len(agg.groups) <= MAX_SUMMARY_GROUPS:
         print_table(console, agg, title=name)
     else:
@@ -307,7 +307,8 @@ def results_command(
             return
         try:
             agg = (aggregate(episodes, _split(group_by), _split(metrics)) if whole else
-                   aggregate_stream(lambda: st.iter_episodes(run), _split(group_by),
+                   aggregate_stream(lambda: st.iter_episodes(run, summaries=False),
+                                    _split(group_by),
                                     _split(metrics)))
         except AggregateError as exc:
             raise c.fail(str(exc)) from None
