@@ -103,17 +103,18 @@ def driver_rss(n: int, executor: str, src: str | None, work: Path, tag: str,
     first = float("nan")
     deadline = time.monotonic() + 900
     while True:
-        if proc.poll() is not None:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)  # keeps the child's rusage
+        if pid:
             break
         done = _done(db)
         if done and first != first:
             first = time.perf_counter() - t0
         if done >= stop_after or time.monotonic() > deadline:
             proc.send_signal(signal.SIGTERM)
+            _, status, usage = os.wait4(proc.pid, 0)
             break
         time.sleep(0.2)
-    _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = status
+    proc.returncode = os.waitstatus_to_exitcode(status)
     err = proc.stderr.read().decode() if proc.stderr else ""
     if os.waitstatus_to_exitcode(status) not in (0, 130, -signal.SIGTERM, 143):
         print(f"    ({tag}: exit {os.waitstatus_to_exitcode(status)}: {err[-400:]})")
@@ -220,6 +221,8 @@ def main() -> None:
     ap.add_argument("--before", default=None, metavar="SRC",
                     help="another accord source tree (PYTHONPATH) for the driver RSS")
     ap.add_argument("--skip", default="", help="comma list of parts to skip: plan,rss,overhead")
+    ap.add_argument("--rss", default="this:local,this:ray,before:local,before:ray",
+                    help="driver RSS variants (tree:executor)")
     args = ap.parse_args()
     skip = set(args.skip.split(","))
     print(f"accord Ray benchmark; {machine()}; load {os.getloadavg()[0]:.1f}")
@@ -231,14 +234,17 @@ def main() -> None:
         if "rss" not in skip:
             print(f"\n2. driver peak RSS, accord bench with {args.plan} queued episodes "
                   "(stopped by SIGTERM after 300 done):")
-            trees = [("this branch", None)] + ([("before", args.before)] if args.before else [])
-            for label, src in trees:
-                for ex in ("local", "ray"):
-                    rss, done, first = driver_rss(args.plan, ex, src, work,
-                                                  f"rss-{ex}-{label[:4]}")
-                    print(f"  {label:12s} --executor {ex:6s}: peak RSS {rss:7.0f} MiB "
-                          f"({done} done; first episode after {first:.1f} s; load "
-                          f"{os.getloadavg()[0]:.1f})", flush=True)
+            trees = {"this": ("this branch", None), "before": ("before", args.before)}
+            for variant in args.rss.split(","):
+                tree, _, ex = variant.partition(":")
+                label, src = trees[tree]
+                if tree == "before" and not src:
+                    continue
+                rss, done, first = driver_rss(args.plan, ex, src, work,
+                                              f"rss-{ex}-{label[:4]}")
+                print(f"  {label:12s} --executor {ex:6s}: peak RSS {rss:7.0f} MiB "
+                      f"({done} done; first episode after {first:.1f} s; load "
+                      f"{os.getloadavg()[0]:.1f})", flush=True)
         if "overhead" not in skip:
             print("\n3. Ray executor overhead (local Ray instance, 2 CPUs):")
             overhead(args, work)
