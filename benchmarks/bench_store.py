@@ -168,7 +168,8 @@ def fmt(values: list[float], unit: str, scale: float = 1.0, digits: int = 1) -> 
             f"max {max(v):.{digits}f}, n={len(v)})")
 
 
-def million(path: Path, n: int, plan: Plan, recs: list[EpisodeRecord]) -> None:
+def million(path: Path, n: int, plan: Plan, recs: list[EpisodeRecord], repeat: int = 1
+            ) -> None:
     """Write a synthetic ``n``-episode store, then time ``accord results`` on it."""
     st = new_store(path, 2)
     sid = st.begin_session("m", {}, None, provenance(), "local", 1)
@@ -204,19 +205,22 @@ def million(path: Path, n: int, plan: Plan, recs: list[EpisodeRecord]) -> None:
           "episode)")
     for what, extra in (("accord results", []), ("accord results --format md -g agents",
                                                  ["--format", "md", "-g", "agents"])):
-        walls, rss = [], []
-        for _ in range(2):
-            before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        walls, cpu = [], []
+        for _ in range(repeat):
+            c0 = resource.getrusage(resource.RUSAGE_CHILDREN)
             t0 = time.perf_counter()
-            out = subprocess.run([sys.executable, "-m", "accord", "results", str(path), *extra],
-                                 capture_output=True, text=True, check=True,
+            res = subprocess.run([sys.executable, "-m", "accord", "results", str(path), *extra],
+                                 capture_output=True, text=True,
                                  env={**os.environ, "COLUMNS": "200"})
             walls.append(time.perf_counter() - t0)
-            after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-            rss.append(after if after > before else float("nan"))
-            assert str(n) in out.stdout, out.stdout[:500]
-        print(f"  {what}: {fmt(walls, 's', digits=1)}; peak RSS (max over children so "
-              f"far) {max(rss) / 1024:.0f} MiB")
+            c1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu.append(c1.ru_utime + c1.ru_stime - c0.ru_utime - c0.ru_stime)
+            assert res.returncode == 0 and res.stdout, res.stderr[-500:]
+        # ru_maxrss of RUSAGE_CHILDREN: the largest child so far (the store writes ran in
+        # this process, so the largest child is accord results itself)
+        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        print(f"  {what}: wall {fmt(walls, 's', digits=1)}; CPU {fmt(cpu, 's', digits=1)}; "
+              f"peak RSS {peak:.0f} MiB")
 
 
 def main() -> None:
