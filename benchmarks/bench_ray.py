@@ -53,6 +53,7 @@ def nap_config(n: int) -> dict[str, Any]:
 def plan_memory(n: int) -> None:
     """tracemalloc bytes per episode: lazy plan + queue + tasks, then materialised."""
     cfg = parse_config(nap_config(n))
+    expand(parse_config(nap_config(10)))  # imports (plugins, domains) outside the trace
     gc.collect()
     tracemalloc.start()
     t0 = time.perf_counter()
