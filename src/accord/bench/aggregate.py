@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from array import array
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,20 +55,24 @@ def metric_kinds(rows: Iterable[EpisodeRow]) -> dict[str, str]:
     """Each metric's kind, in first-seen order: ``number``, ``rate`` or ``category``."""
     kinds: dict[str, str] = {}
     for row in rows:
-        for name, val in (row.metrics or {}).items():
-            if val is None:
-                kinds.setdefault(name, "empty")
-                continue
-            k = ("rate" if isinstance(val, bool) else "number" if isinstance(val, (int, float))
-                 else "category")
-            old = kinds.get(name, "empty")
-            if old == "empty" or old == k:
-                kinds[name] = k
-            elif "category" in (old, k):
-                kinds[name] = "category"
-            else:
-                kinds[name] = "number"
+        _add_kinds(kinds, row)
     return kinds
+
+
+def _add_kinds(kinds: dict[str, str], row: EpisodeRow) -> None:
+    for name, val in (row.metrics or {}).items():
+        if val is None:
+            kinds.setdefault(name, "empty")
+            continue
+        k = ("rate" if isinstance(val, bool) else "number" if isinstance(val, (int, float))
+             else "category")
+        old = kinds.get(name, "empty")
+        if old == "empty" or old == k:
+            kinds[name] = k
+        elif "category" in (old, k):
+            kinds[name] = "category"
+        else:
+            kinds[name] = "number"
 
 
 @dataclass
@@ -155,28 +160,72 @@ def resolve_key(name: str, fields: Mapping[str, Any], kinds: Mapping[str, str]) 
     raise AggregateError(f"unknown group-by key {name!r}; available: {', '.join(avail)}")
 
 
+class _Variation:
+    """Which fields take more than one value over the rows seen (constant memory)."""
+
+    def __init__(self) -> None:
+        self.first: dict[str, Any] = {}
+        self.varies: set[str] = set()
+        self.rows = 0
+        self.missing: set[str] = set()  # params absent from some row (None is a value)
+
+    def add(self, f: Mapping[str, Any]) -> None:
+        first = self.first
+        if self.rows:
+            for k in first.keys() - f.keys():
+                if k.startswith("params.") and k not in self.missing:
+                    self.missing.add(k)
+                    if first[k] is not None:
+                        self.varies.add(k)
+        for k, v in f.items():
+            if k not in first:
+                first[k] = v
+                if self.rows and v is not None:  # absent (None) in earlier rows
+                    self.varies.add(k)
+            elif k not in self.varies and first[k] != v:
+                self.varies.add(k)
+        self.rows += 1
+
+    def group_by(self) -> list[str]:
+        if not self.rows:
+            return ["scenario", "agents"]
+        keys = [k for k in _CELL_FIELDS if k not in ("run", "domain") or k in self.varies]
+        keys += [k for k in self.first if k.startswith("params.") and k in self.varies]
+        return keys
+
+
 def default_group_by(rows: Sequence[EpisodeRow]) -> list[str]:
     """The cell of the sweep: run (if several), domain (if several), scenario, line-up and
     every parameter that varies; seeds and repetitions are averaged over."""
-    fields = [episode_fields(r) for r in rows]
-    if not fields:
-        return ["scenario", "agents"]
-    keys = [k for k in _CELL_FIELDS if k not in ("run", "domain")
-            or len({f[k] for f in fields}) > 1]
-    params = dict.fromkeys(k for f in fields for k in f if k.startswith("params."))
-    keys += [k for k in params if len({f.get(k) for f in fields}) > 1]
-    return keys
+    var = _Variation()
+    for r in rows:
+        var.add(episode_fields(r))
+    return var.group_by()
 
 
 def aggregate(rows: Sequence[EpisodeRow], group_by: Sequence[str] | None = None,
               metrics: Sequence[str] | None = None) -> Aggregate:
     """Group ``rows`` and summarise each metric per group (groups in plan order)."""
-    kinds = metric_kinds(r for r in rows if r.status == "done")
-    fields = [episode_fields(r) for r in rows]
+    return aggregate_stream(lambda: rows, group_by, metrics)
+
+
+def aggregate_stream(rows: Callable[[], Iterable[EpisodeRow]],
+                     group_by: Sequence[str] | None = None,
+                     metrics: Sequence[str] | None = None) -> Aggregate:
+    """:func:`aggregate` over rows read twice from ``rows()`` (e.g.
+    ``lambda: store.iter_episodes(run)``): one pass for the metric kinds and the default
+    grouping, one to group. Memory grows with groups and finished episodes' numeric
+    values (8 bytes each), not with rows' JSON."""
+    kinds: dict[str, str] = {}
+    var = _Variation()
     sample: dict[str, Any] = {}
-    for f in fields:
+    for r in rows():
+        if r.status == "done":
+            _add_kinds(kinds, r)
+        f = episode_fields(r)
         sample.update(f)
-    keys = list(group_by) if group_by else default_group_by(rows)
+        var.add(f)
+    keys = list(group_by) if group_by else var.group_by()
     keys = [resolve_key(k, sample or episode_fields_template(), kinds) for k in keys]
     if metrics:
         unknown = [m for m in metrics if m not in kinds]
@@ -191,14 +240,15 @@ def aggregate(rows: Sequence[EpisodeRow], group_by: Sequence[str] | None = None,
     else:
         chosen = {m: k for m, k in kinds.items() if k in ("number", "rate")}
     groups: dict[tuple[Any, ...], Group] = {}
-    values: dict[tuple[Any, ...], dict[str, list[float]]] = {}
-    walls: dict[tuple[Any, ...], list[float]] = {}
-    for row, f in zip(rows, fields, strict=True):
+    values: dict[tuple[Any, ...], dict[str, array[float]]] = {}
+    walls: dict[tuple[Any, ...], array[float]] = {}
+    for row in rows():
+        f = episode_fields(row)
         met = row.metrics or {}
         key = tuple(_hashable(met.get(k[8:])) if k.startswith("metrics.") else f.get(k)
                     for k in keys)
         g = groups.setdefault(key, Group(key))
-        vals = values.setdefault(key, {m: [] for m in chosen})
+        vals = values.setdefault(key, {m: array("d") for m in chosen})
         g.episodes += 1
         if row.status != "done":
             g.failed += row.status == "failed"
@@ -208,7 +258,7 @@ def aggregate(rows: Sequence[EpisodeRow], group_by: Sequence[str] | None = None,
         if row.outcome is not None:
             g.outcomes[row.outcome] = g.outcomes.get(row.outcome, 0) + 1
         if row.wall_time is not None:
-            walls.setdefault(key, []).append(row.wall_time)
+            walls.setdefault(key, array("d")).append(row.wall_time)
         for m in chosen:
             v = met.get(m)
             if isinstance(v, (int, float)):
@@ -218,7 +268,7 @@ def aggregate(rows: Sequence[EpisodeRow], group_by: Sequence[str] | None = None,
     total_usage: dict[str, float] = {}
     for key, g in groups.items():
         g.stats = {m: summarize(values[key][m], kind) for m, kind in chosen.items()}
-        g.wall_time = summarize(walls.get(key, []))
+        g.wall_time = summarize(walls.get(key, array("d")))
         for k, v in g.usage.items():
             total_usage[k] = total_usage.get(k, 0.0) + v
     return Aggregate(keys, chosen, list(groups.values()), total_usage)

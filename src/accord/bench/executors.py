@@ -8,7 +8,9 @@
   right for CPU-heavy agents and solvers. Episodes travel in small batches and each
   worker runs its batch with asyncio, so ``concurrency`` still bounds episodes in flight.
 * ``ray`` / ``ray:ADDRESS`` / ``ray://ADDRESS``: Ray tasks on a local instance or a
-  cluster (:mod:`accord.bench.ray_executor`, optional extra).
+  cluster (:mod:`accord.bench.ray_executor`, optional extra). A ``?cpus=F`` suffix
+  (``ray?cpus=0.25``) sets the CPUs Ray reserves per episode (default 1): LLM episodes
+  mostly wait on the network, so a fraction lets more of them run per core.
 
 Every executor yields :class:`~accord.bench.worker.EpisodeRecord` objects back to the
 driver, which is the only writer to the store.
@@ -129,16 +131,34 @@ class ExecutorChoice:
 
     kind: str
     address: str | None = None
+    #: CPUs Ray reserves per episode (``?cpus=F``); ``None``: the default, 1
+    cpus: float | None = None
 
     def __str__(self) -> str:
+        out = self.kind
         if self.kind == "ray" and self.address:
-            return self.address if "://" in self.address else f"ray:{self.address}"
-        return self.kind
+            out = self.address if "://" in self.address else f"ray:{self.address}"
+        return out if self.cpus is None else f"{out}?cpus={self.cpus:g}"
 
 
 def parse_executor(text: str) -> ExecutorChoice:
-    """Parse ``local``, ``process``, ``ray``, ``ray:ADDRESS`` or ``ray://HOST:PORT``."""
+    """Parse ``local``, ``process``, ``ray``, ``ray:ADDRESS`` or ``ray://HOST:PORT``, the
+    Ray forms optionally with ``?cpus=F`` (CPUs reserved per episode, > 0)."""
     t = text.strip()
+    if t.startswith("ray") and "?" in t:
+        base, _, query = t.partition("?")
+        key, eq, value = query.partition("=")
+        try:
+            cpus = float(value) if key == "cpus" and eq else float("nan")
+        except ValueError:
+            cpus = float("nan")
+        if not cpus > 0 or cpus == float("inf"):
+            raise ValueError(f"executor {text!r}: the only option is ?cpus=F with F > 0, e.g. "
+                             "ray?cpus=0.25")
+        choice = parse_executor(base)
+        if choice.kind != "ray":
+            raise ValueError(f"unknown executor {text!r}; ?cpus= is for ray executors")
+        return ExecutorChoice("ray", choice.address, cpus)
     if t in ("local", "asyncio", "process"):
         return ExecutorChoice("process" if t == "process" else "local")
     if t == "ray":
@@ -320,4 +340,4 @@ def make_executor(choice: ExecutorChoice | str, concurrency: int | None = None) 
         return ProcessExecutor(concurrency)
     from accord.bench.ray_executor import RayExecutor
 
-    return RayExecutor(choice.address, concurrency)
+    return RayExecutor(choice.address, concurrency, choice.cpus or 1.0)

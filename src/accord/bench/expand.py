@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import importlib
 import math
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 from accord.bench.config import ExperimentConfig, episode_parts
 from accord.core.redact import Redactor
@@ -47,11 +49,123 @@ class PlannedEpisode:
         return {**_MASK.clean(self.spec.to_dict()), "repeat": self.repeat}
 
 
+@dataclass(frozen=True)
+class _Cell:
+    """One cell of a sweep: everything its episodes share (they differ in seed/repeat)."""
+
+    domain: str
+    scenario: str
+    agents: tuple[Any, ...]
+    params: Any
+    seeds: tuple[int, ...]
+    labels: dict[str, Any]
+
+
+class PlanEpisodes(Sequence[PlannedEpisode]):
+    """A plan's episodes in execution order, each built when it is read.
+
+    Per episode only its id and four small integers are held (cell, seed index,
+    repetition, seq: about 90 bytes), never its spec: a 10^6-episode plan costs about
+    90 MB instead of several GB. Indexing with a slice gives an :class:`EpisodeView`.
+    """
+
+    def __init__(self, cells: list[_Cell], ids: list[str], cell: array[int], si: array[int],
+                 rep: array[int], seq: array[int]) -> None:
+        self._cells, self.ids = cells, ids
+        self._cell, self._si, self._rep, self._seq = cell, si, rep, seq
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def _make(self, k: int) -> PlannedEpisode:
+        ci, si, rep = self._cell[k], self._si[k], self._rep[k]
+        c = self._cells[ci]
+        spec = EpisodeSpec(c.domain, c.scenario, c.agents, c.params, c.seeds[si])
+        return PlannedEpisode(self.ids[k], spec, rep, c.labels, self._seq[k], (si, rep, ci))
+
+    @overload
+    def __getitem__(self, i: int) -> PlannedEpisode: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> EpisodeView: ...
+
+    def __getitem__(self, i: int | slice) -> PlannedEpisode | EpisodeView:
+        if isinstance(i, slice):
+            return EpisodeView(self, array("q", range(len(self))[i]))
+        return self._make(range(len(self))[i])
+
+    def __iter__(self) -> Iterator[PlannedEpisode]:
+        return (self._make(k) for k in range(len(self)))
+
+    def __eq__(self, other: object) -> bool:
+        """Equal to any sequence of the same episodes (a list included)."""
+        if not isinstance(other, Sequence) or isinstance(other, str):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other,
+                                                                      strict=True))
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class EpisodeView(Sequence[PlannedEpisode]):
+    """Some of a plan's episodes (by position), e.g. the queue of a resumed run."""
+
+    def __init__(self, base: Sequence[PlannedEpisode], index: array[int]) -> None:
+        self._base, self._index = base, index
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+    @overload
+    def __getitem__(self, i: int) -> PlannedEpisode: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> EpisodeView: ...
+
+    def __getitem__(self, i: int | slice) -> PlannedEpisode | EpisodeView:
+        if isinstance(i, slice):
+            return EpisodeView(self._base, self._index[i])
+        return self._base[self._index[i]]
+
+    def __iter__(self) -> Iterator[PlannedEpisode]:
+        return (self._base[k] for k in self._index)
+
+    def __eq__(self, other: object) -> bool:
+        """Equal to any sequence of the same episodes (a list included)."""
+        if not isinstance(other, Sequence) or isinstance(other, str):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other,
+                                                                      strict=True))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    @property
+    def ids(self) -> list[str]:
+        """The episodes' ids."""
+        ids = episode_ids_of(self._base)
+        return [ids[k] for k in self._index]
+
+
+def episode_ids_of(episodes: Sequence[PlannedEpisode]) -> Sequence[str]:
+    """The ids of a plan's episodes without building their specs where possible."""
+    ids = getattr(episodes, "ids", None)
+    return ids if ids is not None else [e.id for e in episodes]
+
+
+def subset(episodes: Sequence[PlannedEpisode], index: Iterable[int]) -> Sequence[PlannedEpisode]:
+    """The episodes at ``index`` (in that order), as a view when the plan is lazy."""
+    return EpisodeView(episodes, array("q", index))
+
+
 @dataclass
 class Plan:
-    """The expanded episodes of a config, in execution order (seed-major)."""
+    """The expanded episodes of a config, in execution order (seed-major).
 
-    episodes: list[PlannedEpisode]
+    ``episodes`` is a :class:`PlanEpisodes` from :func:`expand` (built on access), or
+    any sequence of :class:`PlannedEpisode`.
+    """
+
+    episodes: Sequence[PlannedEpisode]
     duplicates: int = 0
     domains: dict[str, Domain] = field(default_factory=dict)
 
@@ -73,7 +187,9 @@ def expand(config: ExperimentConfig, validate: bool = True) -> Plan:
         import_plugins(config.plugins)
     except ImportError as exc:
         raise w.error("plugins", f"cannot import plugin: {exc}") from None
-    episodes: list[PlannedEpisode] = []
+    cells: list[_Cell] = []
+    ids: list[str] = []
+    a_cell, a_si, a_rep = array("l"), array("l"), array("l")
     seen: set[str] = set()
     dup = 0
     domains: dict[str, Domain] = {}
@@ -110,6 +226,8 @@ def expand(config: ExperimentConfig, validate: bool = True) -> Plan:
                     if validate:
                         _validate(config, sweep.key, domain, first)
                     labels = {"lineup": lu.label(), "agents": lu.agent_labels()}
+                    cells.append(_Cell(sweep.domain, scenario, lu.agents, params,
+                                       tuple(sweep.seeds), labels))
                     for si, seed in enumerate(sweep.seeds):
                         spec = EpisodeSpec(sweep.domain, scenario, lu.agents, params, seed)
                         for rep in range(sweep.repeat):
@@ -118,10 +236,19 @@ def expand(config: ExperimentConfig, validate: bool = True) -> Plan:
                                 dup += 1
                                 continue
                             seen.add(eid)
-                            episodes.append(PlannedEpisode(eid, spec, rep, labels,
-                                                           len(episodes), (si, rep, cell)))
+                            ids.append(eid)
+                            a_cell.append(cell)
+                            a_si.append(si)
+                            a_rep.append(rep)
                     cell += 1
-    episodes.sort(key=lambda e: e.order)
+    del seen
+    # execution order is seed-major; seq stays the position in the cell-major expansion
+    width_rep = max(a_rep, default=0) + 1
+    order = sorted(range(len(ids)),
+                   key=lambda k: (a_si[k] * width_rep + a_rep[k]) * max(cell, 1) + a_cell[k])
+    episodes = PlanEpisodes(cells, [ids[k] for k in order], array("l", (a_cell[k] for k in order)),
+                            array("l", (a_si[k] for k in order)),
+                            array("l", (a_rep[k] for k in order)), array("l", order))
     return Plan(episodes, dup, domains)
 
 

@@ -12,14 +12,16 @@ import asyncio
 import contextlib
 import signal
 import time
+from array import array
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from accord.bench import approvals
 from accord.bench.config import ExperimentConfig
 from accord.bench.executors import Executor, make_executor, parse_executor
-from accord.bench.expand import Plan, PlannedEpisode, expand
+from accord.bench.expand import Plan, PlannedEpisode, episode_ids_of, expand, subset
 from accord.bench.progress import BenchProgress
 from accord.bench.provenance import provenance
 from accord.bench.store import Store
@@ -76,19 +78,20 @@ def store_path(config: ExperimentConfig, options: BenchOptions) -> Path:
 
 
 def select(plan: Plan, statuses: dict[str, tuple[str, str | None]], retry_failed: bool,
-           retry_errors: bool) -> tuple[list[PlannedEpisode], int, int]:
-    """The episodes to run now, and how many are skipped as done / as failed."""
-    queue: list[PlannedEpisode] = []
+           retry_errors: bool) -> tuple[Sequence[PlannedEpisode], int, int]:
+    """The episodes to run now (a view of the plan: specs are built as they are read),
+    and how many are skipped as done / as failed."""
+    queue = array("q")
     done = failed = 0
-    for ep in plan.episodes:
-        status, outcome = statuses.get(ep.id, ("pending", None))
+    for k, eid in enumerate(episode_ids_of(plan.episodes)):
+        status, outcome = statuses.get(eid, ("pending", None))
         if status == "done" and not (retry_errors and outcome == "error"):
             done += 1
         elif status == "failed" and not retry_failed:
             failed += 1
         else:
-            queue.append(ep)
-    return queue, done, failed
+            queue.append(k)
+    return subset(plan.episodes, queue), done, failed
 
 
 def resolved_config(config: ExperimentConfig, plan: Plan, executor: Executor,
@@ -111,14 +114,44 @@ def resolved_config(config: ExperimentConfig, plan: Plan, executor: Executor,
             "episodes": len(plan.episodes), "as_written": config.raw}
 
 
-def _tasks(queue: list[PlannedEpisode], config: ExperimentConfig, llm: dict[str, Any],
-           data: str | None) -> list[EpisodeTask]:
-    # a list, not a generator: the process executor sizes its pool by the episode count
-    return [EpisodeTask(ep.id, ep.spec, ep.repeat, config.name, llm, data, config.plugins,
-                        config.timeout) for ep in queue]
+class TaskView(Sequence[EpisodeTask]):
+    """The executor's tasks, each built when read (a sequence, not a generator: the
+    process executor sizes its pool by the episode count); executors keep a bounded
+    window in flight, so the driver never holds every spec or record at once."""
+
+    def __init__(self, queue: Sequence[PlannedEpisode], config: ExperimentConfig,
+                 llm: dict[str, Any], data: str | None) -> None:
+        self._queue, self._config, self._llm, self._data = queue, config, llm, data
+
+    def __len__(self) -> int:
+        return len(self._queue)
+
+    def _task(self, ep: PlannedEpisode) -> EpisodeTask:
+        c = self._config
+        return EpisodeTask(ep.id, ep.spec, ep.repeat, c.name, self._llm, self._data,
+                           c.plugins, c.timeout)
+
+    @overload
+    def __getitem__(self, i: int) -> EpisodeTask: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[EpisodeTask]: ...
+
+    def __getitem__(self, i: int | slice) -> EpisodeTask | list[EpisodeTask]:
+        if isinstance(i, slice):
+            return [self._task(ep) for ep in self._queue[i]]
+        return self._task(self._queue[i])
+
+    def __iter__(self) -> Iterator[EpisodeTask]:
+        return (self._task(ep) for ep in self._queue)
 
 
-async def _drive(executor: Executor, tasks: list[EpisodeTask], store: Store | None,
+def _tasks(queue: Sequence[PlannedEpisode], config: ExperimentConfig, llm: dict[str, Any],
+           data: str | None) -> TaskView:
+    return TaskView(queue, config, llm, data)
+
+
+async def _drive(executor: Executor, tasks: Sequence[EpisodeTask], store: Store | None,
                  run: str, session: int | None, report: BenchReport,
                  progress: BenchProgress, gate: bool = False) -> None:
     async for rec in executor.run(tasks):
@@ -180,7 +213,7 @@ def run_bench(config: ExperimentConfig, options: BenchOptions | None = None,
             queue = queue[:options.limit]
         report = BenchReport(config.name, path, len(plan.episodes), done, skipped, len(queue),
                              duplicates=plan.duplicates,
-                             stale=len(statuses.keys() - {e.id for e in plan.episodes}))
+                             stale=len(statuses.keys() - set(episode_ids_of(plan.episodes))))
         state = "interrupted"
         t1 = time.perf_counter()
         try:

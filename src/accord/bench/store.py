@@ -3,7 +3,18 @@
 Tables: ``runs`` (name, resolved config, accord version, git commit, times),
 ``sessions`` (one per ``accord bench`` invocation: executor, counts, state),
 ``episodes`` (spec, labels, status ``pending``/``done``/``failed``, the episode's own
-``outcome``, summary, metrics, usage, error, timings) and ``trajectories`` (JSONL text).
+``outcome``, summary, metrics, usage, error, timings), ``trajectories`` (JSONL) and
+``zdicts`` (the compression dictionaries of the store's rows).
+
+Format: a store made by this version is format 2: ``summary``, ``metrics``, ``usage``,
+``error`` and the trajectory are zstd frames compressed with a trained dictionary
+(:mod:`accord.bench.compact`; about 0.5 KiB per bargaining episode instead of 5.3);
+``spec`` and ``labels`` stay JSON text for SQL filters. Reading detects the encoding per
+value (text or frame), so format-1 stores (accord before the compact store) open and
+read as before; they also keep being *written* in format 1, so older accord versions
+can still read them (no silent migration). Decoding stays inside this module: callers
+get the same ``EpisodeRow`` / JSONL text from either format. SQL that needs a
+compressed column's JSON uses the connection's ``accord_text(column)`` function.
 
 Crash safety: every finished episode is committed in its own transaction and nothing
 else is written while episodes run, so a SIGKILL loses at most the episodes in flight
@@ -26,18 +37,21 @@ import os
 import random
 import sqlite3
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from accord.bench.compact import Codec, CorruptValue, dictionary_id, shipped_dictionary
 from accord.bench.expand import PlannedEpisode
 from accord.bench.redact import Redactor
 from accord.bench.worker import EpisodeRecord
 
-#: bump when the schema changes incompatibly
-SCHEMA_VERSION = 1
+#: bump when the schema changes incompatibly (the format new stores are made in)
+SCHEMA_VERSION = 2
+#: formats this version opens: 1 (plain JSON text), 2 (compressed columns)
+READABLE_VERSIONS = (1, 2)
 #: seconds a connection waits for another process's write lock before "store busy"
 BUSY_TIMEOUT = 30.0
 #: plan-order index for paged reading (``accord serve``); added to older stores on open
@@ -88,6 +102,7 @@ def _loads(text: str | None) -> Any:
     return None if text is None else json.loads(text)
 
 
+
 class Store:
     """A connection to one results database (create it with :meth:`open`)."""
 
@@ -96,6 +111,10 @@ class Store:
         self.conn = conn
         self._lock_fd: int | None = None
         self._redact = Redactor()
+        #: the store's format (1 or 2), known once the schema is checked
+        self.format = SCHEMA_VERSION
+        self._codec: Codec | None = None
+        conn.create_function("accord_text", 1, self._sql_text, deterministic=True)
 
     # --- opening -------------------------------------------------------------------
     @classmethod
@@ -178,9 +197,16 @@ class Store:
 
     def _check_version(self) -> None:
         row = self.conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-        if row is None or int(row[0]) != SCHEMA_VERSION:
-            raise StoreError(f"{self.path}: schema version {row and row[0]} is not "
-                             f"{SCHEMA_VERSION}; use a matching accord version")
+        try:
+            version = int(row[0]) if row is not None else None
+        except ValueError:
+            version = None
+        if version not in READABLE_VERSIONS:
+            raise StoreError(f"{self.path}: schema version {row and row[0]} is not one this "
+                             f"accord reads ({', '.join(map(str, READABLE_VERSIONS))}); use "
+                             "a matching accord version")
+        assert version is not None
+        self.format = version
 
     def _init_schema(self, create: bool) -> None:
         """Check the schema, or create it race-free: two ``accord bench`` starting at once on
@@ -211,10 +237,63 @@ class Store:
                     self.conn.execute(statement)
                 self.conn.execute("INSERT INTO meta VALUES ('schema', ?)",
                                   (str(SCHEMA_VERSION),))
+                raw = shipped_dictionary()
+                self.conn.execute("INSERT INTO zdicts (id, dict) VALUES (?, ?)",
+                                  (dictionary_id(raw), raw))
+                self.format = SCHEMA_VERSION
             self.conn.commit()
         except BaseException:
             self.conn.rollback()
             raise
+
+    # --- encoding (format 2: compressed columns) --------------------------------------
+    def codec(self) -> Codec:
+        """The store's codec: its own dictionaries, compressing with the newest one."""
+        if self._codec is None:
+            have: dict[int, bytes] = {}
+            if "zdicts" in self._names():
+                have = {int(i): bytes(d) for i, d in
+                        self.conn.execute("SELECT id, dict FROM zdicts ORDER BY rowid")}
+            current = next(reversed(have)) if have else None
+            self._codec = Codec(have, current)
+            raw = shipped_dictionary()  # frames of a dictionary the store lost, if any
+            self._codec.add(dictionary_id(raw), raw)
+        return self._codec
+
+    def _pack(self, text: str | None) -> str | bytes | None:
+        """What is stored for one bulky value: text in format 1, a zstd frame in 2."""
+        if text is None or self.format < 2:
+            return text
+        return self.codec().compress(text)
+
+    def _text(self, value: Any, run: str, episode: str, column: str) -> str | None:
+        """A stored value's text, whichever format the row was written in."""
+        if value is None or isinstance(value, str):
+            return value
+        try:
+            return self.codec().decompress(bytes(value))
+        except CorruptValue as exc:
+            raise StoreError(f"{self.path}: episode {run}/{episode}: the stored {column} "
+                             f"cannot be read: {exc}") from None
+
+    def _json(self, value: Any, run: str, episode: str, column: str) -> Any:
+        text = self._text(value, run, episode, column)
+        if text is None:
+            return None
+        try:
+            return json.loads(text)
+        except ValueError as exc:
+            raise StoreError(f"{self.path}: episode {run}/{episode}: the stored {column} "
+                             f"is not valid JSON ({exc})") from None
+
+    def _sql_text(self, value: Any) -> Any:
+        """SQL ``accord_text(x)``: the text of a compressed value (NULL if unreadable)."""
+        if isinstance(value, bytes):
+            try:
+                return self.codec().decompress(value)
+            except CorruptValue:
+                return None
+        return value
 
     def close(self) -> None:
         """Release the lock and close the connection."""
@@ -281,8 +360,8 @@ class Store:
     def add_planned(self, run: str, episodes: Iterable[PlannedEpisode]) -> None:
         """Insert planned episodes as ``pending`` (existing ones keep their status)."""
         rj = self._redact.json
-        rows = [(run, e.id, e.seq, rj(e.spec_record(), sort_keys=True), rj(e.labels))
-                for e in episodes]
+        rows = ((run, e.id, e.seq, rj(e.spec_record(), sort_keys=True), rj(e.labels))
+                for e in episodes)  # streamed into SQLite: no list of every spec
         with self.conn:
             self.conn.executemany(
                 "INSERT INTO episodes (run, id, seq, spec, labels) VALUES (?,?,?,?,?)"
@@ -292,14 +371,15 @@ class Store:
     def write(self, run: str, rec: EpisodeRecord, session: int | None = None) -> None:
         """Commit one finished episode (its own transaction)."""
         r = self._redact
-        traj = None if rec.trajectory is None else r.text(rec.trajectory)
+        pack = self._pack
+        traj = None if rec.trajectory is None else pack(r.text(rec.trajectory))
         with self.conn:
             self.conn.execute(
                 "UPDATE episodes SET status=?, outcome=?, summary=?, metrics=?, usage=?,"
                 " error=?, wall_time=?, started=?, finished=?, attempts=attempts+1,"
                 " session=?, worker=? WHERE run=? AND id=?",
-                (rec.status, rec.outcome, r.json(rec.summary), r.json(rec.metrics),
-                 r.json(rec.usage), None if rec.error is None else r.text(rec.error),
+                (rec.status, rec.outcome, pack(r.json(rec.summary)), pack(r.json(rec.metrics)),
+                 pack(r.json(rec.usage)), None if rec.error is None else pack(r.text(rec.error)),
                  rec.wall_time,
                  rec.started, rec.finished, session, rec.worker, run, rec.id))
             if traj is not None:
@@ -340,17 +420,32 @@ class Store:
     _COLUMNS = ("SELECT run, id, seq, spec, labels, status, outcome, summary, metrics, usage,"
                 " error, wall_time, attempts, finished FROM episodes")
 
+    def _iter_rows(self, where: str, args: tuple[Any, ...], summaries: bool = True
+                   ) -> Iterator[EpisodeRow]:
+        sql = self._COLUMNS if summaries else self._COLUMNS.replace(" summary,", " NULL,")
+        cur = self.conn.execute(f"{sql} {where}", args)
+        js = self._json
+        for r, i, q, sp, lb, st, oc, su, me, us, er, wt, at, fi in cur:
+            yield EpisodeRow(r, i, q, js(sp, r, i, "spec"), js(lb, r, i, "labels"), st, oc,
+                             js(su, r, i, "summary"), js(me, r, i, "metrics"),
+                             js(us, r, i, "usage"), self._text(er, r, i, "error"), wt, at, fi)
+
     def _rows(self, where: str, args: tuple[Any, ...]) -> list[EpisodeRow]:
-        cur = self.conn.execute(f"{self._COLUMNS} {where}", args)
-        return [EpisodeRow(r, i, q, json.loads(sp), json.loads(lb), st, oc, _loads(su),
-                           _loads(me), _loads(us), er, wt, at, fi)
-                for r, i, q, sp, lb, st, oc, su, me, us, er, wt, at, fi in cur]
+        return list(self._iter_rows(where, args))
 
     def episodes(self, run: str | None = None) -> list[EpisodeRow]:
         """Every episode (of one run, or of all runs), in plan order."""
+        return list(self.iter_episodes(run))
+
+    def iter_episodes(self, run: str | None = None, summaries: bool = True
+                      ) -> Iterator[EpisodeRow]:
+        """Every episode in plan order, decoded one at a time (constant memory: for
+        aggregating stores too large to hold as rows). ``summaries=False`` leaves each
+        row's ``summary`` ``None`` without reading it (aggregation does not use it).
+        Do not write to the store meanwhile."""
         if run is None:
-            return self._rows("ORDER BY run, seq", ())
-        return self._rows("WHERE run=? ORDER BY seq", (run,))
+            return self._iter_rows("ORDER BY run, seq", (), summaries)
+        return self._iter_rows("WHERE run=? ORDER BY seq", (run,), summaries)
 
     def select(self, where: str = "", args: tuple[Any, ...] = (), order: str = "run, seq",
                limit: int | None = None, offset: int = 0) -> list[EpisodeRow]:
@@ -389,8 +484,14 @@ class Store:
                              + ("" if run else " or --run"))
         return exact[0] if exact else rows[0]
 
+    def recent_outcomes(self, run: str, n: int) -> list[str | None]:
+        """The outcomes of the ``n`` episodes of ``run`` finished last (``done`` ones)."""
+        cur = self.conn.execute("SELECT outcome FROM episodes WHERE run=? AND status='done'"
+                                " ORDER BY finished DESC LIMIT ?", (run, n))
+        return [o for (o,) in cur]
+
     def trajectory(self, run: str, episode: str) -> str | None:
         """The JSONL trajectory of one episode, if it ran."""
         row = self.conn.execute("SELECT jsonl FROM trajectories WHERE run=? AND id=?",
                                 (run, episode)).fetchone()
-        return None if row is None else str(row[0])
+        return None if row is None else self._text(row[0], run, episode, "trajectory")

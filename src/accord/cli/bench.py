@@ -161,18 +161,17 @@ def _errored(rep: BenchReport) -> int:
     if not rep.done:
         return 0
     with Store.open(rep.store, create=False) as st:
-        rows = st.episodes(rep.run)
-    recent = sorted((r for r in rows if r.status == "done"), key=lambda r: r.finished or 0.0)
-    return sum(1 for r in recent[-rep.done:] if r.outcome == "error")
+        recent = st.recent_outcomes(rep.run, rep.done)
+    return sum(1 for o in recent if o == "error")
 
 
 def _print_after_run(name: str, rep: BenchReport) -> None:
-    from accord.bench import Store, aggregate, print_table
+    from accord.bench import Store, aggregate_stream, print_table
 
     console = c.console()
     _summary(console, rep)
     with Store.open(rep.store, create=False) as st:
-        agg = aggregate(st.episodes(name))
+        agg = aggregate_stream(lambda: st.iter_episodes(name, summaries=False))
     if len(agg.groups) <= MAX_SUMMARY_GROUPS:
         print_table(console, agg, title=name)
     else:
@@ -268,6 +267,7 @@ def results_command(
     from accord.bench import (
         AggregateError,
         aggregate,
+        aggregate_stream,
         episode_rows,
         to_csv,
         to_json,
@@ -292,23 +292,31 @@ def results_command(
         raise c.fail("--format parquet needs --out PATH")
     if per_episode and fmt not in ("csv", "json", "parquet"):
         raise c.fail("--per-episode works with --format csv, json or parquet")
+    # only per-episode output needs every row at once; grouped tables stream the store
+    whole = episodes_list or per_episode or fmt == "json"
+    episodes: list[Any] = []
     with _open(store) as st:
         runs = st.runs()
         if run is not None and run not in {r["name"] for r in runs}:
             raise c.fail(f"no run {run!r} in {store}; runs: "
                          f"{', '.join(r['name'] for r in runs) or 'none'}")
-        episodes = st.episodes(run)
-        from accord.bench import approvals
+        gate: dict[tuple[str, str], dict[str, Any]] = {}
+        if whole:
+            episodes = st.episodes(run)
+            from accord.bench import approvals
 
-        gate = {k: a.to_dict() for k, a in approvals.of_episodes(
-            st.conn, [(e.run, e.id) for e in episodes]).items()}
-    if episodes_list:
-        _list_episodes(episodes, fmt, out, gate)
-        return
-    try:
-        agg = aggregate(episodes, _split(group_by), _split(metrics))
-    except AggregateError as exc:
-        raise c.fail(str(exc)) from None
+            gate = {k: a.to_dict() for k, a in approvals.of_episodes(
+                st.conn, [(e.run, e.id) for e in episodes]).items()}
+        if episodes_list:
+            _list_episodes(episodes, fmt, out, gate)
+            return
+        try:
+            agg = (aggregate(episodes, _split(group_by), _split(metrics)) if whole else
+                   aggregate_stream(lambda: st.iter_episodes(run, summaries=False),
+                                    _split(group_by),
+                                    _split(metrics)))
+        except AggregateError as exc:
+            raise c.fail(str(exc)) from None
     if run is not None:
         runs = [r for r in runs if r["name"] == run]
     rows = episode_rows(episodes) if per_episode else None
@@ -337,7 +345,7 @@ def results_command(
             raise c.fail(str(exc)) from None
         return
     else:
-        _print_results(store, run, episodes, agg, error, out)
+        _print_results(store, run, agg, error, out)
         return
     if out is None:
         sys.stdout.write(text)
@@ -394,13 +402,14 @@ def _list_episodes(episodes: list[Any], fmt: str, out: Path | None,
             Console(file=fh, width=c.PIPE_WIDTH, no_color=True).print(t)
 
 
-def _print_results(store: Path, run: str | None, episodes: list[Any], agg: Any, error: str,
+def _print_results(store: Path, run: str | None, agg: Any, error: str,
                    out: Path | None) -> None:
     from accord.bench import print_table
     from accord.bench.tables import rich_table
 
-    counts = {s: sum(e.status == s for e in episodes) for s in ("done", "failed", "pending")}
-    title = (f"{run or store}: {len(episodes)} episodes, {counts['done']} done, "
+    counts = {s: sum(getattr(g, s) for g in agg.groups) for s in ("done", "failed", "pending")}
+    total = sum(g.episodes for g in agg.groups)
+    title = (f"{run or store}: {total} episodes, {counts['done']} done, "
              f"{counts['failed']} failed, {counts['pending']} pending")
     if out is None:
         print_table(c.console(), agg, error, title)

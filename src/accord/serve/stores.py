@@ -40,7 +40,7 @@ FILTERS: dict[str, str] = {
     "agents": "json_extract(labels, '$.lineup') = ?",
     "status": "status = ?",
     "outcome": "outcome = ?",
-    "reason": "json_extract(summary, '$.reason') = ?",
+    "reason": "json_extract(accord_text(summary), '$.reason') = ?",
 }
 #: sort key -> ORDER BY expression (a fixed list: URL text never reaches SQL)
 SORTS: dict[str, str] = {
@@ -50,8 +50,8 @@ SORTS: dict[str, str] = {
     "seed": "json_extract(spec, '$.seed')",
     "status": "status",
     "outcome": "outcome",
-    "reason": "json_extract(summary, '$.reason')",
-    "rounds": "json_extract(summary, '$.rounds')",
+    "reason": "json_extract(accord_text(summary), '$.reason')",
+    "rounds": "json_extract(accord_text(summary), '$.rounds')",
     "wall_time": "wall_time",
     "finished": "finished",
 }
@@ -286,8 +286,8 @@ class Stores:
             args.append(val)
         if q.flag:
             path = f'$.flags."{q.flag}"'
-            where.append("(json_extract(summary, ?) = 1 OR "
-                         "instr(json_extract(summary, ?), 'true') > 0)")
+            where.append("(json_extract(accord_text(summary), ?) = 1 OR "
+                         "instr(json_extract(accord_text(summary), ?), 'true') > 0)")
             args += [path, path]
         has_approvals = approvals.has_table(st.conn)
         if q.approval:

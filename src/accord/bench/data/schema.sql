@@ -1,4 +1,5 @@
--- accord results store, schema version 1 (see accord/bench/store.py).
+-- accord results store, schema version 2 (see accord/bench/store.py): as version 1 plus
+-- the zdicts table; summary, metrics, usage, error and jsonl hold zstd frames (BLOB).
 CREATE TABLE meta (
   key   TEXT PRIMARY KEY,
   value TEXT NOT NULL
@@ -61,6 +62,12 @@ CREATE INDEX episodes_by_seq ON episodes (run, seq);
 CREATE TABLE trajectories (
   run   TEXT NOT NULL,
   id    TEXT NOT NULL,
-  jsonl TEXT NOT NULL,            -- accord.core.trajectory JSONL
+  jsonl TEXT NOT NULL,            -- accord.core.trajectory JSONL (a zstd frame, format 2)
   PRIMARY KEY (run, id)
+);
+
+-- zstd dictionaries the compressed values name by id (accord/bench/compact.py)
+CREATE TABLE zdicts (
+  id    INTEGER PRIMARY KEY,      -- the dictionary's zstd id
+  dict  BLOB NOT NULL
 );

@@ -1,0 +1,298 @@
+"""Issue 16 goal 4 benchmark: the compact results store (format 2) against format 1.
+
+In one run, on the same N bargaining episodes (concession agents on buyer-seller and
+procurement, as ``bench_runner.py``; run once, records kept):
+
+* bytes per episode of each format (file size after a WAL checkpoint, and per column);
+* ``Store.write`` per episode in each format (wall and CPU, one transaction per episode),
+  interleaved over repeats, and the ratio; ``run_bench`` episodes/s into each format;
+* reading back: ``Store.episodes`` + every trajectory, per episode;
+* ``--million``: a synthetic store of that many episodes (the N real records cycled
+  under new episode ids and seeds): write rate, file size, and ``accord results STORE``
+  wall time and peak memory (a child process; its max RSS).
+
+The compression dictionary is trained on a different sweep (the three 2-party built-in bargaining
+scenarios, five concession strategies, two deadlines, seeds from 1000):
+``--train-dict PATH`` regenerates ``src/accord/bench/data/store.zdict``.
+
+    python benchmarks/bench_store.py [--episodes 2000] [--repeat 3] [--million 1000000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from _util import machine
+
+from accord.bench import (
+    BenchOptions,
+    EpisodeRecord,
+    EpisodeTask,
+    LocalExecutor,
+    Plan,
+    PlannedEpisode,
+    Store,
+    expand,
+    parse_config,
+    run_bench,
+)
+from accord.bench.provenance import provenance
+from accord.bench.redact import Redactor
+from accord.domains import EpisodeSpec
+from accord.domains.ids import episode_id
+from accord.testing.legacy_store import create_format1_store
+
+POOL = ["boulware", "linear", "conceder", "tit-for-tat"]
+TRAIN_POOL = ["boulware", "linear", "conceder", "tit-for-tat", "hardliner"]
+
+
+def make_plan(n: int, scenarios: list[str] | None = None, pool: list[str] | None = None,
+              seed0: int = 0, params: dict[str, Any] | None = None) -> tuple[Plan, Any]:
+    """The first ``n`` episodes of a bargaining concession sweep."""
+    pool = pool or POOL
+    scen = scenarios or ["buyer-seller", "procurement"]
+    cells = len(scen) * len(pool) ** 2 * max(1, len((params or {}).get("max_rounds", [1])))
+    cfg = parse_config({"name": "bench", "domain": "bargaining", "scenarios": scen,
+                        "agents": {"product": [pool, pool]}, "params": params or {},
+                        "seeds": {"start": seed0, "count": -(-n // cells)}})
+    plan = expand(cfg)
+    plan.episodes = plan.episodes[:n]
+    return plan, cfg
+
+
+async def _consume(items: list[EpisodeTask]) -> list[EpisodeRecord]:
+    return [rec async for rec in LocalExecutor(8).run(items)]
+
+
+def records(plan: Plan) -> list[EpisodeRecord]:
+    """Run the plan's episodes (no store) and keep the records."""
+    return asyncio.run(_consume([EpisodeTask(e.id, e.spec, e.repeat, "bench")
+                                 for e in plan.episodes]))
+
+
+def train_dictionary(path: Path, n: int = 3000, size: int = 16384) -> None:
+    """Train the store dictionary on a sweep unlike the benchmark's and write it."""
+    import zstandard
+
+    plan, _ = make_plan(n, ["buyer-seller", "procurement", "split"],
+                        TRAIN_POOL, seed0=1000, params={"max_rounds": [10, 30]})
+    recs = records(plan)
+    r = Redactor()
+    samples: list[bytes] = []
+    for rec in recs:
+        for text in (r.json(rec.summary), r.json(rec.metrics), r.json(rec.usage),
+                     rec.trajectory):
+            if text:
+                samples.append(text.encode())
+    d = zstandard.train_dictionary(size, samples, level=19)
+    path.write_bytes(d.as_bytes())
+    print(f"trained a {len(d.as_bytes())} byte dictionary (id {d.dict_id()}) on "
+          f"{len(samples)} values of {len(recs)} episodes -> {path}")
+
+
+Timing = tuple[float, float]
+
+
+def _clock() -> Timing:
+    return time.perf_counter(), time.process_time()
+
+
+def _since(t0: Timing) -> Timing:
+    w, c = _clock()
+    return w - t0[0], c - t0[1]
+
+
+def new_store(path: Path, fmt: int) -> Store:
+    """A fresh store of format ``fmt``."""
+    if fmt == 1:
+        create_format1_store(path)
+    st = Store.open(path)
+    assert st.format == fmt, (st.format, fmt)
+    return st
+
+
+def write_store(path: Path, fmt: int, plan: Plan, recs: list[EpisodeRecord]
+                ) -> tuple[Timing, int]:
+    """``Store.write`` of every record into a fresh store; (time, file bytes)."""
+    st = new_store(path, fmt)
+    sid = st.begin_session("w", {}, None, provenance(), "local", 1)
+    st.add_planned("w", plan.episodes)
+    t0 = _clock()
+    for rec in recs:
+        st.write("w", rec, sid)
+    elapsed = _since(t0)
+    st.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    st.close()
+    return elapsed, path.stat().st_size
+
+
+def column_bytes(path: Path) -> dict[str, float]:
+    """Mean stored bytes per episode of each bulky column."""
+    st = Store.open(path, create=False)
+    n = st.conn.execute("SELECT count(*) FROM episodes").fetchone()[0]
+    out = {}
+    for col in ("spec", "labels", "summary", "metrics", "usage", "error"):
+        out[col] = st.conn.execute(f"SELECT sum(length({col})) FROM episodes"
+                                   ).fetchone()[0] or 0
+    out["trajectory"] = st.conn.execute("SELECT sum(length(jsonl)) FROM trajectories"
+                                        ).fetchone()[0] or 0
+    st.close()
+    return {k: v / n for k, v in out.items()}
+
+
+def read_back(path: Path) -> float:
+    """Seconds to read every episode and trajectory (and check they decode)."""
+    t0 = time.perf_counter()
+    with Store.open(path, create=False) as st:
+        rows = st.episodes("w")
+        for r in rows:
+            assert st.trajectory("w", r.id)
+    return time.perf_counter() - t0
+
+
+def fmt(values: list[float], unit: str, scale: float = 1.0, digits: int = 1) -> str:
+    """``median (min-max)`` of the samples."""
+    v = [x * scale for x in values]
+    return (f"{statistics.median(v):.{digits}f} {unit} (min {min(v):.{digits}f}, "
+            f"max {max(v):.{digits}f}, n={len(v)})")
+
+
+def million(path: Path, n: int, plan: Plan, recs: list[EpisodeRecord], repeat: int = 1
+            ) -> None:
+    """Write a synthetic ``n``-episode store, then time ``accord results`` on it."""
+    st = new_store(path, 2)
+    sid = st.begin_session("m", {}, None, provenance(), "local", 1)
+    base = plan.episodes
+    chunk = 10_000
+    t_plan = t_write = 0.0
+    c_write = 0.0
+    for start in range(0, n, chunk):
+        eps = []
+        for k in range(start, min(n, start + chunk)):
+            src = base[k % len(base)]
+            spec = EpisodeSpec(src.spec.domain, src.spec.scenario, src.spec.agents,
+                               src.spec.params, 100_000 + k)
+            eps.append(PlannedEpisode(episode_id(spec, 0), spec, 0, src.labels, k))
+        t0 = time.perf_counter()
+        st.add_planned("m", eps)
+        t_plan += time.perf_counter() - t0
+        t1 = _clock()
+        for ep in eps:
+            st.write("m", replace(recs[ep.seq % len(recs)], id=ep.id), sid)
+        w, c = _since(t1)
+        t_write += w
+        c_write += c
+        if start // chunk % 10 == 9:
+            print(f"    {start + chunk} written ({(start + chunk) / t_write:.0f} ep/s, load "
+                  f"{os.getloadavg()[0]:.1f})", flush=True)
+    st.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    st.close()
+    size = path.stat().st_size
+    print(f"  {n} episodes: plan insert {t_plan:.1f} s; Store.write {n / t_write:.0f} ep/s "
+          f"wall, {c_write / n * 1e6:.0f} µs CPU per episode")
+    print(f"  file {size / 1e9:.3f} GB ({size / n:.0f} bytes = {size / n / 1024:.2f} KiB per "
+          "episode)")
+    for what, extra in (("accord results", []), ("accord results --format md -g agents",
+                                                 ["--format", "md", "-g", "agents"])):
+        walls, cpu = [], []
+        for _ in range(repeat):
+            c0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            t0 = time.perf_counter()
+            res = subprocess.run([sys.executable, "-m", "accord", "results", str(path), *extra],
+                                 capture_output=True, text=True,
+                                 env={**os.environ, "COLUMNS": "200"})
+            walls.append(time.perf_counter() - t0)
+            c1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu.append(c1.ru_utime + c1.ru_stime - c0.ru_utime - c0.ru_stime)
+            assert res.returncode == 0 and res.stdout, res.stderr[-500:]
+        # ru_maxrss of RUSAGE_CHILDREN: the largest child so far (the store writes ran in
+        # this process, so the largest child is accord results itself)
+        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        print(f"  {what}: wall {fmt(walls, 's', digits=1)}; CPU {fmt(cpu, 's', digits=1)}; "
+              f"peak RSS {peak:.0f} MiB")
+
+
+def main() -> None:
+    """Run the measurements and print the figures."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--episodes", type=int, default=2000)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--million", type=int, default=0, metavar="N",
+                    help="also build a synthetic N-episode store (e.g. 1000000)")
+    ap.add_argument("--dir", type=Path, default=None, help="where the stores go "
+                    "(default: a temporary directory)")
+    ap.add_argument("--train-dict", type=Path, default=None, metavar="PATH")
+    args = ap.parse_args()
+    if args.train_dict:
+        train_dictionary(args.train_dict)
+        return
+    print(f"accord store benchmark: {args.episodes} bargaining episodes; {machine()}; "
+          f"load {os.getloadavg()[0]:.1f}")
+    plan, cfg = make_plan(args.episodes)
+    recs = records(plan)
+    n = len(recs)
+    sizes: dict[int, list[int]] = {1: [], 2: []}
+    writes: dict[int, list[Timing]] = {1: [], 2: []}
+    benches: dict[int, list[float]] = {1: [], 2: []}
+    reads: dict[int, list[float]] = {1: [], 2: []}
+    with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
+        work = Path(tmp)
+        for r in range(args.repeat):
+            for f in ((1, 2) if r % 2 == 0 else (2, 1)):
+                path = work / f"w{r}-{f}.db"
+                t, size = write_store(path, f, plan, recs)
+                writes[f].append(t)
+                sizes[f].append(size)
+                reads[f].append(read_back(path))
+                bpath = work / f"b{r}-{f}.db"
+                if f == 1:
+                    create_format1_store(bpath)
+                t0 = time.perf_counter()
+                rep = run_bench(cfg, BenchOptions(store=bpath, concurrency=8, quiet=True),
+                                plan)
+                benches[f].append(time.perf_counter() - t0)
+                assert rep.done == n
+            print(f"  repeat {r + 1}/{args.repeat} (load {os.getloadavg()[0]:.1f})",
+                  flush=True)
+        cols = {f: column_bytes(work / f"w0-{f}.db") for f in (1, 2)}
+        print("\nbytes per episode (file after checkpoint / episodes):")
+        for f, label in ((1, "format 1 (JSON text)"), (2, "format 2 (zstd + dictionary)")):
+            print(f"  {label:30s}: {statistics.median(sizes[f]) / n:7.0f} B = "
+                  f"{statistics.median(sizes[f]) / n / 1024:.2f} KiB")
+        print(f"  ratio format 1 / format 2: "
+              f"{statistics.median(sizes[1]) / statistics.median(sizes[2]):.1f}x")
+        print("  per column, stored bytes (format 1 -> format 2):")
+        for col in cols[1]:
+            print(f"    {col:10s} {cols[1][col]:7.0f} -> {cols[2][col]:6.0f}")
+        print("\nStore.write per episode (one transaction each):")
+        for f in (1, 2):
+            print(f"  format {f} wall: {fmt([t[0] / n for t in writes[f]], 'µs', 1e6)}; "
+                  f"CPU: {fmt([t[1] / n for t in writes[f]], 'µs', 1e6)}")
+        ratio = [b[1] / a[1] for a, b in zip(writes[1], writes[2], strict=True)]
+        print(f"  CPU format 2 / format 1 (paired by repeat): {fmt(ratio, 'x', digits=2)}")
+        print("\nrun_bench episodes/s (concurrency 8, plan + run + store):")
+        for f in (1, 2):
+            print(f"  format {f}: {fmt([n / t for t in benches[f]], 'ep/s')}")
+        print("\nread back every episode and trajectory, per episode:")
+        for f in (1, 2):
+            print(f"  format {f}: {fmt([t / n for t in reads[f]], 'µs', 1e6)}")
+        if args.million:
+            print(f"\nsynthetic store of {args.million} episodes (load "
+                  f"{os.getloadavg()[0]:.1f}):")
+            million(work / "million.db", args.million, plan, recs)
+    print(f"\nload average at the end: {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()
