@@ -78,18 +78,26 @@ class NegotiatorAgent(Agent):
         """
         p = self.prepare(obs)
         target = max(target, p.floor)
-        pos = int(np.searchsorted(p.sorted_u, target - 1e-12, side="left"))
-        if pos >= len(p.order):
+        su = p.sorted_u
+        n = len(su)
+        pos = int(su.searchsorted(target - 1e-12, side="left"))
+        if pos >= n:
             return int(p.order[-1])
-        hi = min(len(p.order), pos + self.window)
+        hi = min(n, pos + self.window)
+        # candidates within 5% of the range above the first one: a prefix of the window,
+        # since the utilities are sorted
+        limit = su[pos] + 0.05 * (p.best - p.floor + 1e-12)
+        hi = pos + int(su[pos:hi].searchsorted(limit, side="right"))
+        role = obs.role
+        others = [r.index for r in obs.history[-len(obs.parties):] if r.party != role]
+        if hi - pos <= 1 or not others:
+            return int(p.order[pos])
         cand = p.order[pos:hi]
-        cand = cand[p.sorted_u[pos:hi] <= p.sorted_u[pos] + 0.05 * (p.best - p.floor + 1e-12)]
-        others = [r.index for r in obs.history[-len(obs.parties):] if r.party != obs.role]
-        if len(cand) <= 1 or not others:
-            return int(cand[0])
-        ref = p.grid[others].astype(np.float64).mean(axis=0)
-        dist = np.abs(p.grid[cand] - ref).sum(axis=1)
-        return int(cand[int(np.argmin(dist))])
+        grid = p.grid
+        # the mean of one offer is that offer: integer distances order the candidates alike
+        ref = grid[others[0]] if len(others) == 1 else grid[others].astype(np.float64).mean(axis=0)
+        dist = np.abs(grid[cand] - ref).sum(axis=1)
+        return int(cand[int(dist.argmin())])
 
     def target(self, obs: NegotiationObservation) -> float:
         """The utility this agent demands now."""

@@ -157,6 +157,11 @@ class AlternatingOffers(Protocol[NegotiationState]):
 
     # -- validation --------------------------------------------------------------
     def _check_package(self, package: Package) -> Invalid | None:
+        try:  # the common case, a valid full package, in one pass
+            self._space.index_of(package)
+            return None
+        except (KeyError, TypeError):
+            pass  # say exactly what is wrong
         names = self._space.names
         unknown = [k for k in package if k not in names]
         if unknown:
