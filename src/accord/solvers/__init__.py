@@ -63,6 +63,7 @@ from accord.solvers.nash import (
     pure_nash_mask,
 )
 from accord.solvers.nash_mixed import is_mixed_nash, mixed_nash
+from accord.solvers.pivoting import MemoryBudgetError
 from accord.solvers.payoff_arrays import exact_array, integer_payoffs, to_fraction
 from accord.solvers.perturbation import (
     Perturbation,
@@ -88,6 +89,7 @@ __all__ = [
     "dominated_actions",
     "exact_array",
     "integer_payoffs",
+    "MemoryBudgetError",
     "is_mixed_nash",
     "is_ne_invariant",
     "is_pure_nash",
