@@ -42,7 +42,7 @@ from typing import Any
 from _util import machine
 
 from accord.llm import CallScope, CompletionCache, LLMClient, LLMRuntime
-from accord.testing.stub.tokens import message_tokens, shared_prefix
+from accord.llm.tokens import message_tokens, shared_prefix
 
 LATENCY = 0.1
 UTILITY = {"issues": {"price": [100, 120, 140, 160, 180], "delivery": ["1w", "2w", "4w"],

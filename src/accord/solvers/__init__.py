@@ -63,7 +63,6 @@ from accord.solvers.nash import (
     pure_nash_mask,
 )
 from accord.solvers.nash_mixed import is_mixed_nash, mixed_nash
-from accord.solvers.pivoting import MemoryBudgetError
 from accord.solvers.payoff_arrays import exact_array, integer_payoffs, to_fraction
 from accord.solvers.perturbation import (
     Perturbation,
@@ -71,6 +70,7 @@ from accord.solvers.perturbation import (
     nash_invariant_perturbation,
     same_equilibria,
 )
+from accord.solvers.pivoting import MemoryBudgetError
 
 __all__ = [
     *__all__,
