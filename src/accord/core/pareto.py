@@ -16,7 +16,7 @@ import math
 import numpy as np
 import numpy.typing as npt
 
-from accord.core.skyline import _strictly_dominated, skyline_indices
+from accord.core.skyline import skyline_indices
 
 
 def _pareto_2d_exact(u0: np.ndarray, u1: np.ndarray) -> np.ndarray:
@@ -72,19 +72,17 @@ _PREFILTER_2D = 8192  # outcomes from which two parties take the sample pre-filt
 
 
 def _dominated_by_nd(u: np.ndarray, anchors: np.ndarray) -> np.ndarray:
-    """Rows of ``u`` some anchor strictly dominates (a pre-filter: it may stop before the
-    last anchor and leave a row for the exact skyline). Strong anchors come first, in
-    growing batches compared pairwise, while a batch still removes 1/32 of the rows."""
+    """Which rows of ``u`` some anchor strictly dominates (one vectorised pass per anchor)."""
+    cols = [np.ascontiguousarray(u[:, k]) for k in range(u.shape[1])]
     alive = np.arange(len(u))
-    anchors = anchors[np.argsort(-anchors.sum(axis=1), kind="stable")]
-    lo, size = 0, 8
-    while lo < len(anchors) and len(alive):
-        batch = anchors[lo:lo + size]
-        before = len(alive)
-        alive = alive[~_strictly_dominated(u[alive], batch)]
-        lo, size = lo + size, size * 2
-        if (before - len(alive)) * 32 < before:  # weaker anchors would thin out little more
-            break
+    for a in anchors[np.argsort(-anchors.sum(axis=1))]:  # strong anchors first
+        ge = np.ones(len(alive), dtype=bool)
+        gt = np.zeros(len(alive), dtype=bool)
+        for k, col in enumerate(cols):
+            c = col[alive]
+            ge &= a[k] >= c
+            gt |= a[k] > c
+        alive = alive[~(ge & gt)]
     out = np.ones(len(u), dtype=bool)
     out[alive] = False
     return out
