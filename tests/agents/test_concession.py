@@ -116,3 +116,61 @@ def test_tit_for_tat_mirrors_each_concession_once():
     first = agent.target(obs)
     assert first == pytest.approx(0.2 + 0.8 * (1 - 0.25))
     assert agent.target(obs) == first  # asking twice does not concede twice
+
+
+def _choose_reference(agent, obs, target):
+    """The offer choice as first written (fancy indexing, float mean): the fast path must
+    pick the same outcome."""
+    p = agent.prepare(obs)
+    target = max(target, p.floor)
+    pos = int(np.searchsorted(p.sorted_u, max(target - 1e-12, p.floor), side="left"))
+    if pos >= len(p.order):
+        return int(p.order[-1])
+    hi = min(len(p.order), pos + agent.window)
+    cand = p.order[pos:hi]
+    cand = cand[p.sorted_u[pos:hi] <= p.sorted_u[pos] + 0.05 * (p.best - p.floor + 1e-12)]
+    others = [r.index for r in obs.history[-len(obs.parties):] if r.party != obs.role]
+    if len(cand) <= 1 or not others:
+        return int(cand[0])
+    ref = p.grid[others].astype(np.float64).mean(axis=0)
+    dist = np.abs(p.grid[cand] - ref).sum(axis=1)
+    return int(cand[int(np.argmin(dist))])
+
+
+@pytest.mark.parametrize("n_parties", [2, 3])
+def test_choose_matches_reference(n_parties):
+    from accord.protocols.negotiation import NegotiationObservation, OfferRecord
+
+    rng = np.random.default_rng(n_parties)
+    space = OutcomeSpace.from_mapping({f"i{k}": list(range(6)) for k in range(4)})
+    names = [f"p{k}" for k in range(n_parties)]
+    utilities = [LinearAdditiveUtility(
+        {f"i{k}": float(w) for k, w in enumerate(rng.random(4))},
+        {f"i{k}": {v: float(rng.integers(0, 4)) / 4 for v in range(6)} for k in range(4)})
+        for _ in names]  # coarse scores: many ties in utility and in distance
+    agent = build_negotiator(parse_agent_spec("boulware"), {"party": "p0"})
+    for trial in range(300):
+        k = int(rng.integers(0, 2 * n_parties))
+        history = tuple(OfferRecord(1, names[int(rng.integers(0, n_parties))],
+                                    space.package(int(i)), int(i))
+                        for i in rng.integers(0, space.size, k))
+        obs = NegotiationObservation(role="p0", round=1, phase="propose", max_rounds=10,
+                                     space=space, parties=tuple(names), history=history,
+                                     utility=utilities[0], batna=float(rng.random()) / 2)
+        target = float(rng.random())
+        assert agent.choose(obs, target) == _choose_reference(agent, obs, target), trial
+
+
+def test_choose_never_below_batna_within_the_noise_tolerance():
+    """Regression (hypothesis found it): the target's 1e-12 tolerance let an agent with
+    BATNA 1e-15 offer a package worth 0, which the other side accepted."""
+    from accord.protocols.negotiation import NegotiationObservation
+
+    space = OutcomeSpace.from_mapping({"i0": [0, 1], "i1": [0, 1, 2]})
+    u = LinearAdditiveUtility({"i0": 0.5, "i1": 0.5},
+                              {"i0": {0: 0.0, 1: 1.0}, "i1": {0: 0.0, 1: 0.0, 2: 1.0}})
+    agent = build_negotiator(parse_agent_spec("boulware"), {"party": "b"})
+    obs = NegotiationObservation(role="b", round=1, max_rounds=10, space=space,
+                                 parties=("a", "b"), utility=u, batna=1e-15)
+    chosen = space.package(agent.choose(obs, 1e-15))
+    assert u(chosen) >= 1e-15

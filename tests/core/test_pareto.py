@@ -81,3 +81,20 @@ def test_frontier_is_exact_with_decimal_scores():
         expected = [not d for d in dominated]
         assert pareto_mask(scenario.utility_matrix).tolist() == expected, name
     assert pareto_mask(np.array([[0.1 + 0.2, 0.5], [0.3, 0.5]])).tolist() == [True, True]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(8192, 40_000), st.integers(2, 60), st.integers(0, 10_000))
+def test_two_party_prefilter_is_exact(n, levels, seed):
+    """From 8,192 outcomes two parties take the sample pre-filter: it must keep exactly the
+    one-sort frontier, ties included (few utility levels make many ties)."""
+    from accord.core.pareto import _pareto_2d_exact
+
+    rng = np.random.default_rng(seed)
+    u = rng.integers(0, levels, size=(n, 2)).astype(float)
+    u[rng.integers(0, n, 5)] = u.max(axis=0)  # copies of the ideal point, if it is one
+    expected = _pareto_2d_exact(np.ascontiguousarray(u[:, 0]), np.ascontiguousarray(u[:, 1]))
+    assert (pareto_mask(u) == expected).all()
+    # the exact sort itself against brute force on a slice
+    small = u[:400]
+    assert (pareto_mask(small) == pareto_mask_bruteforce(small)).all()

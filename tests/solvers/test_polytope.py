@@ -71,3 +71,14 @@ def test_over_budget_request_raises_a_clear_error() -> None:
     assert isinstance(MemoryBudgetError("x"), MemoryError)
     with pytest.raises(MemoryBudgetError, match="candidate strategies"):
         mixed_nash(a, b, max_memory=20_000, method="support")
+
+
+def test_memory_budget_error_is_public():
+    """Callers catch the budget error from the package face, the same class the solvers
+    raise."""
+    import accord.solvers as solvers
+    from accord.solvers.pivoting import MemoryBudgetError
+
+    assert solvers.MemoryBudgetError is MemoryBudgetError
+    assert "MemoryBudgetError" in solvers.__all__
+    assert issubclass(solvers.MemoryBudgetError, MemoryError)

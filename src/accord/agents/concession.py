@@ -36,6 +36,7 @@ class _Prepared:
     best: float
     floor: float
     grid: np.ndarray
+    ranked_grid: np.ndarray  # grid rows in ``order``
 
 
 class NegotiatorAgent(Agent):
@@ -46,21 +47,23 @@ class NegotiatorAgent(Agent):
 
     def __init__(self) -> None:
         self._prep: _Prepared | None = None
-        self._key: tuple[int, int] | None = None
+        self._utility: UtilityFunction | None = None
         self.reset()
 
     def prepare(self, obs: NegotiationObservation) -> _Prepared:
         """Utility tables for this observation's space and utility (the sort is cached per
         scenario by the utility, the rest per episode)."""
+        p = self._prep
+        if p is not None and p.space is obs.space and self._utility is obs.utility:
+            return p  # called several times per move: identity checks only
         assert obs.space is not None and obs.utility is not None
-        key = (id(obs.space), id(obs.utility))
-        if self._prep is None or self._key != key:
-            values = obs.utility.values(obs.space)
-            order, su = obs.utility.ranking(obs.space)  # sorted once per scenario
-            self._prep = _Prepared(obs.space, values, order, su, float(su[-1]),
-                                   max(float(obs.batna), float(su[0])), obs.space.grid)
-            self._key = key
-        return self._prep
+        values = obs.utility.values(obs.space)
+        order, su = obs.utility.ranking(obs.space)  # sorted once per scenario
+        p = self._prep = _Prepared(obs.space, values, order, su, float(su[-1]),
+                                   max(float(obs.batna), float(su[0])), obs.space.grid,
+                                   obs.utility.ranked_grid(obs.space))
+        self._utility = obs.utility
+        return p
 
     def utility_of(self, obs: NegotiationObservation, utility: UtilityFunction) -> float:
         """Own utility of the offer on the table."""
@@ -78,18 +81,26 @@ class NegotiatorAgent(Agent):
         """
         p = self.prepare(obs)
         target = max(target, p.floor)
-        pos = int(np.searchsorted(p.sorted_u, target - 1e-12, side="left"))
-        if pos >= len(p.order):
+        su = p.sorted_u
+        n = len(su)
+        # a tolerance for float noise in the target, never below the floor (the BATNA)
+        pos = int(su.searchsorted(max(target - 1e-12, p.floor), side="left"))
+        if pos >= n:
             return int(p.order[-1])
-        hi = min(len(p.order), pos + self.window)
-        cand = p.order[pos:hi]
-        cand = cand[p.sorted_u[pos:hi] <= p.sorted_u[pos] + 0.05 * (p.best - p.floor + 1e-12)]
-        others = [r.index for r in obs.history[-len(obs.parties):] if r.party != obs.role]
-        if len(cand) <= 1 or not others:
-            return int(cand[0])
-        ref = p.grid[others].astype(np.float64).mean(axis=0)
-        dist = np.abs(p.grid[cand] - ref).sum(axis=1)
-        return int(cand[int(np.argmin(dist))])
+        hi = min(n, pos + self.window)
+        # candidates within 5% of the range above the first one: a prefix of the window,
+        # since the utilities are sorted
+        limit = su[pos] + 0.05 * (p.best - p.floor + 1e-12)
+        hi = pos + int(su[pos:hi].searchsorted(limit, side="right"))
+        role = obs.role
+        others = [r.index for r in obs.history[-len(obs.parties):] if r.party != role]
+        if hi - pos <= 1 or not others:
+            return int(p.order[pos])
+        grid = p.grid
+        # the mean of one offer is that offer: integer distances order the candidates alike
+        ref = grid[others[0]] if len(others) == 1 else grid[others].astype(np.float64).mean(axis=0)
+        dist = np.abs(p.ranked_grid[pos:hi] - ref).sum(axis=1)  # rows of order[pos:hi]
+        return int(p.order[pos + int(dist.argmin())])
 
     def target(self, obs: NegotiationObservation) -> float:
         """The utility this agent demands now."""
@@ -138,6 +149,7 @@ class TimeBasedAgent(NegotiatorAgent):
             raise ValueError("the concession exponent e must be positive")
         self.e = float(e)
         self.name = name
+        self._next_memo: tuple[NegotiationObservation, float] | None = None
         super().__init__()
 
     def target_at(self, obs: NegotiationObservation, t: float) -> float:
@@ -150,8 +162,13 @@ class TimeBasedAgent(NegotiatorAgent):
         return self.target_at(obs, obs.time)
 
     def next_target(self, obs: NegotiationObservation) -> float:
+        memo = self._next_memo
+        if memo is not None and memo[0] is obs:  # acceptance and counter-offer ask alike
+            return memo[1]
         step = 1.0 / max(1, obs.max_rounds - 1)
-        return self.target_at(obs, obs.time + step)
+        value = self.target_at(obs, obs.time + step)
+        self._next_memo = (obs, value)
+        return value
 
 
 class TitForTatAgent(NegotiatorAgent):

@@ -152,15 +152,21 @@ class OutcomeSpace:
     def _pairs(self) -> tuple[tuple[Issue, int], ...]:
         return tuple((i, int(s)) for i, s in zip(self.issues, self.strides, strict=True))
 
+    @cached_property
+    def _digits(self) -> tuple[tuple[str, tuple[Value, ...], int], ...]:
+        # (name, values, stride as a Python int): package() runs once per offer
+        return tuple((i.name, i.values, int(s))
+                     for i, s in zip(self.issues, self.strides, strict=True))
+
     def package(self, index: int) -> dict[str, Value]:
         """The package with integer index ``index``."""
         if not 0 <= index < self.size:
             raise IndexError(f"outcome index {index} outside 0..{self.size - 1}")
         out: dict[str, Value] = {}
         rem = int(index)
-        for issue, stride in zip(self.issues, self.strides, strict=True):
-            q, rem = divmod(rem, int(stride))
-            out[issue.name] = issue.values[q]
+        for name, values, stride in self._digits:
+            q, rem = divmod(rem, stride)
+            out[name] = values[q]
         return out
 
     @cached_property

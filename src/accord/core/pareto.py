@@ -20,7 +20,8 @@ from accord.core.skyline import skyline_indices
 
 
 def _pareto_2d_exact(u0: np.ndarray, u1: np.ndarray) -> np.ndarray:
-    order = np.argsort(-u0, kind="stable")
+    # no stable sort needed: each tie group of u0 is judged as a whole, in any inner order
+    order = np.argsort(-u0)
     s0, s1 = u0[order], u1[order]
     start = np.empty(len(order), dtype=bool)
     start[0] = True
@@ -38,33 +39,36 @@ def _pareto_2d_exact(u0: np.ndarray, u1: np.ndarray) -> np.ndarray:
     return mask
 
 
-def _dominated_by(u0: np.ndarray, u1: np.ndarray, a0: np.ndarray, a1: np.ndarray) -> np.ndarray:
-    """Which points some anchor strictly dominates (exact, O(n log m))."""
-    order = np.argsort(-a0, kind="stable")
-    d0, pm1 = a0[order], np.maximum.accumulate(a1[order])
-    asc = d0[::-1]
-    m = len(asc)
-    n_gt = m - np.searchsorted(asc, u0, side="right")  # anchors with a0 > u0
-    n_ge = m - np.searchsorted(asc, u0, side="left")  # anchors with a0 >= u0
-    best_gt = np.where(n_gt > 0, pm1[np.maximum(n_gt - 1, 0)], -np.inf)
-    best_ge = np.where(n_ge > 0, pm1[np.maximum(n_ge - 1, 0)], -np.inf)
-    return (best_gt >= u1) | (best_ge > u1)
+def _beaten_by(u0: np.ndarray, u1: np.ndarray, a0: np.ndarray, a1: np.ndarray) -> np.ndarray:
+    """Which points some anchor beats in both utilities (strictly: a sufficient test for
+    domination, exact for everything it removes; ties are left to the exact pass)."""
+    order = np.argsort(a0)
+    asc = a0[order]
+    # best[j]: the highest a1 among anchors ranked j.. (those with a0 above u0 when j is
+    # the insertion point of u0)
+    best = np.empty(len(order) + 1)
+    best[-1] = -np.inf
+    best[:-1] = np.maximum.accumulate(a1[order][::-1])[::-1]
+    return best[np.searchsorted(asc, u0, side="right")] > u1
 
 
 def _pareto_2d(u: np.ndarray) -> np.ndarray:
     u0, u1 = np.ascontiguousarray(u[:, 0]), np.ascontiguousarray(u[:, 1])
     n = len(u0)
-    if n < 20_000:
+    if n < _PREFILTER_2D:
         return _pareto_2d_exact(u0, u1)
-    # The frontier of a strided sample consists of real outcomes; every point they
-    # dominate is off the frontier, which leaves few candidates for the exact sort.
-    step = max(1, n // 8192)
+    # The frontier of a strided sample consists of real outcomes; every point one of them
+    # beats is off the frontier, which leaves few candidates for the exact sort.
+    step = max(1, n // 2048)
     sample = np.arange(0, n, step)
     anchors = sample[_pareto_2d_exact(u0[sample], u1[sample])]
-    alive = np.flatnonzero(~_dominated_by(u0, u1, u0[anchors], u1[anchors]))
+    alive = np.flatnonzero(~_beaten_by(u0, u1, u0[anchors], u1[anchors]))
     mask = np.zeros(n, dtype=bool)
     mask[alive[_pareto_2d_exact(u0[alive], u1[alive])]] = True
     return mask
+
+
+_PREFILTER_2D = 8192  # outcomes from which two parties take the sample pre-filter
 
 
 def _dominated_by_nd(u: np.ndarray, anchors: np.ndarray) -> np.ndarray:

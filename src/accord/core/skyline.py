@@ -24,14 +24,28 @@ _ROWS = 1 << 20  # elements per pairwise comparison chunk
 
 
 def _strictly_dominated(b: np.ndarray, a: np.ndarray) -> np.ndarray:
-    """Per row of ``b``: does some row of ``a`` strictly dominate it (pairwise, chunked)."""
+    """Per row of ``b``: does some row of ``a`` strictly dominate it (pairwise, chunked).
+
+    Compared one coordinate at a time on (rows of ``b``) x (rows of ``a``) matrices: a
+    reduction over a last axis of 2-5 parties costs ten times as much in numpy.
+    """
     out = np.zeros(len(b), dtype=bool)
-    step = max(1, _ROWS // max(1, len(a) * b.shape[1]))
+    if not len(b) or not len(a):
+        return out
+    k = b.shape[1]
+    cols = [np.ascontiguousarray(a[:, j]) for j in range(k)]
+    step = max(1, _ROWS // len(a))
     for lo in range(0, len(b), step):
         blk = b[lo:lo + step]
-        ge = np.all(a[None, :, :] >= blk[:, None, :], axis=2)
-        gt = np.any(a[None, :, :] > blk[:, None, :], axis=2)
-        out[lo:lo + step] = np.any(ge & gt, axis=1)
+        first = blk[:, 0, None]
+        ge = cols[0] >= first
+        gt = cols[0] > first
+        for j in range(1, k):
+            col = blk[:, j, None]
+            ge &= cols[j] >= col
+            gt |= cols[j] > col
+        ge &= gt
+        out[lo:lo + step] = ge.any(axis=1)
     return out
 
 

@@ -45,6 +45,8 @@ class UtilityFunction(ABC):
             weakref.WeakKeyDictionary())
         self._ranks: weakref.WeakKeyDictionary[OutcomeSpace, tuple[np.ndarray, np.ndarray]] = (
             weakref.WeakKeyDictionary())
+        self._ranked_grids: weakref.WeakKeyDictionary[OutcomeSpace, np.ndarray] = (
+            weakref.WeakKeyDictionary())
 
     @abstractmethod
     def __call__(self, package: Package) -> float:
@@ -79,6 +81,16 @@ class UtilityFunction(ABC):
             ranked.setflags(write=False)
             got = (order, ranked)
             self._ranks[space] = got
+        return got
+
+    def ranked_grid(self, space: OutcomeSpace) -> np.ndarray:
+        """``space.grid`` in :meth:`ranking` order (row ``k`` is the ``k``-th worst outcome's
+        value positions), cached: a window of near-target outcomes is then a slice."""
+        got = self._ranked_grids.get(space)
+        if got is None:
+            got = space.grid[self.ranking(space)[0]]
+            got.setflags(write=False)
+            self._ranked_grids[space] = got
         return got
 
     def at(self, space: OutcomeSpace, indices: np.ndarray) -> np.ndarray:

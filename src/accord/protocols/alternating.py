@@ -122,6 +122,8 @@ class AlternatingOffers(Protocol[NegotiationState]):
         check_order(cfg.stagnation_order)
         self._party = {p.name: p for p in scenario.parties}
         self._space = scenario.space
+        self._pairs = tuple((i, int(s)) for i, s in zip(scenario.space.issues,
+                                                         scenario.space.strides, strict=True))
 
     # -- who moves ---------------------------------------------------------------
     def proposer_of(self, rnd: int) -> str:
@@ -192,6 +194,11 @@ class AlternatingOffers(Protocol[NegotiationState]):
 
     # -- validation --------------------------------------------------------------
     def _check_package(self, package: Package) -> Invalid | None:
+        try:  # the common case, a valid full package, in one pass
+            self._space.index_of(package)
+            return None
+        except (KeyError, TypeError):
+            pass  # say exactly what is wrong
         names = self._space.names
         unknown = [k for k in package if k not in names]
         if unknown:
@@ -229,8 +236,17 @@ class AlternatingOffers(Protocol[NegotiationState]):
 
     # -- transitions -------------------------------------------------------------
     def _record(self, rnd: int, party: str, package: Package, source: str) -> OfferRecord:
-        pkg = {n: package[n] for n in self._space.names}
-        return OfferRecord(rnd, party, pkg, self._space.index_of(pkg), source)
+        # the package is validated: copy it in issue order and index it in one pass
+        pkg: dict[str, Any] = {}
+        index = 0
+        try:
+            for issue, stride in self._pairs:
+                value = pkg[issue.name] = package[issue.name]
+                index += issue.index(value) * stride
+        except KeyError:
+            self._space.value_indices(package)  # the specific error (missing or unknown)
+            raise
+        return OfferRecord(rnd, party, pkg, index, source)
 
     def _put(self, state: NegotiationState, rec: OfferRecord) -> NegotiationState:
         latest = {**state.latest, rec.party: rec}
@@ -282,35 +298,55 @@ class AlternatingOffers(Protocol[NegotiationState]):
     def _verdicts(self, state: NegotiationState, moves: Mapping[str, Move], notes: list[Note]
                   ) -> tuple[NegotiationState, list[Note]]:
         mediated = state.phase == "respond_mediator"
-        walkers = [p for p in self.parties if isinstance(moves.get(p), Walk)]
-        verdicts = {p: m.kind for p, m in moves.items()}
-        msgs = state.messages + tuple(
-            (state.round, p, m.message) for p, m in moves.items()
-            if isinstance(m, (Accept, Reject)) and m.message)
-        state = _evolve(state, verdicts=verdicts, messages=msgs)
+        rnd = state.round
+        verdicts: dict[str, str] = {}
+        said: list[tuple[int, str, str]] = []
+        walked: list[str] = []
+        accepted: list[str] = []
+        countered: list[tuple[str, Offer]] = []
+        for p, m in moves.items():  # one pass, in the order the moves came
+            verdicts[p] = m.kind
+            if isinstance(m, Reject):
+                if m.counter is not None:
+                    countered.append((p, m.counter))
+            elif isinstance(m, Accept):
+                accepted.append(p)
+            elif isinstance(m, Walk):
+                walked.append(p)
+                continue
+            else:
+                continue
+            if m.message:
+                said.append((rnd, p, m.message))
+        msgs = state.messages + tuple(said) if said else state.messages
+        walkers = [p for p in self.parties if p in walked] if walked else walked
         if walkers:
-            w = moves[walkers[0]]
+            first = walkers[0]
+            w = moves[first]
             assert isinstance(w, Walk)
-            return self._end(state, Termination("no_deal", "walk", walkers[0], w.reason)), notes
-        accepts = tuple(p for p in self.parties if isinstance(moves.get(p), Accept))
+            state = _evolve(state, verdicts=verdicts, messages=msgs)
+            return self._end(state, Termination("no_deal", "walk", first, w.reason)), notes
         table = state.suggestion if mediated else state.current
         assert table is not None
+        accepts = tuple(p for p in self.parties if p in accepted) if accepted else ()
         n_yes = len(accepts) + (0 if mediated else 1)
-        needed = self.required
-        if n_yes >= needed:
-            done = _evolve(state, agreement=table, accepted_by=accepts)
+        if n_yes >= self.required:
+            done = _evolve(state, verdicts=verdicts, messages=msgs, agreement=table,
+                           accepted_by=accepts)
             return self._end(done, Termination("agreement")), notes
         counters = dict(state.counters)
-        for p, m in moves.items():
-            if isinstance(m, Reject) and m.counter is not None:
-                counters[p] = self._record(state.round + 1, p, m.counter.package, "counter")
-        state = _evolve(state, counters=counters)
+        for p, offer in countered:
+            counters[p] = self._record(rnd + 1, p, offer.package, "counter")
+        # the changes of this transition, applied with the next round's in one step
+        changes: dict[str, Any] = {"verdicts": verdicts, "messages": msgs, "counters": counters}
         if mediated:
-            return self._next_round(_evolve(state, suggestion=None)), notes
-        state = self._stagnation(state, notes)
-        if state.ended is not None or state.phase in ("mediate", "assess"):
-            return state, notes
-        return self._next_round(state), notes
+            changes["suggestion"] = None
+        elif self.config.stagnation_rounds > 0 and state.current is not None:
+            state = self._stagnation(_evolve(state, **changes), notes)
+            if state.ended is not None or state.phase in ("mediate", "assess"):
+                return state, notes
+            changes = {}
+        return self._next_round(state, changes), notes
 
     def _stagnation(self, state: NegotiationState, notes: list[Note]) -> NegotiationState:
         """Count this round toward the rule; fire it, or hand the call to the scorer."""
@@ -374,20 +410,26 @@ class AlternatingOffers(Protocol[NegotiationState]):
             return _evolve(state, phase="mediate")
         return state
 
-    def _next_round(self, state: NegotiationState) -> NegotiationState:
+    def _next_round(self, state: NegotiationState, changes: Mapping[str, Any] | None = None
+                    ) -> NegotiationState:
+        """The next round's state; ``changes`` (of the round just played) apply first."""
+        changes = changes or {}
         rnd = state.round + 1
         nxt = self.proposer_of(rnd)
-        state = _evolve(state, round=rnd, phase="propose", proposer=nxt,
-                                    turn_messages=0)
-        counter = state.counters.get(nxt)
+        counters: Mapping[str, OfferRecord] = changes.get("counters", state.counters)
+        counter = counters.get(nxt)
         cap = self.config.max_offers
         if counter is not None and rnd <= self.config.max_rounds and (
                 cap is None or len(state.history) < cap):
-            counters = {p: r for p, r in state.counters.items() if p != nxt}
-            state = _evolve(state, counters=counters)
-            return self._put(state, OfferRecord(rnd, counter.party, counter.package,
-                                                counter.index, counter.source))
-        return state
+            # the counter-offer goes on the table (what _put does, in the same step)
+            rec = OfferRecord(rnd, counter.party, counter.package, counter.index, counter.source)
+            return _evolve(state, **{
+                **changes, "round": rnd, "phase": "respond", "proposer": rec.party,
+                "counters": {p: r for p, r in counters.items() if p != nxt}, "current": rec,
+                "history": (*state.history, rec), "latest": {**state.latest, rec.party: rec},
+                "turn_messages": 0, "verdicts": {}})
+        return _evolve(state, **{**changes, "round": rnd, "phase": "propose", "proposer": nxt,
+                                 "turn_messages": 0})
 
     def _end(self, state: NegotiationState, term: Termination) -> NegotiationState:
         return _evolve(state, phase="over", ended=term)

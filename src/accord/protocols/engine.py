@@ -25,7 +25,7 @@ from typing import Any
 from accord.core.moves import Move
 from accord.core.trajectory import Trajectory
 from accord.protocols.agent import Agent, AgentQuit
-from accord.protocols.base import Protocol, Termination
+from accord.protocols.base import Progress, Protocol, Termination
 from accord.protocols.judge import DECISIONS, JUDGE, JudgeVerdict, RuleJudge, TerminationJudge
 
 
@@ -154,8 +154,7 @@ def rounds_done(protocol: Protocol[Any], state: Any) -> int:
     return protocol.progress(state).round
 
 
-def _bound_hit(protocol: Protocol[Any], state: Any, bounds: Bounds, t0: float) -> str | None:
-    prog = protocol.progress(state)
+def _bound_hit(prog: Progress, bounds: Bounds, t0: float) -> str | None:
     if bounds.max_rounds is not None and prog.round > bounds.max_rounds:
         return "max_rounds"
     cap = bounds.max_offers
@@ -176,6 +175,8 @@ async def _loop(
     box: list[Any],
 ) -> Termination:
     state = box[0]
+    prog = protocol.progress(state)  # the state's counters; refreshed after each transition
+    rule_judge = isinstance(judge, RuleJudge)
     while True:
         roles = protocol.to_move(state)
         if len(roles) == 1:
@@ -190,7 +191,7 @@ async def _loop(
                 for task in tasks:
                     task.cancel()
             moves = dict(zip(roles, got, strict=True))
-        rnd = protocol.progress(state).round
+        rnd = prog.round
         now = time.monotonic() - t0
         for role, move in moves.items():
             log.add(rnd, role, "move", move=move.to_dict(), t=now)
@@ -201,14 +202,15 @@ async def _loop(
         proposed = protocol.termination(state)
         if proposed is not None and proposed.status == "agreement":
             return proposed  # an agreement reached within bounds stands
-        which = _bound_hit(protocol, state, bounds, t0)
+        prog = protocol.progress(state)
+        which = _bound_hit(prog, bounds, t0)
         if which is not None and proposed is None:
             return Termination("no_deal", "bound_hit", None, which)
-        if proposed is None and isinstance(judge, RuleJudge):
+        if proposed is None and rule_judge:
             continue  # the rule judge cannot disagree with the protocol; skip the call
         verdict = await _consult(judge, protocol.public_view(state), proposed, bounds, log,
                                  rnd, t0)
-        if not isinstance(judge, RuleJudge):
+        if not rule_judge:
             log.add(rnd, None, "note", reason="judge", data={
                 "judge": judge.name, "decision": verdict.decision, "why": verdict.reason})
         if proposed is not None:

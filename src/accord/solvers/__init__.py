@@ -70,6 +70,7 @@ from accord.solvers.perturbation import (
     nash_invariant_perturbation,
     same_equilibria,
 )
+from accord.solvers.pivoting import MemoryBudgetError
 
 __all__ = [
     *__all__,
@@ -88,6 +89,7 @@ __all__ = [
     "dominated_actions",
     "exact_array",
     "integer_payoffs",
+    "MemoryBudgetError",
     "is_mixed_nash",
     "is_ne_invariant",
     "is_pure_nash",

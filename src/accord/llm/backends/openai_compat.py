@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
 import openai
-from openai.types.chat import ChatCompletion
 
 from accord.llm.backends.base import (
     Backend,
@@ -70,8 +70,11 @@ class OpenAIBackend(Backend):
             # response model as chat.completions.create, minus its per-call TypedDict
             # transform of the messages, which is the identity for plain {role, content}
             # strings but costs ~1.5 ms CPU per 10-message call (benchmarks/bench_llm.py).
-            response = await self._client.post(  # type: ignore[call-overload]
-                "/chat/completions", body=body, cast_to=ChatCompletion, options=options,
+            # ``cast_to=bytes``: the body as sent; read below with json.loads and plain
+            # dict access instead of the SDK building a ChatCompletion model tree (~10% of
+            # the client's CPU per call, benchmarks/bench_llm.py)
+            raw = await self._client.post(  # type: ignore[call-overload]
+                "/chat/completions", body=body, cast_to=bytes, options=options,
                 stream=False)
         except openai.APITimeoutError as exc:
             raise Transient("timeout", f"no answer within {timeout:g} s") from exc
@@ -83,24 +86,41 @@ class OpenAIBackend(Backend):
             raise failure from None
         except openai.OpenAIError as exc:
             raise LLMError(f"unexpected answer from {url}: {exc}") from None
-        except ValueError as exc:  # the body is not JSON (json.JSONDecodeError)
-            raise garbled_body(url, exc) from None
-        if not isinstance(response, ChatCompletion):  # e.g. an HTML page with status 200
-            raise garbled_body(url, f"got {type(response).__name__}: {str(response)[:80]!r}")
-        if not response.choices:
-            raise LLMError(f"{url} returned no choices for model {model!r}")
-        choice = response.choices[0]
-        u = response.usage
-        details = getattr(u, "prompt_tokens_details", None) if u else None
-        usage = Usage(prompt_tokens=u.prompt_tokens if u else 0,
-                      completion_tokens=u.completion_tokens if u else 0,
-                      cached_tokens=(getattr(details, "cached_tokens", None) or 0))
-        text = choice.message.content or getattr(choice.message, "refusal", None) or ""
-        return RawReply(text, usage, choice.finish_reason)
+        return parse_reply(url, model, raw)
 
     async def aclose(self) -> None:
         """Close the SDK's HTTP connections."""
         await self._client.close()
+
+
+def parse_reply(url: str, model: str, raw: bytes) -> RawReply:
+    """Text, usage and finish reason of a Chat Completions body (what the SDK's
+    ``ChatCompletion`` would expose); a body that is not one is a retryable garble."""
+    try:
+        data = json.loads(raw)
+    except ValueError as exc:  # not JSON (json.JSONDecodeError, UnicodeDecodeError)
+        text = raw[:80].decode("utf-8", "replace")
+        raise garbled_body(url, f"{type(exc).__name__}: {exc}; body {text!r}") from None
+    if not isinstance(data, dict):  # e.g. a JSON string or list with status 200
+        raise garbled_body(url, f"got {type(data).__name__}: {str(data)[:80]!r}")
+    choices = data.get("choices")
+    if not choices:
+        raise LLMError(f"{url} returned no choices for model {model!r}")
+    choice = choices[0] if isinstance(choices, list) else None
+    message = choice.get("message") if isinstance(choice, dict) else None
+    if not isinstance(message, dict):
+        raise garbled_body(url, f"choice without a message: {str(choice)[:80]!r}")
+    u = data.get("usage")
+    u = u if isinstance(u, dict) else {}
+    details = u.get("prompt_tokens_details")
+    cached = details.get("cached_tokens") if isinstance(details, dict) else None
+    usage = Usage(prompt_tokens=u.get("prompt_tokens") or 0,
+                  completion_tokens=u.get("completion_tokens") or 0,
+                  cached_tokens=cached or 0)
+    text = message.get("content") or message.get("refusal") or ""
+    if not isinstance(text, str):
+        raise garbled_body(url, f"message content is {type(text).__name__}, not text")
+    return RawReply(text, usage, choice.get("finish_reason"))  # type: ignore[union-attr]
 
 
 def _cause(exc: BaseException) -> str:
