@@ -70,6 +70,10 @@ def serve_command(
     play_store: Path = typer.Option(Path("runs/play.db"), "--play-store", metavar="PATH",
                                     help="With --play: the store finished games go to "
                                     "(served too)."),
+    require_approval: bool = typer.Option(False, "--require-approval", help="With --play: "
+                                          "agreements reached in the browser await a "
+                                          "person's approval (approve them on their "
+                                          "transcript page or with accord approve)."),
 ) -> None:
     """Browse results stores in a local web app: runs, episodes, transcripts, approvals.
 
@@ -83,6 +87,8 @@ def serve_command(
                      "can open it, or bind 127.0.0.1")
     if token is not None and len(token) < 8:
         raise c.fail("--token must be at least 8 characters")
+    if require_approval and not play:
+        raise c.fail("--require-approval gates games played in the browser; it needs --play")
     paths = _stores(stores)
     import uvicorn
 
@@ -91,6 +97,7 @@ def serve_command(
     try:
         # a public bind is reached under any name; a local one only under local names
         app = create_app(paths, token=token, play=play, play_store=play_store,
+                         play_require_approval=require_approval,
                          allowed_hosts=None if is_loopback(host) else ["*"])
     except RuntimeError as exc:
         raise c.fail(str(exc)) from None
