@@ -81,7 +81,8 @@ def test_cross_site_posts_to_serve_are_refused(gated_copy: Path) -> None:
         assert r.status_code == 200 and r.json()["approval"]["state"] == "approved"
 
 
-def test_token_covers_play(tmp_path: Path, gated_copy: Path) -> None:
+def test_token_covers_play_and_the_play_store_is_served(tmp_path: Path, gated_copy: Path
+                                                        ) -> None:
     app = create_app([gated_copy], token=TOKEN, play=True, play_store=tmp_path / "play.db")
     with TestClient(app, base_url="http://127.0.0.1") as c:
         for path in ("/play/", "/play/static/play.js", "/play/g/nope/state"):
@@ -97,6 +98,8 @@ def test_token_covers_play(tmp_path: Path, gated_copy: Path) -> None:
         ok = c.post("/play/new", data={**GAME, "csrf": token}, headers=auth,
                     follow_redirects=False)
         assert ok.status_code == 303
+        stores = c.get("/api/stores", headers=auth).json()["stores"]
+        assert [s["name"] for s in stores] == [gated_copy.name, "play.db"]
 
 
 # -- the real command ------------------------------------------------------------------------

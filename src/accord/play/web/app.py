@@ -1,6 +1,6 @@
 """The play app: a person negotiates against any agent in the browser.
 
-``create_app(store, settings)`` returns a Starlette app with relative routes, so it runs on
+``create_app(store, settings)`` returns an ASGI app (Starlette, relative routes), so it runs on
 its own (``uvicorn`` in tests) or mounted under ``/play`` by ``accord serve``:
 
 * ``GET /`` -- the "New negotiation" page (domain, scenario or uploaded scenario file,
@@ -19,16 +19,18 @@ accord's web apps, :mod:`accord.serve.security`: ``create_app`` wraps the app in
 the same value in the ``csrf`` form field, compared in constant time; a cross-site
 ``Origin`` is refused too). Mounted under ``accord serve --play``, serve's own guard has
 already checked the request (and the access token, with ``--token``), and the inner guard
-passes it through: the same cookie and field both ways. Every text is escaped by Jinja's autoescape; assets are served from the
-package, so the app works with no internet.
+passes it through: the same cookie and field both ways. Every text is escaped by
+Jinja's autoescape; assets are served from the package, so the app works with no
+internet.
 """
 
 from __future__ import annotations
 
 from importlib import resources
-from urllib.parse import quote
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
+
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -38,8 +40,14 @@ from starlette.staticfiles import StaticFiles
 
 from accord.play.web.forms import reply_from_form, scenario_choices
 from accord.play.web.games import DOMAINS, Game, Games, PlayError, PlaySettings
-from accord.serve.security import (CSRF_COOKIE, CSRF_FIELD, Guard, cross_site, csrf_token,
-                                   same_secret)
+from accord.serve.security import (
+    CSRF_COOKIE,
+    CSRF_FIELD,
+    Guard,
+    cross_site,
+    csrf_token,
+    same_secret,
+)
 
 
 def _env() -> Environment:
