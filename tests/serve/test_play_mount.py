@@ -110,23 +110,20 @@ class Served:
         self.url, self.play_store, self.proc = url, play_store, proc
 
 
-@pytest.fixture
-def served(tmp_path: Path, gated_copy: Path) -> Iterator[Served]:
-    """``accord serve gated.db --play --play-store play.db --require-approval`` with a
-    token (from the environment, as the README advises), on a free port."""
+def start_serve(args: list[str], cwd: Path) -> tuple[str, subprocess.Popen[str]]:
+    """``accord serve ARGS --port P`` (token from the environment, as the README
+    advises) once it answers: its URL and process."""
     port = free_port()
-    play_store = tmp_path / "play.db"
     env = {**os.environ, "ACCORD_SERVE_TOKEN": TOKEN}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "accord", "serve", str(gated_copy), "--play", "--play-store",
-         str(play_store), "--require-approval", "--port", str(port)],
-        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([sys.executable, "-m", "accord", "serve", *args, "--port",
+                             str(port)], cwd=cwd, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     while True:
         try:
             httpx.get(url + "/", timeout=5)
-            break
+            return url, proc
         except httpx.TransportError:
             if proc.poll() is not None:
                 raise AssertionError(f"accord serve exited: {proc.communicate()[1]}") from None
@@ -134,12 +131,40 @@ def served(tmp_path: Path, gated_copy: Path) -> Iterator[Served]:
                 proc.terminate()
                 raise
             time.sleep(0.1)
+
+
+def stop(proc: subprocess.Popen[str]) -> str:
+    """Stop the server; what it wrote to stderr (never the token)."""
+    proc.terminate()
+    _, err = proc.communicate(timeout=30)
+    assert TOKEN not in err  # a secret: never printed
+    return err
+
+
+@pytest.fixture
+def served(tmp_path: Path, gated_copy: Path) -> Iterator[Served]:
+    """``accord serve gated.db --play --play-store play.db --require-approval``."""
+    play_store = tmp_path / "play.db"
+    url, proc = start_serve([str(gated_copy), "--play", "--play-store", str(play_store),
+                             "--require-approval"], tmp_path)
     try:
         yield Served(url, play_store, proc)
     finally:
-        proc.terminate()
-        _, err = proc.communicate(timeout=30)
-        assert TOKEN not in err  # a secret: never printed
+        stop(proc)
+
+
+def test_serve_play_in_an_empty_folder_serves_the_play_store(tmp_path: Path) -> None:
+    """No stores and no ./runs yet: ``accord serve --play`` still starts, serving the
+    play store it will create (runs/play.db)."""
+    url, proc = start_serve(["--play"], tmp_path)
+    try:
+        auth = {"X-Accord-Token": TOKEN}
+        assert httpx.get(url + "/play/", headers=auth).status_code == 200
+        stores = httpx.get(url + "/api/stores", headers=auth).json()["stores"]
+        assert [s["name"] for s in stores] == ["play.db"]
+    finally:
+        err = stop(proc)
+    assert "accord serve: 1 store(s) on" in err
 
 
 def test_serve_play_command_mounts_the_app(served: Served) -> None:

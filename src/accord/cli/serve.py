@@ -38,13 +38,14 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def _stores(paths: list[Path] | None) -> list[Path]:
-    """The stores to serve: the given files (each checked), else ``runs/*.db``."""
+def _stores(paths: list[Path] | None, play: bool = False) -> list[Path]:
+    """The stores to serve: the given files (each checked), else ``runs/*.db``; with
+    ``play`` none is fine (the play store is served)."""
     from accord.bench.store import Store, StoreError
 
     if not paths:
         paths = sorted(Path("runs").glob("*.db"))
-        if not paths:
+        if not paths and not play:
             raise c.fail("no stores given and none in ./runs; e.g. accord serve runs/demo.db "
                          "(accord bench demo writes one)")
     for p in paths:
@@ -89,7 +90,7 @@ def serve_command(
         raise c.fail("--token must be at least 8 characters")
     if require_approval and not play:
         raise c.fail("--require-approval gates games played in the browser; it needs --play")
-    paths = _stores(stores)
+    paths = _stores(stores, play)
     import uvicorn
 
     from accord.serve.app import create_app
@@ -104,7 +105,8 @@ def serve_command(
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{port}/"
     # the token is a secret: never printed (open the URL once with ?token=...)
-    c.console(stderr=True).print(f"accord serve: {len(paths)} store(s) on {c.plain(url)}"
+    c.console(stderr=True).print(f"accord serve: {len(app.state.stores)} store(s) on "
+                                 f"{c.plain(url)}"
                                  + (" (needs the token: open it once as URL?token=TOKEN)"
                                     if token else "") + " (Ctrl-C stops)")
     try:

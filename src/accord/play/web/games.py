@@ -204,6 +204,7 @@ class Games:
         from accord.domains.ids import episode_id
 
         run = self.settings.run
+        self.store.parent.mkdir(parents=True, exist_ok=True)
         with Store.open(self.store) as store:
             known = store.statuses(run) if run in {r["name"] for r in store.runs()} else {}
             repeat = 0  # a person's games are not reproducible: each play is a repetition
