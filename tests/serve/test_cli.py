@@ -29,7 +29,7 @@ def accord(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedP
     (["--host", "0.0.0.0"], "--host 0.0.0.0 makes the server reachable from other machines"),
     (["--host", "192.168.1.5"], "give --token TOKEN"),
     (["--host", "0.0.0.0", "--token", "short"], "--token must be at least 8 characters"),
-    (["--play"], "--play needs accord.play.web:create_app"),
+    (["--require-approval"], "--require-approval gates games played in the browser"),
     (["missing.db"], "no results store at missing.db"),
 ])
 def test_serve_refuses_bad_settings_with_exit_2(tmp_path, gated_store, args, message):

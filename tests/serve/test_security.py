@@ -142,41 +142,15 @@ def test_comment_is_escaped(make_client, csrf, tmp_path, gated_store, field):
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "<img src=x" not in page
 
 
-def test_play_mount_is_guarded(monkeypatch, gated_store, tmp_path):
-    """``create_app(play=True)`` mounts ``accord.play.web:create_app(store)`` at /play,
-    behind the same token and CSRF checks; the play store is served too."""
+def test_play_without_the_play_feature_is_a_clear_error(monkeypatch, gated_store, tmp_path):
+    """An accord without ``accord.play.web:create_app`` refuses ``play=True`` with a
+    message naming what is missing (``accord serve --play`` exits 2 with it). The real
+    mount is tested in ``test_play_mount.py``."""
     import sys
     import types
 
-    seen: list[Path] = []
-
-    def factory(store: Path) -> Starlette:
-        seen.append(store)
-
-        async def page(request: Request) -> PlainTextResponse:
-            return PlainTextResponse(f"play {csrf_token(request)}")
-
-        async def move(request: Request) -> PlainTextResponse:
-            return PlainTextResponse("moved")
-
-        return Starlette(routes=[Route("/", page), Route("/move", move, methods=["POST"])])
-
-    fake = types.ModuleType("accord.play.web")
-    fake.create_app = factory  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "accord.play", types.ModuleType("accord.play"))
-    monkeypatch.setitem(sys.modules, "accord.play.web", fake)
+    monkeypatch.setitem(sys.modules, "accord.play.web", types.ModuleType("accord.play.web"))
     from accord.serve.app import create_app
 
-    played = tmp_path / "play.db"
-    c = TestClient(create_app([gated_store], token=TOKEN, play=True, play_store=played),
-                   base_url="http://127.0.0.1")
-    assert seen == [played]
-    assert c.get("/play/").status_code == 401
-    c.headers["X-Accord-Token"] = TOKEN
-    token = c.get("/play/").text.removeprefix("play ")
-    assert token and token == c.cookies.get("accord_csrf")
-    assert c.post("/play/move", data={"move": "x"}).status_code == 403
-    assert c.post("/play/move", data={"move": "x", "csrf": token}).text == "moved"
-    stores = c.get("/api/stores").json()["stores"]
-    assert [s["name"] for s in stores] == [gated_store.name, "play.db"]
-    assert stores[1]["note"].startswith("no episodes yet")
+    with pytest.raises(RuntimeError, match=r"--play needs accord\.play\.web:create_app"):
+        create_app([gated_store], play=True, play_store=tmp_path / "play.db")

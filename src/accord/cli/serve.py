@@ -38,13 +38,14 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def _stores(paths: list[Path] | None) -> list[Path]:
-    """The stores to serve: the given files (each checked), else ``runs/*.db``."""
+def _stores(paths: list[Path] | None, play: bool = False) -> list[Path]:
+    """The stores to serve: the given files (each checked), else ``runs/*.db``; with
+    ``play`` none is fine (the play store is served)."""
     from accord.bench.store import Store, StoreError
 
     if not paths:
         paths = sorted(Path("runs").glob("*.db"))
-        if not paths:
+        if not paths and not play:
             raise c.fail("no stores given and none in ./runs; e.g. accord serve runs/demo.db "
                          "(accord bench demo writes one)")
     for p in paths:
@@ -70,6 +71,10 @@ def serve_command(
     play_store: Path = typer.Option(Path("runs/play.db"), "--play-store", metavar="PATH",
                                     help="With --play: the store finished games go to "
                                     "(served too)."),
+    require_approval: bool = typer.Option(False, "--require-approval", help="With --play: "
+                                          "agreements reached in the browser await a "
+                                          "person's approval (approve them on their "
+                                          "transcript page or with accord approve)."),
 ) -> None:
     """Browse results stores in a local web app: runs, episodes, transcripts, approvals.
 
@@ -83,7 +88,9 @@ def serve_command(
                      "can open it, or bind 127.0.0.1")
     if token is not None and len(token) < 8:
         raise c.fail("--token must be at least 8 characters")
-    paths = _stores(stores)
+    if require_approval and not play:
+        raise c.fail("--require-approval gates games played in the browser; it needs --play")
+    paths = _stores(stores, play)
     import uvicorn
 
     from accord.serve.app import create_app
@@ -91,13 +98,15 @@ def serve_command(
     try:
         # a public bind is reached under any name; a local one only under local names
         app = create_app(paths, token=token, play=play, play_store=play_store,
+                         play_require_approval=require_approval,
                          allowed_hosts=None if is_loopback(host) else ["*"])
     except RuntimeError as exc:
         raise c.fail(str(exc)) from None
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{port}/"
     # the token is a secret: never printed (open the URL once with ?token=...)
-    c.console(stderr=True).print(f"accord serve: {len(paths)} store(s) on {c.plain(url)}"
+    c.console(stderr=True).print(f"accord serve: {len(app.state.stores)} store(s) on "
+                                 f"{c.plain(url)}"
                                  + (" (needs the token: open it once as URL?token=TOKEN)"
                                     if token else "") + " (Ctrl-C stops)")
     try:

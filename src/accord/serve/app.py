@@ -241,31 +241,40 @@ def _plain_page(title: str, text: str) -> str:
             '<p><a href="/">all stores</a></p></main></body></html>')
 
 
-def load_play_app(store: Path) -> Any:
+def load_play_app(store: Path, require_approval: bool = False) -> Any:
     """The play app (:data:`PLAY_APP`, called with the store that records finished
-    games); ``RuntimeError`` with a clear message if this accord has no play feature.
+    games and its settings); ``RuntimeError`` with a clear message if this accord has
+    no play feature.
 
-    Mounted under the guard: its forms must carry ``csrf_field(request)`` (or send
-    ``csrf_token(request)`` as ``X-CSRF-Token``) from :mod:`accord.serve.security`.
+    Its agreements are gated when ``require_approval``; a finished game links to its
+    transcript here (``/episodes/ID``). It uses the CSRF scheme of
+    :mod:`accord.serve.security` (its own guard passes requests this one has checked).
     """
     import importlib
+    import os
 
     module, _, attr = PLAY_APP.partition(":")
     try:
-        factory = getattr(importlib.import_module(module), attr)
+        mod = importlib.import_module(module)
+        factory = getattr(mod, attr)
+        settings = mod.PlaySettings(data=os.environ.get("ACCORD_DATA"),
+                                    require_approval=require_approval,
+                                    episode_url="../episodes/{id}")
     except (ImportError, AttributeError) as exc:
         raise RuntimeError(f"--play needs {PLAY_APP}, which this accord does not have "
                            f"({type(exc).__name__}: {exc})") from None
-    return factory(store)
+    return factory(store, settings)
 
 
 def create_app(paths: list[Path] | list[str], token: str | None = None,
                play: bool = False, allowed_hosts: list[str] | None = None,
-               play_store: Path | str | None = None) -> Any:
+               play_store: Path | str | None = None,
+               play_require_approval: bool = False) -> Any:
     """The ASGI app serving ``paths`` (store files), wrapped in the token/CSRF guard.
 
     ``play`` mounts :data:`PLAY_APP` at ``/play`` (``RuntimeError`` if unavailable),
-    recording games in ``play_store`` (default ``runs/play.db``), which is served too;
+    recording games in ``play_store`` (default ``runs/play.db``), which is served too,
+    their agreements gated when ``play_require_approval``;
     ``allowed_hosts`` limits the ``Host`` header (default: local names only, which
     keeps DNS-rebinding pages away from a local server).
     """
@@ -289,7 +298,7 @@ def create_app(paths: list[Path] | list[str], token: str | None = None,
         Mount("/static", StaticFiles(packages=[("accord.serve", "static")]), name="static"),
     ]
     if play:
-        routes.append(Mount("/play", load_play_app(played)))
+        routes.append(Mount("/play", load_play_app(played, play_require_approval)))
     app = Starlette(routes=routes, exception_handlers={
         NotFound: _not_found, StoreError: _store_error, HTTPException: _http_error})
     app.state.stores = stores

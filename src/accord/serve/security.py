@@ -10,12 +10,17 @@ checks cover mounted apps (``/play``) without their cooperation:
 * **CSRF**: each browser gets a random ``accord_csrf`` cookie (HttpOnly, SameSite=Strict).
   Every state-changing request (POST, PUT, PATCH, DELETE) must repeat that value, in an
   ``X-CSRF-Token`` header or a ``csrf`` form field; otherwise it is refused with 403
-  before the app sees it. Bodies of such requests are capped at :data:`MAX_BODY` bytes.
+  before the app sees it. A state-changing request whose ``Origin`` names another site
+  is refused too. Bodies of such requests are capped at :data:`MAX_BODY` bytes.
 
-For a mounted app (e.g. ``accord.play.web``): put ``csrf_field(request)`` inside every
-``<form method="post">`` (or send ``csrf_token(request)`` as the ``X-CSRF-Token`` header
-from scripts); the guard checks it, and :func:`check_csrf` is there for code that wants
-to check again explicitly. Nothing else is needed.
+This is the one CSRF/token scheme of accord's web apps. An app that also runs on its own
+(``python -m accord.play.web``) wraps itself in a :class:`Guard` too: a guard nested in
+another one (the play app mounted at ``/play`` by ``accord serve``) sees that the outer
+guard already checked the request and passes it through, so both ways the same cookie,
+the same form field and the same checks apply. In such an app, put
+``csrf_field(request)`` inside every ``<form method="post">`` (or send
+``csrf_token(request)`` as the ``X-CSRF-Token`` header from scripts); the guard checks
+it, and :func:`check_csrf` is there for code that wants to check again explicitly.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ import secrets
 from collections.abc import Awaitable, Callable, MutableMapping
 from http.cookies import SimpleCookie
 from typing import Any
-from urllib.parse import parse_qsl, urlencode
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from markupsafe import Markup, escape
 
@@ -62,7 +67,18 @@ def _header(scope: Scope, name: bytes) -> str | None:
     return None
 
 
-def _same(a: str | None, b: str | None) -> bool:
+def cross_site(scope: Scope) -> bool:
+    """Whether the request's ``Origin`` header names a site other than its ``Host``
+    (browsers send ``Origin`` on every cross-site POST; no header or ``null`` is not
+    taken as cross-site: the CSRF token still has to match)."""
+    origin = _header(scope, b"origin")
+    if not origin or origin == "null":
+        return False
+    return urlsplit(origin).netloc.lower() != (_header(scope, b"host") or "").lower()
+
+
+def same_secret(a: str | None, b: str | None) -> bool:
+    """Whether two secrets are both given and equal (compared in constant time)."""
     return a is not None and b is not None and hmac.compare_digest(a.encode(), b.encode())
 
 
@@ -88,7 +104,7 @@ async def check_csrf(request: Any) -> None:
         form = await request.form()
         value = form.get(CSRF_FIELD)
         sent = value if isinstance(value, str) else None
-    if not _same(sent, csrf_token(request)):
+    if not same_secret(sent, csrf_token(request)):
         raise HTTPException(403, "missing or wrong CSRF token; reload the page")
 
 
@@ -107,16 +123,19 @@ class Guard:
     def __init__(self, app: ASGIApp, token: str | None = None) -> None:
         self.app = app
         self.token = token or None
+        #: the wrapped app's ``state`` (Starlette), for code that reaches it through us
+        self.state: Any = getattr(app, "state", None)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] not in ("http", "websocket"):
+        if scope["type"] not in ("http", "websocket") or SCOPE_KEY in scope:
+            # not a request, or an outer guard (``accord serve``) already checked it
             await self.app(scope, receive, send)
             return
         cookies = _cookies(scope)
         extra: list[tuple[bytes, bytes]] = []
         if self.token is not None:
             query = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1")))
-            if _same(query.get("token"), self.token):
+            if same_secret(query.get("token"), self.token):
                 rest = urlencode([(k, v) for k, v in parse_qsl(
                     scope.get("query_string", b"").decode("latin-1")) if k != "token"])
                 where = scope.get("root_path", "") + scope["path"] + (f"?{rest}" if rest
@@ -129,7 +148,7 @@ class Guard:
             auth = _header(scope, b"authorization") or ""
             sent = (auth[7:] if auth.lower().startswith("bearer ") else None) \
                 or _header(scope, b"x-accord-token") or cookies.get(TOKEN_COOKIE)
-            if not _same(sent, self.token):
+            if not same_secret(sent, self.token):
                 await _text(send, 401, "accord serve: this server needs its access token; "
                             "open the URL printed by accord serve (it ends in ?token=...)")
                 return
@@ -140,6 +159,9 @@ class Guard:
                           "SameSite=Strict".encode()))
         scope[SCOPE_KEY] = csrf
         if scope["type"] == "http" and scope["method"] in UNSAFE:
+            if cross_site(scope):
+                await _text(send, 403, "accord: cross-site request refused")
+                return
             receive = await self._checked(scope, receive, send, csrf)  # type: ignore[assignment]
             if receive is None:
                 return
@@ -173,8 +195,8 @@ class Guard:
         sent = _header(scope, CSRF_HEADER.encode())
         if sent is None:
             sent = await _form_field(scope, body)
-        if not _same(sent, csrf):
-            await _text(send, 403, "accord serve: missing or wrong CSRF token; reload the "
+        if not same_secret(sent, csrf):
+            await _text(send, 403, "accord: missing or wrong CSRF token; reload the "
                         "page and try again")
             return None
         done = False
@@ -220,4 +242,4 @@ async def _form_field(scope: Scope, body: bytes) -> str | None:
 
 
 __all__ = ["CSRF_COOKIE", "CSRF_FIELD", "CSRF_HEADER", "MAX_BODY", "TOKEN_COOKIE", "Guard",
-           "check_csrf", "csrf_field", "csrf_token"]
+           "check_csrf", "cross_site", "csrf_field", "csrf_token", "same_secret"]

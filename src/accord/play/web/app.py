@@ -1,6 +1,6 @@
 """The play app: a person negotiates against any agent in the browser.
 
-``create_app(store, settings)`` returns a Starlette app with relative routes, so it runs on
+``create_app(store, settings)`` returns an ASGI app (Starlette, relative routes), so it runs on
 its own (``uvicorn`` in tests) or mounted under ``/play`` by ``accord serve``:
 
 * ``GET /`` -- the "New negotiation" page (domain, scenario or uploaded scenario file,
@@ -13,20 +13,23 @@ its own (``uvicorn`` in tests) or mounted under ``/play`` by ``accord serve``:
 * ``GET /g/{id}/state`` -- JSON poll: ``your_turn`` / ``waiting`` / ``done``;
 * ``GET /g/{id}/utility`` -- JSON: the person's utility of the package in the query.
 
-State-changing requests are POSTs carrying a CSRF token (double-submit: a random cookie
-and the same value in the form, compared in constant time; a cross-site ``Origin`` is
-refused too). Every text is escaped by Jinja's autoescape; assets are served from the
-package, so the app works with no internet.
+State-changing requests are POSTs carrying a CSRF token. The app uses the one scheme of
+accord's web apps, :mod:`accord.serve.security`: ``create_app`` wraps the app in its
+:class:`~accord.serve.security.Guard` (double-submit: a random ``accord_csrf`` cookie and
+the same value in the ``csrf`` form field, compared in constant time; a cross-site
+``Origin`` is refused too). Mounted under ``accord serve --play``, serve's own guard has
+already checked the request (and the access token, with ``--token``), and the inner guard
+passes it through: the same cookie and field both ways. Every text is escaped by
+Jinja's autoescape; assets are served from the package, so the app works with no
+internet.
 """
 
 from __future__ import annotations
 
-import hmac
-import secrets
 from importlib import resources
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.applications import Starlette
@@ -37,9 +40,14 @@ from starlette.staticfiles import StaticFiles
 
 from accord.play.web.forms import reply_from_form, scenario_choices
 from accord.play.web.games import DOMAINS, Game, Games, PlayError, PlaySettings
-
-CSRF_COOKIE = "accord_play_csrf"
-CSRF_FIELD = "csrf"
+from accord.serve.security import (
+    CSRF_COOKIE,
+    CSRF_FIELD,
+    Guard,
+    cross_site,
+    csrf_token,
+    same_secret,
+)
 
 
 def _env() -> Environment:
@@ -48,10 +56,6 @@ def _env() -> Environment:
                       autoescape=select_autoescape(default=True, default_for_string=True),
                       trim_blocks=True, lstrip_blocks=True)
     return env
-
-
-def _csrf(request: Request) -> str:
-    return request.cookies.get(CSRF_COOKIE) or ""
 
 
 class PlayApp:
@@ -63,13 +67,9 @@ class PlayApp:
 
     # -- helpers ------------------------------------------------------------------------
     def page(self, request: Request, name: str, status: int = 200, **ctx: Any) -> Response:
-        token = _csrf(request) or secrets.token_urlsafe(24)
         base = str(request.scope.get("root_path", "")).rstrip("/")
-        html = self.env.get_template(name).render(csrf=token, base=base, **ctx)
+        html = self.env.get_template(name).render(csrf=csrf_token(request), base=base, **ctx)
         resp = HTMLResponse(html, status_code=status)
-        if not _csrf(request):
-            resp.set_cookie(CSRF_COOKIE, token, httponly=True, samesite="strict",
-                            path=base or "/")
         resp.headers["Content-Security-Policy"] = (
             "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
             "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
@@ -77,15 +77,16 @@ class PlayApp:
         return resp
 
     async def form(self, request: Request) -> dict[str, Any]:
-        """The POSTed form after the CSRF and origin checks; 403 otherwise."""
-        origin = request.headers.get("origin")
-        if origin and origin != "null" and urlsplit(origin).netloc != request.headers.get(
-                "host", ""):
+        """The POSTed form after the CSRF and origin checks; 403 otherwise.
+
+        The guard around the app has checked both already; checked again here so a
+        handler never acts on a form without them (e.g. the app served unguarded).
+        """
+        if cross_site(request.scope):
             raise _Forbidden("cross-site request refused")
         form = await request.form(max_files=1, max_fields=200)
         sent = form.get(CSRF_FIELD)
-        cookie = _csrf(request)
-        if not cookie or not isinstance(sent, str) or not hmac.compare_digest(sent, cookie):
+        if not same_secret(sent if isinstance(sent, str) else None, csrf_token(request) or None):
             raise _Forbidden("missing or wrong CSRF token: reload the page and try again")
         out: dict[str, Any] = {}
         for key, val in form.multi_items():
@@ -143,7 +144,11 @@ class PlayApp:
         start_utility = None
         if turn is not None and turn.evaluate is not None and start:
             start_utility = turn.evaluate(start)
+        link = self.games.settings.episode_url
+        episode_url = None if not (link and game.episode) else \
+            f"{_base(request)}/{link.format(id=quote(game.episode, safe=''))}"
         return self.page(request, "game.jinja", game=game, turn=turn,
+                         episode_url=episode_url, run=self.games.settings.run,
                          view=None if turn is None else turn.view, start=start,
                          start_utility=start_utility, summary=_summary(game),
                          transcript=_transcript(game))
@@ -246,8 +251,9 @@ def _transcript(game: Game) -> list[dict[str, Any]]:
     return out
 
 
-def create_app(store: str | Path, settings: PlaySettings | None = None) -> Starlette:
-    """The play app recording finished games in the SQLite store at ``store``."""
+def create_app(store: str | Path, settings: PlaySettings | None = None) -> Guard:
+    """The play app recording finished games in the SQLite store at ``store``, wrapped
+    in the CSRF guard of :mod:`accord.serve.security` (``.state`` is the app's state)."""
     app_ = PlayApp(Path(store), settings or PlaySettings())
     static = StaticFiles(directory=str(resources.files("accord.play.web") / "static"))
 
@@ -270,10 +276,13 @@ def create_app(store: str | Path, settings: PlaySettings | None = None) -> Starl
     app = Starlette(routes=routes, exception_handlers={_Forbidden: forbidden,
                                                        _NotFound: not_found})
     app.state.play = app_
-    return app
+    return Guard(app)
 
 
 def _esc(text: str) -> str:
     from markupsafe import escape
 
     return str(escape(text))
+
+
+__all__ = ["CSRF_COOKIE", "CSRF_FIELD", "PlayApp", "create_app"]

@@ -41,6 +41,11 @@ class PlaySettings:
     data directory (Deal or No Deal dialogues), ``run`` the store run games are recorded
     under, ``uploads`` where uploaded scenario files are kept (default: next to the store),
     ``max_games`` how many games may run at once, ``max_upload`` the upload size cap.
+    ``require_approval`` gates every agreement (seed 002 V1): it is stored ``pending`` in
+    the store's approvals table until a person approves or rejects it (``accord serve``
+    or ``accord approve``). ``episode_url`` links the finished game to its transcript:
+    a path relative to the app's own base with ``{id}`` for the episode id (``accord
+    serve --play`` sets ``../episodes/{id}``; standalone there is no transcript page).
     """
 
     llm: Mapping[str, Any] = field(default_factory=dict)
@@ -49,6 +54,8 @@ class PlaySettings:
     uploads: Path | None = None
     max_games: int = 32
     max_upload: int = 256 * 1024
+    require_approval: bool = False
+    episode_url: str | None = None
 
 
 @dataclass
@@ -65,6 +72,8 @@ class Game:
     result: EpisodeResult | None = None
     episode: str | None = None
     error: str | None = None
+    #: ``pending`` when the stored agreement awaits a person's approval
+    approval: str | None = None
 
     @property
     def done(self) -> bool:
@@ -195,6 +204,7 @@ class Games:
         from accord.domains.ids import episode_id
 
         run = self.settings.run
+        self.store.parent.mkdir(parents=True, exist_ok=True)
         with Store.open(self.store) as store:
             known = store.statuses(run) if run in {r["name"] for r in store.runs()} else {}
             repeat = 0  # a person's games are not reproducible: each play is a repetition
@@ -212,6 +222,12 @@ class Games:
             store.end_session(session, "finished", {"planned": 1, "queued": 1,
                                                     "done": int(rec.status == "done"),
                                                     "failed": int(rec.status != "done")})
+            if self.settings.require_approval and rec.status == "done" \
+                    and rec.outcome == "agreement":
+                from accord.bench import approvals
+
+                approvals.mark_pending(store.conn, run, [str(rec.id)])
+                game.approval = approvals.PENDING
             return str(rec.id)
 
     def get(self, gid: str) -> Game | None:
