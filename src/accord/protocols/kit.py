@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -40,6 +40,27 @@ def reachable(obj: Any, depth: int = 0) -> Iterator[Any]:
     elif isinstance(obj, (list, tuple, set, frozenset)):
         for v in obj:
             yield from reachable(v, depth + 1)
+
+
+ProtocolT = TypeVar("ProtocolT", bound=Protocol[Any])
+
+
+def observation_check(kind: type[ProtocolT], check: Callable[[ProtocolT, str, Observation], None]
+                      ) -> Callable[[Protocol[Any], str, Observation], None]:
+    """A kit's ``check_observation`` from a check written for one protocol class."""
+    def run(protocol: Protocol[Any], role: str, obs: Observation) -> None:
+        assert isinstance(protocol, kind), f"expected a {kind.__name__}"
+        check(protocol, role, obs)
+    return run
+
+
+def result_check(kind: type[ProtocolT], check: Callable[[ProtocolT, EpisodeResult], None]
+                 ) -> Callable[[Protocol[Any], EpisodeResult], None]:
+    """A kit's ``check_result`` from a check written for one protocol class."""
+    def run(protocol: Protocol[Any], res: EpisodeResult) -> None:
+        assert isinstance(protocol, kind), f"expected a {kind.__name__}"
+        check(protocol, res)
+    return run
 
 
 def no_secrets(protocol: Protocol[Any], role: str) -> Sequence[object]:
@@ -90,4 +111,5 @@ class ProtocolKit:
         return protocol.parties if self.roles is None else self.roles(protocol)
 
 
-__all__ = ["MoveSampler", "ProtocolKit", "no_secrets", "reachable"]
+__all__ = ["MoveSampler", "ProtocolKit", "no_secrets", "observation_check", "reachable",
+           "result_check"]

@@ -27,7 +27,7 @@ from accord.domains.deal_or_no_deal.protocol import ROLES, DondObservation, Dond
 from accord.domains.deal_or_no_deal.rules import complement, utility
 from accord.protocols.base import Observation, Protocol
 from accord.protocols.engine import EpisodeResult
-from accord.protocols.kit import ProtocolKit
+from accord.protocols.kit import ProtocolKit, observation_check, result_check
 
 Point = tuple[str, tuple[int, ...], tuple[int, ...], tuple[int, ...]]
 """``(id, counts, alice's values, bob's values)`` of one datapoint."""
@@ -164,17 +164,11 @@ def kit(points: Sequence[Point] = FALLBACK_POINTS) -> ProtocolKit:
         assert isinstance(protocol, DondProtocol)
         return (protocol.values[role],)
 
-    def _obs(protocol: Protocol[Any], role: str, obs: Observation) -> None:
-        assert isinstance(protocol, DondProtocol)
-        check_observation(protocol, role, obs)
-
-    def _res(protocol: Protocol[Any], res: EpisodeResult) -> None:
-        assert isinstance(protocol, DondProtocol)
-        check_result(protocol, res)
-
-    return ProtocolKit(name="deal-or-no-deal", make=make, legal=legal_move,
-                       illegal=illegal_move, private=private, check_observation=_obs,
-                       check_result=_res, max_rounds=max(ROUND_CAPS))
+    return ProtocolKit(
+        name="deal-or-no-deal", make=make, legal=legal_move, illegal=illegal_move,
+        private=private, max_rounds=max(ROUND_CAPS),
+        check_observation=observation_check(DondProtocol, check_observation),
+        check_result=result_check(DondProtocol, check_result))
 
 
 def data_points(data: str | None = None, limit: int = 12) -> tuple[Point, ...]:

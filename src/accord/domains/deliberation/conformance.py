@@ -42,7 +42,7 @@ from accord.domains.deliberation.protocol import (
 )
 from accord.protocols.base import Observation, Protocol
 from accord.protocols.engine import EpisodeResult
-from accord.protocols.kit import ProtocolKit, reachable
+from accord.protocols.kit import ProtocolKit, observation_check, reachable, result_check
 
 ROUND_LIMITS = (1, 2, 3, 6)
 """Round limits the episodes cycle through (6 is the paper's)."""
@@ -218,17 +218,11 @@ def kit(instances: int = 6) -> ProtocolKit:
             return (protocol.private[role],)
         return _exclusive(protocol, role)
 
-    def _obs(protocol: Protocol[Any], role: str, obs: Observation) -> None:
-        assert isinstance(protocol, DeliberationProtocol)
-        check_observation(protocol, role, obs)
-
-    def _res(protocol: Protocol[Any], res: EpisodeResult) -> None:
-        assert isinstance(protocol, DeliberationProtocol)
-        check_result(protocol, res)
-
-    return ProtocolKit(name="deliberation", make=make, legal=legal_move, illegal=illegal_move,
-                       private=private, check_observation=_obs, check_result=_res,
-                       max_rounds=max(ROUND_LIMITS))
+    return ProtocolKit(
+        name="deliberation", make=make, legal=legal_move, illegal=illegal_move,
+        private=private, max_rounds=max(ROUND_LIMITS),
+        check_observation=observation_check(DeliberationProtocol, check_observation),
+        check_result=result_check(DeliberationProtocol, check_result))
 
 
 __all__ = ["check_observation", "check_result", "illegal_move", "kit", "legal_move"]

@@ -27,7 +27,7 @@ from accord.domains.games.model import NormalFormGame
 from accord.domains.games.protocol import GameObservation, GameProtocol
 from accord.protocols.base import Observation, Protocol
 from accord.protocols.engine import EpisodeResult
-from accord.protocols.kit import ProtocolKit
+from accord.protocols.kit import ProtocolKit, observation_check, result_check
 
 TALK_ROUNDS = (0, 1, 2, 3)
 """Cheap-talk rounds the episodes cycle through."""
@@ -131,17 +131,11 @@ def kit(games: Sequence[str] | None = None) -> ProtocolKit:
                             first_speaker=(i // 2) % len(game.players),
                             max_message_chars=MESSAGE_LIMITS[(i // 3) % len(MESSAGE_LIMITS)])
 
-    def _obs(protocol: Protocol[Any], role: str, obs: Observation) -> None:
-        assert isinstance(protocol, GameProtocol)
-        check_observation(protocol, role, obs)
-
-    def _res(protocol: Protocol[Any], res: EpisodeResult) -> None:
-        assert isinstance(protocol, GameProtocol)
-        check_result(protocol, res)
-
-    return ProtocolKit(name="games", make=make, legal=legal_move, illegal=illegal_move,
-                       check_observation=_obs, check_result=_res,
-                       max_rounds=max(TALK_ROUNDS) + 12)
+    return ProtocolKit(
+        name="games", make=make, legal=legal_move, illegal=illegal_move,
+        max_rounds=max(TALK_ROUNDS) + 12,
+        check_observation=observation_check(GameProtocol, check_observation),
+        check_result=result_check(GameProtocol, check_result))
 
 
 __all__ = ["check_observation", "check_result", "illegal_move", "kit", "legal_move"]

@@ -52,7 +52,7 @@ from accord.domains.task_exchange.scenario import PrivateView
 from accord.domains.task_exchange.validation import assignment_masks
 from accord.protocols.base import Observation, Protocol
 from accord.protocols.engine import EpisodeResult
-from accord.protocols.kit import ProtocolKit
+from accord.protocols.kit import ProtocolKit, observation_check, result_check
 
 TURN_LIMITS = (2, 3, 5, 10)
 """Turn limits the episodes cycle through (2: the first proposal is the last)."""
@@ -232,18 +232,12 @@ def kit(scenarios: Sequence[str] | None = None) -> ProtocolKit:
         prof = protocol.scenario.profile(role)
         return (prof, prof.utilities, prof.raw_scores, prof.preference)
 
-    def _obs(protocol: Protocol[Any], role: str, obs: Observation) -> None:
-        assert isinstance(protocol, TaskExchangeProtocol)
-        check_observation(protocol, role, obs)
-
-    def _res(protocol: Protocol[Any], res: EpisodeResult) -> None:
-        assert isinstance(protocol, TaskExchangeProtocol)
-        check_result(protocol, res)
-
-    return ProtocolKit(name="task-exchange", make=make, legal=legal_move, illegal=illegal_move,
-                       private=private, check_observation=_obs, check_result=_res,
-                       max_rounds=max(TURN_LIMITS), refuses_malformed=refuses_malformed,
-                       error_reasons=frozenset({"invalid_final_proposal"}))
+    return ProtocolKit(
+        name="task-exchange", make=make, legal=legal_move, illegal=illegal_move,
+        private=private, max_rounds=max(TURN_LIMITS), refuses_malformed=refuses_malformed,
+        error_reasons=frozenset({"invalid_final_proposal"}),
+        check_observation=observation_check(TaskExchangeProtocol, check_observation),
+        check_result=result_check(TaskExchangeProtocol, check_result))
 
 
 __all__ = ["check_observation", "check_result", "checked", "illegal_move", "kit",
