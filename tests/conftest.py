@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -90,3 +91,12 @@ def fresh_browser(browser):
     browser.execute_cdp_cmd("Network.clearBrowserCookies", {})
     yield browser
     browser.execute_cdp_cmd("Network.clearBrowserCookies", {})
+
+
+@pytest.fixture
+def stub_env(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Point the ``openai-api/stub/<model>`` endpoint at a running stub server."""
+    def point(stub: Any) -> None:
+        monkeypatch.setenv("STUB_BASE_URL", stub.base_url)
+        monkeypatch.setenv("STUB_API_KEY", "sk-golden")
+    return point

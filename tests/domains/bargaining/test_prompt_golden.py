@@ -15,33 +15,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from accord.domains.bargaining import resolve_scenario, run_negotiation
-from accord.testing.golden import check_golden
+from accord.testing.golden import assert_no_stub_blocks, check_golden, render_chat
 from accord.testing.stub import ScriptedPolicy, StubServer
 
 HERE = Path(__file__).parent / "golden"
-STUB_ONLY = ("<STATE>", "<UTILITY>", "<TX_SETUP>", "<TX_STATE>", "<TASK_STATE>",
-             "Machine-readable", "machine-readable")
-
-
-@pytest.fixture
-def stub_env(monkeypatch: pytest.MonkeyPatch) -> Any:
-    def point(stub: StubServer) -> None:
-        monkeypatch.setenv("STUB_BASE_URL", stub.base_url)
-        monkeypatch.setenv("STUB_API_KEY", "sk-golden")
-    return point
-
-
-def transcript(messages: list[dict[str, str]]) -> str:
-    return "".join(f"=== {m['role']} ===\n{m['content']}\n" for m in messages)
-
-
-def no_stub_only_block(requests: list[Any]) -> None:
-    for r in requests:
-        body = json.dumps(r.messages, ensure_ascii=False)
-        assert not [b for b in STUB_ONLY if b in body], (r.model, body[:300])
 
 
 def test_negotiator_prompts(stub_env: Any) -> None:
@@ -52,13 +30,13 @@ def test_negotiator_prompts(stub_env: Any) -> None:
             "llm:openai-api/stub/gpt-4.1-mini", "llm:openai-api/stub/claude-sonnet"],
             params={"max_rounds": 6}, seed=1))
         reqs = stub.completion_requests
-    no_stub_only_block(reqs)
+    assert_no_stub_blocks(reqs)
     buyer = [r for r in reqs if r.model == "gpt-4.1-mini"]
     seller = [r for r in reqs if r.model == "claude-sonnet"]
     # the buyer's session after its third call: setup, propose turn, respond turns
-    check_golden(HERE / "negotiator_buyer.txt", transcript(buyer[2].messages))
+    check_golden(HERE / "negotiator_buyer.txt", render_chat(buyer[2].messages))
     # the seller's first reply was malformed: the retry restates round and move
-    check_golden(HERE / "negotiator_seller_retry.txt", transcript(seller[1].messages))
+    check_golden(HERE / "negotiator_seller_retry.txt", render_chat(seller[1].messages))
     assert "could not be used" in seller[1].messages[-1]["content"]
 
 
@@ -83,10 +61,10 @@ def test_mediator_and_stagnation_scorer_prompts(stub_env: Any) -> None:
             "stagnation": "llm:openai-api/stub/haiku", "stagnation_measure": "issues",
             "stagnation_order": "mediator-first"}))
         reqs = stub.completion_requests
-    no_stub_only_block(reqs)
+    assert_no_stub_blocks(reqs)
     scorer = [r for r in reqs if r.model == "haiku"]
     med = [r for r in reqs if r.model == "o3"]
-    check_golden(HERE / "stagnation_scorer.txt", transcript(scorer[0].messages))
-    check_golden(HERE / "mediator.txt", transcript(med[0].messages))
+    check_golden(HERE / "stagnation_scorer.txt", render_chat(scorer[0].messages))
+    check_golden(HERE / "mediator.txt", render_chat(med[0].messages))
     body = json.dumps([r.messages for r in scorer + med])
     assert "0.2" not in body and "weight" not in body  # offers only, never utilities

@@ -10,7 +10,6 @@ Regenerate with ``ACCORD_UPDATE_GOLDEN=1`` after a legitimate prompt change.
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -20,23 +19,10 @@ import pytest
 from accord.agents.spec import parse_agent_list
 from accord.domains.base import EpisodeSpec, RunContext
 from accord.domains.deliberation import DOMAIN
-from accord.testing.golden import check_golden
+from accord.testing.golden import assert_no_stub_blocks, check_golden, render_chat
 from accord.testing.stub import StubServer
 
 HERE = Path(__file__).parent / "golden"
-STUB_ONLY = ("<STATE>", "<UTILITY>", "<TX_SETUP>", "<TX_STATE>", "STATE block")
-
-
-@pytest.fixture
-def stub_env(monkeypatch: pytest.MonkeyPatch) -> Any:
-    def point(stub: StubServer) -> None:
-        monkeypatch.setenv("STUB_BASE_URL", stub.base_url)
-        monkeypatch.setenv("STUB_API_KEY", "sk-golden")
-    return point
-
-
-def transcript(messages: list[dict[str, str]]) -> str:
-    return "".join(f"=== {m['role']} ===\n{m['content']}\n" for m in messages)
 
 
 def module_of(request: Any) -> str:
@@ -55,9 +41,7 @@ def test_module_sessions(stub_env: Any, setting: str, agents: int, tools: bool) 
         res = asyncio.run(DOMAIN.run_episode(spec, RunContext(llm={})))
         reqs = stub.completion_requests
     assert res.status != "error", res.detail
-    for r in reqs:
-        body = json.dumps(r.messages, ensure_ascii=False)
-        assert not [b for b in STUB_ONLY if b in body], body[:300]
+    assert_no_stub_blocks(reqs)
     # agent_0's module sessions, each as of its last call (the whole session so far)
     last: dict[str, Any] = {}
     for r in reqs:
@@ -65,4 +49,4 @@ def test_module_sessions(stub_env: Any, setting: str, agents: int, tools: bool) 
             last[module_of(r)] = r
     assert set(last) >= {"observation", "planning", "conversation"}
     for module, r in sorted(last.items()):
-        check_golden(HERE / f"{setting}_{module}.txt", transcript(r.messages))
+        check_golden(HERE / f"{setting}_{module}.txt", render_chat(r.messages))

@@ -8,7 +8,6 @@ Regenerate with ``ACCORD_UPDATE_GOLDEN=1`` after a legitimate prompt change.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -17,24 +16,11 @@ import pytest
 from accord.agents.spec import parse_agent_spec
 from accord.domains.base import EpisodeSpec, RunContext
 from accord.domains.task_exchange import DOMAIN
-from accord.testing.golden import check_golden
+from accord.testing.golden import assert_no_stub_blocks, check_golden, render_chat
 from accord.testing.stub import StubServer
 from accord.testing.stub.task_exchange import TaskExchangePolicy
 
 HERE = Path(__file__).parent / "golden"
-STUB_ONLY = ("<TX_SETUP>", "<TX_STATE>", "<STATE>", "<UTILITY>", "Machine-readable")
-
-
-@pytest.fixture
-def stub_env(monkeypatch: pytest.MonkeyPatch) -> Any:
-    def point(stub: StubServer) -> None:
-        monkeypatch.setenv("STUB_BASE_URL", stub.base_url)
-        monkeypatch.setenv("STUB_API_KEY", "sk-golden")
-    return point
-
-
-def transcript(messages: list[dict[str, str]]) -> str:
-    return "".join(f"=== {m['role']} ===\n{m['content']}\n" for m in messages)
 
 
 async def _run(agents: list[str], strategy: str) -> None:
@@ -51,17 +37,15 @@ async def test_figure_7_sessions(stub_env: Any, strategy: str) -> None:
         await _run(["llm:openai-api/stub/gpt-4o", "llm:openai-api/stub/sloppy-model"],
                    strategy)
         reqs = stub.completion_requests
-    for r in reqs:
-        body = json.dumps(r.messages, ensure_ascii=False)
-        assert not [b for b in STUB_ONLY if b in body], body[:300]
+    assert_no_stub_blocks(reqs)
     alice = [r for r in reqs if r.model == "gpt-4o"]
     bob = [r for r in reqs if r.model == "sloppy-model"]
     # Alice's session after three calls: the standing prompt, Turn 1, a proposal, an answer
-    check_golden(HERE / f"alice_{strategy}.txt", transcript(alice[2].messages))
+    check_golden(HERE / f"alice_{strategy}.txt", render_chat(alice[2].messages))
     retries = [r for r in bob if "was invalid" in r.messages[-1]["content"]]
     if strategy == "baseline":  # B.1: the baseline checks a proposal only when accepted
         assert not retries
     else:  # Bob's first proposal overlapped (OVL): the retry within the turn
-        check_golden(HERE / "bob_retry.txt", transcript(retries[0].messages[1:]))
+        check_golden(HERE / "bob_retry.txt", render_chat(retries[0].messages[1:]))
     assert ("5. Be strategic:" in alice[0].messages[0]["content"]) == \
         (strategy == "utility-aware")
