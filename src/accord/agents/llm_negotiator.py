@@ -102,7 +102,8 @@ class LLMNegotiator(Agent):
     def _turn_prompt(self, obs: NegotiationObservation) -> str:
         if obs.feedback is not None:
             return feedback_text(obs.feedback.reason, obs.feedback.feedback, obs.attempt,
-                                 self.max_retries + 1, **self._move_context(obs))
+                                 obs.max_attempts or self.max_retries + 1,
+                                 **self._move_context(obs))
         new = [o.to_dict() for o in obs.history[self._seen_offers:]]
         msgs = [f"Round {r}: " + quote_counterpart(p, t)
                 for r, p, t in obs.messages[self._seen_messages:] if p != obs.role]

@@ -67,8 +67,10 @@ class Note:
 class Observation:
     """What one role sees when asked to move.
 
-    Protocols subclass this. The engine fills ``feedback`` and ``attempt`` when a
-    previous attempt in the same turn was invalid (``attempt`` counts from 1).
+    Protocols subclass this. The engine fills ``feedback``, ``attempt`` and
+    ``max_attempts`` when a previous attempt in the same turn was invalid (``attempt``
+    counts from 1; ``max_attempts`` is the engine's budget, ``Bounds.max_retries + 1``, the
+    one source an agent should quote, e.g. "attempt 2 of 6").
     """
 
     role: str
@@ -76,6 +78,7 @@ class Observation:
     legal: tuple[str, ...] = ()
     feedback: Invalid | None = None
     attempt: int = 1
+    max_attempts: int | None = None
 
 
 class Protocol(ABC, Generic[S]):

@@ -113,7 +113,8 @@ async def _ask(
         log.add(rnd, role, "invalid", move=move.to_dict(), reason=invalid.reason,
                 feedback=invalid.feedback, data={"attempt": attempt, **invalid.details},
                 t=time.monotonic() - t0)
-        obs = dataclasses.replace(obs, feedback=invalid, attempt=attempt + 1)
+        obs = dataclasses.replace(obs, feedback=invalid, attempt=attempt + 1,
+                                  max_attempts=bounds.max_retries + 1)
     last = obs.feedback
     detail = f"{role} made {bounds.max_retries + 1} invalid attempts in one turn"
     if last is not None:  # the last rejection says what went wrong, without the log

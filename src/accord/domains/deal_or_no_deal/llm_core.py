@@ -93,7 +93,8 @@ class DondChat:
         if obs.feedback is not None:
             return render("llm_feedback.jinja", package=PACKAGE, reason=obs.feedback.reason,
                           feedback=obs.feedback.feedback, attempt=obs.attempt,
-                          max_attempts=self.max_retries + 1, belief=belief, seed=seed)
+                          max_attempts=obs.max_attempts or self.max_retries + 1,
+                          belief=belief, seed=seed)
         events = partner_events(obs, self.seen)
         self.seen = len(obs.history)
         items = obs.items

@@ -131,7 +131,8 @@ class LLMGameAgent(Agent):
         if obs.feedback is not None:
             return render_prompt("feedback.jinja", reason=obs.feedback.reason,
                                  feedback=obs.feedback.feedback, attempt=obs.attempt,
-                                 max_attempts=self.max_retries + 1, phase=obs.phase,
+                                 max_attempts=obs.max_attempts or self.max_retries + 1,
+                                 phase=obs.phase,
                                  actions=list(obs.actions), variant=variant, **self._common(obs))
         news = quoted(obs.messages[self._seen:], obs.role)
         self._seen = len(obs.messages)
