@@ -23,7 +23,7 @@ from _util import machine, summary
 
 from accord.agents.spec import parse_agent_list
 from accord.domains.deal_or_no_deal import hardest, load_datapoints, play_datapoint
-from accord.domains.deal_or_no_deal.dataset import Datapoint
+from accord.domains.deal_or_no_deal.load import Datapoint
 from accord.domains.deal_or_no_deal.metrics import episode_metrics, summarize
 from accord.solvers.bayes import belief_model
 

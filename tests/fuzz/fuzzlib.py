@@ -58,14 +58,14 @@ def _games(path: Path) -> Any:
 
 
 def _te_scenario(path: Path) -> Any:
-    from accord.domains.task_exchange.loader import _load_universe_cached, load_scenario
+    from accord.domains.task_exchange.load import _load_universe_cached, load_scenario
 
     _load_universe_cached.cache_clear()
     return load_scenario(path)
 
 
 def _te_tasks(path: Path) -> Any:
-    from accord.domains.task_exchange.loader import load_universe
+    from accord.domains.task_exchange.load import load_universe
 
     return load_universe(path)
 
@@ -78,7 +78,7 @@ def _deliberation(path: Path) -> Any:
 
 
 def _dond(path: Path) -> Any:
-    from accord.domains.deal_or_no_deal.dataset import load_split
+    from accord.domains.deal_or_no_deal.load import load_split
 
     return load_split(path)
 
@@ -111,7 +111,7 @@ def _errors(name: str) -> tuple[type[BaseException], ...]:
 
         return (DataError,)
     if name == "dond":
-        from accord.domains.deal_or_no_deal.dataset import DataFormatError
+        from accord.domains.deal_or_no_deal.load import DataFormatError
 
         return (DataFormatError,)
     from accord.llm.prices import PriceTableError

@@ -277,7 +277,7 @@ def test_unknown_keys_in_bench_files(tmp_path: Path, where: str, line: str) -> N
 
 @pytest.mark.parametrize("content", ["", "\n  \n"])
 def test_empty_dond_file(tmp_path: Path, content: str) -> None:
-    from accord.domains.deal_or_no_deal.dataset import DataFormatError, load_split
+    from accord.domains.deal_or_no_deal.load import DataFormatError, load_split
 
     data = _write(tmp_path / "empty.txt", content)
     _fails(["dond", "stats", "--data", str(data)], str(data), "no dialogues")

@@ -4,7 +4,7 @@ Two sessions (seller, buyer) talk to ``openai-api/stub/negotiator`` through acco
 client. Each session's system prompt states its private utility once; each turn appends
 one user message ("Round r of R. ... Your move: ...") and the assistant's reply, the way
 the LLM negotiator does (rendered with accord's own bargaining prompt templates; the
-stub reads that text, see accord.testing.stub.negotiator).
+stub reads that text, see accord.domains.bargaining.stub).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 :func:`utility_payload` is the structured form (additive weights and scores, or a table);
 :func:`readable_utility` the words the session's setup carries, which the stub server's
-rule-based negotiator (``accord.testing.stub.negotiator``) reads like a model.
+rule-based negotiator (``accord.domains.bargaining.stub``) reads like a model.
 """
 
 from __future__ import annotations

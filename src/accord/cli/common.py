@@ -28,23 +28,32 @@ CACHE_MODES = ("off", "rw", "replay")
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 #: command groups of ``accord``, loaded only when used: name -> (module with ``app``, help)
+#: accord's own command groups: name -> (module, one-line help). Domains add theirs through
+#: the ``accord.commands`` entry point group (see :func:`command_groups`).
 GROUPS: dict[str, tuple[str, str]] = {
     "configs": ("accord.cli.configs", "Experiment specs shipped with accord: list, show, copy."),
-    "dond": ("accord.cli.dond", "Deal or No Deal: data statistics, download and play."),
-    "task-exchange": ("accord.cli.task_exchange", "Utility-aware task decomposition and "
-                      "exchange between two agents."),
-    "deliberation": ("accord.cli.deliberation", "Deliberative collaboration under partial "
-                     "observability: menu design and task allocation."),
     "cache": ("accord.cli.cache", "Inspect or clear an LLM completion cache (SQLite)."),
-    "games": ("accord.cli.games", "Classic games: list the catalog, solve games, play them "
-              "with code or LLM agents."),
 }
+#: entry point group of command groups: ``NAME = "module:app"`` (a typer app)
+COMMANDS_GROUP = "accord.commands"
 
 
-def group_app(name: str) -> typer.Typer:
-    """The typer app of the command group ``name`` (help from :data:`GROUPS`), styled like
-    the root: plain help, ``-h``, no completion options of its own."""
-    return typer.Typer(name=name, help=GROUPS[name][1], no_args_is_help=True,
+def command_groups() -> dict[str, str]:
+    """Every command group: name -> ``module:app`` (accord's own, then the installed
+    packages' ``accord.commands`` entry points: the domains' CLI extras)."""
+    from importlib.metadata import entry_points
+
+    groups = {name: f"{module}:app" for name, (module, _) in GROUPS.items()}
+    for ep in entry_points(group=COMMANDS_GROUP):
+        groups.setdefault(ep.name, ep.value)
+    return groups
+
+
+def group_app(name: str, help: str | None = None) -> typer.Typer:
+    """The typer app of the command group ``name`` (``help``, else the one of
+    :data:`GROUPS`), styled like the root: plain help, ``-h``, no completion options of its
+    own."""
+    return typer.Typer(name=name, help=help or GROUPS[name][1], no_args_is_help=True,
                        add_completion=False, pretty_exceptions_enable=False,
                        rich_markup_mode=None,
                        context_settings={"help_option_names": ["-h", "--help"]})
@@ -242,6 +251,7 @@ def check_out_path(path: Path | None, what: str = "--out") -> None:
 
 __all__ = [
     "CACHE_MODES",
+    "COMMANDS_GROUP",
     "DATA_HELP",
     "EXIT_FAILED",
     "EXIT_INTERRUPTED",
@@ -252,6 +262,7 @@ __all__ = [
     "cache_mode_option",
     "cache_option",
     "check_out_path",
+    "command_groups",
     "console",
     "data_option",
     "emit_json",

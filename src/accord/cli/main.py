@@ -22,19 +22,31 @@ GROUPS = c.GROUPS
 
 
 class LazyGroup(TyperGroup):
-    """The root command: the groups of :data:`GROUPS` are imported and built only when a
-    command of theirs runs (or their own help is asked for), so ``accord --help`` and
-    ``accord run`` do not pay for every domain's commands."""
+    """The root command: the command groups (accord's own :data:`GROUPS` and the domains'
+    ``accord.commands`` entry points) are imported and built only when a command of theirs
+    runs or ``--help`` lists them, so ``accord run`` does not pay for every domain's
+    commands. A domain's command module imports only typer and the CLI helpers (domain
+    packages export lazily), so listing them stays cheap."""
+
+    def _groups(self) -> dict[str, str]:
+        groups: dict[str, str] | None = getattr(self, "_group_map", None)
+        if groups is None:
+            groups = c.command_groups()
+            self._group_map = groups
+        return groups
 
     def list_commands(self, ctx: Any) -> list[str]:
         """The eager commands, then the lazy groups."""
-        return [*super().list_commands(ctx), *(g for g in GROUPS if g not in self.commands)]
+        return [*super().list_commands(ctx),
+                *(g for g in self._groups() if g not in self.commands)]
 
     def get_command(self, ctx: Any, name: str) -> Any:
         """A command by name, building a lazy group on first use."""
         cmd = super().get_command(ctx, name)
-        if cmd is None and name in GROUPS:
-            sub = importlib.import_module(GROUPS[name][0]).app
+        target = self._groups().get(name) if cmd is None else None
+        if target is not None:
+            module, _, attr = target.partition(":")
+            sub = getattr(importlib.import_module(module), attr or "app")
             cmd = typer.main.get_command(sub)
             cmd.name = name
             self.add_command(cmd, name)

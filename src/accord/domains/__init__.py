@@ -17,16 +17,26 @@ from __future__ import annotations
 
 import functools
 from importlib.metadata import EntryPoint, entry_points
+from typing import TYPE_CHECKING
 
-from accord.domains.base import (
-    Domain,
-    EpisodeSpec,
-    RunContext,
-    all_domains,
-    get_domain,
-    register_domain,
-    registered_domains,
-)
+from accord._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from accord.domains.base import (
+        Domain,
+        EpisodeSpec,
+        RunContext,
+        all_domains,
+        get_domain,
+        register_domain,
+        registered_domains,
+    )
+
+# the base names load on first use, so a domain's command module (``accord --help``) does
+# not pull in pydantic, numpy and the engine
+__getattr__, __dir__ = lazy_exports(__name__, dict.fromkeys((
+    "Domain", "EpisodeSpec", "RunContext", "all_domains", "get_domain", "register_domain",
+    "registered_domains"), "base"))
 
 #: the entry-point group every domain registers under
 ENTRY_POINT_GROUP = "accord.domains"
@@ -50,6 +60,8 @@ def load_domain(name: str) -> Domain | None:
     :class:`Domain`) raises ``ImportError`` naming the entry point, never a bare traceback
     from deep inside the plug-in.
     """
+    from accord.domains.base import Domain, register_domain
+
     ep = domain_entry_points().get(name)
     if ep is None:
         return None

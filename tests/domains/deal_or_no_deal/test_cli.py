@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from accord.cli.dond import app
 from accord.domains.deal_or_no_deal import fetch
+from accord.domains.deal_or_no_deal.cli import app
 
 runner = CliRunner()
 

@@ -39,10 +39,10 @@ from accord.domains.deal_or_no_deal import (
 )
 from accord.domains.deal_or_no_deal.meta import payoffs_from_episodes
 from accord.domains.deal_or_no_deal.metrics import episode_metrics, summarize
+from accord.domains.deal_or_no_deal.stub import DondPolicy
 from accord.protocols.base import Observation
 from accord.protocols.engine import Bounds, EpisodeResult, run_episode
 from accord.testing.stub import (
-    DondPolicy,
     FaultyPolicy,
     LoggedRequest,
     Policy,
@@ -458,7 +458,7 @@ def test_real_test_datapoints_with_both_llm_variants(stub_env: Point, dond_dir: 
 
 
 def test_cli_play_with_llm_workflow(stub_env: Point, dond_dir: Path) -> None:
-    from accord.cli.dond import app
+    from accord.domains.deal_or_no_deal.cli import app
 
     with StubServer("dond") as stub:
         stub_env(stub)
@@ -491,7 +491,7 @@ def test_meta_game_with_llm_pairings_hand_made(stub_env: Point) -> None:
 
 
 def test_cli_meta_game_with_llm_pairings(stub_env: Point, dond_dir: Path) -> None:
-    from accord.cli.dond import app
+    from accord.domains.deal_or_no_deal.cli import app
 
     with StubServer("dond") as stub:
         stub_env(stub)

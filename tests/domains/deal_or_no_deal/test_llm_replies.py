@@ -17,11 +17,11 @@ from accord.domains.deal_or_no_deal import (
     render_belief,
     value_leaks,
 )
-from accord.domains.deal_or_no_deal.belief_reply import BeliefError, parse_belief
-from accord.domains.deal_or_no_deal.llm_core import PACKAGE
+from accord.domains.deal_or_no_deal.llm.belief import BeliefError, parse_belief
+from accord.domains.deal_or_no_deal.llm.session import PACKAGE
+from accord.domains.deal_or_no_deal.stub import parse_state, raw_proposal
 from accord.domains.deal_or_no_deal.workflow import BayesianWorkflowAgent
 from accord.testing.stub import Policy, PolicyError, PolicyRequest, Reply, make_policy
-from accord.testing.stub.dond import parse_state, raw_proposal
 
 DEAL = "<deal>book=1 hat=0 ball=2</deal>"
 

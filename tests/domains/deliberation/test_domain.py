@@ -9,10 +9,10 @@ import pytest
 from typer.testing import CliRunner
 
 from accord.agents.spec import parse_agent_list
-from accord.cli.deliberation import app, run_target
 from accord.domains import get_domain
 from accord.domains.base import EpisodeSpec, RunContext
 from accord.domains.deliberation import SETTINGS, instance_paths
+from accord.domains.deliberation.cli import app, run_target
 
 KEYS = {"reward", "max_reward", "nr", "nar", "valid", "hr", "nmae_pub", "decision"}
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from accord.bench import expand, load_config
-from accord.cli.deliberation import run_target
 from accord.domains.base import RunContext
 from accord.domains.deliberation import DOMAIN
+from accord.domains.deliberation.cli import run_target
 
 CONFIGS = Path(__file__).resolve().parents[3] / "configs"
 

@@ -13,6 +13,7 @@ import pytest
 from accord.agents.spec import parse_agent_list
 from accord.domains.base import EpisodeSpec, RunContext
 from accord.domains.deliberation import DOMAIN, MenuInstance, optimum, shipped_instance
+from accord.domains.deliberation.stub import DeliberationPolicy
 from accord.protocols.engine import EpisodeResult
 from accord.testing.stub import (
     Outcome,
@@ -23,7 +24,6 @@ from accord.testing.stub import (
     StubServer,
     corrupt,
 )
-from accord.testing.stub.deliberation import DeliberationPolicy
 
 summarize = DOMAIN.summary
 

@@ -18,7 +18,7 @@ from accord.domains.deliberation import (
     sample_observation_spec,
     shipped_instance,
 )
-from accord.domains.deliberation.instance import exact
+from accord.domains.deliberation.load import exact
 from accord.domains.deliberation.observations import split_total
 
 

@@ -9,9 +9,9 @@ import pytest
 from typer.testing import CliRunner
 
 from accord.agents.spec import parse_agent_list
-from accord.cli.games import app
 from accord.domains.base import EpisodeSpec, RunContext
 from accord.domains.games import GameFileError, GamesDomain, catalog_names
+from accord.domains.games.cli import app
 
 runner = CliRunner()
 DOMAIN = GamesDomain()

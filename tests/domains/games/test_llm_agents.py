@@ -21,9 +21,9 @@ from typer.testing import CliRunner
 from accord.agents.spec import AgentSpecError, parse_agent_spec
 from accord.domains.base import EpisodeSpec, RunContext
 from accord.domains.games import GamesDomain
+from accord.domains.games.stub import GamesPolicy, parse_game, parse_state
 from accord.protocols.engine import EpisodeResult
 from accord.testing.stub import (
-    GamesPolicy,
     LoggedRequest,
     Policy,
     PolicyRequest,
@@ -31,7 +31,6 @@ from accord.testing.stub import (
     ScriptedPolicy,
     StubServer,
 )
-from accord.testing.stub.games import parse_game, parse_state
 
 KEY = "sk-test-GAMES-5ecr3t"
 COT = "llm:openai-api/stub/games"

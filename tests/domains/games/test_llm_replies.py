@@ -16,12 +16,12 @@ from accord.domains.games import (
     workflow_correct,
 )
 from accord.domains.games.describe import render_game
-from accord.domains.games.io import dump_game
-from accord.domains.games.llm_prompts import render_prompt, variants
-from accord.domains.games.llm_replies import StepError, json_tag, parse_action, parse_talk
-from accord.domains.games.llm_workflow import parse_nash, parse_responses
-from accord.testing.stub.games import leaves as stub_leaves
-from accord.testing.stub.games import parse_game as stub_parse_game
+from accord.domains.games.llm.prompts import render_prompt, variants
+from accord.domains.games.llm.replies import StepError, json_tag, parse_action, parse_talk
+from accord.domains.games.llm.workflow import parse_nash, parse_responses
+from accord.domains.games.load import dump_game
+from accord.domains.games.stub import leaves as stub_leaves
+from accord.domains.games.stub import parse_game as stub_parse_game
 
 LEGAL = ("cooperate", "defect")
 

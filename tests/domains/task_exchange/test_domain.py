@@ -8,9 +8,9 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from accord.agents.spec import parse_agent_spec
-from accord.cli.task_exchange import app, run_target
 from accord.domains.base import EpisodeSpec, RunContext
 from accord.domains.task_exchange import DOMAIN, get_scenario, render_trajectories_png
+from accord.domains.task_exchange.cli import app, run_target
 
 
 def test_domain_interface() -> None:

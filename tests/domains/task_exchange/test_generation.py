@@ -16,7 +16,7 @@ from accord.domains.task_exchange import (
     parse_score,
     scenario_to_yaml,
 )
-from accord.domains.task_exchange.loader import DATA_DIR
+from accord.domains.task_exchange.load import DATA_DIR
 
 
 def test_parse_score_forms() -> None:

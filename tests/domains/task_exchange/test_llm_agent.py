@@ -22,9 +22,9 @@ from accord.domains.task_exchange import (
     play,
     render_system_prompt,
 )
+from accord.domains.task_exchange.stub import TaskExchangePolicy
 from accord.protocols.engine import EpisodeResult
 from accord.testing.stub import FaultyPolicy, Policy, ScriptedPolicy, StubServer
-from accord.testing.stub.task_exchange import TaskExchangePolicy
 
 KEY = "sk-test-TX-0123456789"
 LLM = "llm:openai-api/stub/{}?temperature=0"

@@ -13,7 +13,6 @@ import yaml
 from typer.testing import CliRunner
 
 from accord.agents.llm_support import runtime_for
-from accord.cli.task_exchange import app
 from accord.domains.task_exchange import (
     GenerationError,
     ScenarioError,
@@ -26,10 +25,11 @@ from accord.domains.task_exchange import (
     scenario_to_yaml,
     universe_to_yaml,
 )
-from accord.domains.task_exchange.loader import DATA_DIR
+from accord.domains.task_exchange.cli import app
+from accord.domains.task_exchange.load import DATA_DIR
+from accord.domains.task_exchange.stub import TaskExchangeGeneratorPolicy
 from accord.llm import CacheMiss, LLMRuntime
 from accord.testing.stub import Policy, PolicyRequest, Reply, ScriptedPolicy, StubServer
-from accord.testing.stub.task_exchange import TaskExchangeGeneratorPolicy
 
 MODEL = "openai-api/stub/{}"
 AGENTS = [{"role": "Alice", "main_task": "engineer_trip",

@@ -16,9 +16,9 @@ import pytest
 from accord.agents.spec import parse_agent_spec
 from accord.domains.base import EpisodeSpec, RunContext
 from accord.domains.task_exchange import DOMAIN
+from accord.domains.task_exchange.stub import TaskExchangePolicy
 from accord.testing.golden import assert_no_stub_blocks, check_golden, render_chat
 from accord.testing.stub import StubServer
-from accord.testing.stub.task_exchange import TaskExchangePolicy
 
 HERE = Path(__file__).parent / "golden"
 

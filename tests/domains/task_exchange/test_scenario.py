@@ -20,7 +20,7 @@ from accord.domains.task_exchange import (
     normalise_scores,
     parse_mask,
 )
-from accord.domains.task_exchange.loader import DATA_DIR, SCENARIO_DIR
+from accord.domains.task_exchange.load import DATA_DIR, SCENARIO_DIR
 
 # one cue per atomic task (bit order): every description must name exactly its tasks
 CUES = [r"Software Developer (position|role|job(?! interview))", r"alarm",

@@ -11,8 +11,8 @@ from selenium.webdriver.support import expected_conditions as ec
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from accord.bench.store import Store
+from accord.domains.bargaining.stub import NegotiatorPolicy
 from accord.llm.policy import Outcome, PolicyRequest, Reply, register_policy
-from accord.testing.stub.negotiator import NegotiatorPolicy
 
 from .conftest import Server, data_dir
 

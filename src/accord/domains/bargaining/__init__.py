@@ -2,112 +2,34 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING
 
-from accord.agents.registry import NEGOTIATORS
-from accord.agents.spec import AgentSpec
-from accord.core.outcomes import DEFAULT_MAX_OUTCOMES
-from accord.core.scenario import Scenario
-from accord.domains.bargaining.analysis import analyze
-from accord.domains.bargaining.catalog import builtin_scenarios, resolve_scenario
-from accord.domains.bargaining.loader import ScenarioError, load_scenario, parse_scenario
-from accord.domains.bargaining.metrics import bargaining_metrics
-from accord.domains.bargaining.runner import (
-    build_agents,
-    check_agents,
-    check_params,
-    run_negotiation,
-)
-from accord.domains.base import Domain, EpisodeSpec, RunContext, register_domain
-from accord.protocols.engine import EpisodeResult
-from accord.protocols.kit import ProtocolKit
+from accord._lazy import lazy_exports
 
+#: public name -> the submodule that defines it (imported on first use)
+_EXPORTS = {
+    "DOMAIN": "domain",
+    "BargainingDomain": "domain",
+    "ScenarioError": "load",
+    "analyze": "analysis",
+    "bargaining_metrics": "metrics",
+    "build_agents": "runner",
+    "builtin_scenarios": "catalog",
+    "check_params": "runner",
+    "load_scenario": "load",
+    "parse_scenario": "load",
+    "resolve_scenario": "catalog",
+    "run_negotiation": "runner",
+}
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
-class BargainingDomain(Domain):
-    """Alternating-offers negotiation over the built-in or user scenario files."""
-
-    name = "bargaining"
-
-    def scenarios(self) -> list[str]:
-        return builtin_scenarios()
-
-    def agent_kinds(self) -> list[str]:
-        return sorted(NEGOTIATORS.kinds())
-
-    def validate(self, spec: EpisodeSpec) -> None:
-        """Check scenario, parameters and the agent line-up before any episode runs."""
-        check_params(spec.params)
-        scenario = _scenario(spec)
-        names = scenario.party_names
-        if len(spec.agents) != len(names):
-            raise ValueError(f"scenario {scenario.name!r} has {len(names)} parties "
-                             f"({', '.join(names)}); the line-up has {len(spec.agents)} agents")
-        check_agents(scenario, spec.agents, spec.seed)  # unknown kinds, bad options
-
-    async def run_episode(self, spec: EpisodeSpec, ctx: RunContext) -> EpisodeResult:
-        scenario = _scenario(spec)
-        llm_ctx: dict[str, Any] = {"episode_id": ctx.episode_id, "llm": ctx.llm,
-                                   "seat": ctx.extra.get("seat")}
-        return await run_negotiation(scenario, spec.agents, params=spec.params, seed=spec.seed,
-                                     ctx=llm_ctx)
-
-    def metrics(self, spec: EpisodeSpec, result: EpisodeResult) -> dict[str, Any]:
-        return bargaining_metrics(_scenario(spec), result)
-
-    #: ``accord run`` options (``--mediator``, ``--judge``, ...) -> protocol parameters
-    run_options: ClassVar[Mapping[str, str]] = {key: key for key in (
-        "max_rounds", "mediator", "judge", "stagnation_rounds", "stagnation",
-        "stagnation_measure", "stagnation_epsilon", "stagnation_order", "acceptance",
-        "max_offers", "wall_clock", "max_outcomes")}
-
-    def run_spec(self, rest: str, agents: Sequence[AgentSpec], params: Mapping[str, Any],
-                 seed: int) -> EpisodeSpec:
-        """``bargaining/NAME`` or a scenario file's path; parameters checked up front."""
-        check_params(params)
-        return EpisodeSpec(self.name, rest, tuple(agents), dict(params), seed)
-
-    def headline(self, spec: EpisodeSpec) -> str:
-        scenario = _scenario(spec)
-        return (f"{scenario.name}: {', '.join(scenario.party_names)} "
-                f"({', '.join(str(s) for s in spec.agents)}), {scenario.space.size} outcomes")
-
-    def conformance_kit(self) -> ProtocolKit:
-        """Alternating offers on the three-issue buyer-seller scenario (any scenario works:
-        ``accord.domains.bargaining.conformance.kit(scenario)``)."""
-        from accord.domains.bargaining.conformance import kit
-
-        return kit(resolve_scenario("buyer-seller"))
-
-    def summary(self, spec: EpisodeSpec, result: EpisodeResult) -> dict[str, Any]:
-        """The ``accord run --json`` contract for bargaining episodes."""
-        return run_summary(result.summary())
-
-
-def run_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
-    """The ``accord run --json`` object of a bargaining episode from the engine's summary."""
-    rec = summary["record"]
-    return {
-        "status": summary["status"],
-        "reason": summary["reason"],
-        "agreement": rec.get("agreement") if summary["status"] == "agreement" else None,
-        "utilities": rec.get("utilities", {}),
-        "batna": rec.get("batna", {}),
-        "rounds": summary["rounds"],
-        "flags": summary["flags"],
-        "who": summary.get("who"),
-        "detail": summary.get("detail"),
-    }
-
-
-def _scenario(spec: EpisodeSpec) -> Scenario:
-    """The episode's scenario under its outcome cap (``params: {max_outcomes: N}``)."""
-    cap = spec.params.get("max_outcomes")
-    return resolve_scenario(spec.scenario, cap if isinstance(cap, int) and cap > 0
-                            else DEFAULT_MAX_OUTCOMES)
-
-
-DOMAIN = register_domain(BargainingDomain())
+if TYPE_CHECKING:
+    from accord.domains.bargaining.analysis import analyze
+    from accord.domains.bargaining.catalog import builtin_scenarios, resolve_scenario
+    from accord.domains.bargaining.domain import DOMAIN, BargainingDomain
+    from accord.domains.bargaining.load import ScenarioError, load_scenario, parse_scenario
+    from accord.domains.bargaining.metrics import bargaining_metrics
+    from accord.domains.bargaining.runner import build_agents, check_params, run_negotiation
 
 __all__ = [
     "DOMAIN",

@@ -10,7 +10,7 @@ from accord.core.names import unknown_name
 from accord.core.outcomes import DEFAULT_MAX_OUTCOMES
 from accord.core.safeload import clip, exists, parse_yaml
 from accord.core.scenario import Scenario
-from accord.domains.bargaining.loader import (
+from accord.domains.bargaining.load import (
     ScenarioError,
     parse_scenario,
     parse_text,

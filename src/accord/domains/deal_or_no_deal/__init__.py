@@ -8,130 +8,242 @@ or the per-user folder filled by ``accord dond download`` - and never shipped.
 
 from __future__ import annotations
 
-from accord.domains.base import register_domain
-from accord.domains.deal_or_no_deal.agents import AGENT_KINDS, make_agent, make_agents
-from accord.domains.deal_or_no_deal.baselines import GreedyAgent, HumanReplayAgent
-from accord.domains.deal_or_no_deal.dataset import (
-    ITEMS,
-    DataFormatError,
-    Datapoint,
-    Outcome,
-    Turn,
-    View,
-    load_split,
-    pair_views,
-    parse_line,
-    read_views,
-)
-from accord.domains.deal_or_no_deal.deal_tag import (
-    DealTagError,
-    find_deal,
-    format_deal,
-    format_deal_body,
-    package_of,
-    parse_deal_body,
-    share_of,
-)
-from accord.domains.deal_or_no_deal.domain import DealOrNoDealDomain
-from accord.domains.deal_or_no_deal.episode import (
-    episode_key,
-    find_datapoint,
-    load_datapoints,
-    play_datapoint,
-)
-from accord.domains.deal_or_no_deal.fetch import (
-    ChecksumError,
-    FetchReport,
-    download,
-    expected_sums,
-    parse_sha256sums,
-    sha256_file,
-    verify_dir,
-    verify_file,
-)
-from accord.domains.deal_or_no_deal.llm_agents import (
-    LLMWorkflowAgent,
-    RawLLMAgent,
-    make_llm_workflow,
-    make_raw_llm,
-    proposal_rows,
-)
-from accord.domains.deal_or_no_deal.llm_core import DondChat, partner_events
-from accord.domains.deal_or_no_deal.llm_replies import parse_reply, value_leaks
-from accord.domains.deal_or_no_deal.location import (
-    ENV_VAR,
-    DataNotFoundError,
-    data_root,
-    dataset_dir,
-    split_file,
-)
-from accord.domains.deal_or_no_deal.meta import (
-    STRATEGIES,
-    MetaGameSolution,
-    payoff_matrix,
-    payoffs_from_episodes,
-    solve_meta_game,
-)
-from accord.domains.deal_or_no_deal.metrics import (
-    best_baseline,
-    difficulty_table,
-    episode_metrics,
-    estimation_by_round,
-    estimation_metrics,
-    human_baseline,
-    human_difficulty_table,
-    human_metrics,
-    indistinguishable_set,
-    outcome_metrics,
-)
-from accord.domains.deal_or_no_deal.protocol import DondObservation, DondProtocol, DondState
-from accord.domains.deal_or_no_deal.rules import (
-    BEST_RULES,
-    Best,
-    BestRule,
-    admits_envy_free,
-    allocations,
-    best,
-    best_allocations,
-    complement,
-    difficulty,
-    envy_free_allocations,
-    hardest,
-    is_envy_free,
-    is_pareto_optimal,
-    utility,
-)
-from accord.domains.deal_or_no_deal.selection import (
-    SELECTIONS,
-    Selection,
-    line_id,
-    load_line,
-    load_sample,
-    load_selection,
-    parse_line_id,
-    sample_datapoints,
-    seed_datapoints,
-    seed_hardest,
-    select,
-    split_views,
-    view_datapoint,
-)
-from accord.domains.deal_or_no_deal.stats import dataset_stats
-from accord.domains.deal_or_no_deal.table9 import (
-    EXCLUSIONS,
-    LEVELS,
-    exclusion_counts,
-    exclusions,
-    ranked_pool,
-    table9,
-)
-from accord.domains.deal_or_no_deal.workflow import (
-    BayesianWorkflowAgent,
-    WorkflowState,
-    render_belief,
-)
+from typing import TYPE_CHECKING
 
-DOMAIN = register_domain(DealOrNoDealDomain())
+from accord._lazy import lazy_exports
+
+#: public name -> the submodule that defines it (imported on first use)
+_EXPORTS = {
+    "AGENT_KINDS": "agents",
+    "BEST_RULES": "rules",
+    "DOMAIN": "domain",
+    "ENV_VAR": "location",
+    "EXCLUSIONS": "human_table",
+    "ITEMS": "load",
+    "LEVELS": "human_table",
+    "SELECTIONS": "selection",
+    "STRATEGIES": "meta",
+    "BayesianWorkflowAgent": "workflow",
+    "Best": "rules",
+    "BestRule": "rules",
+    "ChecksumError": "fetch",
+    "DataFormatError": "load",
+    "DataNotFoundError": "location",
+    "Datapoint": "load",
+    "DealOrNoDealDomain": "domain",
+    "DealTagError": "deal_tag",
+    "DondChat": "llm.session",
+    "DondObservation": "protocol",
+    "DondProtocol": "protocol",
+    "DondState": "protocol",
+    "FetchReport": "fetch",
+    "GreedyAgent": "baselines",
+    "HumanReplayAgent": "baselines",
+    "LLMWorkflowAgent": "llm.agents",
+    "MetaGameSolution": "meta",
+    "Outcome": "load",
+    "RawLLMAgent": "llm.agents",
+    "Selection": "selection",
+    "Turn": "load",
+    "View": "load",
+    "WorkflowState": "workflow",
+    "admits_envy_free": "rules",
+    "allocations": "rules",
+    "best": "rules",
+    "best_allocations": "rules",
+    "best_baseline": "metrics",
+    "complement": "rules",
+    "data_root": "location",
+    "dataset_dir": "location",
+    "dataset_stats": "stats",
+    "difficulty": "rules",
+    "difficulty_table": "metrics",
+    "download": "fetch",
+    "envy_free_allocations": "rules",
+    "episode_key": "episode",
+    "episode_metrics": "metrics",
+    "estimation_by_round": "metrics",
+    "estimation_metrics": "metrics",
+    "exclusion_counts": "human_table",
+    "exclusions": "human_table",
+    "expected_sums": "fetch",
+    "find_datapoint": "episode",
+    "find_deal": "deal_tag",
+    "format_deal": "deal_tag",
+    "format_deal_body": "deal_tag",
+    "hardest": "rules",
+    "human_baseline": "metrics",
+    "human_difficulty_table": "metrics",
+    "human_metrics": "metrics",
+    "indistinguishable_set": "metrics",
+    "is_envy_free": "rules",
+    "is_pareto_optimal": "rules",
+    "line_id": "selection",
+    "load_datapoints": "episode",
+    "load_line": "selection",
+    "load_sample": "selection",
+    "load_selection": "selection",
+    "load_split": "load",
+    "make_agent": "agents",
+    "make_agents": "agents",
+    "make_llm_workflow": "llm.agents",
+    "make_raw_llm": "llm.agents",
+    "outcome_metrics": "metrics",
+    "package_of": "deal_tag",
+    "pair_views": "load",
+    "parse_deal_body": "deal_tag",
+    "parse_line": "load",
+    "parse_line_id": "selection",
+    "parse_reply": "llm.replies",
+    "parse_sha256sums": "fetch",
+    "partner_events": "llm.session",
+    "payoff_matrix": "meta",
+    "payoffs_from_episodes": "meta",
+    "play_datapoint": "episode",
+    "proposal_rows": "llm.agents",
+    "ranked_pool": "human_table",
+    "read_views": "load",
+    "render_belief": "workflow",
+    "sample_datapoints": "selection",
+    "seed_datapoints": "selection",
+    "seed_hardest": "selection",
+    "select": "selection",
+    "sha256_file": "fetch",
+    "share_of": "deal_tag",
+    "solve_meta_game": "meta",
+    "split_file": "location",
+    "split_views": "selection",
+    "table9": "human_table",
+    "utility": "rules",
+    "value_leaks": "llm.replies",
+    "verify_dir": "fetch",
+    "verify_file": "fetch",
+    "view_datapoint": "selection",
+}
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+
+if TYPE_CHECKING:
+    from accord.domains.deal_or_no_deal.agents import AGENT_KINDS, make_agent, make_agents
+    from accord.domains.deal_or_no_deal.baselines import GreedyAgent, HumanReplayAgent
+    from accord.domains.deal_or_no_deal.deal_tag import (
+        DealTagError,
+        find_deal,
+        format_deal,
+        format_deal_body,
+        package_of,
+        parse_deal_body,
+        share_of,
+    )
+    from accord.domains.deal_or_no_deal.domain import DOMAIN, DealOrNoDealDomain
+    from accord.domains.deal_or_no_deal.episode import (
+        episode_key,
+        find_datapoint,
+        load_datapoints,
+        play_datapoint,
+    )
+    from accord.domains.deal_or_no_deal.fetch import (
+        ChecksumError,
+        FetchReport,
+        download,
+        expected_sums,
+        parse_sha256sums,
+        sha256_file,
+        verify_dir,
+        verify_file,
+    )
+    from accord.domains.deal_or_no_deal.human_table import (
+        EXCLUSIONS,
+        LEVELS,
+        exclusion_counts,
+        exclusions,
+        ranked_pool,
+        table9,
+    )
+    from accord.domains.deal_or_no_deal.llm.agents import (
+        LLMWorkflowAgent,
+        RawLLMAgent,
+        make_llm_workflow,
+        make_raw_llm,
+        proposal_rows,
+    )
+    from accord.domains.deal_or_no_deal.llm.replies import parse_reply, value_leaks
+    from accord.domains.deal_or_no_deal.llm.session import DondChat, partner_events
+    from accord.domains.deal_or_no_deal.load import (
+        ITEMS,
+        DataFormatError,
+        Datapoint,
+        Outcome,
+        Turn,
+        View,
+        load_split,
+        pair_views,
+        parse_line,
+        read_views,
+    )
+    from accord.domains.deal_or_no_deal.location import (
+        ENV_VAR,
+        DataNotFoundError,
+        data_root,
+        dataset_dir,
+        split_file,
+    )
+    from accord.domains.deal_or_no_deal.meta import (
+        STRATEGIES,
+        MetaGameSolution,
+        payoff_matrix,
+        payoffs_from_episodes,
+        solve_meta_game,
+    )
+    from accord.domains.deal_or_no_deal.metrics import (
+        best_baseline,
+        difficulty_table,
+        episode_metrics,
+        estimation_by_round,
+        estimation_metrics,
+        human_baseline,
+        human_difficulty_table,
+        human_metrics,
+        indistinguishable_set,
+        outcome_metrics,
+    )
+    from accord.domains.deal_or_no_deal.protocol import DondObservation, DondProtocol, DondState
+    from accord.domains.deal_or_no_deal.rules import (
+        BEST_RULES,
+        Best,
+        BestRule,
+        admits_envy_free,
+        allocations,
+        best,
+        best_allocations,
+        complement,
+        difficulty,
+        envy_free_allocations,
+        hardest,
+        is_envy_free,
+        is_pareto_optimal,
+        utility,
+    )
+    from accord.domains.deal_or_no_deal.selection import (
+        SELECTIONS,
+        Selection,
+        line_id,
+        load_line,
+        load_sample,
+        load_selection,
+        parse_line_id,
+        sample_datapoints,
+        seed_datapoints,
+        seed_hardest,
+        select,
+        split_views,
+        view_datapoint,
+    )
+    from accord.domains.deal_or_no_deal.stats import dataset_stats
+    from accord.domains.deal_or_no_deal.workflow import (
+        BayesianWorkflowAgent,
+        WorkflowState,
+        render_belief,
+    )
 
 __all__ = [
     "AGENT_KINDS",

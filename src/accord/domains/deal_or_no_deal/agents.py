@@ -14,7 +14,7 @@
   options: the generation options, ``guard``, ``mode`` (``seed``, the default: the model
   keeps and states its belief; ``assisted``: the belief is kept in code and shown),
   ``lam``, ``gamma``, ``learn_from_offers``, ``view`` and ``top`` (proposals shown in the
-  assisted mode); see :mod:`accord.domains.deal_or_no_deal.llm_agents`.
+  assisted mode); see :mod:`accord.domains.deal_or_no_deal.llm.agents`.
 
 Factories take ``(spec, datapoint, role, ctx)``; ``ctx`` carries side-effect settings for
 LLM agents: ``llm`` (settings for :func:`~accord.agents.llm_support.runtime_for`),
@@ -33,8 +33,8 @@ from accord.agents.base import Agent
 from accord.agents.spec import AgentSpec, AgentSpecError, parse_agent_spec
 from accord.core.names import unknown_name
 from accord.domains.deal_or_no_deal.baselines import GreedyAgent, HumanReplayAgent
-from accord.domains.deal_or_no_deal.dataset import Datapoint
-from accord.domains.deal_or_no_deal.llm_agents import make_llm_workflow, make_raw_llm
+from accord.domains.deal_or_no_deal.llm.agents import make_llm_workflow, make_raw_llm
+from accord.domains.deal_or_no_deal.load import Datapoint
 from accord.domains.deal_or_no_deal.protocol import ROLES
 from accord.domains.deal_or_no_deal.workflow import BayesianWorkflowAgent
 

@@ -16,8 +16,8 @@ from typing import Any
 
 from accord.agents.base import Agent
 from accord.core.moves import Accept, Message, Move, Offer, Reject, Walk
-from accord.domains.deal_or_no_deal.dataset import Datapoint
 from accord.domains.deal_or_no_deal.deal_tag import format_deal_body, package_of, share_of
+from accord.domains.deal_or_no_deal.load import Datapoint
 from accord.domains.deal_or_no_deal.rules import utility
 from accord.protocols.base import Observation
 

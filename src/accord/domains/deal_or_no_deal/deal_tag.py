@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from accord.agents.tags import Grammar, parse_tags
-from accord.domains.deal_or_no_deal.dataset import ITEMS
+from accord.domains.deal_or_no_deal.load import ITEMS
 
 _GRAMMAR = Grammar.of(data=["deal"])
 _PAIR = re.compile(r"^([A-Za-z]+)\s*[=:]\s*(\S+)$")

@@ -23,7 +23,7 @@ from pydantic import Field
 
 from accord.agents.spec import AgentSpecError, parse_agent_spec
 from accord.core.names import unknown_name
-from accord.domains.base import Domain, EpisodeSpec, RunContext
+from accord.domains.base import Domain, EpisodeSpec, RunContext, register_domain
 from accord.domains.deal_or_no_deal.agents import AGENT_KINDS
 from accord.domains.deal_or_no_deal.episode import (
     find_datapoint,
@@ -141,3 +141,6 @@ class DealOrNoDealDomain(Domain):
         from accord.domains.deal_or_no_deal.conformance import data_points, kit
 
         return kit(data_points())
+
+
+DOMAIN = register_domain(DealOrNoDealDomain())

@@ -19,7 +19,7 @@ from typing import Any
 
 from accord.agents.spec import AgentSpec
 from accord.domains.deal_or_no_deal.agents import make_agents
-from accord.domains.deal_or_no_deal.dataset import Datapoint
+from accord.domains.deal_or_no_deal.load import Datapoint
 from accord.domains.deal_or_no_deal.protocol import ROLES, DondProtocol
 from accord.domains.deal_or_no_deal.rules import datapoint_difficulty
 from accord.domains.deal_or_no_deal.selection import load_selection

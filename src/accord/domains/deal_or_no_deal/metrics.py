@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from statistics import fmean
 from typing import Any
 
-from accord.domains.deal_or_no_deal.dataset import ITEMS, Datapoint
+from accord.domains.deal_or_no_deal.load import ITEMS, Datapoint
 from accord.domains.deal_or_no_deal.rules import (
     BestRule,
     best,

@@ -20,8 +20,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from accord.core.moves import Accept, Malformed, Message, Move, Offer, Reject, Walk
-from accord.domains.deal_or_no_deal.dataset import ITEMS
 from accord.domains.deal_or_no_deal.deal_tag import package_of, share_of
+from accord.domains.deal_or_no_deal.load import ITEMS
 from accord.domains.deal_or_no_deal.rules import complement, utility
 from accord.protocols.base import Invalid, Note, Observation, Progress, Protocol, Termination
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from accord.domains.deal_or_no_deal.dataset import Datapoint
+from accord.domains.deal_or_no_deal.load import Datapoint
 
 Vector = tuple[int, ...]
 

@@ -29,7 +29,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from accord.domains.deal_or_no_deal.dataset import (
+from accord.domains.deal_or_no_deal.human_table import ranked_pool
+from accord.domains.deal_or_no_deal.load import (
     Datapoint,
     View,
     _datapoint,
@@ -38,7 +39,6 @@ from accord.domains.deal_or_no_deal.dataset import (
 )
 from accord.domains.deal_or_no_deal.location import split_file
 from accord.domains.deal_or_no_deal.rules import datapoint_admits_envy_free, datapoint_difficulty
-from accord.domains.deal_or_no_deal.table9 import ranked_pool
 
 Selection = Literal["seed", "unique"]
 SELECTIONS: dict[str, str] = {

@@ -17,7 +17,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from accord.domains.deal_or_no_deal.dataset import Datapoint
+from accord.domains.deal_or_no_deal.human_table import exclusion_counts, table9
+from accord.domains.deal_or_no_deal.load import Datapoint
 from accord.domains.deal_or_no_deal.metrics import (
     OUTCOME_KEYS,
     best_baseline,
@@ -26,7 +27,6 @@ from accord.domains.deal_or_no_deal.metrics import (
     mean_of,
 )
 from accord.domains.deal_or_no_deal.rules import BEST_RULES, BestRule, datapoint_admits_envy_free
-from accord.domains.deal_or_no_deal.table9 import exclusion_counts, table9
 
 HUMAN_KEYS: tuple[str, ...] = ("rounds", *OUTCOME_KEYS)
 """Columns of the Human row: Table 10's, with rounds = ceil(utterances / 2)."""

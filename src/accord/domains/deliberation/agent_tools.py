@@ -21,8 +21,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from accord.domains.deliberation.errors import InstanceError
-from accord.domains.deliberation.instance import Instance, MenuInstance, parse_instance
-from accord.domains.deliberation.optimum import optimum
+from accord.domains.deliberation.ilp import optimum
+from accord.domains.deliberation.load import Instance, MenuInstance, parse_instance
 from accord.domains.deliberation.rewards import (
     DecisionFormatError,
     check_decision,

@@ -35,7 +35,7 @@ from typing import Any
 from accord.agents.spec import AgentSpec, AgentSpecError, parse_agent_spec
 from accord.domains.base import EpisodeSpec
 from accord.domains.deliberation.domain import MODES, infer_mode, parse_scenario
-from accord.domains.deliberation.instance import SETTINGS
+from accord.domains.deliberation.load import SETTINGS
 from accord.domains.deliberation.stats import correlations, ols, summary
 
 BASELINE_KINDS: Mapping[str, str] = {"centralized": "share", "oracle": "share",

@@ -8,7 +8,7 @@ from pathlib import Path
 from accord.core.names import unknown_name
 from accord.domains.deliberation.database import DATA_DIR
 from accord.domains.deliberation.errors import InstanceError
-from accord.domains.deliberation.instance import SETTINGS, Instance, load_instance
+from accord.domains.deliberation.load import SETTINGS, Instance, load_instance
 
 INSTANCE_DIR = DATA_DIR / "instances"
 """Where the shipped instances live."""

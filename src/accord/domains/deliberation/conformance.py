@@ -35,7 +35,7 @@ import numpy as np
 from accord.core.moves import Accept, Action, Decide, Message, Move, Offer, Reject, Walk
 from accord.domains.deliberation.catalog import instance_count, shipped_instance
 from accord.domains.deliberation.domain import MODES, build_protocol
-from accord.domains.deliberation.instance import SETTINGS
+from accord.domains.deliberation.load import SETTINGS
 from accord.domains.deliberation.protocol import (
     DeliberationObservation,
     DeliberationProtocol,

@@ -12,7 +12,7 @@ inferred from the agent kinds: one ``centralized`` agent -> centralized, all ``o
 
 Agent kinds: ``share`` and ``naive`` (code agents), ``centralized`` and ``oracle`` (the
 baselines, played by the sharing code agent), and the LLM scaffold's ``llm``,
-``llm-centralized`` and ``llm-oracle`` (:mod:`accord.domains.deliberation.scaffold`).
+``llm-centralized`` and ``llm-oracle`` (:mod:`accord.domains.deliberation.llm`).
 Other packages add kinds with :func:`register_agent_kind`.
 """
 
@@ -28,10 +28,11 @@ from pydantic import Field
 from accord.agents.base import Agent
 from accord.agents.kinds import AgentRegistry, SpecCheck
 from accord.agents.spec import AgentSpec
-from accord.domains.base import Domain, EpisodeSpec, RunContext
+from accord.domains.base import Domain, EpisodeSpec, RunContext, register_domain
 from accord.domains.deliberation.agents import NaiveAgent, SharingAgent
 from accord.domains.deliberation.catalog import shipped_instance
-from accord.domains.deliberation.instance import (
+from accord.domains.deliberation.ilp import optimum
+from accord.domains.deliberation.load import (
     SETTINGS,
     Instance,
     TaskInstance,
@@ -43,7 +44,6 @@ from accord.domains.deliberation.observations import (
     sample_observation_spec,
     shared_info,
 )
-from accord.domains.deliberation.optimum import optimum
 from accord.domains.deliberation.protocol import DeliberationProtocol, proposal_normalizer
 from accord.domains.params import DomainParams, read_params
 from accord.protocols.engine import Bounds, EpisodeResult, run_episode
@@ -283,3 +283,6 @@ class DeliberationDomain(Domain):
         out.update(decided=result.record.get("decision") is not None,
                    rounds=result.record.get("rounds_used", result.rounds))
         return out
+
+
+DOMAIN = register_domain(DeliberationDomain())

@@ -32,7 +32,8 @@ from accord.domains.deliberation.database import (
     load_teamwork_database,
     read_yaml,
 )
-from accord.domains.deliberation.instance import (
+from accord.domains.deliberation.ilp import optimum
+from accord.domains.deliberation.load import (
     MENU_SETTINGS,
     TASK_SETTING,
     Instance,
@@ -41,7 +42,6 @@ from accord.domains.deliberation.instance import (
     dump_instance,
 )
 from accord.domains.deliberation.observations import sample_observation_spec
-from accord.domains.deliberation.optimum import optimum
 from accord.domains.deliberation.preferences import dish_value
 from accord.domains.deliberation.rewards import check_assignment, check_menu
 

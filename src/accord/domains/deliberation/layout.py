@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from accord.domains.deliberation.analysis import TABLE2_MODES, TOOLS, analyses
-from accord.domains.deliberation.instance import SETTINGS
+from accord.domains.deliberation.load import SETTINGS
 
 DASH = "—"
 """A missing cell or an undefined statistic."""

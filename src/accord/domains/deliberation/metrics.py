@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-from accord.domains.deliberation.instance import Instance, MenuInstance, TaskInstance, exact
+from accord.domains.deliberation.load import Instance, MenuInstance, TaskInstance, exact
 from accord.domains.deliberation.rewards import (
     Decision,
     DecisionFormatError,

@@ -28,7 +28,7 @@ import numpy as np
 
 from accord.domains.deliberation.database import MenuDatabase
 from accord.domains.deliberation.errors import InstanceError
-from accord.domains.deliberation.instance import (
+from accord.domains.deliberation.load import (
     Instance,
     MenuInstance,
     Number,

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from accord.domains.deliberation.instance import Instance, MenuInstance, TaskInstance, exact
+from accord.domains.deliberation.load import Instance, MenuInstance, TaskInstance, exact
 
 MenuDecision = tuple[str, ...]
 """A menu: the chosen dishes (order kept, repeats kept so they can be flagged)."""

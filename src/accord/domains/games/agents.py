@@ -19,10 +19,10 @@ Any code kind accepts ``message=...`` to replace its cheap-talk line.
 
 LLM kinds (:func:`make_agent` builds every kind; :func:`build_agent` the code kinds only):
 
-- ``llm:MODEL``: chain-of-thought LLM player (:mod:`accord.domains.games.llm_agents`);
+- ``llm:MODEL``: chain-of-thought LLM player (:mod:`accord.domains.games.llm.agents`);
 - ``llm-workflow:MODEL``: an LLM that first derives its strategy with the workflow of
   seed 003, 4.4.1 (best responses, then a Nash profile) or 4.4.2 (backward induction)
-  (:mod:`accord.domains.games.llm_workflow`).
+  (:mod:`accord.domains.games.llm.workflow`).
 
 Both take the generation options (``temperature``, ``max_tokens``, ``top_p``, ``seed``),
 ``personality=ADJECTIVE`` (section 6.3) and ``prompt=1..6`` (section 6.5).
@@ -43,8 +43,8 @@ from accord.core.moves import Action, Message, Move
 from accord.core.names import unknown_name
 from accord.core.safeload import parse_yaml
 from accord.domains.games.describe import fmt_number
-from accord.domains.games.llm_agents import make_llm_agent
-from accord.domains.games.llm_workflow import make_llm_workflow
+from accord.domains.games.llm.agents import make_llm_agent
+from accord.domains.games.llm.workflow import make_llm_workflow
 from accord.domains.games.model import ExtensiveGame, Game, NormalFormGame
 from accord.domains.games.protocol import GameObservation
 from accord.domains.games.selection import NormalPlan, TieBreak, select_normal, select_spe

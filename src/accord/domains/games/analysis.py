@@ -22,7 +22,7 @@ from fractions import Fraction
 from math import comb
 from typing import Any
 
-from accord.domains.games.io import number_out
+from accord.domains.games.load import number_out
 from accord.domains.games.model import ExtensiveGame, Game, NormalFormGame
 from accord.solvers.backward_induction import (
     SubgamePerfectEquilibrium,

@@ -15,7 +15,7 @@ from typing import Any
 
 from accord.core.names import unknown_name
 from accord.core.safeload import parse_yaml
-from accord.domains.games.io import GameFileError, load_game
+from accord.domains.games.load import GameFileError, load_game
 from accord.domains.games.model import Game
 
 _DATA = resources.files("accord.domains.games") / "data"

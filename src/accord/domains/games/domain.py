@@ -25,7 +25,7 @@ from pydantic import ConfigDict, Field
 
 from accord.agents.base import Agent
 from accord.agents.spec import AgentSpecError, parse_agent_spec
-from accord.domains.base import Domain, EpisodeSpec, RunContext
+from accord.domains.base import Domain, EpisodeSpec, RunContext, register_domain
 from accord.domains.games.agents import (
     AGENT_KINDS,
     HUMAN_KIND,
@@ -34,9 +34,9 @@ from accord.domains.games.agents import (
     make_agent,
 )
 from accord.domains.games.catalog import catalog_names, resolve_game
-from accord.domains.games.io import GameFileError
-from accord.domains.games.llm_agents import check_llm_spec
-from accord.domains.games.llm_workflow import LLMWorkflowAgent
+from accord.domains.games.llm.agents import check_llm_spec
+from accord.domains.games.llm.workflow import LLMWorkflowAgent
+from accord.domains.games.load import GameFileError
 from accord.domains.games.metrics import episode_metrics
 from accord.domains.games.model import Game
 from accord.domains.games.protocol import GameProtocol
@@ -169,3 +169,6 @@ class GamesDomain(Domain):
 
     def metrics(self, spec: EpisodeSpec, result: EpisodeResult) -> dict[str, Any]:
         return dict(episode_metrics(result.record))
+
+
+DOMAIN = register_domain(GamesDomain())

@@ -30,7 +30,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from accord.domains.games.io import parse_game
+from accord.domains.games.load import parse_game
 from accord.domains.games.model import ExtensiveGame, NormalFormGame
 from accord.solvers.backward_induction import nash_outcomes, subgame_perfect_equilibria
 from accord.solvers.game_pareto import pareto_optimal_mask, payoff_dominant_nash, undominated

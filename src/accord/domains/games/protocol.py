@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from accord.core.moves import Action, Malformed, Message, Move
-from accord.domains.games.io import dump_game, number_out
+from accord.domains.games.load import dump_game, number_out
 from accord.domains.games.model import ExtensiveGame, Game, NormalFormGame
 from accord.protocols.base import (
     Invalid,

@@ -8,96 +8,178 @@ metrics and the Figure 2 plot.
 
 from __future__ import annotations
 
-from accord.domains.base import register_domain
-from accord.domains.task_exchange.code_agents import UtilityAwareAgent, selfish_agent
-from accord.domains.task_exchange.domain import (
-    AGENT_KINDS,
-    DEFAULT_RETRIES,
-    AgentFactory,
-    TaskExchangeDomain,
-    build_agent,
-    build_protocol,
-    episode_key,
-    play,
-)
-from accord.domains.task_exchange.generation import (
-    build_scenario,
-    parse_description,
-    parse_score,
-    scenario_to_yaml,
-    universe_to_yaml,
-)
-from accord.domains.task_exchange.generators import (
-    GenerationError,
-    generate_descriptions,
-    generate_raw_scores,
-    generate_scenario,
-    load_preferences,
-)
-from accord.domains.task_exchange.llm_agent import TaskExchangeLLMAgent, build_llm_agent
-from accord.domains.task_exchange.loader import (
-    builtin_scenarios,
-    get_scenario,
-    load_scenario,
-    load_task_list,
-    load_universe,
-)
-from accord.domains.task_exchange.masks import complement, format_mask, parse_mask
-from accord.domains.task_exchange.metrics import (
-    episode_metrics,
-    initial_row,
-    l2_to_front,
-    pareto_front,
-    scenario_front,
-    table1_row,
-    table2_row,
-)
-from accord.domains.task_exchange.parser import (
-    format_proposal,
-    parse_assignment,
-    parse_reply,
-    strip_consider,
-)
-from accord.domains.task_exchange.plot import proposal_path, render_trajectories_png
-from accord.domains.task_exchange.prompts import (
-    render_describe_prompt,
-    render_describe_request,
-    render_prompt,
-    render_score_request,
-    render_system_prompt,
-    render_turn_prompt,
-    setup_block,
-    state_block,
-)
-from accord.domains.task_exchange.protocol import (
-    STRATEGIES,
-    HistoryEntry,
-    Proposal,
-    TaskExchangeObservation,
-    TaskExchangeProtocol,
-    TaskExchangeState,
-)
-from accord.domains.task_exchange.scenario import (
-    AgentProfile,
-    AtomicTask,
-    MainTask,
-    PrivateView,
-    Scenario,
-    ScenarioError,
-    TaskUniverse,
-    normalise_scores,
-)
-from accord.domains.task_exchange.scripted import ScriptedAgent, parse_script
-from accord.domains.task_exchange.tables import STRATEGY_LABELS, format_tables, paper_tables
-from accord.domains.task_exchange.validation import (
-    PATTERN_TITLES,
-    PATTERNS,
-    Violation,
-    check_assignment,
-)
+from typing import TYPE_CHECKING
 
-DOMAIN = register_domain(TaskExchangeDomain())
-"""The registered ``task-exchange`` domain instance."""
+from accord._lazy import lazy_exports
+
+#: public name -> the submodule that defines it (imported on first use)
+_EXPORTS = {
+    "AGENT_KINDS": "domain",
+    "DEFAULT_RETRIES": "domain",
+    "DOMAIN": "domain",
+    "PATTERNS": "validation",
+    "PATTERN_TITLES": "validation",
+    "STRATEGIES": "protocol",
+    "STRATEGY_LABELS": "tables",
+    "AgentFactory": "domain",
+    "AgentProfile": "scenario",
+    "AtomicTask": "scenario",
+    "GenerationError": "generators",
+    "HistoryEntry": "protocol",
+    "MainTask": "scenario",
+    "PrivateView": "scenario",
+    "Proposal": "protocol",
+    "Scenario": "scenario",
+    "ScenarioError": "scenario",
+    "ScriptedAgent": "scripted",
+    "TaskExchangeDomain": "domain",
+    "TaskExchangeLLMAgent": "llm.agent",
+    "TaskExchangeObservation": "protocol",
+    "TaskExchangeProtocol": "protocol",
+    "TaskExchangeState": "protocol",
+    "TaskUniverse": "scenario",
+    "UtilityAwareAgent": "agents",
+    "Violation": "validation",
+    "build_agent": "domain",
+    "build_llm_agent": "llm.agent",
+    "build_protocol": "domain",
+    "build_scenario": "generation",
+    "builtin_scenarios": "load",
+    "check_assignment": "validation",
+    "complement": "masks",
+    "episode_key": "domain",
+    "episode_metrics": "metrics",
+    "format_mask": "masks",
+    "format_proposal": "llm.replies",
+    "format_tables": "tables",
+    "generate_descriptions": "generators",
+    "generate_raw_scores": "generators",
+    "generate_scenario": "generators",
+    "get_scenario": "load",
+    "initial_row": "metrics",
+    "l2_to_front": "metrics",
+    "load_preferences": "generators",
+    "load_scenario": "load",
+    "load_task_list": "load",
+    "load_universe": "load",
+    "normalise_scores": "scenario",
+    "paper_tables": "tables",
+    "pareto_front": "metrics",
+    "parse_assignment": "llm.replies",
+    "parse_description": "generation",
+    "parse_mask": "masks",
+    "parse_reply": "llm.replies",
+    "parse_score": "generation",
+    "parse_script": "scripted",
+    "play": "domain",
+    "proposal_path": "plot",
+    "render_describe_prompt": "llm.prompts",
+    "render_describe_request": "llm.prompts",
+    "render_prompt": "llm.prompts",
+    "render_score_request": "llm.prompts",
+    "render_system_prompt": "llm.prompts",
+    "render_trajectories_png": "plot",
+    "render_turn_prompt": "llm.prompts",
+    "scenario_front": "metrics",
+    "scenario_to_yaml": "generation",
+    "selfish_agent": "agents",
+    "setup_block": "llm.prompts",
+    "state_block": "llm.prompts",
+    "strip_consider": "llm.replies",
+    "table1_row": "metrics",
+    "table2_row": "metrics",
+    "universe_to_yaml": "generation",
+}
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+
+if TYPE_CHECKING:
+    from accord.domains.task_exchange.agents import UtilityAwareAgent, selfish_agent
+    from accord.domains.task_exchange.domain import (
+        AGENT_KINDS,
+        DEFAULT_RETRIES,
+        DOMAIN,
+        AgentFactory,
+        TaskExchangeDomain,
+        build_agent,
+        build_protocol,
+        episode_key,
+        play,
+    )
+    from accord.domains.task_exchange.generation import (
+        build_scenario,
+        parse_description,
+        parse_score,
+        scenario_to_yaml,
+        universe_to_yaml,
+    )
+    from accord.domains.task_exchange.generators import (
+        GenerationError,
+        generate_descriptions,
+        generate_raw_scores,
+        generate_scenario,
+        load_preferences,
+    )
+    from accord.domains.task_exchange.llm.agent import TaskExchangeLLMAgent, build_llm_agent
+    from accord.domains.task_exchange.llm.prompts import (
+        render_describe_prompt,
+        render_describe_request,
+        render_prompt,
+        render_score_request,
+        render_system_prompt,
+        render_turn_prompt,
+        setup_block,
+        state_block,
+    )
+    from accord.domains.task_exchange.llm.replies import (
+        format_proposal,
+        parse_assignment,
+        parse_reply,
+        strip_consider,
+    )
+    from accord.domains.task_exchange.load import (
+        builtin_scenarios,
+        get_scenario,
+        load_scenario,
+        load_task_list,
+        load_universe,
+    )
+    from accord.domains.task_exchange.masks import complement, format_mask, parse_mask
+    from accord.domains.task_exchange.metrics import (
+        episode_metrics,
+        initial_row,
+        l2_to_front,
+        pareto_front,
+        scenario_front,
+        table1_row,
+        table2_row,
+    )
+    from accord.domains.task_exchange.plot import proposal_path, render_trajectories_png
+    from accord.domains.task_exchange.protocol import (
+        STRATEGIES,
+        HistoryEntry,
+        Proposal,
+        TaskExchangeObservation,
+        TaskExchangeProtocol,
+        TaskExchangeState,
+    )
+    from accord.domains.task_exchange.scenario import (
+        AgentProfile,
+        AtomicTask,
+        MainTask,
+        PrivateView,
+        Scenario,
+        ScenarioError,
+        TaskUniverse,
+        normalise_scores,
+    )
+    from accord.domains.task_exchange.scripted import ScriptedAgent, parse_script
+    from accord.domains.task_exchange.tables import STRATEGY_LABELS, format_tables, paper_tables
+    from accord.domains.task_exchange.validation import (
+        PATTERN_TITLES,
+        PATTERNS,
+        Violation,
+        check_assignment,
+    )
 
 __all__ = [
     "AGENT_KINDS",

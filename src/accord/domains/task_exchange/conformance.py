@@ -42,7 +42,7 @@ from accord.core.moves import (
     Suggest,
     Walk,
 )
-from accord.domains.task_exchange.loader import builtin_scenarios, get_scenario
+from accord.domains.task_exchange.load import builtin_scenarios, get_scenario
 from accord.domains.task_exchange.protocol import (
     STRATEGIES,
     TaskExchangeObservation,

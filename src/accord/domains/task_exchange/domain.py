@@ -11,12 +11,12 @@ from pydantic import Field
 from accord.agents.base import Agent
 from accord.agents.kinds import AgentRegistry
 from accord.agents.spec import AgentSpec, parse_agent_spec
-from accord.domains.base import Domain, EpisodeSpec, RunContext
+from accord.domains.base import Domain, EpisodeSpec, RunContext, register_domain
 from accord.domains.ids import episode_id
 from accord.domains.params import DomainParams, read_params
-from accord.domains.task_exchange.code_agents import UtilityAwareAgent, selfish_agent
-from accord.domains.task_exchange.llm_agent import build_llm_agent
-from accord.domains.task_exchange.loader import builtin_scenarios, get_scenario
+from accord.domains.task_exchange.agents import UtilityAwareAgent, selfish_agent
+from accord.domains.task_exchange.llm.agent import build_llm_agent
+from accord.domains.task_exchange.load import builtin_scenarios, get_scenario
 from accord.domains.task_exchange.metrics import episode_metrics
 from accord.domains.task_exchange.protocol import TaskExchangeProtocol
 from accord.domains.task_exchange.scripted import ScriptedAgent
@@ -227,3 +227,6 @@ __all__ = [
     "episode_key",
     "play",
 ]
+
+
+DOMAIN = register_domain(TaskExchangeDomain())

@@ -3,11 +3,11 @@
 The generators themselves (which call a model, cached like every LLM call) live in
 :mod:`accord.domains.task_exchange.generators`; they use these functions:
 :func:`parse_description` and :func:`parse_score` read the model's answers to the
-prompts rendered by :func:`accord.domains.task_exchange.prompts.render_describe_request` and
-:func:`~accord.domains.task_exchange.prompts.render_score_request`;
+prompts rendered by :func:`accord.domains.task_exchange.llm.prompts.render_describe_request` and
+:func:`~accord.domains.task_exchange.llm.prompts.render_score_request`;
 :func:`build_scenario` assembles a validated scenario from the generated pieces
 (normalising raw scores as in A.2); :func:`scenario_to_yaml` writes it in the data-file
-format that :func:`~accord.domains.task_exchange.loader.load_scenario` reads, and
+format that :func:`~accord.domains.task_exchange.load.load_scenario` reads, and
 :func:`universe_to_yaml` the tasks file it refers to.
 """
 
@@ -109,7 +109,7 @@ def _num(x: Fraction) -> int | float:
 
 def universe_to_yaml(universe: TaskUniverse) -> str:
     """The universe in the tasks-file format that
-    :func:`~accord.domains.task_exchange.loader.load_universe` reads."""
+    :func:`~accord.domains.task_exchange.load.load_universe` reads."""
     data = {
         "name": universe.name,
         "atomic_tasks": [{"bit": a.bit, "tool": a.tool, "call": a.call, "label": a.label}

@@ -27,9 +27,10 @@ from typing import Any, TypeVar
 
 from accord.core.safeload import LoadError, exists, load_yaml, short, unknown_keys
 from accord.domains.task_exchange.generation import build_scenario, parse_description, parse_score
-from accord.domains.task_exchange.loader import get_scenario
+from accord.domains.task_exchange.llm.prompts import render_describe_prompt, render_score_request
+from accord.domains.task_exchange.llm.templates import render
+from accord.domains.task_exchange.load import get_scenario
 from accord.domains.task_exchange.masks import format_mask
-from accord.domains.task_exchange.prompts import render_describe_prompt, render_score_request
 from accord.domains.task_exchange.scenario import (
     AtomicTask,
     MainTask,
@@ -37,7 +38,6 @@ from accord.domains.task_exchange.scenario import (
     ScenarioError,
     TaskUniverse,
 )
-from accord.domains.task_exchange.templates import render
 from accord.llm import CallScope, GenerationConfig, LLMClient
 
 T = TypeVar("T")

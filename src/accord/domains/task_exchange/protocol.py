@@ -22,9 +22,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from accord.core.moves import Accept, Malformed, Message, Move, Offer, Reject
-from accord.domains.task_exchange.parser import Phase, format_move
+from accord.domains.task_exchange.llm.replies import Phase, format_move
+from accord.domains.task_exchange.llm.templates import render_feedback
 from accord.domains.task_exchange.scenario import PrivateView, Scenario
-from accord.domains.task_exchange.templates import render_feedback
 from accord.domains.task_exchange.validation import (
     assignment_masks,
     check_assignment,

@@ -22,8 +22,8 @@ import numpy as np
 
 from accord.agents.base import Agent
 from accord.core.moves import Move
+from accord.domains.task_exchange.llm.replies import format_proposal, parse_reply
 from accord.domains.task_exchange.masks import bits_of
-from accord.domains.task_exchange.parser import format_proposal, parse_reply
 from accord.domains.task_exchange.protocol import TaskExchangeObservation
 from accord.domains.task_exchange.scenario import PrivateView
 from accord.domains.task_exchange.validation import PATTERNS

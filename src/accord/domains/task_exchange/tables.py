@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from accord.domains.task_exchange.loader import get_scenario
+from accord.domains.task_exchange.load import get_scenario
 from accord.domains.task_exchange.metrics import initial_row, table1_row, table2_row
 from accord.domains.task_exchange.validation import PATTERNS
 

@@ -14,9 +14,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from accord.domains.task_exchange.llm.templates import render_feedback
 from accord.domains.task_exchange.masks import union
 from accord.domains.task_exchange.scenario import TaskUniverse
-from accord.domains.task_exchange.templates import render_feedback
 from accord.protocols.base import Invalid
 
 PATTERNS: dict[str, str] = {

@@ -116,7 +116,7 @@ class Games:
 
     def save_upload(self, text: str) -> str:
         """Validate an uploaded bargaining scenario with the loader; keep it; its path."""
-        from accord.domains.bargaining.loader import ScenarioError, parse_text
+        from accord.domains.bargaining.load import ScenarioError, parse_text
 
         if len(text.encode("utf-8")) > self.settings.max_upload:
             raise PlayError(f"the scenario file is larger than {self.settings.max_upload} bytes")

@@ -13,7 +13,7 @@ stub server routes a request to the policy named by its ``model`` field when no
 policy was configured for that model explicitly.
 
 Built-ins: ``echo``, ``scripted``, ``fixed-latency``, ``faulty``, ``negotiator`` (in
-:mod:`accord.testing.stub.negotiator`) and the shortcuts ``faulty-malformed``,
+:mod:`accord.domains.bargaining.stub`) and the shortcuts ``faulty-malformed``,
 ``faulty-unclosed``, ``faulty-invalid-json``, ``faulty-unknown-fields``,
 ``faulty-rate-limit``, ``faulty-server-error``, ``faulty-bad-request`` and ``slow``: one
 fault (the first request of the server or mock backend), then the rule-based negotiator;

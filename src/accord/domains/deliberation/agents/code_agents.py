@@ -40,7 +40,7 @@ from accord.domains.deliberation.agents.knowledge import (
 from accord.domains.deliberation.agents.recording import DeliberationRecorder
 from accord.domains.deliberation.database import MenuDatabase, load_menu_database
 from accord.domains.deliberation.errors import InstanceError
-from accord.domains.deliberation.optimum import optimum
+from accord.domains.deliberation.ilp import optimum
 from accord.domains.deliberation.protocol import DeliberationObservation
 from accord.domains.deliberation.rewards import check_decision, decision_value
 

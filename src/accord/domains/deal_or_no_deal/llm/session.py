@@ -1,0 +1,176 @@
+"""The LLM session plumbing shared by the Deal-or-No-Deal LLM agents.
+
+:class:`DondChat` owns one append-only :class:`~accord.agents.llm_support.LLMSession`:
+the system prompt (role, counts, own values, round cap, reply format, non-negotiable
+rules at the start and again at the end) is set once; each call appends only what changed
+since the agent's last turn (the partner's moves, its text quoted with
+:func:`~accord.agents.guards.quote_counterpart`), the table and optional extra blocks (the
+assisted workflow's belief state). Prompts are plain text for a model: no machine-readable
+block exists for a stub (the ``dond`` stub policy, :mod:`accord.domains.deal_or_no_deal.stub`, reads
+the same text). After an invalid move the engine asks again with ``observation.feedback``;
+the retry prompt carries the protocol's targeted feedback (and the assisted belief state).
+
+Every call leaves an ``llm_call`` note (reply without private reasoning) and, when the
+public text states one of the agent's own values, a flagged ``utility_leak`` note;
+``guard="block"`` also withholds that text.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+from accord.agents.guards import quote_counterpart
+from accord.agents.llm_support import LLMSession
+from accord.agents.replies import strip_private
+from accord.agents.templates import render
+from accord.core.moves import Accept, Malformed, Message, Move, Offer, Reject, Walk
+from accord.domains.deal_or_no_deal.deal_tag import format_deal_body, package_of
+from accord.domains.deal_or_no_deal.llm.replies import parse_reply, value_leaks
+from accord.domains.deal_or_no_deal.protocol import DondObservation
+from accord.domains.deal_or_no_deal.rules import complement, utility
+from accord.llm import GenerationConfig, LLMClient, LLMError
+
+PACKAGE = "accord.domains.deal_or_no_deal"
+WITHHELD = "[message withheld by the disclosure guard]"
+
+
+def partner_events(obs: DondObservation, since: int) -> list[dict[str, Any]]:
+    """The partner's public moves in ``obs.history[since:]``, ready for the turn template."""
+    items = obs.items
+    out = []
+    for ev in obs.history[since:]:
+        if ev.get("role") == obs.role:
+            continue
+        row: dict[str, Any] = {"round": ev.get("round"), "kind": ev.get("kind"), "text": None,
+                               "share": None, "left": None, "rejected": None}
+        if ev.get("share") is not None:
+            share = tuple(int(ev["share"][i]) for i in items)
+            row["share"] = format_deal_body(ev["share"], items)
+            row["left"] = format_deal_body(package_of(complement(obs.counts, share), items),
+                                           items)
+        if ev.get("rejected") is not None:
+            row["rejected"] = "you take " + format_deal_body(ev["rejected"], items)
+        if ev.get("text"):
+            row["text"] = quote_counterpart(obs.partner, str(ev["text"]))
+        out.append(row)
+    return out
+
+
+class DondChat:
+    """One agent's model session in a Deal-or-No-Deal episode (see the module docstring)."""
+
+    def __init__(self, client: LLMClient, config: GenerationConfig, *, episode: str | None,
+                 system_template: str, guard: str = "flag", max_retries: int = 5) -> None:
+        if guard not in ("flag", "block"):
+            raise ValueError(f"guard must be 'flag' or 'block', got {guard!r}")
+        self.client, self.config, self.episode = client, config, episode
+        self.system_template = system_template
+        self.guard, self.max_retries = guard, max_retries
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget the session, the notes and what was already shown."""
+        self.session: LLMSession | None = None
+        self.notes: list[dict[str, Any]] = []
+        self.seen = 0
+        self.last_reply = ""
+
+    def system_prompt(self, obs: DondObservation, **extra: Any) -> str:
+        """The session's fixed system prompt for this observation's role and game."""
+        return render(self.system_template, package=PACKAGE, role=obs.role,
+                      partner=obs.partner, items=list(obs.items), counts=list(obs.counts),
+                      values=list(obs.values), total=utility(obs.values, obs.counts),
+                      max_rounds=obs.max_rounds, **extra)
+
+    def prompt(self, obs: DondObservation, *, belief: str | None = None,
+               show_points: bool = False, seed: bool = False) -> str:
+        """This call's user message: a retry with feedback, or the turn's news and table.
+
+        ``seed`` (the seed mode of ``llm-workflow``) asks for the ``<BELIEF>`` statement.
+        """
+        if obs.feedback is not None:
+            return render("llm_feedback.jinja", package=PACKAGE, reason=obs.feedback.reason,
+                          feedback=obs.feedback.feedback, attempt=obs.attempt,
+                          max_attempts=obs.max_attempts or self.max_retries + 1,
+                          belief=belief, seed=seed)
+        events = partner_events(obs, self.seen)
+        self.seen = len(obs.history)
+        items = obs.items
+        mine = obs.offer_for_you
+        return render(
+            "llm_turn.jinja", package=PACKAGE, round=obs.round, max_rounds=obs.max_rounds,
+            last_turn=obs.last_turn, partner=obs.partner, events=events,
+            offer_to_me=None if mine is None else format_deal_body(mine, items),
+            partner_share=None if obs.offer is None else format_deal_body(obs.offer, items),
+            points=(utility(obs.values, [mine[i] for i in items])
+                    if show_points and mine is not None else None),
+            my_offer=None if obs.my_offer is None else format_deal_body(obs.my_offer, items),
+            belief=belief, seed=seed)
+
+    async def move(self, obs: DondObservation, *, system_extra: Mapping[str, Any] | None = None,
+                   belief: str | None = None, show_points: bool = False,
+                   seed: bool = False) -> Move:
+        """Ask the model for this turn's move and parse it (``Malformed`` if unreadable).
+
+        The raw reply of the call is kept in :attr:`last_reply` (the seed mode reads the
+        model's ``<BELIEF>`` from it).
+        """
+        if self.session is None:
+            self.session = LLMSession(self.client, self.system_prompt(obs, **(system_extra or {})),
+                                      self.config, self.episode, obs.role)
+        text = self.prompt(obs, belief=belief, show_points=show_points, seed=seed)
+        try:
+            done = await self.session.ask(text)
+        except LLMError as exc:
+            raise RuntimeError(
+                f"LLM call failed for {obs.role}: {type(exc).__name__}: {exc}") from exc
+        self.notes.append({"name": "llm_call", "data": {
+            "model": done.model, "latency": round(done.latency, 4), "from_cache": done.from_cache,
+            "prompt_tokens": done.usage.prompt_tokens,
+            "completion_tokens": done.usage.completion_tokens,
+            "reply": strip_private(done.text)[:2000]}})
+        self.last_reply = done.text
+        move = parse_reply(done.text, obs.items, offer_for_you=obs.offer_for_you,
+                           responding=obs.offer_for_you is not None)
+        return move if isinstance(move, Malformed) else self._guard(move, obs)
+
+    def _guard(self, move: Move, obs: DondObservation) -> Move:
+        public = _public_text(move)
+        leaks = value_leaks(public, obs.values, obs.items) if public else []
+        if not leaks:
+            return move
+        self.notes.append({"name": "utility_leak", "data": {
+            "flag": True, "kinds": ["value_statement"], "matches": leaks,
+            "blocked": self.guard == "block"}})
+        if self.guard == "flag":
+            return move
+        if isinstance(move, Message):
+            return Message(WITHHELD)
+        if isinstance(move, Walk):
+            return Walk(reason=WITHHELD)
+        if isinstance(move, Reject) and move.counter is not None:
+            return Reject(counter=dataclasses.replace(move.counter, message=None))
+        if isinstance(move, Offer | Accept | Reject):
+            return dataclasses.replace(move, message=None)
+        return move
+
+    def drain(self) -> list[dict[str, Any]]:
+        """Notes since the last call."""
+        notes, self.notes = self.notes, []
+        return notes
+
+    def usage(self) -> dict[str, Any]:
+        """Token usage of this session in its episode."""
+        return self.session.usage() if self.session else {}
+
+
+def _public_text(move: Move) -> str:
+    if isinstance(move, Message):
+        return move.text
+    if isinstance(move, Walk):
+        return move.reason or ""
+    if isinstance(move, Reject) and move.counter is not None:
+        return move.counter.message or ""
+    return getattr(move, "message", None) or ""

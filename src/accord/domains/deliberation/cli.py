@@ -1,0 +1,199 @@
+"""``accord deliberation ...``: solve, list, check, generate and run deliberation instances.
+
+``run_target`` is the library entry point behind ``accord run deliberation/<setting>``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from accord.cli import common as c
+
+app = c.group_app(
+    "deliberation", "Deliberative collaboration under partial observability: menu design "
+    "and task allocation.")
+
+
+def _fail(message: str) -> None:
+    raise c.fail(message)
+
+
+def _setting(setting: str) -> None:
+    from accord.core.names import unknown_name
+    from accord.domains.deliberation import SETTINGS
+
+    if setting not in SETTINGS:
+        _fail(unknown_name("setting", setting, SETTINGS))
+
+
+def run_target(setting: str, instance: int | str = 0, agents: list[str] | None = None,
+               tools: bool = False, seed: int = 0, llm: dict[str, Any] | None = None,
+               **params: Any) -> dict[str, Any]:
+    """Run one deliberation episode and return its JSON-ready summary.
+
+    ``setting`` is ``menu-numeric``, ``menu-semantic`` or ``task-allocation`` (a
+    ``setting/N`` string also works); ``instance`` a shipped index or a path to an instance
+    JSON file; ``agents`` agent specs (``share``, ``naive``, ``centralized``, ``oracle``,
+    or kinds registered later such as LLM agents; default: ``share`` for every role);
+    extra ``params`` go to the episode (``mode``, ``max_rounds``, ``max_chars``). Keys:
+    ``reward``, ``max_reward``, ``nr``, ``nar``, ``valid``, ``hr``, ``nmae_pub``,
+    ``decision`` plus ``status``, ``reason``, ``rounds``, ``mode``, ``instance``,
+    ``tool_nr``, ``tool_compliance``.
+    """
+    import asyncio
+
+    from accord.agents.spec import parse_agent_list
+    from accord.cli.run import _episode_id
+    from accord.domains.base import EpisodeSpec, RunContext
+    from accord.domains.deliberation import DOMAIN, TaskInstance, resolve_instance
+
+    base, _, idx = setting.partition("/")
+    p: dict[str, Any] = dict(params)
+    if isinstance(instance, str) and not instance.isdigit():
+        p["instance_file"] = instance
+    else:
+        p["instance"] = int(idx or instance)
+    p["tools"] = bool(tools)
+    if agents is None:
+        probe = resolve_instance(EpisodeSpec("deliberation", base, (), p, seed))
+        n = len(probe.agents) if isinstance(probe, TaskInstance) else 2
+        agents = ["share"] * n
+    specs = tuple(parse_agent_list(",".join(agents)))
+    spec = EpisodeSpec("deliberation", base, specs, p, seed)
+    ctx = RunContext(episode_id=_episode_id(spec), llm=llm or {})  # LLM cache entries replay
+    result = asyncio.run(DOMAIN.run_episode(spec, ctx))
+    return DOMAIN.summary(spec, result)
+
+
+@app.command(epilog=c.example("accord deliberation solve my-instance.json --json"))
+def solve(path: Path = typer.Argument(..., help="Instance JSON file."),
+          as_json: bool = c.json_option()) -> None:
+    """Solve an instance exactly (ILP with HiGHS) and print the optimal reward and decision."""
+    from accord.domains.deliberation import DataError, load_instance, optimum
+
+    try:
+        inst = load_instance(path)
+    except DataError as exc:
+        _fail(str(exc))
+        return
+    best = optimum(inst)
+    decision: Any = list(best.decision) if isinstance(best.decision, tuple) else best.decision
+    if as_json:
+        c.emit_json({"reward": best.reward, "decision": decision})
+        return
+    typer.echo(f"{inst.setting} {inst.id or path}: optimal reward {best.reward:g}")
+    if isinstance(decision, list):
+        for dish in decision:
+            typer.echo(f"  - {dish}")
+    else:
+        for task, agent in decision.items():
+            typer.echo(f"  {task} -> {agent}")
+
+
+@app.command("list", epilog=c.example("accord deliberation list",
+                                       "accord deliberation list menu-semantic --json"))
+def list_(setting: str = typer.Argument(None, help="Show the instances of one setting."),
+          as_json: bool = c.json_option()) -> None:
+    """List the settings and their shipped instances."""
+    from accord.domains.deliberation import (
+        SETTINGS,
+        MenuInstance,
+        instance_count,
+        optimum,
+        shipped_instance,
+    )
+
+    if setting is None:
+        counts = {s: instance_count(s) for s in SETTINGS}
+        if as_json:
+            c.emit_json({"settings": counts})
+        else:
+            for s, n in counts.items():
+                typer.echo(f"{s:16} {n} instances")
+        return
+    _setting(setting)
+    rows = []
+    for i in range(instance_count(setting)):
+        inst = shipped_instance(setting, i)
+        size = len(inst.recipes) if isinstance(inst, MenuInstance) else len(inst.tasks)
+        rows.append({"index": i, "id": inst.id, "size": size, "max_reward": optimum(inst).reward,
+                     "domain": inst.extra.get("domain")})
+    if as_json:
+        c.emit_json({"setting": setting, "instances": rows})
+        return
+    for r in rows:
+        extra = f" ({r['domain']})" if r["domain"] else ""
+        typer.echo(f"{r['index']:3d}  {r['id']:22} size {r['size']:2d}  "
+                   f"max reward {r['max_reward']:g}{extra}")
+
+
+@app.command(epilog=c.example("accord deliberation check my-instance.json"))
+def check(path: Path = typer.Argument(..., help="Instance JSON file.")) -> None:
+    """Validate an instance file and its observation spec."""
+    from accord.domains.deliberation import DataError, check_observations, load_instance
+
+    try:
+        inst = load_instance(path)
+    except DataError as exc:
+        _fail(str(exc))
+        return
+    problems = check_observations(inst) if inst.observations else []
+    for p in problems:
+        typer.echo(f"{path}: observations: {p}", err=True)
+    if problems:
+        raise typer.Exit(1)
+    typer.echo(f"{path}: ok ({inst.setting})")
+
+
+@app.command(epilog=c.example(
+    "accord deliberation run menu-numeric --instance 3 --agents share,share --json",
+    "accord deliberation run task-allocation --tools --agents llm:openai/gpt-4.1-mini"))
+def run(setting: str = typer.Argument(..., help="menu-numeric | menu-semantic | task-allocation"),
+        instance: str = typer.Option("0", "--instance", "-i", help="Index or JSON file."),
+        agents: str = typer.Option(None, "--agents", "-a", help="Comma-separated agent specs."),
+        tools: bool = typer.Option(False, "--tools", help="Give agents the Solver/Calculator."),
+        mode: str = typer.Option(None, "--mode", help="deliberation | centralized | oracle"),
+        max_rounds: int = typer.Option(6, "--max-rounds", help="Round cap."),
+        max_chars: int = typer.Option(1000, "--max-chars", help="Longest message kept."),
+        seed: int = c.seed_option(),
+        as_json: bool = c.json_option(),
+        cache: Path | None = c.cache_option(),
+        cache_mode: str = c.cache_mode_option()) -> None:
+    """Run one episode and print its metrics."""
+    params: dict[str, Any] = {"max_rounds": max_rounds, "max_chars": max_chars}
+    if mode:
+        params["mode"] = mode
+    llm = c.llm_settings(cache, cache_mode)
+    try:
+        out = run_target(setting, instance, agents.split(",") if agents else None, tools, seed,
+                         llm=llm, **params)
+    except (ValueError, KeyError) as exc:
+        _fail(str(exc))
+        return
+    if as_json:
+        c.emit_json(out)
+    else:
+        from accord.cli.render import print_record_fields
+
+        print_record_fields(c.console(), out)
+    if out["status"] == "error":
+        raise typer.Exit(c.EXIT_FAILED)
+
+
+@app.command(epilog=c.example("accord deliberation generate menu-numeric --out instances/"))
+def generate(setting: str = typer.Argument(..., help="Setting to generate."),
+             out: Path = c.out_option("Output folder (a SETTING/ folder is made in it).",
+                                      required=True),
+             seed: int = c.seed_option(None, "Generator seed (default: the shipped seed)."),
+             candidates: int = typer.Option(None, "--candidates",
+                                            help="Candidate instances to draw."),
+             keep: int = typer.Option(None, "--keep", help="Instances to keep.")) -> None:
+    """Generate instances with the paper's selection principles (shipped set: default seed)."""
+    from accord.domains.deliberation import write_setting
+
+    _setting(setting)
+    paths = write_setting(setting, out, seed, candidates=candidates, keep=keep)
+    typer.echo(f"wrote {len(paths)} instances to {out / setting}")

@@ -1,0 +1,1 @@
+"""LLM agents of this domain: agents, prompts and reply parsing."""
