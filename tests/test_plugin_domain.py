@@ -91,6 +91,18 @@ def test_accord_bench_runs_and_tabulates_the_installed_domain(ultimatum: None,
     assert "ultimatum" in text and "responder_share" in text
     listed = json.loads(_accord("scenarios", "--json").stdout)
     assert listed["domains"]["ultimatum"] == {"scenarios": ["small-pie", "big-pie"]}
+    # accord serve shows the episode with the domain's own figure, found with no edit
+    from starlette.testclient import TestClient
+
+    from accord.serve.app import create_app
+
+    with TestClient(create_app([store]), base_url="http://127.0.0.1") as client:
+        run = client.get("/api/stores").json()["stores"][0]["runs"][0]["name"]
+        episodes = client.get(f"/api/stores/0/runs/{run}/episodes").json()
+        eid = episodes["episodes"][0]["id"]
+        page = client.get(f"/episodes/{eid}")
+    assert page.status_code == 200
+    assert '<svg class="ultimatum-split"' in page.text and "<title>proposer " in page.text
 
 
 def test_the_plugin_passes_the_shipped_conformance_check(ultimatum: None) -> None:

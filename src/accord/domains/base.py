@@ -120,6 +120,20 @@ class Domain(ABC):
         """
         return {**result.summary(), "metrics": self.metrics(spec, result)}
 
+    def episode_figure(self, key: str, spec: Mapping[str, Any],
+                       summary: Mapping[str, Any] | None,
+                       events: Sequence[Mapping[str, Any]]) -> str | None:
+        """A figure of one stored episode for ``accord serve``'s transcript page, or
+        ``None`` (the default: no figure).
+
+        ``key`` identifies the episode (for caching), ``spec``/``summary``/``events`` are
+        the stored episode. Return HTML: inline SVG or an ``<img>`` with a data URI, no
+        script and no external link; escape every text taken from the episode (it came
+        from a model, a file or a person). Never open a path named in ``spec``: the web
+        app serves stored data only.
+        """
+        return None
+
     def conformance_kit(self) -> ProtocolKit | None:
         """How :func:`accord.testing.check_protocol` exercises this domain's protocol
         (random legal and illegal moves, private objects per role); ``None``: no kit."""

@@ -8,7 +8,7 @@ from typing import Any
 
 from accord.bench.approvals import Approval
 from accord.bench.store import EpisodeRow
-from accord.serve.plot import task_exchange_figure, utility_plane
+from accord.serve.figures import episode_figure
 from accord.serve.transcript import flatten, transcript, usage_rows
 
 #: metrics shown as columns of the episodes table when present
@@ -83,8 +83,7 @@ def episode_view(row: EpisodeRow, jsonl: str | None, approval: Approval | None,
         "metric_rows": flatten(row.metrics) if row.metrics else [],
         "usage_rows": usage_rows(row.usage),
         "approval": None if approval is None else approval.to_dict(),
-        "plot": (utility_plane(row.spec, s, events)
-                 or task_exchange_figure(f"{row.run}/{row.id}", row.spec, s)) if plot else None,
+        "plot": episode_figure(f"{row.run}/{row.id}", row.spec, s, events) if plot else None,
     }
 
 

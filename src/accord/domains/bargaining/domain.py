@@ -76,6 +76,14 @@ class BargainingDomain(Domain):
         """The ``accord run --json`` contract for bargaining episodes."""
         return run_summary(result.summary())
 
+    def episode_figure(self, key: str, spec: Mapping[str, Any],
+                       summary: Mapping[str, Any] | None,
+                       events: Sequence[Mapping[str, Any]]) -> str | None:
+        """The utility plane of a two-party built-in scenario (inline SVG)."""
+        from accord.domains.bargaining.plot import utility_plane
+
+        return utility_plane(spec, summary, list(events))
+
 
 def run_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
     """The ``accord run --json`` object of a bargaining episode from the engine's summary."""

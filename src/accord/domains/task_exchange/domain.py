@@ -198,6 +198,14 @@ class TaskExchangeDomain(Domain):
     def layouts(self) -> dict[str, Callable[[list[dict[str, Any]]], tuple[str, Any]]]:
         return {"task-exchange": paper_table_layout}
 
+    def episode_figure(self, key: str, spec: Mapping[str, Any],
+                       summary: Mapping[str, Any] | None,
+                       events: Sequence[Mapping[str, Any]]) -> str | None:
+        """Figure 2 of the study for an episode of a built-in scenario (a PNG data URI)."""
+        from accord.domains.task_exchange.plot import episode_figure
+
+        return episode_figure(key, spec, summary)
+
 
 def paper_table_layout(episodes: list[dict[str, Any]]) -> tuple[str, Any]:
     """Seed 000's Table 1 (a, b, c) and Table 2 from stored task-exchange episodes."""

@@ -14,6 +14,8 @@ import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from markupsafe import Markup
+
 from accord.domains.task_exchange.masks import parse_mask
 from accord.domains.task_exchange.metrics import scenario_front
 from accord.domains.task_exchange.scenario import Scenario
@@ -85,4 +87,41 @@ def render_trajectories_png(scenario: Scenario, runs: Sequence[Mapping[str, Any]
     return buf.getvalue()
 
 
-__all__ = ["proposal_path", "render_trajectories_png"]
+#: task-exchange figures already drawn: episode key -> markup (PNG rendering is slow)
+_FIGURES: dict[str, Markup] = {}
+MAX_FIGURES = 256
+
+
+def episode_figure(key: str, spec: Mapping[str, Any],
+                   summary: Mapping[str, Any] | None) -> Markup | None:
+    """Figure 2 of the task-exchange study for one episode (its own renderer, as a PNG
+    data URI), or ``None``; built-in scenarios only, like bargaining's utility plane."""
+    import base64
+
+    if spec.get("domain") != "task-exchange" or not summary:
+        return None
+    record = summary.get("record")
+    if not isinstance(record, Mapping) or not record.get("proposals"):
+        return None
+    if key in _FIGURES:
+        return _FIGURES[key]
+    from accord.domains.task_exchange.domain import DOMAIN
+    from accord.domains.task_exchange.load import get_scenario
+
+    name = str(spec.get("scenario"))
+    if name not in DOMAIN.scenarios():
+        return None
+    try:
+        png = render_trajectories_png(get_scenario(name), [record], None, dpi=90)
+    except (KeyError, ValueError, TypeError, IndexError):
+        return None
+    out = Markup('<img class="figure" alt="proposal trajectory in the utility plane '
+                 '(Figure 2 of the task-exchange study)" src="data:image/png;base64,{}">'
+                 ).format(base64.b64encode(png).decode("ascii"))
+    if len(_FIGURES) >= MAX_FIGURES:
+        _FIGURES.pop(next(iter(_FIGURES)))
+    _FIGURES[key] = out
+    return out
+
+
+__all__ = ["episode_figure", "proposal_path", "render_trajectories_png"]

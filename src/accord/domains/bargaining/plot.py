@@ -1,4 +1,5 @@
-"""The utility-plane plot of a two-party bargaining episode, as inline SVG.
+"""The utility-plane plot of a two-party bargaining episode, as inline SVG (the figure
+``accord serve`` shows on a bargaining transcript page).
 
 The outcome cloud, the Pareto frontier, the Nash point (from :mod:`accord.core` through
 :func:`accord.domains.bargaining.analyze`), each party's BATNA as a line, each party's
@@ -23,8 +24,8 @@ COLOURS = ("#1f6fb2", "#c2521b")
 
 @lru_cache(maxsize=32)
 def _scenario_data(name: str) -> dict[str, Any] | None:
-    from accord.domains.bargaining import analyze, resolve_scenario
-    from accord.domains.bargaining.catalog import _builtin_names
+    from accord.domains.bargaining.analysis import analyze
+    from accord.domains.bargaining.catalog import _builtin_names, resolve_scenario
 
     if name not in _builtin_names():
         return None
@@ -153,40 +154,4 @@ def utility_plane(spec: Mapping[str, Any], summary: Mapping[str, Any] | None,
     return Markup("".join(parts))
 
 
-#: task-exchange figures already drawn: episode key -> markup (PNG rendering is slow)
-_FIGURES: dict[str, Markup] = {}
-MAX_FIGURES = 256
-
-
-def task_exchange_figure(key: str, spec: Mapping[str, Any],
-                         summary: Mapping[str, Any] | None) -> Markup | None:
-    """Figure 2 of the task-exchange study for one episode (its own renderer, as a PNG
-    data URI), or ``None``; built-in scenarios only, like :func:`utility_plane`."""
-    import base64
-
-    if spec.get("domain") != "task-exchange" or not summary:
-        return None
-    record = summary.get("record")
-    if not isinstance(record, Mapping) or not record.get("proposals"):
-        return None
-    if key in _FIGURES:
-        return _FIGURES[key]
-    from accord.domains.task_exchange import DOMAIN, get_scenario, render_trajectories_png
-
-    name = str(spec.get("scenario"))
-    if name not in DOMAIN.scenarios():
-        return None
-    try:
-        png = render_trajectories_png(get_scenario(name), [record], None, dpi=90)
-    except (KeyError, ValueError, TypeError, IndexError):
-        return None
-    out = Markup('<img class="figure" alt="proposal trajectory in the utility plane '
-                 '(Figure 2 of the task-exchange study)" src="data:image/png;base64,{}">'
-                 ).format(base64.b64encode(png).decode("ascii"))
-    if len(_FIGURES) >= MAX_FIGURES:
-        _FIGURES.pop(next(iter(_FIGURES)))
-    _FIGURES[key] = out
-    return out
-
-
-__all__ = ["offers", "task_exchange_figure", "utility_plane"]
+__all__ = ["offers", "utility_plane"]
