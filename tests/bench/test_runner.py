@@ -73,9 +73,10 @@ def test_n_slow_episodes_at_concurrency_c_take_about_ceil_n_over_c(nap_config, t
     elapsed = time.perf_counter() - t0
     assert rep.done == n
     waves = math.ceil(n / c)
-    # loose bounds: never faster than ceil(N/c) episode times, far from serial N times
-    assert waves * delay * 0.95 <= elapsed < (waves + 2) * delay + 1.0
-    assert elapsed < n * delay
+    # never faster than ceil(N/c) episode times (a lower bound: load cannot break it);
+    # that episodes really overlap, c at a time, is read from their own records below
+    # rather than from an upper bound on wall time, which a loaded machine can exceed
+    assert elapsed >= waves * delay * 0.95
     rows = _rows(tmp_path)
     assert _max_overlap(rows) == c  # the bound is reached and never exceeded
 

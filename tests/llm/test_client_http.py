@@ -107,7 +107,7 @@ async def test_429_waits_for_retry_after_then_recovers(stub_env: Callable[..., N
     statuses = [r.status for r in stub.completion_requests]
     assert statuses == [429, 429, 200]
     # two waits of Retry-After = 0.4 s each, not the 10 ms backoff of fast_retry
-    assert 0.8 <= elapsed < 3.0
+    assert elapsed >= 0.8
     gaps = [b.started - a.started for a, b in zip(stub.completion_requests,
                                                  stub.completion_requests[1:], strict=False)]
     assert all(g >= 0.38 for g in gaps)
@@ -161,10 +161,11 @@ async def test_timeouts_are_retried_then_reported(stub_env: Callable[..., None],
         stub_env(stub)
         async with LLMRuntime(retry=RetryPolicy(max_attempts=2, base_delay=0.01),
                               timeout=0.2) as rt:
-            started = time.monotonic()
             with pytest.raises(LLMTimeoutError, match="timed out 2 time"):
                 await rt.client(MODEL).complete(MESSAGES)
-            assert time.monotonic() - started < 1.5
+        # both attempts were cut by the 0.2 s timeout, not answered after the 2 s delay
+        assert len(stub.completion_requests) == 2
+        assert all(r.status != 200 for r in stub.completion_requests)
 
 
 def _closed_port() -> int:
