@@ -14,7 +14,7 @@ import pytest
 
 from accord.bench import BenchOptions, Store, expand, parse_config, run_bench
 from accord.bench.executors import make_executor, parse_executor
-from accord.bench.ray_chunks import MAX_CHUNK, ChunkSizer, run_chunk
+from accord.bench.ray_chunks import MAX_CHUNK, MAX_SUBMITTED, ChunkSizer, chunk_plan, run_chunk
 from accord.bench.runner import TaskView
 
 
@@ -58,6 +58,19 @@ def test_a_fixed_chunk_size_is_kept_and_checked():
         ChunkSizer(fixed=0)
     with pytest.raises(ValueError, match="lanes"):
         ChunkSizer(lanes=0)
+
+
+def test_chunk_plan_bounds_the_drivers_work_and_memory_as_the_cluster_grows():
+    sizer, in_flight, flush = chunk_plan(slots=2, lanes=1)
+    assert (in_flight, sizer.target, flush, sizer.max_chunk) == (4, 0.5, 0.25, MAX_CHUNK)
+    big, in_flight, flush = chunk_plan(slots=1600, lanes=1)
+    assert in_flight == 3200 and big.target == pytest.approx(32.0) and flush == 16.0
+    big.observe(1000, 0.001)  # millisecond episodes: memory, not time, bounds the chunk
+    assert big.size() * in_flight <= MAX_SUBMITTED
+    llm, _, _ = chunk_plan(slots=1600, lanes=40)
+    assert llm.size() == 40 and llm.max_chunk >= 40  # a chunk always fills its lanes
+    fixed, _, _ = chunk_plan(slots=2, lanes=1, fixed=64)
+    assert fixed.size(remaining=3) == 64
 
 
 def test_executor_chunk_option():

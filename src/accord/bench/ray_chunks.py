@@ -28,11 +28,17 @@ from dataclasses import dataclass
 
 from accord.bench.worker import EpisodeRecord, EpisodeTask, execute
 
-#: seconds of work an adaptive chunk aims at (per Ray task)
+#: seconds of work an adaptive chunk aims at (per Ray task), on a small cluster
 TARGET_SECONDS = 0.5
+#: ... and on a large one, per slot: the driver then handles about ``1 / TARGET_PER_SLOT``
+#: = 50 chunks a second however many slots there are (~1 ms of driver CPU each)
+TARGET_PER_SLOT = 0.02
 #: an adaptive chunk never holds more episodes than this
 MAX_CHUNK = 1000
-#: a running chunk sends its finished records at most this often (seconds)
+#: nor more than this many episodes wait in all submitted chunks together (driver memory)
+MAX_SUBMITTED = 20_000
+#: a running chunk sends its finished records at most this often (seconds), and at
+#: least every half target
 FLUSH_SECONDS = 0.25
 
 
@@ -79,6 +85,23 @@ class ChunkSizer:
         if remaining is not None:
             n = min(n, max(self.lanes, math.ceil(remaining / max(1, tasks))))
         return max(1, n)
+
+
+def chunk_plan(slots: int, lanes: int, fixed: int | None = None,
+               flush: float = FLUSH_SECONDS) -> tuple[ChunkSizer, int, float]:
+    """``(sizer, tasks in flight, flush seconds)`` for ``slots`` Ray tasks running at once.
+
+    Twice as many tasks as slots stay submitted, so a worker never waits for the driver
+    between chunks. Adaptive chunks aim at :data:`TARGET_SECONDS` of work, or
+    :data:`TARGET_PER_SLOT` per slot on large clusters (1,600 slots: 32 s), so that the
+    driver's per-task and per-message cost stays bounded as the cluster grows; all
+    submitted chunks together hold at most :data:`MAX_SUBMITTED` episodes.
+    """
+    in_flight = 2 * max(1, slots)
+    target = max(TARGET_SECONDS, slots * TARGET_PER_SLOT)
+    cap = max(lanes, min(MAX_CHUNK, MAX_SUBMITTED // in_flight))
+    sizer = ChunkSizer(lanes=lanes, fixed=fixed, target=target, max_chunk=cap)
+    return sizer, in_flight, max(flush, target / 2)
 
 
 def run_chunk(tasks: Sequence[EpisodeTask], lanes: int = 1,

@@ -8,13 +8,16 @@ config ``plugins``) installed. If this executor started Ray, it shuts it down at
 Each Ray task is a generator (:func:`~accord.bench.ray_chunks.run_chunk`) that runs a
 chunk of episodes and streams their records back in groups; the driver alone writes
 the store, one record at a time, so a run resumes per episode. The chunk size is
-adaptive (about half a second of work per task, :class:`~accord.bench.ray_chunks.ChunkSizer`)
-unless ``?chunk=N`` fixes it. Slots (Ray tasks running at once) are the cluster's CPUs
-divided by ``?cpus=F`` (CPUs reserved per task), capped by ``concurrency``; each task
-runs ``ceil(concurrency / slots)`` episodes at once on one event loop, so
-``concurrency`` still bounds the episodes in flight. Twice as many tasks as slots are
-kept submitted (workers never wait for the driver between chunks) and no more, so the
-driver holds at most ``2 * slots`` chunks of tasks, however long the plan.
+adaptive (about half a second of work per task,
+:class:`~accord.bench.ray_chunks.ChunkSizer`) unless ``?chunk=N`` fixes it; on large
+clusters the target grows with the slots so that the driver's per-task cost stays
+bounded (:func:`~accord.bench.ray_chunks.chunk_plan`). Slots (Ray tasks running at
+once) are the cluster's CPUs divided by ``?cpus=F`` (CPUs reserved per task), capped by
+``concurrency``; each task runs ``ceil(concurrency / slots)`` episodes at once on one
+event loop, so ``concurrency`` still bounds the episodes in flight. Twice as many tasks
+as slots are kept submitted (workers never wait for the driver between chunks) and no
+more, so the driver holds at most ``2 * slots`` chunks of tasks (at most 20,000
+episodes in all), however long the plan.
 
 An episode that fails is a ``failed`` record like any other and its chunk-mates carry
 on. If a whole task fails (its worker process died, the node was lost), the records it
@@ -31,7 +34,7 @@ from collections.abc import AsyncIterator, Iterable, Iterator, Sized
 from typing import Any
 
 from accord.bench.executors import Executor
-from accord.bench.ray_chunks import FLUSH_SECONDS, ChunkSizer, run_chunk
+from accord.bench.ray_chunks import FLUSH_SECONDS, ChunkSizer, chunk_plan, run_chunk
 from accord.bench.worker import EpisodeRecord, EpisodeTask, failed_record
 
 
@@ -92,9 +95,9 @@ class RayExecutor(Executor):
             await asyncio.to_thread(self.prepare)
         started, self._started = self._started, False
         lanes = -(-self.concurrency // self.slots)
-        sizer = self.sizer = ChunkSizer(lanes=lanes, fixed=self.chunk)
+        sizer, in_flight, flush = chunk_plan(self.slots, lanes, self.chunk, self.flush)
+        self.sizer = sizer
         remote = ray.remote(num_cpus=self.num_cpus, max_retries=0)(run_chunk)
-        in_flight = 2 * self.slots
         left = len(tasks) if isinstance(tasks, Sized) else None
         it: Iterator[EpisodeTask] = iter(tasks)
         # a one-slot queue: at most one received record waits for the store per task
@@ -109,7 +112,7 @@ class RayExecutor(Executor):
 
         async def run_one(chunk: list[EpisodeTask]) -> None:
             """One Ray task: forward its records; if it dies, rerun the rest alone."""
-            gen = remote.remote(chunk, lanes, self.flush)
+            gen = remote.remote(chunk, lanes, flush)
             reported: set[str] = set()
             first, last = float("inf"), float("-inf")
             try:
