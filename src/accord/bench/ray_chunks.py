@@ -36,7 +36,7 @@ TARGET_PER_SLOT = 0.02
 #: an adaptive chunk never holds more episodes than this
 MAX_CHUNK = 1000
 #: nor more than this many episodes wait in all submitted chunks together (driver memory)
-MAX_SUBMITTED = 20_000
+MAX_SUBMITTED = 50_000
 #: a running chunk sends its finished records at most this often (seconds), and at
 #: least every half target
 FLUSH_SECONDS = 0.25

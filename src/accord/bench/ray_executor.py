@@ -16,7 +16,7 @@ once) are the cluster's CPUs divided by ``?cpus=F`` (CPUs reserved per task), ca
 ``concurrency``; each task runs ``ceil(concurrency / slots)`` episodes at once on one
 event loop, so ``concurrency`` still bounds the episodes in flight. Twice as many tasks
 as slots are kept submitted (workers never wait for the driver between chunks) and no
-more, so the driver holds at most ``2 * slots`` chunks of tasks (at most 20,000
+more, so the driver holds at most ``2 * slots`` chunks of tasks (at most 50,000
 episodes in all), however long the plan.
 
 An episode that fails is a ``failed`` record like any other and its chunk-mates carry
