@@ -73,13 +73,14 @@ def _count(db, sql: str) -> int:
 
 @pytest.mark.slow
 def test_sigkilled_ray_driver_resumes_exactly_the_rest(tmp_path, nap_config, write_config):
-    """``accord bench --executor ray`` SIGKILLed mid-run: Ray's processes go with the
-    driver, the store is sound, and the rerun runs exactly the episodes not committed."""
+    """``accord bench --executor ray?chunk=4`` SIGKILLed mid-run: Ray's processes go
+    with the driver, the store is sound, and the rerun (adaptive chunks) runs exactly the
+    episodes not committed, though the kill cut chunks in the middle."""
     n = 40
     cfg = write_config(nap_config(n, delay=0.2))
     db = tmp_path / "k.db"
     argv = [sys.executable, "-m", "accord", "bench", str(cfg), "--store", str(db), "--quiet"]
-    proc = subprocess.Popen([*argv, "--executor", "ray"], cwd=tmp_path,
+    proc = subprocess.Popen([*argv, "--executor", "ray?chunk=4"], cwd=tmp_path,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 180
     children: set[int] = set()

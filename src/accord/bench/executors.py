@@ -7,10 +7,11 @@
   spawned: no state leaks from the driver);
   right for CPU-heavy agents and solvers. Episodes travel in small batches and each
   worker runs its batch with asyncio, so ``concurrency`` still bounds episodes in flight.
-* ``ray`` / ``ray:ADDRESS`` / ``ray://ADDRESS``: Ray tasks on a local instance or a
-  cluster (:mod:`accord.bench.ray_executor`, optional extra). A ``?cpus=F`` suffix
-  (``ray?cpus=0.25``) sets the CPUs Ray reserves per episode (default 1): LLM episodes
-  mostly wait on the network, so a fraction lets more of them run per core.
+* ``ray`` / ``ray:ADDRESS`` / ``ray://ADDRESS``: chunks of episodes as Ray tasks on a
+  local instance or a cluster (:mod:`accord.bench.ray_executor`, optional extra).
+  Options after ``?``, joined by ``&``: ``cpus=F`` sets the CPUs Ray reserves per task
+  (default 1; the cluster's CPUs / F tasks run at once), ``chunk=N`` the episodes per
+  task (default ``auto``: about half a second of work per task).
 
 Every executor yields :class:`~accord.bench.worker.EpisodeRecord` objects back to the
 driver, which is the only writer to the store.
@@ -131,34 +132,64 @@ class ExecutorChoice:
 
     kind: str
     address: str | None = None
-    #: CPUs Ray reserves per episode (``?cpus=F``); ``None``: the default, 1
+    #: CPUs Ray reserves per task (``?cpus=F``); ``None``: the default, 1
     cpus: float | None = None
+    #: episodes per Ray task (``?chunk=N``); ``None``: adaptive (``?chunk=auto``)
+    chunk: int | None = None
 
     def __str__(self) -> str:
         out = self.kind
         if self.kind == "ray" and self.address:
             out = self.address if "://" in self.address else f"ray:{self.address}"
-        return out if self.cpus is None else f"{out}?cpus={self.cpus:g}"
+        options = ([] if self.cpus is None else [f"cpus={self.cpus:g}"]) + (
+            [] if self.chunk is None else [f"chunk={self.chunk}"])
+        return f"{out}?{'&'.join(options)}" if options else out
+
+
+_RAY_OPTIONS = ("the options are ?cpus=F with F > 0 (CPUs per Ray task) and ?chunk=N with "
+                "N >= 1 or ?chunk=auto (episodes per task), joined by &, e.g. "
+                "ray?cpus=0.5&chunk=32")
+
+
+def _ray_options(text: str, query: str) -> tuple[float | None, int | None]:
+    """``(cpus, chunk)`` from the text after ``?`` of a Ray executor."""
+    cpus: float | None = None
+    chunk: int | None = None
+    for item in query.split("&"):
+        key, eq, value = item.partition("=")
+        if key == "cpus" and eq:
+            try:
+                cpus = float(value)
+            except ValueError:
+                cpus = float("nan")
+            if not cpus > 0 or cpus == float("inf"):
+                raise ValueError(f"executor {text!r}: ?cpus=F with F > 0, e.g. ray?cpus=0.25")
+        elif key == "chunk" and eq:
+            if value == "auto":
+                chunk = None
+                continue
+            if not value.isdigit() or int(value) < 1:
+                raise ValueError(f"executor {text!r}: ?chunk=N with N >= 1 episodes per task, "
+                                 "or ?chunk=auto")
+            chunk = int(value)
+        else:
+            raise ValueError(f"executor {text!r}: {_RAY_OPTIONS}")
+    return cpus, chunk
 
 
 def parse_executor(text: str) -> ExecutorChoice:
     """Parse ``local``, ``process``, ``ray``, ``ray:ADDRESS`` or ``ray://HOST:PORT``, the
-    Ray forms optionally with ``?cpus=F`` (CPUs reserved per episode, > 0)."""
+    Ray forms optionally with options ``?cpus=F`` (CPUs reserved per task, > 0) and
+    ``?chunk=N`` (episodes per task, or ``auto``), joined by ``&``."""
     t = text.strip()
     if t.startswith("ray") and "?" in t:
         base, _, query = t.partition("?")
-        key, eq, value = query.partition("=")
-        try:
-            cpus = float(value) if key == "cpus" and eq else float("nan")
-        except ValueError:
-            cpus = float("nan")
-        if not cpus > 0 or cpus == float("inf"):
-            raise ValueError(f"executor {text!r}: the only option is ?cpus=F with F > 0, e.g. "
-                             "ray?cpus=0.25")
+        cpus, chunk = _ray_options(text, query)
         choice = parse_executor(base)
         if choice.kind != "ray":
-            raise ValueError(f"unknown executor {text!r}; ?cpus= is for ray executors")
-        return ExecutorChoice("ray", choice.address, cpus)
+            raise ValueError(f"unknown executor {text!r}; ?cpus= and ?chunk= are for ray "
+                             "executors")
+        return ExecutorChoice("ray", choice.address, cpus, chunk)
     if t in ("local", "asyncio", "process"):
         return ExecutorChoice("process" if t == "process" else "local")
     if t == "ray":
@@ -340,4 +371,4 @@ def make_executor(choice: ExecutorChoice | str, concurrency: int | None = None) 
         return ProcessExecutor(concurrency)
     from accord.bench.ray_executor import RayExecutor
 
-    return RayExecutor(choice.address, concurrency, choice.cpus or 1.0)
+    return RayExecutor(choice.address, concurrency, choice.cpus or 1.0, choice.chunk)

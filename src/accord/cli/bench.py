@@ -90,7 +90,8 @@ def bench_command(
                                            help="Episodes in flight (local default 8; "
                                            "process: CPU count; ray: cluster CPUs)."),
     executor: str | None = typer.Option(None, "--executor", "-x", help="local | process | "
-                                        "ray | ray:ADDRESS | ray://ADDRESS"),
+                                        "ray | ray:ADDRESS | ray://ADDRESS; Ray options "
+                                        "?cpus=F&chunk=N (CPUs and episodes per task)"),
     retry_failed: bool = typer.Option(False, "--retry-failed",
                                       help="Run failed episodes again."),
     retry_errors: bool = typer.Option(False, "--retry-errors", help="Also rerun finished "
