@@ -16,13 +16,8 @@ N, CONCURRENCY, DELAY = 60, 4, 0.1
 
 
 def _bench_argv(*args: str) -> list[str]:
-    """``python -m accord bench`` once the lead has registered it, else the module itself."""
-    from accord.cli import main
-
-    names = {c.name for c in main.app.registered_commands}
-    if "bench" in names:
-        return [sys.executable, "-m", "accord", "bench", *args]
-    return [sys.executable, "-m", "accord.cli.bench", "bench", *args]
+    """``python -m accord bench ARGS``."""
+    return [sys.executable, "-m", "accord", "bench", *args]
 
 
 def _done(db: Path) -> int:
