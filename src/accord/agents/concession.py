@@ -40,7 +40,8 @@ class _Prepared:
     #: memos of pure functions of the tables above (an agent's offers repeat a lot)
     window_end: dict[int, int] = field(default_factory=dict)  # pos -> end of its window
     picks: dict[tuple[int, tuple[int, ...]], int] = field(default_factory=dict)
-    moves: dict[tuple[str, int], Move] = field(default_factory=dict)  # offers by index
+    offers: dict[int, Offer] = field(default_factory=dict)  # moves by outcome index
+    counters: dict[int, Reject] = field(default_factory=dict)
 
 
 class NegotiatorAgent(Agent):
@@ -101,7 +102,7 @@ class NegotiatorAgent(Agent):
         if hi - pos <= 1:
             return int(p.order[pos])
         role = obs.role
-        others = tuple(r.index for r in obs.history[-len(obs.parties):] if r.party != role)
+        others = tuple([r.index for r in obs.history[-len(obs.parties):] if r.party != role])
         if not others:
             return int(p.order[pos])
         key = (pos, others)
@@ -117,20 +118,22 @@ class NegotiatorAgent(Agent):
         return got
 
     def offer(self, obs: NegotiationObservation, index: int) -> Offer:
-        """The offer of outcome ``index`` (one immutable move per outcome and episode)."""
-        moves = self.prepare(obs).moves
-        got = moves.get(("offer", index))
+        """The offer of outcome ``index``: moves are immutable, so one per outcome is built
+        and reused (its package is the space's read-only :class:`Outcome`)."""
+        p = self.prepare(obs)
+        got = p.offers.get(index)
         if got is None:
-            got = moves["offer", index] = Offer(obs.space.outcome(index))  # type: ignore[union-attr]
-        return got  # type: ignore[return-value]
+            got = p.offers[index] = Offer(p.space.outcome(index))
+        return got
 
     def counter(self, obs: NegotiationObservation, index: int) -> Reject:
-        """A rejection countering with outcome ``index`` (one move per outcome and episode)."""
-        moves = self.prepare(obs).moves
-        got = moves.get(("counter", index))
+        """A rejection countering with outcome ``index`` (built once per outcome, as
+        :meth:`offer`)."""
+        p = self.prepare(obs)
+        got = p.counters.get(index)
         if got is None:
-            got = moves["counter", index] = Reject(counter=self.offer(obs, index))
-        return got  # type: ignore[return-value]
+            got = p.counters[index] = Reject(counter=self.offer(obs, index))
+        return got
 
     def target(self, obs: NegotiationObservation) -> float:
         """The utility this agent demands now."""

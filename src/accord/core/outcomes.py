@@ -101,22 +101,22 @@ class Outcome(dict[str, Value]):
     def __delitem__(self, key: str) -> NoReturn:
         self._readonly()
 
-    def __ior__(self, other: Any) -> NoReturn:  # type: ignore[misc,override]
+    def __ior__(self, other: Any) -> NoReturn:  # type: ignore[misc]
         self._readonly()
 
     def clear(self) -> NoReturn:
         self._readonly()
 
-    def pop(self, *args: Any) -> NoReturn:  # type: ignore[override]
+    def pop(self, *args: Any) -> NoReturn:
         self._readonly()
 
     def popitem(self) -> NoReturn:
         self._readonly()
 
-    def setdefault(self, *args: Any) -> NoReturn:  # type: ignore[override]
+    def setdefault(self, *args: Any) -> NoReturn:
         self._readonly()
 
-    def update(self, *args: Any, **kwargs: Any) -> NoReturn:  # type: ignore[override]
+    def update(self, *args: Any, **kwargs: Any) -> NoReturn:
         self._readonly()
 
     def __reduce__(self) -> tuple[type[dict[str, Value]], tuple[dict[str, Value]]]:

@@ -158,7 +158,7 @@ class AlternatingOffers(Protocol[NegotiationState]):
         return ()
 
     def progress(self, state: NegotiationState) -> Progress:
-        return Progress(state.round, len(state.history), offer_due=state.phase == "propose")
+        return Progress(state.round, len(state.history), state.phase == "propose")
 
     # -- what each role sees -----------------------------------------------------
     def _legal(self, state: NegotiationState, role: str) -> tuple[str, ...]:
@@ -453,7 +453,7 @@ class AlternatingOffers(Protocol[NegotiationState]):
             changes["counters"] = {p: r for p, r in counters.items() if p != nxt} \
                 if len(counters) > 1 else {}
             changes["current"] = rec
-            changes["history"] = (*state.history, rec)
+            changes["history"] = state.history + (rec,)  # noqa: RUF005 (2.5x faster)
             changes["latest"] = latest
             changes["turn_messages"] = 0
             changes["verdicts"] = {}
