@@ -15,7 +15,12 @@ the parts add up to a breakdown of the round without a profiler's distortion:
 * ``log``: the move's dict and its trajectory event;
 * ``apply``: the transition (offer records, the next round's state);
 * ``bookkeeping``: ``to_move``, ``termination``, ``progress`` and the bounds check;
-* ``engine glue``: the rest of the measured round (the coroutine calls, loop control).
+* ``engine loop and the rest``: the measured round minus the parts (the engine's own
+  loop, coroutine calls, the end-of-episode record, and what replaying alone misses).
+
+The agent parts are replayed on fresh agents each pass, so their per-episode memos start
+empty as in a real episode. The share of the cyclic garbage collector, the building of
+protocol and agents and ``asyncio.run``'s new event loop are printed beside.
 
 Used by ``bench_core.py``; run alone with ``python benchmarks/round_profile.py``.
 """
@@ -23,12 +28,12 @@ Used by ``bench_core.py``; run alone with ``python benchmarks/round_profile.py``
 from __future__ import annotations
 
 import asyncio
+import gc
 import statistics
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from accord.agents.concession import NegotiatorAgent
 from accord.core.moves import Move, Offer, Reject
 from accord.core.scenario import Scenario
 from accord.core.trajectory import Trajectory
@@ -100,61 +105,77 @@ def _run_act(agent: Any, obs: Any) -> Move:
 
 def breakdown(scenario: Scenario, max_rounds: int = 100, repeat: int = 7,
               inner: int = 20) -> dict[str, Any]:
-    """Per-round CPU of each part (medians over ``repeat`` samples, seconds) and the
-    measured whole round, for Boulware vs Boulware on ``scenario``."""
+    """Per-round CPU of each part (medians over ``repeat`` samples, seconds), the measured
+    round (an episode run in a running event loop, divided by its rounds) and the
+    per-episode costs around it, for Boulware vs Boulware on ``scenario``."""
     protocol, agents, res = _episode(scenario, max_rounds, _Recording)
     rounds = max(1, res.rounds)
     protocol.recording = False
-    acts = [(agents[role], protocol.observe(state, role)) for state, role in protocol.observed]
+    turns = [(role, protocol.observe(state, role)) for state, role in protocol.observed]
     # the agent's own calls, split out of act: utility of the table, and the target search
-    lookups = [(a, o) for a, o in acts if o.phase == "respond"]
-    searches: list[tuple[NegotiatorAgent, NegotiationObservation, float]] = []
-    for agent, obs in acts:
+    lookups = [(agents[r], o) for r, o in turns if o.phase == "respond"]
+    searches: list[tuple[str, NegotiationObservation, float]] = []
+    for role, obs in turns:
+        agent = agents[role]
         move = _run_act(agent, obs)
         if isinstance(move, Offer):
-            searches.append((agent, obs, agent.target(obs)))
+            searches.append((role, obs, agent.target(obs)))
         elif isinstance(move, Reject) and move.counter is not None:
-            searches.append((agent, obs, agent.next_target(obs)))
+            searches.append((role, obs, agent.next_target(obs)))
     moves = [m for _, _, m in protocol.validated]
 
-    def many(body: Callable[[], Any]) -> Callable[[], None]:
-        def run() -> None:
-            for _ in range(inner):
-                body()
-        return run
+    def fresh() -> dict[str, Any]:
+        """New agents, as each episode has: their per-episode memos start empty."""
+        got = build_agents(scenario, ["boulware", "boulware"], 0, {"episode_id": "bench"})
+        for role, obs in turns[:2]:
+            got[role].prepare(obs)
+        return got
 
-    def observe() -> None:
+    def timed(body: Callable[[Any], Any], calls: int, agents_per_pass: bool = False
+              ) -> float:
+        """Median CPU seconds per call of ``body`` over ``inner`` passes of ``calls``."""
+        out = []
+        for k in range(repeat + 1):
+            ctx = [fresh() if agents_per_pass else None for _ in range(inner)]
+            c0 = time.process_time()
+            for c in ctx:
+                body(c)
+            if k:  # the first sample warms up
+                out.append((time.process_time() - c0) / (inner * max(1, calls)))
+        return statistics.median(out)
+
+    def observe(_: Any) -> None:
         for state, role in protocol.observed:
             protocol.observe(state, role)
 
-    def act() -> None:
-        for agent, obs in acts:
-            _run_act(agent, obs)
+    def act(fresh_agents: dict[str, Any]) -> None:
+        for role, obs in turns:
+            _run_act(fresh_agents[role], obs)
 
-    def lookup() -> None:
+    def lookup(_: Any) -> None:
         for agent, obs in lookups:
             agent.utility_of(obs, obs.utility)
 
-    def search() -> None:
-        for agent, obs, target in searches:
-            agent.choose(obs, target)
+    def search(fresh_agents: dict[str, Any]) -> None:
+        for role, obs, target in searches:
+            fresh_agents[role].choose(obs, target)
 
-    def validate() -> None:
+    def validate(_: Any) -> None:
         for state, role, move in protocol.validated:
             protocol.validate(state, role, move)
 
-    def log() -> None:
+    def log(_: Any) -> None:
         t = Trajectory()
         for state, role, move in protocol.validated:
             t.add(state.round, role, "move", move=move.to_dict(), t=0.0)
 
-    def apply() -> None:
+    def apply(_: Any) -> None:
         for state, mv in protocol.applied:
             protocol.apply(state, mv)
 
     t0 = time.monotonic()
 
-    def bookkeeping() -> None:
+    def bookkeeping(_: Any) -> None:
         bounds = Bounds(max_rounds=max_rounds)
         for state, _ in protocol.applied:
             protocol.to_move(state)
@@ -162,24 +183,46 @@ def breakdown(scenario: Scenario, max_rounds: int = 100, repeat: int = 7,
             _bound_hit(protocol.progress(state), bounds, t0)
 
     per: dict[str, float] = {}
-    for name, fn, calls in (
-            ("observe", observe, len(protocol.observed)), ("act", act, len(acts)),
-            ("agent: utility lookups", lookup, len(lookups)),
-            ("agent: target search", search, len(searches)),
-            ("validate", validate, len(moves)), ("log", log, len(moves)),
-            ("apply", apply, len(protocol.applied)),
-            ("bookkeeping", bookkeeping, len(protocol.applied))):
-        per_call = statistics.median(_cpu_per_call(many(fn), calls * inner, repeat))
-        per[name] = per_call * calls / rounds  # per round
+    for name, fn, calls, per_pass in (
+            ("observe", observe, len(protocol.observed), False),
+            ("act", act, len(turns), True),
+            ("agent: utility lookups", lookup, len(lookups), False),
+            ("agent: target search", search, len(searches), True),
+            ("validate", validate, len(moves), False), ("log", log, len(moves), False),
+            ("apply", apply, len(protocol.applied), False),
+            ("bookkeeping", bookkeeping, len(protocol.applied), False)):
+        per[name] = timed(fn, calls, per_pass) * calls / rounds  # per round
     per["agent: rest of act"] = max(0.0, per.pop("act") - per["agent: utility lookups"]
                                     - per["agent: target search"])
-    whole = []
+    loop = asyncio.new_event_loop()
+    whole: dict[str, list[float]] = {"run": [], "nogc": [], "build": [], "asyncio.run": []}
+    n = max(1, inner // 4)
     for _ in range(repeat):
-        c0 = time.process_time()
-        for _ in range(max(1, inner // 4)):
-            _episode(scenario, max_rounds)
-        whole.append((time.process_time() - c0) / max(1, inner // 4) / rounds)
-    return {"parts": {k: per[k] for k in PARTS}, "round": statistics.median(whole),
+        for key in whole:
+            spent = 0.0
+            for _ in range(n):
+                if key == "nogc":
+                    gc.disable()
+                c0 = time.process_time()
+                protocol = AlternatingOffers(scenario, AlternatingConfig(
+                    max_rounds=max_rounds, stagnation_rounds=0))
+                agents = build_agents(scenario, ["boulware", "boulware"], 0,
+                                      {"episode_id": "bench"})
+                c1 = time.process_time()
+                coro = run_episode(protocol, agents, bounds=Bounds(max_rounds=max_rounds))
+                if key == "asyncio.run":
+                    asyncio.run(coro)
+                else:
+                    loop.run_until_complete(coro)
+                c2 = time.process_time()
+                gc.enable()
+                spent += (c1 - c0) if key == "build" else (c2 - c1)
+            whole[key].append(spent / n / rounds)
+    loop.close()
+    med = {k: statistics.median(v) for k, v in whole.items()}
+    return {"parts": {k: per[k] for k in PARTS}, "round": med["run"],
+            "gc": max(0.0, med["run"] - med["nogc"]), "build": med["build"],
+            "asyncio_run": max(0.0, med["asyncio.run"] - med["run"]),
             "rounds": rounds, "offers": len(searches)}
 
 
@@ -189,14 +232,23 @@ def print_breakdown(scenario: Scenario, floor: float, label: str, repeat: int = 
     got = breakdown(scenario, repeat=repeat)
     whole = got["round"]
     parts = dict(got["parts"])
-    parts["engine glue (rest of the round)"] = max(0.0, whole - sum(parts.values()))
-    print(f"\n### where a round goes, {label}: {got['rounds']} rounds, {got['offers']} offers; "
-          f"whole episode CPU per round {whole * 1e6:.1f} us (incl. building protocol and "
-          f"agents)")
+    parts["engine loop and the rest"] = max(0.0, whole - sum(parts.values()))
+    print(f"\n### where a round goes, {label}: {got['rounds']} rounds, {got['offers']} offers;"
+          f" engine CPU per round {whole * 1e6:.1f} us (episode in a running event loop, "
+          f"divided by its rounds); parts replayed alone on the episode's recorded inputs")
     for name, sec in parts.items():
         print(f"  {name:<34} {sec * 1e6:7.2f} us  {100 * sec / whole:5.1f}%")
-    print(f"  {'floor: 2 x utility(package)':<34} {floor * 1e6:7.2f} us  "
-          f"{100 * floor / whole:5.1f}% (evaluating one offer's utility for each party)")
+    print(f"  {'(of the round: cyclic GC)':<34} {got['gc'] * 1e6:7.2f} us  "
+          f"{100 * got['gc'] / whole:5.1f}% (the round with gc disabled is this much faster)")
+    lookups = got["parts"]["agent: utility lookups"]
+    print(f"  utility evaluation in the round: the responder's lookup of the table's utility "
+          f"{lookups * 1e6:.2f} us = {100 * lookups / whole:.1f}% (every outcome's utility is "
+          f"evaluated once per scenario)")
+    print(f"  floor: evaluating the offer's utility for each party directly, 2 x "
+          f"utility(package): {floor * 1e6:.2f} us = {100 * floor / whole:.1f}% of the round")
+    print(f"  outside the round, per round: building protocol and agents "
+          f"{got['build'] * 1e6:.2f} us; asyncio.run's new event loop "
+          f"{got['asyncio_run'] * 1e6:.2f} us")
 
 
 if __name__ == "__main__":
