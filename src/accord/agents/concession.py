@@ -42,6 +42,7 @@ class _Prepared:
     picks: dict[tuple[int, tuple[int, ...]], int] = field(default_factory=dict)
     offers: dict[int, Offer] = field(default_factory=dict)  # moves by outcome index
     counters: dict[int, Reject] = field(default_factory=dict)
+    last_pos: int = -1  # the last search's answer: targets move slowly, often it holds
 
 
 class NegotiatorAgent(Agent):
@@ -88,7 +89,10 @@ class NegotiatorAgent(Agent):
         target = max(target, p.floor)
         su = p.sorted_u
         # a tolerance for float noise in the target, never below the floor (the BATNA)
-        pos = int(su.searchsorted(max(target - 1e-12, p.floor), side="left"))
+        x = max(target - 1e-12, p.floor)
+        pos = p.last_pos  # searchsorted's answer (side="left") when it brackets x
+        if not (0 <= pos < len(su) and su.item(pos) >= x and (pos == 0 or su.item(pos - 1) < x)):
+            pos = p.last_pos = int(su.searchsorted(x, side="left"))
         hi = p.window_end.get(pos)
         if hi is None:
             n = len(su)
