@@ -3,7 +3,13 @@
 Prints accord's figures and, when negmas is installed (``pip install negmas``; it is not
 an accord dependency), NegMAS's figures measured in the same run on the same utilities.
 
-    python benchmarks/bench_core.py [--quick]
+    python benchmarks/bench_core.py [--quick] [--negotiation-only] [--sizes 3,4,5]
+
+The negotiation part (issue 16, goal 1) counts per offer on both sides (accord: one offer
+a round; NegMAS: two a step) and prints accord's engine CPU in a running event loop and
+through ``asyncio.run``, accord cold (fresh scenario tables), NegMAS's ``run()`` and its
+steady state (the steps after the first, which builds its tables), the ratios, and at
+10^4 outcomes where accord's round goes (``round_profile.py``).
 """
 
 from __future__ import annotations
@@ -323,8 +329,18 @@ def _negotiation_size(n_issues: int, repeat: int, quick: bool, have_negmas: bool
           f"{summary(a['cold'])}")
     print(f"  engine wall per offer                                            "
           f"{summary(a['wall'])}")
-    if neg is None:
-        return
+    if neg is not None:
+        _negmas_lines(n, seen, a)
+    if n_issues == 4:
+        from round_profile import print_breakdown
+
+        print_breakdown(scenario, utility_floor(scenario), "10^4 outcomes",
+                        repeat=5 if quick else 9)
+
+
+def _negmas_lines(n: dict[str, list[float]], seen: dict[str, list[int]],
+                  a: dict[str, list[float]]) -> None:
+    """NegMAS's figures and the ratios (``n``: NegMAS samples, ``a``: accord's)."""
     import negmas
 
     print(f"negmas {negmas.__version__}: {_med(seen['steps'])} steps, "
@@ -349,11 +365,6 @@ def _negotiation_size(n_issues: int, repeat: int, quick: bool, have_negmas: bool
           f"costs)")
     print(f"  incl. setup: {r(n['all'], a['all'])}; cold accord (tables rebuilt) vs "
           f"NegMAS incl. setup: {r(n['all'], a['cold'])}; wall: {r(n['wall'], a['wall'])}")
-    if n_issues == 4:
-        from round_profile import print_breakdown
-
-        print_breakdown(scenario, utility_floor(scenario), "10^4 outcomes",
-                        repeat=5 if quick else 9)
 
 
 def utility_floor(scenario: Scenario, repeat: int = 7, n: int = 20_000) -> float:
