@@ -3,13 +3,20 @@
 Prints accord's figures and, when negmas is installed (``pip install negmas``; it is not
 an accord dependency), NegMAS's figures measured in the same run on the same utilities.
 
-    python benchmarks/bench_core.py [--quick]
+    python benchmarks/bench_core.py [--quick] [--negotiation-only] [--sizes 3,4,5]
+
+The negotiation part (issue 16, goal 1) counts per offer on both sides (accord: one offer
+a round; NegMAS: two a step) and prints accord's engine CPU in a running event loop and
+through ``asyncio.run``, accord cold (fresh scenario tables), NegMAS's ``run()`` and its
+steady state (the steps after the first, which builds its tables), the ratios, and at
+10^4 outcomes where accord's round goes (``round_profile.py``).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import statistics
 import sys
 import time
@@ -203,10 +210,11 @@ def bench_pareto(quick: bool, have_negmas: bool) -> None:
         print(f"  {n:,} outcomes: {summary(t)}")
 
 
-def negotiation_scenario(seed: int = 1) -> Scenario:
-    names, nv, parties = random_problem(4, 10, 2, seed)
+def negotiation_scenario(seed: int = 1, n_issues: int = 4) -> Scenario:
+    """Two parties, ``n_issues`` issues of 10 values (10^n_issues outcomes), BATNA 0."""
+    names, nv, parties = random_problem(n_issues, 10, 2, seed)
     space = OutcomeSpace.from_mapping({n: list(range(nv)) for n in names})
-    return Scenario("bench-1e4", space, tuple(
+    return Scenario(f"bench-1e{n_issues}", space, tuple(
         Party(p, LinearAdditiveUtility(w, s), 0.0)
         for p, (w, s) in zip("ab", parties, strict=True)))
 
@@ -218,98 +226,145 @@ def _count_offers(res) -> int:
                and (e.move.get("kind") == "offer" or e.move.get("counter")))
 
 
-def bench_negotiation(quick: bool, have_negmas: bool) -> None:
-    """Boulware vs Boulware (accord) and Aspiration vs Aspiration (NegMAS), interleaved.
+def _accord_episode(scenario: Scenario, loop: asyncio.AbstractEventLoop | None):
+    """One Boulware-vs-Boulware episode; CPU seconds of (setup, run) and the result.
+    ``loop``: run in that running event loop (as ``accord bench`` runs a batch of episodes);
+    ``None``: through ``asyncio.run`` (a new event loop per episode, as ``accord run``)."""
+    c0 = time.process_time()
+    protocol = AlternatingOffers(scenario, AlternatingConfig(max_rounds=100,
+                                                             stagnation_rounds=0))
+    agents = build_agents(scenario, ["boulware", "boulware"], 0, {"episode_id": "bench"})
+    c1 = time.process_time()
+    coro = run_episode(protocol, agents, bounds=Bounds(max_rounds=100))
+    res = asyncio.run(coro) if loop is None else loop.run_until_complete(coro)
+    return c1 - c0, time.process_time() - c1, res
 
-    Wall time is what a user waits; CPU time (``time.process_time``) is what the figure
-    means on a loaded machine, where wall time also counts other processes' turns.
-    """
-    print("\n## 100-round bilateral negotiation, time-based agents, 10^4 outcomes")
-    scenario = negotiation_scenario()
-    repeat = 7 if quick else 21
-    acc: dict[str, list[float]] = {"round": [], "offer": [], "cpu_offer": [], "cpu_all": []}
-    neg: dict[str, list[float]] = {"step": [], "offer": [], "cpu_offer": [], "cpu_all": []}
-    rounds_seen: list[int] = []
-    steps_seen: list[int] = []
+
+def _negmas_episode(issues, ufuns):
+    """One Aspiration-vs-Aspiration SAOMechanism run, stepped (``run()`` is this loop):
+    CPU seconds of (setup, first step, the other steps), wall seconds, steps, offers."""
+    from negmas import AspirationNegotiator, SAOMechanism
+
+    c0 = time.process_time()
+    m = SAOMechanism(issues=issues, n_steps=100)
+    m.add(AspirationNegotiator(name="a"), preferences=ufuns[0])
+    m.add(AspirationNegotiator(name="b"), preferences=ufuns[1])
+    c1, t0 = time.process_time(), time.perf_counter()
+    m.step()  # negotiators initialise here (their utility tables)
+    c2 = time.process_time()
+    while m.running:
+        m.step()
+    wall, c3 = time.perf_counter() - t0, time.process_time()
+    steps = max(1, m.state.step)
+    trace = getattr(m, "extended_trace", None)  # each negotiator offers once per step
+    offers = max(1, len(trace) if trace else 2 * steps)
+    return c1 - c0, c2 - c1, c3 - c2, wall, steps, offers
+
+
+def _med(xs: list[float]) -> float:
+    return statistics.median(xs)
+
+
+def bench_negotiation(quick: bool, have_negmas: bool, sizes: tuple[int, ...]) -> None:
+    """Boulware vs Boulware (accord) and Aspiration vs Aspiration (NegMAS), interleaved so
+    both see the same machine load; CPU time per offer (wall counts other processes' turns
+    on a loaded machine)."""
+    repeat = 7 if quick else 15
+    for n_issues in sizes:
+        _negotiation_size(n_issues, repeat, quick, have_negmas)
+
+
+def _negotiation_size(n_issues: int, repeat: int, quick: bool, have_negmas: bool) -> None:
+    """:func:`bench_negotiation` at 10^``n_issues`` outcomes."""
+    print(f"\n## 100-round bilateral negotiation, time-based agents, 10^{n_issues} outcomes;"
+          f" per offer (accord: one offer a round; NegMAS: two a step), {repeat} episodes")
+    scenario = negotiation_scenario(n_issues=n_issues)
+    loop = asyncio.new_event_loop()
+    a: dict[str, list[float]] = {k: [] for k in ("hot", "run", "all", "cold", "wall")}
+    n: dict[str, list[float]] = {k: [] for k in ("run", "steady", "all", "wall")}
+    seen: dict[str, list[int]] = {"rounds": [], "offers": [], "steps": [], "noffers": []}
+    problem = random_problem(n_issues, 10, 2, 1)
+    neg = negmas_setup(problem)[:2] if have_negmas else None
 
     def one() -> None:
-        c0 = time.process_time()
-        protocol = AlternatingOffers(scenario, AlternatingConfig(max_rounds=100,
-                                                                 stagnation_rounds=0))
-        agents = build_agents(scenario, ["boulware", "boulware"], 0, {"episode_id": "bench"})
-        c1 = time.process_time()
-        res = asyncio.run(run_episode(protocol, agents, bounds=Bounds(max_rounds=100)))
-        c2 = time.process_time()
+        setup, run, res = _accord_episode(scenario, loop)
         offers = max(1, _count_offers(res))
-        rounds_seen.append(res.rounds)
-        acc["round"].append(res.wall_time / res.rounds)
-        acc["offer"].append(res.wall_time / offers)
-        acc["cpu_offer"].append((c2 - c1) / offers)
-        acc["cpu_all"].append((c2 - c0) / offers)
+        seen["rounds"].append(res.rounds)
+        seen["offers"].append(offers)
+        a["hot"].append(run / offers)
+        a["all"].append((setup + run) / offers)
+        a["wall"].append(res.wall_time / offers)
+        setup, run, res = _accord_episode(scenario, None)
+        a["run"].append(run / max(1, _count_offers(res)))
+        # cold: a fresh scenario (utilities evaluated and sorted again), as NegMAS's
+        # negotiators do in every run's first step
+        c0 = time.process_time()
+        fresh = negotiation_scenario(n_issues=n_issues)
+        setup, run, res = _accord_episode(fresh, loop)
+        a["cold"].append((time.process_time() - c0) / max(1, _count_offers(res)))
+        if neg is None:
+            return
+        setup, first, rest, wall, steps, offers = _negmas_episode(*neg)
+        seen["steps"].append(steps)
+        seen["noffers"].append(offers)
+        n["run"].append((first + rest) / offers)
+        n["steady"].append(rest / max(1, offers - 2))
+        n["all"].append((setup + first + rest) / offers)
+        n["wall"].append(wall / offers)
 
-    neg_one = None
-    if have_negmas:
-        from negmas import AspirationNegotiator, SAOMechanism
-
-        names, nv, parties = random_problem(4, 10, 2, 1)
-        issues, ufuns, _ = negmas_setup((names, nv, parties))
-
-        def neg_one() -> None:
-            c0 = time.process_time()
-            m = SAOMechanism(issues=issues, n_steps=100)
-            m.add(AspirationNegotiator(name="a"), preferences=ufuns[0])
-            m.add(AspirationNegotiator(name="b"), preferences=ufuns[1])
-            c1, t0 = time.process_time(), time.perf_counter()
-            m.run()
-            dt, c2 = time.perf_counter() - t0, time.process_time()
-            steps = max(1, m.state.step)
-            steps_seen.append(steps)
-            # each negotiator offers once per step: count the offers when the trace has them
-            trace = getattr(m, "extended_trace", None)
-            offers = max(1, len(trace) if trace else 2 * steps)
-            neg["step"].append(dt / steps)
-            neg["offer"].append(dt / offers)
-            neg["cpu_offer"].append((c2 - c1) / offers)
-            neg["cpu_all"].append((c2 - c0) / offers)
-
-    one()  # warm-up (and the per-scenario caches)
-    if neg_one is not None:
-        neg_one()
-    for v in (*acc.values(), *neg.values(), rounds_seen, steps_seen):
+    one()  # warm-up (and accord's per-scenario tables)
+    for v in (*a.values(), *n.values(), *seen.values()):
         v.clear()
-    for _ in range(repeat):  # interleaved: both see the same machine load
+    for _ in range(repeat):
         one()
-        if neg_one is not None:
-            neg_one()
-    print(f"accord: {statistics.median(rounds_seen)} rounds/episode (one offer + one verdict "
-          f"each); engine wall time per round {summary(acc['round'])}")
-    print(f"accord per offer: engine wall {summary(acc['offer'])}; engine CPU "
-          f"{summary(acc['cpu_offer'])}; CPU incl. building protocol and agents "
-          f"{summary(acc['cpu_all'])}")
-    floor = utility_floor(scenario)
-    share = floor / statistics.median(acc["cpu_offer"])
-    print(f"floor: evaluating one offer's utility for each party (2 x utility(package)) "
-          f"{floor * 1e6:.2f} us = {100 * share:.1f}% of accord's engine CPU per offer")
-    if neg_one is None:
-        return
+    loop.close()
+    print(f"accord: {_med(seen['rounds'])} rounds, {_med(seen['offers'])} offers/episode")
+    print(f"  engine CPU per offer, in a running event loop (as `accord bench`) "
+          f"{summary(a['hot'])}")
+    print(f"  engine CPU per offer, asyncio.run per episode (as `accord run`)    "
+          f"{summary(a['run'])}")
+    print(f"  CPU per offer incl. building protocol and agents                 "
+          f"{summary(a['all'])}")
+    print(f"  CPU per offer, cold: fresh scenario (utilities evaluated, sorted) "
+          f"{summary(a['cold'])}")
+    print(f"  engine wall per offer                                            "
+          f"{summary(a['wall'])}")
+    if neg is not None:
+        _negmas_lines(n, seen, a)
+    if n_issues == 4:
+        from round_profile import print_breakdown
+
+        print_breakdown(scenario, utility_floor(scenario), "10^4 outcomes",
+                        repeat=5 if quick else 9)
+
+
+def _negmas_lines(n: dict[str, list[float]], seen: dict[str, list[int]],
+                  a: dict[str, list[float]]) -> None:
+    """NegMAS's figures and the ratios (``n``: NegMAS samples, ``a``: accord's)."""
     import negmas
 
-    print(f"negmas {negmas.__version__}: {statistics.median(steps_seen)} steps/episode "
-          f"(two offers each); run() wall time per step {summary(neg['step'])}")
-    print(f"negmas per offer: run() wall {summary(neg['offer'])}; run() CPU "
-          f"{summary(neg['cpu_offer'])}; CPU incl. building the mechanism "
-          f"{summary(neg['cpu_all'])}")
+    print(f"negmas {negmas.__version__}: {_med(seen['steps'])} steps, "
+          f"{_med(seen['noffers'])} offers/episode")
+    print(f"  run() CPU per offer (its first step builds the negotiators' tables) "
+          f"{summary(n['run'])}")
+    print(f"  steady state: CPU per offer of the steps after the first            "
+          f"{summary(n['steady'])}")
+    print(f"  CPU per offer incl. building the mechanism                          "
+          f"{summary(n['all'])}")
+    print(f"  run() wall per offer                                                "
+          f"{summary(n['wall'])}")
 
-    def ratio(a: list[float], b: list[float]) -> float:
-        return statistics.median(a) / statistics.median(b)
+    def r(x: list[float], y: list[float]) -> str:
+        return f"{_med(x) / _med(y):.1f}x"
 
-    print(f"accord per round vs negmas per step (wall): {ratio(neg['step'], acc['round']):.1f}x "
-          f"(unequal units: a step holds two offers)")
-    print(f"per offer, like for like, accord is faster by: engine CPU "
-          f"{ratio(neg['cpu_offer'], acc['cpu_offer']):.1f}x; CPU incl. setup "
-          f"{ratio(neg['cpu_all'], acc['cpu_all']):.1f}x; wall "
-          f"{ratio(neg['offer'], acc['offer']):.1f}x (wall counts other processes' turns on a "
-          f"loaded machine)")
+    print("per offer, accord is faster by (NegMAS / accord, medians):")
+    print(f"  run() vs engine, running loop: {r(n['run'], a['hot'])}; vs engine with "
+          f"asyncio.run: {r(n['run'], a['run'])}  (issue 16's goal: >= 20x)")
+    print(f"  steady state (NegMAS steps after the first) vs accord engine, running loop: "
+          f"{r(n['steady'], a['hot'])}  (accord's figure still carries its per-episode "
+          f"costs)")
+    print(f"  incl. setup: {r(n['all'], a['all'])}; cold accord (tables rebuilt) vs "
+          f"NegMAS incl. setup: {r(n['all'], a['cold'])}; wall: {r(n['wall'], a['wall'])}")
 
 
 def utility_floor(scenario: Scenario, repeat: int = 7, n: int = 20_000) -> float:
@@ -331,6 +386,11 @@ def utility_floor(scenario: Scenario, repeat: int = 7, n: int = 20_000) -> float
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--negotiation-only", action="store_true",
+                    help="skip the Pareto frontier figures")
+    ap.add_argument("--sizes", default=None,
+                    help="negotiation sizes as issues of 10 values, e.g. 3,4,5 (10^3..10^5 "
+                         "outcomes); default 4 with --quick, else 3,4,5")
     args = ap.parse_args()
     try:
         import negmas  # noqa: F401
@@ -340,8 +400,14 @@ def main() -> None:
         have = False
         print("negmas not installed: printing accord's figures only (pip install negmas)")
     print(f"# accord core benchmark — {machine()}")
-    bench_pareto(args.quick, have)
-    bench_negotiation(args.quick, have)
+    print(f"load average at start: {os.getloadavg()[0]:.2f} (1 min), machine has "
+          f"{os.cpu_count()} cpus")
+    if not args.negotiation_only:
+        bench_pareto(args.quick, have)
+    sizes = tuple(int(x) for x in args.sizes.split(",")) if args.sizes else (
+        (4,) if args.quick else (3, 4, 5))
+    bench_negotiation(args.quick, have, sizes)
+    print(f"load average at end: {os.getloadavg()[0]:.2f} (1 min)")
 
 
 if __name__ == "__main__":

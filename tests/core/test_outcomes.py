@@ -57,3 +57,42 @@ def test_outcome_cap_is_checked_before_any_array_is_allocated() -> None:
     assert raised.grid.shape == (1_001_000, 2)
     with pytest.raises(OutcomeSpaceTooLarge, match="cannot be indexed"):
         OutcomeSpace.from_mapping({f"i{k}": list(range(100)) for k in range(12)})
+
+
+def test_outcome_is_a_read_only_package_that_knows_its_index() -> None:
+    """Issue 16: agents that pick outcomes by index offer an Outcome, which a protocol
+    accepts without looking every value up again."""
+    import copy
+    import json
+    import pickle
+
+    from accord.core import Outcome
+
+    space = OutcomeSpace.from_mapping({"a": [1, 2, 3], "b": ["x", "y"], "c": [0, 5]})
+    for i in range(space.size):
+        o = space.outcome(i)
+        assert o == space.package(i) and list(o) == list(space.names)
+        assert o.index == i and o.space is space and space.owns(o)
+        assert space.index_of(o) == i
+    o = space.outcome(7)
+    for mutate in (lambda: o.__setitem__("a", 1), lambda: o.__delitem__("a"), o.clear,
+                   lambda: o.pop("a"), o.popitem, lambda: o.setdefault("z", 1),
+                   lambda: o.update(a=1), lambda: o.__ior__({"a": 1})):
+        with pytest.raises(TypeError, match="read-only"):
+            mutate()
+    assert o == space.package(7)
+    for copied in (pickle.loads(pickle.dumps(o)), copy.copy(o), copy.deepcopy(o), dict(o)):
+        assert type(copied) is dict and copied == o
+    assert json.loads(json.dumps(o)) == o
+    with pytest.raises(IndexError):
+        space.outcome(space.size)
+    # made any other way it belongs to no space, and is checked like any package
+    loose = Outcome({"a": 9, "b": "x", "c": 0})
+    assert loose.space is None and not space.owns(loose) and not space.owns(space.package(7))
+    with pytest.raises(KeyError, match="not a value of issue 'a'"):
+        space.index_of(loose)
+    # another space's outcome is not trusted either
+    other = OutcomeSpace.from_mapping({"a": [7, 8, 9], "b": ["x", "y"], "c": [0, 5]})
+    assert not space.owns(other.outcome(0))
+    with pytest.raises(KeyError, match="not a value of issue 'a'"):
+        space.index_of(other.outcome(0))

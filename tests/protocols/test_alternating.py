@@ -317,3 +317,26 @@ def test_observations_hold_only_own_private_data(laptop):
         assert obs.utility is laptop.party("buyer").utility and obs.batna == 0.3
     for obs in seller.observations:
         assert obs.utility is laptop.party("seller").utility and obs.batna == 0.2
+
+
+def test_outcomes_are_trusted_only_from_the_protocols_own_space(split):
+    """Issue 16: an Outcome of the scenario's space is valid by construction and kept as the
+    record's package; one from another space (or built by hand) is validated in full."""
+    from accord.core import Outcome, OutcomeSpace
+    from accord.protocols.alternating import NegotiationState
+
+    protocol = AlternatingOffers(split)
+    state = protocol.initial_state()
+    role = state.proposer
+    own = split.space.outcome(1)
+    assert protocol.validate(state, role, Offer(own)) is None
+    after, _ = protocol.apply(state, {role: Offer(own)})
+    assert isinstance(after, NegotiationState)
+    assert after.current.package is own and after.current.index == 1
+    names = split.space.names
+    stranger = OutcomeSpace.from_mapping({n: ["nope"] for n in names}).outcome(0)
+    bad = protocol.validate(state, role, Offer(stranger))
+    assert bad is not None and bad.reason == "invalid_value"
+    loose = Outcome({n: "nope" for n in names})
+    bad = protocol.validate(state, role, Offer(loose))
+    assert bad is not None and bad.reason == "invalid_value"

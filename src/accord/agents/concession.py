@@ -15,7 +15,7 @@ its BATNA, and offers only packages at or above it.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -37,6 +37,12 @@ class _Prepared:
     floor: float
     grid: np.ndarray
     ranked_grid: np.ndarray  # grid rows in ``order``
+    #: memos of pure functions of the tables above (an agent's offers repeat a lot)
+    window_end: dict[int, int] = field(default_factory=dict)  # pos -> end of its window
+    picks: dict[tuple[int, tuple[int, ...]], int] = field(default_factory=dict)
+    offers: dict[int, Offer] = field(default_factory=dict)  # moves by outcome index
+    counters: dict[int, Reject] = field(default_factory=dict)
+    last_pos: int = -1  # the last search's answer: targets move slowly, often it holds
 
 
 class NegotiatorAgent(Agent):
@@ -82,25 +88,56 @@ class NegotiatorAgent(Agent):
         p = self.prepare(obs)
         target = max(target, p.floor)
         su = p.sorted_u
-        n = len(su)
         # a tolerance for float noise in the target, never below the floor (the BATNA)
-        pos = int(su.searchsorted(max(target - 1e-12, p.floor), side="left"))
-        if pos >= n:
-            return int(p.order[-1])
-        hi = min(n, pos + self.window)
-        # candidates within 5% of the range above the first one: a prefix of the window,
-        # since the utilities are sorted
-        limit = su[pos] + 0.05 * (p.best - p.floor + 1e-12)
-        hi = pos + int(su[pos:hi].searchsorted(limit, side="right"))
-        role = obs.role
-        others = [r.index for r in obs.history[-len(obs.parties):] if r.party != role]
-        if hi - pos <= 1 or not others:
+        x = max(target - 1e-12, p.floor)
+        pos = p.last_pos  # searchsorted's answer (side="left") when it brackets x
+        if not (0 <= pos < len(su) and su.item(pos) >= x and (pos == 0 or su.item(pos - 1) < x)):
+            pos = p.last_pos = int(su.searchsorted(x, side="left"))
+        hi = p.window_end.get(pos)
+        if hi is None:
+            n = len(su)
+            if pos >= n:
+                return int(p.order[-1])
+            top = min(n, pos + self.window)
+            # candidates within 5% of the range above the first one: a prefix of the
+            # window, since the utilities are sorted
+            limit = su[pos] + 0.05 * (p.best - p.floor + 1e-12)
+            hi = p.window_end[pos] = pos + int(su[pos:top].searchsorted(limit, side="right"))
+        if hi - pos <= 1:
             return int(p.order[pos])
-        grid = p.grid
-        # the mean of one offer is that offer: integer distances order the candidates alike
-        ref = grid[others[0]] if len(others) == 1 else grid[others].astype(np.float64).mean(axis=0)
-        dist = np.abs(p.ranked_grid[pos:hi] - ref).sum(axis=1)  # rows of order[pos:hi]
-        return int(p.order[pos + int(dist.argmin())])
+        role = obs.role
+        others = tuple([r.index for r in obs.history[-len(obs.parties):] if r.party != role])
+        if not others:
+            return int(p.order[pos])
+        key = (pos, others)
+        got = p.picks.get(key)
+        if got is None:
+            grid = p.grid
+            # the mean of one offer is that offer: integer distances order the candidates
+            # alike
+            ref = grid[others[0]] if len(others) == 1 else \
+                grid[list(others)].astype(np.float64).mean(axis=0)
+            dist = np.abs(p.ranked_grid[pos:hi] - ref).sum(axis=1)  # rows of order[pos:hi]
+            got = p.picks[key] = int(p.order[pos + int(dist.argmin())])
+        return got
+
+    def offer(self, obs: NegotiationObservation, index: int) -> Offer:
+        """The offer of outcome ``index``: moves are immutable, so one per outcome is built
+        and reused (its package is the space's read-only :class:`Outcome`)."""
+        p = self.prepare(obs)
+        got = p.offers.get(index)
+        if got is None:
+            got = p.offers[index] = Offer(p.space.outcome(index))
+        return got
+
+    def counter(self, obs: NegotiationObservation, index: int) -> Reject:
+        """A rejection countering with outcome ``index`` (built once per outcome, as
+        :meth:`offer`)."""
+        p = self.prepare(obs)
+        got = p.counters.get(index)
+        if got is None:
+            got = p.counters[index] = Reject(counter=self.offer(obs, index))
+        return got
 
     def target(self, obs: NegotiationObservation) -> float:
         """The utility this agent demands now."""
@@ -117,7 +154,7 @@ class NegotiatorAgent(Agent):
         if p.best < obs.batna:
             return Walk("no package reaches my BATNA")  # nothing here beats the alternative
         if obs.phase == "propose":
-            return Offer(p.space.package(self.choose(obs, self.target(obs))))
+            return self.offer(obs, self.choose(obs, self.target(obs)))
         assert obs.utility is not None
         u = self.utility_of(obs, obs.utility)
         if u >= obs.batna and self.accepts(obs, u):
@@ -126,7 +163,7 @@ class NegotiatorAgent(Agent):
             return Walk("final offer is below my BATNA")
         if self.next_proposer(obs) == obs.role and obs.round < obs.max_rounds:
             nxt = self.next_target(obs)
-            return Reject(counter=Offer(p.space.package(self.choose(obs, nxt))))
+            return self.counter(obs, self.choose(obs, nxt))
         return Reject()
 
     #: walk instead of letting the bound hit when the last offer is below BATNA

@@ -17,7 +17,13 @@ from accord.core.moves import (
     Walk,
     move_from_dict,
 )
-from accord.core.outcomes import DEFAULT_MAX_OUTCOMES, Issue, OutcomeSpace, OutcomeSpaceTooLarge
+from accord.core.outcomes import (
+    DEFAULT_MAX_OUTCOMES,
+    Issue,
+    Outcome,
+    OutcomeSpace,
+    OutcomeSpaceTooLarge,
+)
 from accord.core.pareto import (
     distance_to_frontier,
     pareto_indices,
@@ -54,6 +60,7 @@ __all__ = [
     "Message",
     "Move",
     "Offer",
+    "Outcome",
     "OutcomeSpace",
     "OutcomeSpaceTooLarge",
     "Package",

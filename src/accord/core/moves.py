@@ -50,7 +50,8 @@ class Offer(Move):
     def to_dict(self) -> dict[str, Any]:
         # the hot path of every logged offer: no generic field walk
         pkg = self.package
-        return {"kind": "offer", "package": dict(pkg) if isinstance(pkg, Mapping) else pkg,
+        return {"kind": "offer",  # (dict first: a plain isinstance, no ABC check)
+                "package": dict(pkg) if isinstance(pkg, (dict, Mapping)) else pkg,
                 "message": self.message}
 
 

@@ -16,6 +16,7 @@ import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -70,6 +71,66 @@ class Issue:
 
     def __len__(self) -> int:
         return len(self.values)
+
+
+class Outcome(dict[str, Value]):
+    """A full package made by :meth:`OutcomeSpace.outcome`: read-only, in issue order, and
+    carrying its index in that space.
+
+    It is a ``dict`` (JSON, ``dict(o)``, equality and printing work as for any package),
+    but every mutating method raises ``TypeError``: a protocol may keep it as is, and may
+    skip looking its values up again (:meth:`OutcomeSpace.owns`). Pickling and copying give a
+    plain ``dict``. Built any other way (``Outcome(mapping)``) it belongs to no space.
+    """
+
+    __slots__ = ("index", "space")
+    space: OutcomeSpace | None
+    index: int
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        dict.__init__(self, *args, **kwargs)
+        self.space = None  # not made by a space: validated like any other package
+        self.index = -1
+
+    def _readonly(self) -> NoReturn:
+        raise TypeError("an Outcome is read-only; change a copy (dict(outcome)) instead")
+
+    def __setitem__(self, key: str, value: Value) -> NoReturn:
+        self._readonly()
+
+    def __delitem__(self, key: str) -> NoReturn:
+        self._readonly()
+
+    def __ior__(self, other: Any) -> NoReturn:  # type: ignore[misc]
+        self._readonly()
+
+    def clear(self) -> NoReturn:
+        self._readonly()
+
+    def pop(self, *args: Any) -> NoReturn:
+        self._readonly()
+
+    def popitem(self) -> NoReturn:
+        self._readonly()
+
+    def setdefault(self, *args: Any) -> NoReturn:
+        self._readonly()
+
+    def update(self, *args: Any, **kwargs: Any) -> NoReturn:
+        self._readonly()
+
+    def __reduce__(self) -> tuple[type[dict[str, Value]], tuple[dict[str, Value]]]:
+        return (dict, (dict(self),))
+
+    def __copy__(self) -> dict[str, Value]:
+        return dict(self)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> dict[str, Value]:
+        return dict(self)  # the values are ints and strings
+
+
+_new_outcome = Outcome.__new__
+_fill = dict.__init__
 
 
 class OutcomeSpace:
@@ -135,8 +196,15 @@ class OutcomeSpace:
             raise KeyError(f"package has unknown issue(s) {extra}; issues: {list(self.names)}")
         return tuple(i.index(package[i.name]) for i in self.issues)
 
+    def owns(self, package: object) -> bool:
+        """Whether ``package`` is an :class:`Outcome` this space made (so it is valid here
+        and its ``index`` is right)."""
+        return type(package) is Outcome and package.space is self
+
     def index_of(self, package: Package) -> int:
         """The integer index of a full package."""
+        if type(package) is Outcome and package.space is self:
+            return package.index
         idx = 0
         try:
             for issue, stride in self._pairs:
@@ -167,6 +235,22 @@ class OutcomeSpace:
         for name, values, stride in self._digits:
             q, rem = divmod(rem, stride)
             out[name] = values[q]
+        return out
+
+    def outcome(self, index: int) -> Outcome:
+        """The package with integer index ``index`` as a read-only :class:`Outcome` that
+        remembers its index (what an agent that picks outcomes by index should offer)."""
+        if not 0 <= index < self.size:
+            raise IndexError(f"outcome index {index} outside 0..{self.size - 1}")
+        pairs = []
+        rem = int(index)
+        for name, values, stride in self._digits:
+            q, rem = divmod(rem, stride)
+            pairs.append((name, values[q]))
+        out = _new_outcome(Outcome)
+        _fill(out, pairs)
+        out.space = self
+        out.index = int(index)
         return out
 
     @cached_property

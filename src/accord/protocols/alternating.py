@@ -33,6 +33,7 @@ from accord.core.moves import (
     Suggest,
     Walk,
 )
+from accord.core.outcomes import Outcome
 from accord.core.scenario import Scenario
 from accord.protocols.base import Invalid, Note, Observation, Progress, Protocol, Termination
 from accord.protocols.negotiation import (
@@ -95,9 +96,15 @@ class NegotiationState:
 def _evolve(state: NegotiationState, **changes: Any) -> NegotiationState:
     """``dataclasses.replace`` without re-running ``__init__``: the engine's hot path makes
     several transitions per round and the state's fields need no validation."""
+    return _evolved(state, changes)
+
+
+def _evolved(state: NegotiationState, changes: Mapping[str, Any]) -> NegotiationState:
+    """:func:`_evolve` with the changes in a mapping (no keyword unpacking)."""
     new = object.__new__(NegotiationState)
-    new.__dict__.update(state.__dict__)
-    new.__dict__.update(changes)
+    d = new.__dict__
+    d.update(state.__dict__)
+    d.update(changes)
     return new
 
 
@@ -124,6 +131,8 @@ class AlternatingOffers(Protocol[NegotiationState]):
         self._space = scenario.space
         self._pairs = tuple((i, int(s)) for i, s in zip(scenario.space.issues,
                                                          scenario.space.strides, strict=True))
+        # who answers each proposer (the respond phase's movers), built once
+        self._responders = {p: tuple(q for q in self.parties if q != p) for p in self.parties}
 
     # -- who moves ---------------------------------------------------------------
     def proposer_of(self, rnd: int) -> str:
@@ -137,7 +146,9 @@ class AlternatingOffers(Protocol[NegotiationState]):
         if state.phase == "propose":
             return (state.proposer or self.proposer_of(state.round),)
         if state.phase == "respond":
-            return tuple(p for p in self.parties if p != state.proposer)
+            got = self._responders.get(state.proposer)  # type: ignore[arg-type]
+            return got if got is not None else tuple(
+                p for p in self.parties if p != state.proposer)
         if state.phase == "mediate":
             return (MEDIATOR,)
         if state.phase == "assess":
@@ -147,7 +158,7 @@ class AlternatingOffers(Protocol[NegotiationState]):
         return ()
 
     def progress(self, state: NegotiationState) -> Progress:
-        return Progress(state.round, len(state.history), offer_due=state.phase == "propose")
+        return Progress(state.round, len(state.history), state.phase == "propose")
 
     # -- what each role sees -----------------------------------------------------
     def _legal(self, state: NegotiationState, role: str) -> tuple[str, ...]:
@@ -194,6 +205,8 @@ class AlternatingOffers(Protocol[NegotiationState]):
 
     # -- validation --------------------------------------------------------------
     def _check_package(self, package: Package) -> Invalid | None:
+        if type(package) is Outcome and package.space is self._space:
+            return None  # made by this space from an index: valid by construction
         try:  # the common case, a valid full package, in one pass
             self._space.index_of(package)
             return None
@@ -236,6 +249,9 @@ class AlternatingOffers(Protocol[NegotiationState]):
 
     # -- transitions -------------------------------------------------------------
     def _record(self, rnd: int, party: str, package: Package, source: str) -> OfferRecord:
+        if type(package) is Outcome and package.space is self._space:
+            # read-only, in issue order and indexed by this space: kept as it is
+            return OfferRecord(rnd, party, package, package.index, source)
         # the package is validated: copy it in issue order and index it in one pass
         pkg: dict[str, Any] = {}
         index = 0
@@ -410,26 +426,43 @@ class AlternatingOffers(Protocol[NegotiationState]):
             return _evolve(state, phase="mediate")
         return state
 
-    def _next_round(self, state: NegotiationState, changes: Mapping[str, Any] | None = None
+    def _next_round(self, state: NegotiationState, changes: dict[str, Any] | None = None
                     ) -> NegotiationState:
-        """The next round's state; ``changes`` (of the round just played) apply first."""
-        changes = changes or {}
+        """The next round's state; ``changes`` (of the round just played, a dict this call
+        may extend) apply first."""
+        if changes is None:
+            changes = {}
         rnd = state.round + 1
-        nxt = self.proposer_of(rnd)
+        parties = self.parties
+        nxt = parties[(rnd - 1) % len(parties)]  # proposer_of(rnd)
         counters: Mapping[str, OfferRecord] = changes.get("counters", state.counters)
         counter = counters.get(nxt)
-        cap = self.config.max_offers
-        if counter is not None and rnd <= self.config.max_rounds and (
+        cfg = self.config
+        cap = cfg.max_offers
+        if counter is not None and rnd <= cfg.max_rounds and (
                 cap is None or len(state.history) < cap):
-            # the counter-offer goes on the table (what _put does, in the same step)
-            rec = OfferRecord(rnd, counter.party, counter.package, counter.index, counter.source)
-            return _evolve(state, **{
-                **changes, "round": rnd, "phase": "respond", "proposer": rec.party,
-                "counters": {p: r for p, r in counters.items() if p != nxt}, "current": rec,
-                "history": (*state.history, rec), "latest": {**state.latest, rec.party: rec},
-                "turn_messages": 0, "verdicts": {}})
-        return _evolve(state, **{**changes, "round": rnd, "phase": "propose", "proposer": nxt,
-                                 "turn_messages": 0})
+            # the counter-offer goes on the table (what _put does, in the same step); a
+            # record is immutable, so one made for this round is reused as it is
+            rec = counter if counter.round == rnd else OfferRecord(
+                rnd, counter.party, counter.package, counter.index, counter.source)
+            latest = dict(state.latest)
+            latest[rec.party] = rec
+            changes["round"] = rnd
+            changes["phase"] = "respond"
+            changes["proposer"] = rec.party
+            changes["counters"] = {p: r for p, r in counters.items() if p != nxt} \
+                if len(counters) > 1 else {}
+            changes["current"] = rec
+            changes["history"] = state.history + (rec,)  # noqa: RUF005 (2.5x faster)
+            changes["latest"] = latest
+            changes["turn_messages"] = 0
+            changes["verdicts"] = {}
+            return _evolved(state, changes)
+        changes["round"] = rnd
+        changes["phase"] = "propose"
+        changes["proposer"] = nxt
+        changes["turn_messages"] = 0
+        return _evolved(state, changes)
 
     def _end(self, state: NegotiationState, term: Termination) -> NegotiationState:
         return _evolve(state, phase="over", ended=term)

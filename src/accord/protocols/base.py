@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
+from accord.core.frozen import fast_init
 from accord.core.moves import Move
 
 S = TypeVar("S")
@@ -44,6 +45,7 @@ class Termination:
     detail: str | None = None
 
 
+@fast_init  # built once per round
 @dataclass(frozen=True, slots=True)
 class Progress:
     """Counters the engine checks against its bounds."""

@@ -13,12 +13,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from accord.core.frozen import fast_init
 from accord.core.moves import Package, Value
 from accord.core.outcomes import OutcomeSpace
 from accord.core.utility import UtilityFunction
 from accord.protocols.base import Observation
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class OfferRecord:
     """A public offer: who made it, when, and the package (with its outcome index)."""
@@ -35,6 +37,7 @@ class OfferRecord:
                 "source": self.source}
 
 
+@fast_init  # built once per turn
 @dataclass(frozen=True, slots=True)
 class NegotiationObservation(Observation):
     """What a party sees when asked to move in an alternating-offers negotiation."""
