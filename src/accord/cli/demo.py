@@ -98,7 +98,8 @@ def dond_tour(console: Console) -> None:
 
 def games_tour(console: Console) -> None:
     """Seed 003 sections 3-4: a classic game with pre-play talk, and its exact equilibria."""
-    from accord.domains.games import load_catalog_game, solution_json, solve_game
+    from accord.domains.games import load_catalog_game, solve_game
+    from accord.domains.games.analysis import solution_json
 
     console.print(Rule("classic games (seed 003): battle of the sexes, 2 rounds of talk"))
     out = _domain_episode(console, "games", "battle-of-the-sexes", "rational,rational",

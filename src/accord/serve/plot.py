@@ -171,7 +171,8 @@ def task_exchange_figure(key: str, spec: Mapping[str, Any],
         return None
     if key in _FIGURES:
         return _FIGURES[key]
-    from accord.domains.task_exchange import DOMAIN, get_scenario, render_trajectories_png
+    from accord.domains.task_exchange import DOMAIN, get_scenario
+    from accord.domains.task_exchange.plot import render_trajectories_png
 
     name = str(spec.get("scenario"))
     if name not in DOMAIN.scenarios():

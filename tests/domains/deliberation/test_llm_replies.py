@@ -13,16 +13,10 @@ from accord.agents.spec import AgentSpecError, parse_agent_list, parse_agent_spe
 from accord.cli.main import app
 from accord.core.moves import Malformed, Offer
 from accord.domains.base import EpisodeSpec
-from accord.domains.deliberation import (
-    DOMAIN,
-    MenuInstance,
-    TaskInstance,
-    build_protocol,
-    shared_info,
-    shipped_instance,
-)
+from accord.domains.deliberation import DOMAIN, MenuInstance, TaskInstance, shipped_instance
 from accord.domains.deliberation import stub as stub_policy
 from accord.domains.deliberation.agents.knowledge import own_facts, pack_messages
+from accord.domains.deliberation.domain import build_protocol
 from accord.domains.deliberation.llm import (
     MODULES,
     Plan,
@@ -37,6 +31,7 @@ from accord.domains.deliberation.llm import (
     system_prompt,
 )
 from accord.domains.deliberation.llm.prompts import dialog_lines, state, turn_prompt
+from accord.domains.deliberation.observations import shared_info
 from accord.testing.stub import StubServer
 
 
