@@ -18,21 +18,15 @@ from typing import TYPE_CHECKING
 
 from accord._lazy import lazy_exports
 
-#: public name -> the submodule that defines it (imported on first use)
-_EXPORTS = {
-    "DOMAIN": "domain",
-    "BargainingDomain": "domain",
-    "ScenarioError": "load",
-    "load_scenario": "load",
-    "parse_scenario": "load",
-    "builtin_scenarios": "catalog",
-    "resolve_scenario": "catalog",
-    "run_negotiation": "runner",
-    "build_agents": "runner",
-    "bargaining_metrics": "metrics",
-    "analyze": "analysis",
-}
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+# each name's module is imported on first use (the same names as the imports below)
+__getattr__, __dir__ = lazy_exports(__name__, {
+    ".analysis": ("analyze",),
+    ".catalog": ("builtin_scenarios", "resolve_scenario"),
+    ".domain": ("BargainingDomain", "DOMAIN"),
+    ".load": ("ScenarioError", "load_scenario", "parse_scenario"),
+    ".metrics": ("bargaining_metrics",),
+    ".runner": ("build_agents", "run_negotiation"),
+})
 
 if TYPE_CHECKING:
     from accord.domains.bargaining.analysis import analyze

@@ -28,32 +28,20 @@ from typing import TYPE_CHECKING
 
 from accord._lazy import lazy_exports
 
-#: public name -> the submodule that defines it (imported on first use)
-_EXPORTS = {
-    "DOMAIN": "domain",
-    "DealOrNoDealDomain": "domain",
-    "Datapoint": "load",
-    "Outcome": "load",
-    "DataFormatError": "load",
-    "DataNotFoundError": "location",
-    "load_split": "load",
-    "load_datapoints": "episode",
-    "load_selection": "selection",
-    "download": "fetch",
-    "dataset_stats": "stats",
-    "DondProtocol": "protocol",
-    "DondObservation": "protocol",
-    "DondState": "protocol",
-    "GreedyAgent": "baselines",
-    "HumanReplayAgent": "baselines",
-    "BayesianWorkflowAgent": "workflow",
-    "play_datapoint": "episode",
-    "episode_metrics": "metrics",
-    "outcome_metrics": "metrics",
-    "human_metrics": "metrics",
-    "estimation_metrics": "metrics",
-}
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+# each name's module is imported on first use (the same names as the imports below)
+__getattr__, __dir__ = lazy_exports(__name__, {
+    ".baselines": ("GreedyAgent", "HumanReplayAgent"),
+    ".domain": ("DOMAIN", "DealOrNoDealDomain"),
+    ".episode": ("load_datapoints", "play_datapoint"),
+    ".fetch": ("download",),
+    ".load": ("DataFormatError", "Datapoint", "Outcome", "load_split"),
+    ".location": ("DataNotFoundError",),
+    ".metrics": ("episode_metrics", "estimation_metrics", "human_metrics", "outcome_metrics"),
+    ".protocol": ("DondObservation", "DondProtocol", "DondState"),
+    ".selection": ("load_selection",),
+    ".stats": ("dataset_stats",),
+    ".workflow": ("BayesianWorkflowAgent",),
+})
 
 if TYPE_CHECKING:
     from accord.domains.deal_or_no_deal.baselines import GreedyAgent, HumanReplayAgent

@@ -27,31 +27,19 @@ from typing import TYPE_CHECKING
 
 from accord._lazy import lazy_exports
 
-#: public name -> the submodule that defines it (imported on first use)
-_EXPORTS = {
-    "DOMAIN": "domain",
-    "DeliberationDomain": "domain",
-    "Instance": "load",
-    "MenuInstance": "load",
-    "TaskInstance": "load",
-    "DataError": "errors",
-    "InstanceError": "errors",
-    "SETTINGS": "load",
-    "load_instance": "load",
-    "parse_instance": "load",
-    "shipped_instance": "catalog",
-    "instance_paths": "catalog",
-    "DeliberationProtocol": "protocol",
-    "DeliberationObservation": "protocol",
-    "DeliberationState": "protocol",
-    "NaiveAgent": "agents",
-    "SharingAgent": "agents",
-    "Optimum": "ilp",
-    "optimum": "ilp",
-    "reward": "rewards",
-    "episode_metrics": "metrics",
-}
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+# each name's module is imported on first use (the same names as the imports below)
+__getattr__, __dir__ = lazy_exports(__name__, {
+    ".agents": ("NaiveAgent", "SharingAgent"),
+    ".catalog": ("instance_paths", "shipped_instance"),
+    ".domain": ("DOMAIN", "DeliberationDomain"),
+    ".errors": ("DataError", "InstanceError"),
+    ".ilp": ("Optimum", "optimum"),
+    ".load": ("Instance", "MenuInstance", "SETTINGS", "TaskInstance", "load_instance",
+        "parse_instance"),
+    ".metrics": ("episode_metrics",),
+    ".protocol": ("DeliberationObservation", "DeliberationProtocol", "DeliberationState"),
+    ".rewards": ("reward",),
+})
 
 if TYPE_CHECKING:
     from accord.domains.deliberation.agents import NaiveAgent, SharingAgent

@@ -24,33 +24,18 @@ from typing import TYPE_CHECKING
 
 from accord._lazy import lazy_exports
 
-#: public name -> the submodule that defines it (imported on first use)
-_EXPORTS = {
-    "DOMAIN": "domain",
-    "GamesDomain": "domain",
-    "Game": "model",
-    "NormalFormGame": "model",
-    "ExtensiveGame": "model",
-    "GameFileError": "load",
-    "load_game": "load",
-    "parse_game": "load",
-    "save_game": "load",
-    "catalog_names": "catalog",
-    "load_catalog_game": "catalog",
-    "resolve_game": "catalog",
-    "GameProtocol": "protocol",
-    "GameObservation": "protocol",
-    "GameState": "protocol",
-    "RationalAgent": "agents",
-    "RandomAgent": "agents",
-    "FixedAgent": "agents",
-    "Solution": "analysis",
-    "solve_game": "analysis",
-    "episode_metrics": "metrics",
-    "action_distribution": "metrics",
-    "make_aec_env": "aec",
-}
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+# each name's module is imported on first use (the same names as the imports below)
+__getattr__, __dir__ = lazy_exports(__name__, {
+    ".aec": ("make_aec_env",),
+    ".agents": ("FixedAgent", "RandomAgent", "RationalAgent"),
+    ".analysis": ("Solution", "solve_game"),
+    ".catalog": ("catalog_names", "load_catalog_game", "resolve_game"),
+    ".domain": ("DOMAIN", "GamesDomain"),
+    ".load": ("GameFileError", "load_game", "parse_game", "save_game"),
+    ".metrics": ("action_distribution", "episode_metrics"),
+    ".model": ("ExtensiveGame", "Game", "NormalFormGame"),
+    ".protocol": ("GameObservation", "GameProtocol", "GameState"),
+})
 
 if TYPE_CHECKING:
     from accord.domains.games.aec import make_aec_env

@@ -24,30 +24,18 @@ from typing import TYPE_CHECKING
 
 from accord._lazy import lazy_exports
 
-#: public name -> the submodule that defines it (imported on first use)
-_EXPORTS = {
-    "DOMAIN": "domain",
-    "TaskExchangeDomain": "domain",
-    "Scenario": "scenario",
-    "ScenarioError": "scenario",
-    "TaskUniverse": "scenario",
-    "AtomicTask": "scenario",
-    "MainTask": "scenario",
-    "load_scenario": "load",
-    "get_scenario": "load",
-    "builtin_scenarios": "load",
-    "generate_scenario": "generators",
-    "TaskExchangeProtocol": "protocol",
-    "TaskExchangeObservation": "protocol",
-    "TaskExchangeState": "protocol",
-    "UtilityAwareAgent": "agents",
-    "ScriptedAgent": "scripted",
-    "episode_metrics": "metrics",
-    "table1_row": "metrics",
-    "table2_row": "metrics",
-    "paper_tables": "tables",
-}
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+# each name's module is imported on first use (the same names as the imports below)
+__getattr__, __dir__ = lazy_exports(__name__, {
+    ".agents": ("UtilityAwareAgent",),
+    ".domain": ("DOMAIN", "TaskExchangeDomain"),
+    ".generators": ("generate_scenario",),
+    ".load": ("builtin_scenarios", "get_scenario", "load_scenario"),
+    ".metrics": ("episode_metrics", "table1_row", "table2_row"),
+    ".protocol": ("TaskExchangeObservation", "TaskExchangeProtocol", "TaskExchangeState"),
+    ".scenario": ("AtomicTask", "MainTask", "Scenario", "ScenarioError", "TaskUniverse"),
+    ".scripted": ("ScriptedAgent",),
+    ".tables": ("paper_tables",),
+})
 
 if TYPE_CHECKING:
     from accord.domains.task_exchange.agents import UtilityAwareAgent
