@@ -92,8 +92,8 @@ def dond_tour(console: Console) -> None:
     if not ids:
         console.print(f"[dim]skipped: {getattr(DOMAIN, 'scenarios_hint', 'no data')}[/]")
         return
-    _, result = _domain_episode(console, "deal-or-no-deal", ids[0], "workflow,workflow", {})
-    console.print(f"status {result.status}; record {result.record.get('shares') or ''}")  # type: ignore[attr-defined]
+    out = _domain_episode(console, "deal-or-no-deal", ids[0], "workflow,workflow", {})
+    console.print(f"status {out['status']}; shares {(out.get('record') or {}).get('shares') or ''}")
 
 
 def games_tour(console: Console) -> None:
