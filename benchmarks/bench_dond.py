@@ -22,9 +22,10 @@ from typing import Any
 from _util import machine, summary
 
 from accord.agents.spec import parse_agent_list
-from accord.domains.deal_or_no_deal import hardest, load_datapoints, play_datapoint
+from accord.domains.deal_or_no_deal import load_datapoints, play_datapoint
 from accord.domains.deal_or_no_deal.load import Datapoint
 from accord.domains.deal_or_no_deal.metrics import episode_metrics, summarize
+from accord.domains.deal_or_no_deal.rules import hardest
 from accord.solvers.bayes import belief_model
 
 REPO = Path(__file__).resolve().parents[1]

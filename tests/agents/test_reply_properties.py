@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from accord.agents.replies import parse_mediator_reply, parse_negotiation_reply, parse_verdict
 from accord.core.moves import Malformed, Move
-from accord.domains.deal_or_no_deal import parse_reply as dond_reply
+from accord.domains.deal_or_no_deal.llm.replies import parse_reply as dond_reply
 from accord.domains.deliberation.llm import (
     parse_estimate,
     parse_message,
@@ -32,7 +32,7 @@ from accord.domains.deliberation.llm import (
 from accord.domains.games import load_catalog_game
 from accord.domains.games.llm.replies import StepError, parse_action, parse_talk
 from accord.domains.games.llm.workflow import parse_nash
-from accord.domains.task_exchange import parse_reply as te_reply
+from accord.domains.task_exchange.llm.replies import parse_reply as te_reply
 
 SETTINGS = settings(max_examples=40, deadline=None)
 

@@ -1,14 +1,19 @@
 """The CLI contract of issue 2, through the real console entry point."""
 
 import json
+import os
+import re
 import subprocess
 import sys
+from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from accord.cli.main import app
 
 runner = CliRunner()
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_run_json_contract():
@@ -89,6 +94,23 @@ def test_demo_runs_offline():
     res = runner.invoke(app, ["demo", "--quick"])
     assert res.exit_code == 0, res.output
     assert "AGREEMENT" in res.stdout
+
+
+def test_demo_dond_tour_runs_on_the_real_data(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The full demo's Deal-or-No-Deal section (it runs only when the data is installed)."""
+    from rich.console import Console
+
+    from accord.cli.demo import dond_tour
+
+    base = Path(os.environ.get("ACCORD_DATA", REPO.parent / "shared" / "data"))
+    if not (base / "dealornodeal" / "test.txt").is_file():
+        pytest.skip(f"Deal-or-No-Deal data not found under {base}")
+    monkeypatch.setenv("ACCORD_DATA", str(base))
+    console = Console(record=True, width=100)
+    dond_tour(console)
+    text = console.export_text()
+    assert "skipped" not in text
+    assert re.search(r"status (agreement|no_deal|error); shares", text), text[-500:]
 
 
 def test_error_status_exits_1_and_still_prints_the_record():

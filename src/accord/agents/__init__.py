@@ -1,43 +1,58 @@
 """Agents: agent specs and registries, classic concession strategies, mediators, and the
 LLM negotiator with its guards.
 
-The package face is lazy (PEP 562): ``from accord.agents import build_negotiator`` imports
-only the module that defines it, so importing one code agent never pulls in the LLM layer.
+Public face: the :class:`Agent` interface, agent specs (``AgentSpec``,
+``parse_agent_spec``, ``parse_agent_list``, ``AgentSpecError``), the bargaining registries
+(``build_negotiator``, ``build_mediator``, ``build_judge`` and their ``register_*``), the
+concession strategies' ``NegotiatorAgent`` and the ``MidpointMediator``.
+
+The face is lazy (PEP 562, :func:`accord._lazy.lazy_exports`): ``from accord.agents import
+build_negotiator`` imports only the module that defines it, so importing one code agent
+never pulls in the LLM layer.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from typing import TYPE_CHECKING
 
-#: public name -> module that defines it
-_FACE: dict[str, str] = {
-    "Agent": "accord.protocols.agent",
-    "AgentSpec": "accord.agents.spec",
-    "AgentSpecError": "accord.agents.spec",
-    "parse_agent_spec": "accord.agents.spec",
-    "parse_agent_list": "accord.agents.spec",
-    "build_negotiator": "accord.agents.registry",
-    "build_mediator": "accord.agents.registry",
-    "build_judge": "accord.agents.registry",
-    "register_negotiator": "accord.agents.registry",
-    "register_mediator": "accord.agents.registry",
-    "register_judge": "accord.agents.registry",
-    "MidpointMediator": "accord.agents.mediator",
-    "NegotiatorAgent": "accord.agents.concession",
-}
+from accord._lazy import lazy_exports
 
-__all__ = sorted(_FACE)
+# each name's module is imported on first use (the same names as the imports below)
+__getattr__, __dir__ = lazy_exports(__name__, {
+    "accord.protocols.agent": ("Agent",),
+    ".concession": ("NegotiatorAgent",),
+    ".mediator": ("MidpointMediator",),
+    ".registry": ("build_judge", "build_mediator", "build_negotiator", "register_judge",
+                  "register_mediator", "register_negotiator"),
+    ".spec": ("AgentSpec", "AgentSpecError", "parse_agent_list", "parse_agent_spec"),
+})
 
+if TYPE_CHECKING:
+    from accord.agents.concession import NegotiatorAgent
+    from accord.agents.mediator import MidpointMediator
+    from accord.agents.registry import (
+        build_judge,
+        build_mediator,
+        build_negotiator,
+        register_judge,
+        register_mediator,
+        register_negotiator,
+    )
+    from accord.agents.spec import AgentSpec, AgentSpecError, parse_agent_list, parse_agent_spec
+    from accord.protocols.agent import Agent
 
-def __getattr__(name: str) -> Any:
-    module = _FACE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'accord.agents' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_FACE))
+__all__ = [
+    "Agent",
+    "AgentSpec",
+    "AgentSpecError",
+    "MidpointMediator",
+    "NegotiatorAgent",
+    "build_judge",
+    "build_mediator",
+    "build_negotiator",
+    "parse_agent_list",
+    "parse_agent_spec",
+    "register_judge",
+    "register_mediator",
+    "register_negotiator",
+]

@@ -61,7 +61,52 @@ class _Cell:
     labels: dict[str, Any]
 
 
-class PlanEpisodes(Sequence[PlannedEpisode]):
+class _Episodes(Sequence[PlannedEpisode]):
+    """What a plan's episodes and a view of some of them share: episodes by position, a
+    slice is an :class:`EpisodeView` of the same base, equality with any sequence."""
+
+    def _positions(self) -> Sequence[int]:
+        """The positions in :meth:`_base` of these episodes, in order."""
+        raise NotImplementedError
+
+    def _base(self) -> Sequence[PlannedEpisode]:
+        """The sequence the positions index."""
+        raise NotImplementedError
+
+    def _episode(self, k: int) -> PlannedEpisode:
+        """The episode at position ``k`` of the base."""
+        raise NotImplementedError
+
+    def __len__(self) -> int:
+        return len(self._positions())
+
+    @overload
+    def __getitem__(self, i: int) -> PlannedEpisode: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> EpisodeView: ...
+
+    def __getitem__(self, i: int | slice) -> PlannedEpisode | EpisodeView:
+        if isinstance(i, slice):
+            part = self._positions()[i]
+            return EpisodeView(self._base(), part if isinstance(part, array)
+                               else array("q", part))
+        return self._episode(self._positions()[i])
+
+    def __iter__(self) -> Iterator[PlannedEpisode]:
+        return (self._episode(k) for k in self._positions())
+
+    def __eq__(self, other: object) -> bool:
+        """Equal to any sequence of the same episodes (a list included)."""
+        if not isinstance(other, Sequence) or isinstance(other, str):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other,
+                                                                      strict=True))
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class PlanEpisodes(_Episodes):
     """A plan's episodes in execution order, each built when it is read.
 
     Per episode only its id and four small integers are held (cell, seed index,
@@ -74,75 +119,38 @@ class PlanEpisodes(Sequence[PlannedEpisode]):
         self._cells, self.ids = cells, ids
         self._cell, self._si, self._rep, self._seq = cell, si, rep, seq
 
-    def __len__(self) -> int:
-        return len(self.ids)
+    def _positions(self) -> Sequence[int]:
+        return range(len(self.ids))
 
-    def _make(self, k: int) -> PlannedEpisode:
+    def _base(self) -> Sequence[PlannedEpisode]:
+        return self
+
+    def _episode(self, k: int) -> PlannedEpisode:
         ci, si, rep = self._cell[k], self._si[k], self._rep[k]
         c = self._cells[ci]
         spec = EpisodeSpec(c.domain, c.scenario, c.agents, c.params, c.seeds[si])
         return PlannedEpisode(self.ids[k], spec, rep, c.labels, self._seq[k], (si, rep, ci))
 
-    @overload
-    def __getitem__(self, i: int) -> PlannedEpisode: ...
 
-    @overload
-    def __getitem__(self, i: slice) -> EpisodeView: ...
-
-    def __getitem__(self, i: int | slice) -> PlannedEpisode | EpisodeView:
-        if isinstance(i, slice):
-            return EpisodeView(self, array("q", range(len(self))[i]))
-        return self._make(range(len(self))[i])
-
-    def __iter__(self) -> Iterator[PlannedEpisode]:
-        return (self._make(k) for k in range(len(self)))
-
-    def __eq__(self, other: object) -> bool:
-        """Equal to any sequence of the same episodes (a list included)."""
-        if not isinstance(other, Sequence) or isinstance(other, str):
-            return NotImplemented
-        return len(self) == len(other) and all(a == b for a, b in zip(self, other,
-                                                                      strict=True))
-
-    __hash__ = None  # type: ignore[assignment]
-
-
-class EpisodeView(Sequence[PlannedEpisode]):
+class EpisodeView(_Episodes):
     """Some of a plan's episodes (by position), e.g. the queue of a resumed run."""
 
     def __init__(self, base: Sequence[PlannedEpisode], index: array[int]) -> None:
-        self._base, self._index = base, index
+        self._of, self._index = base, index
 
-    def __len__(self) -> int:
-        return len(self._index)
+    def _positions(self) -> Sequence[int]:
+        return self._index
 
-    @overload
-    def __getitem__(self, i: int) -> PlannedEpisode: ...
+    def _base(self) -> Sequence[PlannedEpisode]:
+        return self._of
 
-    @overload
-    def __getitem__(self, i: slice) -> EpisodeView: ...
-
-    def __getitem__(self, i: int | slice) -> PlannedEpisode | EpisodeView:
-        if isinstance(i, slice):
-            return EpisodeView(self._base, self._index[i])
-        return self._base[self._index[i]]
-
-    def __iter__(self) -> Iterator[PlannedEpisode]:
-        return (self._base[k] for k in self._index)
-
-    def __eq__(self, other: object) -> bool:
-        """Equal to any sequence of the same episodes (a list included)."""
-        if not isinstance(other, Sequence) or isinstance(other, str):
-            return NotImplemented
-        return len(self) == len(other) and all(a == b for a, b in zip(self, other,
-                                                                      strict=True))
-
-    __hash__ = None  # type: ignore[assignment]
+    def _episode(self, k: int) -> PlannedEpisode:
+        return self._of[k]
 
     @property
     def ids(self) -> list[str]:
         """The episodes' ids."""
-        ids = episode_ids_of(self._base)
+        ids = episode_ids_of(self._of)
         return [ids[k] for k in self._index]
 
 

@@ -17,9 +17,13 @@ import traceback
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from accord.domains import EpisodeSpec, RunContext, get_domain
+
+if TYPE_CHECKING:
+    from accord.domains.base import Domain
+    from accord.protocols.engine import EpisodeResult
 
 #: error texts longer than this keep their head and tail
 MAX_ERROR_CHARS = 20_000
@@ -59,6 +63,17 @@ class EpisodeRecord:
     started: float = 0.0
     finished: float = 0.0
     worker: str = ""
+
+    def finish(self, result: EpisodeResult, domain: Domain, spec: EpisodeSpec) -> None:
+        """Fill in a finished episode: outcome, summary, usage, trajectory, then the domain's
+        metrics (``status`` becomes ``done`` when they are computed; if they raise, the rest
+        is kept and the caller records the error)."""
+        self.outcome = result.status
+        self.summary = jsonable(result.summary())
+        self.usage = jsonable(result.usage) or None
+        self.trajectory = result.trajectory.to_jsonl()
+        self.metrics = jsonable(domain.metrics(spec, result))
+        self.status = "done"
 
 
 def jsonable(value: Any) -> Any:
@@ -129,12 +144,7 @@ async def execute(task: EpisodeTask) -> EpisodeRecord:
                                    "(config key 'timeout')") from None
         else:
             result = await coro
-        rec.outcome = result.status
-        rec.summary = jsonable(result.summary())
-        rec.usage = jsonable(result.usage) or None
-        rec.trajectory = result.trajectory.to_jsonl()
-        rec.metrics = jsonable(domain.metrics(task.spec, result))
-        rec.status = "done"
+        rec.finish(result, domain, task.spec)
     except Exception as exc:  # an episode's failure is data, not a crash of the run
         rec.error = format_error(exc)
     rec.wall_time = time.perf_counter() - t0

@@ -92,13 +92,14 @@ def dond_tour(console: Console) -> None:
     if not ids:
         console.print(f"[dim]skipped: {getattr(DOMAIN, 'scenarios_hint', 'no data')}[/]")
         return
-    _, result = _domain_episode(console, "deal-or-no-deal", ids[0], "workflow,workflow", {})
-    console.print(f"status {result.status}; record {result.record.get('shares') or ''}")  # type: ignore[attr-defined]
+    out = _domain_episode(console, "deal-or-no-deal", ids[0], "workflow,workflow", {})
+    console.print(f"status {out['status']}; shares {(out.get('record') or {}).get('shares') or ''}")
 
 
 def games_tour(console: Console) -> None:
     """Seed 003 sections 3-4: a classic game with pre-play talk, and its exact equilibria."""
-    from accord.domains.games import load_catalog_game, solution_json, solve_game
+    from accord.domains.games import load_catalog_game, solve_game
+    from accord.domains.games.analysis import solution_json
 
     console.print(Rule("classic games (seed 003): battle of the sexes, 2 rounds of talk"))
     out = _domain_episode(console, "games", "battle-of-the-sexes", "rational,rational",

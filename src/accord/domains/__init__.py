@@ -34,9 +34,9 @@ if TYPE_CHECKING:
 
 # the base names load on first use, so a domain's command module (``accord --help``) does
 # not pull in pydantic, numpy and the engine
-__getattr__, __dir__ = lazy_exports(__name__, dict.fromkeys((
+__getattr__, __dir__ = lazy_exports(__name__, {".base": (
     "Domain", "EpisodeSpec", "RunContext", "all_domains", "get_domain", "register_domain",
-    "registered_domains"), "base"))
+    "registered_domains")})
 
 #: the entry-point group every domain registers under
 ENTRY_POINT_GROUP = "accord.domains"

@@ -17,16 +17,13 @@ from accord.domains.deal_or_no_deal import (
     GreedyAgent,
     HumanReplayAgent,
     Outcome,
-    Turn,
-    best,
-    hardest,
-    is_envy_free,
-    is_pareto_optimal,
     load_split,
-    make_agent,
     play_datapoint,
-    render_belief,
 )
+from accord.domains.deal_or_no_deal.agents import make_agent
+from accord.domains.deal_or_no_deal.load import Turn
+from accord.domains.deal_or_no_deal.rules import best, hardest, is_envy_free, is_pareto_optimal
+from accord.domains.deal_or_no_deal.workflow import render_belief
 from accord.protocols.engine import run_episode
 from accord.solvers.bayes import valuation_space
 

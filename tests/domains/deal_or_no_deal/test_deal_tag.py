@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from accord.domains.deal_or_no_deal import (
+from accord.domains.deal_or_no_deal.deal_tag import (
     DealTagError,
     find_deal,
     format_deal,

@@ -7,17 +7,15 @@ from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal
 from fractions import Fraction
 from pathlib import Path
 
-from accord.domains.deal_or_no_deal import (
+from accord.domains.deal_or_no_deal import Datapoint, Outcome, load_selection
+from accord.domains.deal_or_no_deal.human_table import (
     LEVELS,
-    Datapoint,
-    Outcome,
     exclusion_counts,
     exclusions,
-    load_selection,
+    max_covered,
     ranked_pool,
     table9,
 )
-from accord.domains.deal_or_no_deal.human_table import max_covered
 
 # Seed 003, Table 9, typed from the seed text (columns d = -2 .. -11).
 SEED_COUNTS = (13, 27, 57, 85, 108, 133, 177, 189, 210, 217)

@@ -25,20 +25,17 @@ from accord.core.moves import Move, Offer, Reject
 from accord.domains.base import EpisodeSpec, RunContext
 from accord.domains.deal_or_no_deal import (
     DOMAIN,
-    STRATEGIES,
     Datapoint,
     DondProtocol,
-    LLMWorkflowAgent,
     Outcome,
-    hardest,
-    is_envy_free,
     load_datapoints,
-    make_agent,
     play_datapoint,
-    solve_meta_game,
 )
-from accord.domains.deal_or_no_deal.meta import payoffs_from_episodes
+from accord.domains.deal_or_no_deal.agents import make_agent
+from accord.domains.deal_or_no_deal.llm.agents import LLMWorkflowAgent
+from accord.domains.deal_or_no_deal.meta import STRATEGIES, payoffs_from_episodes, solve_meta_game
 from accord.domains.deal_or_no_deal.metrics import episode_metrics, summarize
+from accord.domains.deal_or_no_deal.rules import hardest, is_envy_free
 from accord.domains.deal_or_no_deal.stub import DondPolicy
 from accord.protocols.base import Observation
 from accord.protocols.engine import Bounds, EpisodeResult, run_episode

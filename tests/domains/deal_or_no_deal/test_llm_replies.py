@@ -9,18 +9,13 @@ import pytest
 
 from accord.agents.templates import render
 from accord.core.moves import Accept, Malformed, Message, Offer, Reject, Walk
-from accord.domains.deal_or_no_deal import (
-    DondObservation,
-    DondProtocol,
-    parse_reply,
-    proposal_rows,
-    render_belief,
-    value_leaks,
-)
+from accord.domains.deal_or_no_deal import DondObservation, DondProtocol
+from accord.domains.deal_or_no_deal.llm.agents import proposal_rows
 from accord.domains.deal_or_no_deal.llm.belief import BeliefError, parse_belief
+from accord.domains.deal_or_no_deal.llm.replies import parse_reply, value_leaks
 from accord.domains.deal_or_no_deal.llm.session import PACKAGE
 from accord.domains.deal_or_no_deal.stub import parse_state, raw_proposal
-from accord.domains.deal_or_no_deal.workflow import BayesianWorkflowAgent
+from accord.domains.deal_or_no_deal.workflow import BayesianWorkflowAgent, render_belief
 from accord.testing.stub import Policy, PolicyError, PolicyRequest, Reply, make_policy
 
 DEAL = "<deal>book=1 hat=0 ball=2</deal>"

@@ -8,13 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from accord.domains.deal_or_no_deal import (
-    DataFormatError,
-    load_split,
-    pair_views,
-    parse_line,
-    read_views,
-)
+from accord.domains.deal_or_no_deal import DataFormatError, load_split
+from accord.domains.deal_or_no_deal.load import pair_views, parse_line, read_views
 
 LineMaker = Callable[..., str]
 TURNS = [("YOU", "i want the book"), ("THEM", "ok , take it")]

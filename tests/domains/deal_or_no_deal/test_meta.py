@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from accord.domains.deal_or_no_deal import (
+from accord.domains.deal_or_no_deal.meta import (
     STRATEGIES,
     payoff_matrix,
     payoffs_from_episodes,

@@ -10,18 +10,21 @@ from accord.domains.deal_or_no_deal import (
     Datapoint,
     Outcome,
     dataset_stats,
-    difficulty_table,
     episode_metrics,
-    estimation_by_round,
     estimation_metrics,
-    human_baseline,
     human_metrics,
-    indistinguishable_set,
     load_split,
     outcome_metrics,
     play_datapoint,
 )
-from accord.domains.deal_or_no_deal.metrics import belief_traces, summarize
+from accord.domains.deal_or_no_deal.metrics import (
+    belief_traces,
+    difficulty_table,
+    estimation_by_round,
+    human_baseline,
+    indistinguishable_set,
+    summarize,
+)
 
 
 def test_outcome_metrics_known_values() -> None:

@@ -9,22 +9,20 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from accord.domains.deal_or_no_deal import (
-    Datapoint,
-    Outcome,
+from accord.domains.deal_or_no_deal import Datapoint, Outcome, load_split
+from accord.domains.deal_or_no_deal.rules import (
     admits_envy_free,
     allocations,
     best,
     best_allocations,
+    datapoint_admits_envy_free,
     difficulty,
     envy_free_allocations,
     hardest,
     is_envy_free,
     is_pareto_optimal,
-    load_split,
     utility,
 )
-from accord.domains.deal_or_no_deal.rules import datapoint_admits_envy_free
 
 Vec = tuple[int, ...]
 

@@ -9,22 +9,19 @@ from pathlib import Path
 
 import pytest
 
-from accord.domains.deal_or_no_deal import (
-    Datapoint,
-    Outcome,
-    difficulty,
+from accord.domains.deal_or_no_deal import Datapoint, Outcome, load_selection
+from accord.domains.deal_or_no_deal.load import read_views
+from accord.domains.deal_or_no_deal.rules import datapoint_admits_envy_free, difficulty
+from accord.domains.deal_or_no_deal.selection import (
     line_id,
     load_line,
     load_sample,
-    load_selection,
     parse_line_id,
-    read_views,
     sample_datapoints,
     seed_datapoints,
     seed_hardest,
     select,
 )
-from accord.domains.deal_or_no_deal.rules import datapoint_admits_envy_free
 
 LineMaker = Callable[..., str]
 TURNS = [("YOU", "i want the book"), ("THEM", "ok , take it")]

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from accord.domains.deal_or_no_deal import (
+from accord.domains.deal_or_no_deal import dataset_stats, load_selection
+from accord.domains.deal_or_no_deal.rules import (
     BEST_RULES,
     best_allocations,
-    dataset_stats,
-    load_sample,
-    load_selection,
+    datapoint_admits_envy_free,
+    scores,
 )
-from accord.domains.deal_or_no_deal.rules import datapoint_admits_envy_free, scores
+from accord.domains.deal_or_no_deal.selection import load_sample
 
 
 def _exact(x: float, n: int = 44) -> Fraction:

@@ -4,14 +4,10 @@ from __future__ import annotations
 
 import json
 
-from accord.domains.deliberation import (
-    MenuInstance,
-    TaskInstance,
-    calculator_tool,
-    shared_info,
-    solver_tool,
-)
+from accord.domains.deliberation import MenuInstance, TaskInstance
+from accord.domains.deliberation.agent_tools import calculator_tool, solver_tool
 from accord.domains.deliberation.agents import pack_messages, parse_share
+from accord.domains.deliberation.observations import shared_info
 
 
 def test_solver_and_calculator_menu(menu: MenuInstance) -> None:

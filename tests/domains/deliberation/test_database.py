@@ -7,8 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from accord.domains.deliberation import DataError, load_menu_database, load_teamwork_database
-from accord.domains.deliberation.database import DATA_DIR, PERSONA_FIELDS
+from accord.domains.deliberation import DataError
+from accord.domains.deliberation.database import (
+    DATA_DIR,
+    PERSONA_FIELDS,
+    load_menu_database,
+    load_teamwork_database,
+)
 from accord.domains.deliberation.preferences import dish_profile, dish_value, estimate_rating
 from accord.domains.deliberation.tools.author_ratings import author_ratings
 

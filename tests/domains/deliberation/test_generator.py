@@ -4,17 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from accord.domains.deliberation import (
-    MenuInstance,
-    TaskInstance,
-    check_decision,
-    check_observations,
-    instance_to_dict,
-    optimum,
-    select_menu_instances,
-    select_task_instances,
-    shipped_instance,
-)
+from accord.domains.deliberation import MenuInstance, TaskInstance, optimum, shipped_instance
+from accord.domains.deliberation.generator import select_menu_instances, select_task_instances
+from accord.domains.deliberation.load import instance_to_dict
+from accord.domains.deliberation.observations import check_observations
+from accord.domains.deliberation.rewards import check_decision
 
 
 def test_menu_selection_principles_and_determinism() -> None:

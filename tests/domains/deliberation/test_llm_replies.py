@@ -13,16 +13,10 @@ from accord.agents.spec import AgentSpecError, parse_agent_list, parse_agent_spe
 from accord.cli.main import app
 from accord.core.moves import Malformed, Offer
 from accord.domains.base import EpisodeSpec
-from accord.domains.deliberation import (
-    DOMAIN,
-    MenuInstance,
-    TaskInstance,
-    build_protocol,
-    shared_info,
-    shipped_instance,
-)
+from accord.domains.deliberation import DOMAIN, MenuInstance, TaskInstance, shipped_instance
 from accord.domains.deliberation import stub as stub_policy
-from accord.domains.deliberation.agents.knowledge import own_facts, pack_messages
+from accord.domains.deliberation.agents.knowledge import own_facts
+from accord.domains.deliberation.domain import build_protocol
 from accord.domains.deliberation.llm import (
     MODULES,
     Plan,
@@ -37,6 +31,8 @@ from accord.domains.deliberation.llm import (
     system_prompt,
 )
 from accord.domains.deliberation.llm.prompts import dialog_lines, state, turn_prompt
+from accord.domains.deliberation.observations import shared_info
+from accord.domains.deliberation.share import pack_messages
 from accord.testing.stub import StubServer
 
 
@@ -168,7 +164,8 @@ def test_stub_packs_shares_exactly_like_the_code_agents() -> None:
         _, _, obs = _obs(setting, 3)
         data = {"role": obs.role, "observation": dict(obs.private)}
         assert stub_policy.own_facts(data) == own_facts(obs)
-        assert stub_policy.pack(own_facts(obs), 300) == pack_messages(own_facts(obs), 300)
+        assert stub_policy.pack_messages(stub_policy.own_facts(data), 300) == pack_messages(
+            own_facts(obs), 300)
 
 
 def test_spec_checks_and_validate() -> None:

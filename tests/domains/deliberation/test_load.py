@@ -9,11 +9,11 @@ import pytest
 
 from accord.domains.deliberation import (
     InstanceError,
-    instance_to_dict,
     load_instance,
     parse_instance,
     shipped_instance,
 )
+from accord.domains.deliberation.load import instance_to_dict
 
 MENU = {"setting": "menu-numeric", "ingredients": {"egg": 4}, "recipes": {"omelette": {"egg": 2}},
         "guest_scores": {"Alice": {"omelette": 3.2}}}

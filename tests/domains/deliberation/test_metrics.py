@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from accord.domains.deliberation import (
-    MenuInstance,
-    TaskInstance,
-    episode_metrics,
+from accord.domains.deliberation import MenuInstance, TaskInstance, episode_metrics
+from accord.domains.deliberation.metrics import (
     greedy_feasible_subset,
     hallucination_rate,
     nmae_public,

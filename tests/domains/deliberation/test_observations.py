@@ -7,19 +7,16 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from accord.domains.deliberation import (
-    SETTINGS,
-    MenuInstance,
-    TaskInstance,
+from accord.domains.deliberation import SETTINGS, MenuInstance, TaskInstance, shipped_instance
+from accord.domains.deliberation.catalog import instance_count
+from accord.domains.deliberation.database import load_menu_database
+from accord.domains.deliberation.load import exact
+from accord.domains.deliberation.observations import (
     check_observations,
-    instance_count,
-    load_menu_database,
     private_observation,
     sample_observation_spec,
-    shipped_instance,
+    split_total,
 )
-from accord.domains.deliberation.load import exact
-from accord.domains.deliberation.observations import split_total
 
 
 @pytest.mark.parametrize("setting", SETTINGS)

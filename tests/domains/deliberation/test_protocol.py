@@ -16,9 +16,9 @@ from accord.domains.deliberation import (
     DeliberationProtocol,
     MenuInstance,
     TaskInstance,
-    build_protocol,
-    sample_observation_spec,
 )
+from accord.domains.deliberation.domain import build_protocol
+from accord.domains.deliberation.observations import sample_observation_spec
 from accord.protocols.engine import Bounds, run_episode
 
 

@@ -4,16 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from accord.domains.deliberation import (
-    MenuInstance,
-    TaskInstance,
-    check_decision,
-    menu_reward,
-    optimum,
-    parse_instance,
-    reward,
-    task_reward,
-)
+from accord.domains.deliberation import MenuInstance, TaskInstance, optimum, parse_instance, reward
+from accord.domains.deliberation.rewards import check_decision, menu_reward, task_reward
 
 
 def test_issue_menu_example() -> None:

@@ -16,16 +16,14 @@ from accord.domains.games import (
     NormalFormGame,
     RationalAgent,
     action_distribution,
-    build_agent,
     catalog_names,
     episode_metrics,
     load_catalog_game,
     parse_game,
-    plot_action_distribution,
-    rate,
-    select_normal,
-    select_spe,
 )
+from accord.domains.games.agents import build_agent
+from accord.domains.games.metrics import plot_action_distribution, rate
+from accord.domains.games.selection import select_normal, select_spe
 from accord.protocols.engine import run_episode
 
 F = Fraction

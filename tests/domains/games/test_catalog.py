@@ -10,11 +10,11 @@ import pytest
 from accord.domains.games import (
     ExtensiveGame,
     NormalFormGame,
-    catalog_entry,
     catalog_names,
     load_catalog_game,
     solve_game,
 )
+from accord.domains.games.catalog import catalog_entry
 from accord.solvers.backward_induction import count_spe
 from accord.solvers.perturbation import same_equilibria
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
-from accord.domains.games import plot_action_share, plot_study, study_episodes, study_table
+from accord.domains.games.studies import plot_action_share, plot_study, study_episodes, study_table
 from accord.testing.stub import StubServer
 
 REPO = Path(__file__).resolve().parents[3]

@@ -8,18 +8,18 @@ from typing import Any
 import pytest
 
 from accord.core.moves import Action, Malformed, Message
-from accord.domains.games import (
-    catalog_names,
-    load_catalog_game,
+from accord.domains.games import catalog_names, load_catalog_game
+from accord.domains.games.describe import render_game
+from accord.domains.games.llm.prompts import (
     personality_line,
     prompt_variant,
-    workflow_correct,
+    render_prompt,
+    variants,
 )
-from accord.domains.games.describe import render_game
-from accord.domains.games.llm.prompts import render_prompt, variants
 from accord.domains.games.llm.replies import StepError, json_tag, parse_action, parse_talk
 from accord.domains.games.llm.workflow import parse_nash, parse_responses
 from accord.domains.games.load import dump_game
+from accord.domains.games.metrics import workflow_correct
 from accord.domains.games.stub import leaves as stub_leaves
 from accord.domains.games.stub import parse_game as stub_parse_game
 

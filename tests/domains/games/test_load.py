@@ -15,11 +15,11 @@ from accord.domains.games import (
     ExtensiveGame,
     GameFileError,
     NormalFormGame,
-    dump_game,
     load_game,
     parse_game,
     save_game,
 )
+from accord.domains.games.load import dump_game
 from accord.solvers.game_tree import Decision, Leaf
 
 NORMAL = {"type": "normal", "players": ["Alice", "Bob"],

@@ -4,16 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from accord.domains.task_exchange import (
-    ScriptedAgent,
-    UtilityAwareAgent,
-    build_agent,
-    build_protocol,
-    get_scenario,
-    parse_script,
-    play,
-    selfish_agent,
-)
+from accord.domains.task_exchange import ScriptedAgent, UtilityAwareAgent, get_scenario
+from accord.domains.task_exchange.agents import selfish_agent
+from accord.domains.task_exchange.domain import build_agent, build_protocol, play
+from accord.domains.task_exchange.scripted import parse_script
 
 
 @pytest.mark.parametrize("scenario", ["cooperative", "competitive"])

@@ -9,8 +9,9 @@ from typer.testing import CliRunner
 
 from accord.agents.spec import parse_agent_spec
 from accord.domains.base import EpisodeSpec, RunContext
-from accord.domains.task_exchange import DOMAIN, get_scenario, render_trajectories_png
+from accord.domains.task_exchange import DOMAIN, get_scenario
 from accord.domains.task_exchange.cli import app, run_target
+from accord.domains.task_exchange.plot import render_trajectories_png
 
 
 def test_domain_interface() -> None:

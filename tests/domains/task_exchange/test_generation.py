@@ -7,11 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from accord.domains.task_exchange import (
-    ScenarioError,
+from accord.domains.task_exchange import ScenarioError, get_scenario, load_scenario
+from accord.domains.task_exchange.generation import (
     build_scenario,
-    get_scenario,
-    load_scenario,
     parse_description,
     parse_score,
     scenario_to_yaml,

@@ -12,17 +12,12 @@ import pytest
 
 from accord.agents.spec import AgentSpecError, parse_agent_spec
 from accord.domains.base import EpisodeSpec, RunContext
-from accord.domains.task_exchange import (
-    DOMAIN,
-    PATTERNS,
-    TaskExchangeLLMAgent,
-    build_agent,
-    build_protocol,
-    get_scenario,
-    play,
-    render_system_prompt,
-)
+from accord.domains.task_exchange import DOMAIN, get_scenario
+from accord.domains.task_exchange.domain import build_agent, build_protocol, play
+from accord.domains.task_exchange.llm.agent import TaskExchangeLLMAgent
+from accord.domains.task_exchange.llm.prompts import render_system_prompt
 from accord.domains.task_exchange.stub import TaskExchangePolicy
+from accord.domains.task_exchange.validation import PATTERNS
 from accord.protocols.engine import EpisodeResult
 from accord.testing.stub import FaultyPolicy, Policy, ScriptedPolicy, StubServer
 

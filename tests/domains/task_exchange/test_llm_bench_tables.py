@@ -12,8 +12,9 @@ from typer.testing import CliRunner
 from accord.bench import BenchOptions, expand, load_config, run_bench
 from accord.cli.main import app as bench_app
 from accord.domains.base import EpisodeSpec
-from accord.domains.task_exchange import DOMAIN, PATTERNS
+from accord.domains.task_exchange import DOMAIN
 from accord.domains.task_exchange.cli import app
+from accord.domains.task_exchange.validation import PATTERNS
 from accord.testing.stub import StubServer
 
 CONFIGS = Path(__file__).resolve().parents[3] / "configs"

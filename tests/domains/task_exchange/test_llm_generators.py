@@ -14,19 +14,19 @@ from typer.testing import CliRunner
 
 from accord.agents.llm_support import runtime_for
 from accord.domains.task_exchange import (
-    GenerationError,
     ScenarioError,
-    generate_raw_scores,
     generate_scenario,
     get_scenario,
-    load_preferences,
     load_scenario,
-    load_task_list,
-    scenario_to_yaml,
-    universe_to_yaml,
 )
 from accord.domains.task_exchange.cli import app
-from accord.domains.task_exchange.load import DATA_DIR
+from accord.domains.task_exchange.generation import scenario_to_yaml, universe_to_yaml
+from accord.domains.task_exchange.generators import (
+    GenerationError,
+    generate_raw_scores,
+    load_preferences,
+)
+from accord.domains.task_exchange.load import DATA_DIR, load_task_list
 from accord.domains.task_exchange.stub import TaskExchangeGeneratorPolicy
 from accord.llm import CacheMiss, LLMRuntime
 from accord.testing.stub import Policy, PolicyRequest, Reply, ScriptedPolicy, StubServer

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from accord.core.moves import Accept, Malformed, Message, Offer, Reject
-from accord.domains.task_exchange import format_proposal, parse_reply, strip_consider
+from accord.domains.task_exchange.llm.replies import format_proposal, parse_reply, strip_consider
 
 ROLES = ("Alice", "Bob")
 BODY = json.dumps({"Alice": ["task a"], "Bob": ["task b"]})

@@ -14,15 +14,17 @@ from accord.core.trajectory import Trajectory
 from accord.domains.task_exchange import (
     MainTask,
     TaskUniverse,
-    build_scenario,
     episode_metrics,
     get_scenario,
+    table1_row,
+    table2_row,
+)
+from accord.domains.task_exchange.generation import build_scenario
+from accord.domains.task_exchange.metrics import (
     initial_row,
     l2_to_front,
     pareto_front,
     scenario_front,
-    table1_row,
-    table2_row,
 )
 from accord.domains.task_exchange.scenario import AtomicTask, Scenario
 

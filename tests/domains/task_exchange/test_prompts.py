@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from accord.domains.task_exchange import (
-    ScriptedAgent,
-    build_protocol,
-    get_scenario,
+from accord.domains.task_exchange import ScriptedAgent, get_scenario
+from accord.domains.task_exchange.domain import build_protocol
+from accord.domains.task_exchange.llm.prompts import (
     render_describe_request,
     render_prompt,
     render_score_request,

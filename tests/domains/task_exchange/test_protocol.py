@@ -14,10 +14,9 @@ from accord.domains.task_exchange import (
     ScriptedAgent,
     TaskExchangeObservation,
     UtilityAwareAgent,
-    build_protocol,
     get_scenario,
-    play,
 )
+from accord.domains.task_exchange.domain import build_protocol, play
 from accord.protocols.base import Observation
 from accord.protocols.engine import EpisodeResult
 

@@ -11,16 +11,13 @@ import pytest
 from accord.domains.task_exchange import (
     ScenarioError,
     builtin_scenarios,
-    complement,
-    format_mask,
     get_scenario,
-    initial_row,
     load_scenario,
-    load_universe,
-    normalise_scores,
-    parse_mask,
 )
-from accord.domains.task_exchange.load import DATA_DIR, SCENARIO_DIR
+from accord.domains.task_exchange.load import DATA_DIR, SCENARIO_DIR, load_universe
+from accord.domains.task_exchange.masks import complement, format_mask, parse_mask
+from accord.domains.task_exchange.metrics import initial_row
+from accord.domains.task_exchange.scenario import normalise_scores
 
 # one cue per atomic task (bit order): every description must name exactly its tasks
 CUES = [r"Software Developer (position|role|job(?! interview))", r"alarm",

@@ -11,15 +11,11 @@ import pytest
 from typer.testing import CliRunner
 
 from accord.core.moves import Message
-from accord.domains.task_exchange import (
-    build_protocol,
-    get_scenario,
-    parse_reply,
-    render_system_prompt,
-    render_turn_prompt,
-)
+from accord.domains.task_exchange import get_scenario
 from accord.domains.task_exchange.cli import app
-from accord.domains.task_exchange.llm.replies import format_proposal
+from accord.domains.task_exchange.domain import build_protocol
+from accord.domains.task_exchange.llm.prompts import render_system_prompt, render_turn_prompt
+from accord.domains.task_exchange.llm.replies import format_proposal, parse_reply
 from accord.domains.task_exchange.protocol import HistoryEntry, TaskExchangeObservation
 from accord.domains.task_exchange.stub import (
     TaskExchangePolicy,

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from accord.domains.task_exchange import check_assignment, get_scenario
+from accord.domains.task_exchange import get_scenario
+from accord.domains.task_exchange.validation import check_assignment
 
 SC = get_scenario("cooperative")
 U = SC.universe

@@ -1,4 +1,16 @@
-"""The ``bargaining`` domain: multi-issue negotiation over YAML scenarios (seed 002)."""
+"""The ``bargaining`` domain: multi-issue negotiation over YAML scenarios (seed 002).
+
+Public face (imported lazily, on first use):
+
+- the domain: ``DOMAIN`` (registered as ``bargaining``) and its class ``BargainingDomain``;
+- scenarios: ``load_scenario``, ``parse_scenario``, ``builtin_scenarios``,
+  ``resolve_scenario`` and ``ScenarioError``;
+- running: ``run_negotiation`` (one episode of alternating offers) and ``build_agents``;
+- metrics from records: ``bargaining_metrics`` and ``analyze`` (frontier, Nash and Kalai
+  points of a scenario).
+
+Everything else is imported from its submodule (``accord.domains.bargaining.runner``, ...).
+"""
 
 from __future__ import annotations
 
@@ -6,22 +18,15 @@ from typing import TYPE_CHECKING
 
 from accord._lazy import lazy_exports
 
-#: public name -> the submodule that defines it (imported on first use)
-_EXPORTS = {
-    "DOMAIN": "domain",
-    "BargainingDomain": "domain",
-    "ScenarioError": "load",
-    "analyze": "analysis",
-    "bargaining_metrics": "metrics",
-    "build_agents": "runner",
-    "builtin_scenarios": "catalog",
-    "check_params": "runner",
-    "load_scenario": "load",
-    "parse_scenario": "load",
-    "resolve_scenario": "catalog",
-    "run_negotiation": "runner",
-}
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+# each name's module is imported on first use (the same names as the imports below)
+__getattr__, __dir__ = lazy_exports(__name__, {
+    ".analysis": ("analyze",),
+    ".catalog": ("builtin_scenarios", "resolve_scenario"),
+    ".domain": ("BargainingDomain", "DOMAIN"),
+    ".load": ("ScenarioError", "load_scenario", "parse_scenario"),
+    ".metrics": ("bargaining_metrics",),
+    ".runner": ("build_agents", "run_negotiation"),
+})
 
 if TYPE_CHECKING:
     from accord.domains.bargaining.analysis import analyze
@@ -29,7 +34,7 @@ if TYPE_CHECKING:
     from accord.domains.bargaining.domain import DOMAIN, BargainingDomain
     from accord.domains.bargaining.load import ScenarioError, load_scenario, parse_scenario
     from accord.domains.bargaining.metrics import bargaining_metrics
-    from accord.domains.bargaining.runner import build_agents, check_params, run_negotiation
+    from accord.domains.bargaining.runner import build_agents, run_negotiation
 
 __all__ = [
     "DOMAIN",
@@ -39,7 +44,6 @@ __all__ = [
     "bargaining_metrics",
     "build_agents",
     "builtin_scenarios",
-    "check_params",
     "load_scenario",
     "parse_scenario",
     "resolve_scenario",

@@ -103,7 +103,8 @@ def stats(
     """Datapoints, envy-free availability, the Best and Human rows (Table 10's layout) and
     Table 9 (human outcome by difficulty, the seed's exclusions applied)."""
     from accord.core.names import unknown_name
-    from accord.domains.deal_or_no_deal import BEST_RULES, dataset_stats
+    from accord.domains.deal_or_no_deal import dataset_stats
+    from accord.domains.deal_or_no_deal.rules import BEST_RULES
 
     if best_rule not in BEST_RULES:
         raise _fail(unknown_name("best rule", best_rule, BEST_RULES))

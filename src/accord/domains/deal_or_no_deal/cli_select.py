@@ -43,7 +43,7 @@ def sample_option() -> Any:
 
 def sample_file(sample: Path, data: str | None) -> Path:
     """``--sample FILE`` as given, else FILE in the data folder (``--sample sample50.txt``)."""
-    from accord.domains.deal_or_no_deal import dataset_dir
+    from accord.domains.deal_or_no_deal.location import dataset_dir
 
     if sample.is_file():
         return sample
@@ -64,14 +64,8 @@ def select_points(data: str | None, split: str, hardest: int | None, limit: int 
     the experiment runner can load them by id (``test/L7``).
     """
     from accord.core.names import unknown_name
-    from accord.domains.deal_or_no_deal import (
-        SELECTIONS,
-        DataFormatError,
-        DataNotFoundError,
-        load_sample,
-        load_selection,
-        select,
-    )
+    from accord.domains.deal_or_no_deal import DataFormatError, DataNotFoundError, load_selection
+    from accord.domains.deal_or_no_deal.selection import SELECTIONS, load_sample, select
 
     if hardest is not None and hardest < 1:
         raise c.fail(f"--hardest must be at least 1, got {hardest}")

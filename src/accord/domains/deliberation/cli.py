@@ -48,7 +48,8 @@ def run_target(setting: str, instance: int | str = 0, agents: list[str] | None =
     from accord.agents.spec import parse_agent_list
     from accord.cli.run import _episode_id
     from accord.domains.base import EpisodeSpec, RunContext
-    from accord.domains.deliberation import DOMAIN, TaskInstance, resolve_instance
+    from accord.domains.deliberation import DOMAIN, TaskInstance
+    from accord.domains.deliberation.domain import resolve_instance
 
     base, _, idx = setting.partition("/")
     p: dict[str, Any] = dict(params)
@@ -98,13 +99,8 @@ def solve(path: Path = typer.Argument(..., help="Instance JSON file."),
 def list_(setting: str = typer.Argument(None, help="Show the instances of one setting."),
           as_json: bool = c.json_option()) -> None:
     """List the settings and their shipped instances."""
-    from accord.domains.deliberation import (
-        SETTINGS,
-        MenuInstance,
-        instance_count,
-        optimum,
-        shipped_instance,
-    )
+    from accord.domains.deliberation import SETTINGS, MenuInstance, optimum, shipped_instance
+    from accord.domains.deliberation.catalog import instance_count
 
     if setting is None:
         counts = {s: instance_count(s) for s in SETTINGS}
@@ -133,7 +129,8 @@ def list_(setting: str = typer.Argument(None, help="Show the instances of one se
 @app.command(epilog=c.example("accord deliberation check my-instance.json"))
 def check(path: Path = typer.Argument(..., help="Instance JSON file.")) -> None:
     """Validate an instance file and its observation spec."""
-    from accord.domains.deliberation import DataError, check_observations, load_instance
+    from accord.domains.deliberation import DataError, load_instance
+    from accord.domains.deliberation.observations import check_observations
 
     try:
         inst = load_instance(path)
@@ -192,7 +189,7 @@ def generate(setting: str = typer.Argument(..., help="Setting to generate."),
                                             help="Candidate instances to draw."),
              keep: int = typer.Option(None, "--keep", help="Instances to keep.")) -> None:
     """Generate instances with the paper's selection principles (shipped set: default seed)."""
-    from accord.domains.deliberation import write_setting
+    from accord.domains.deliberation.generator import write_setting
 
     _setting(setting)
     paths = write_setting(setting, out, seed, candidates=candidates, keep=keep)

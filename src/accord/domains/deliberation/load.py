@@ -35,7 +35,7 @@ is decided.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -202,15 +202,21 @@ def _parse_menu(data: Mapping[str, Any], src: str) -> MenuInstance:
         {k: v for k, v in data.items() if k not in _MENU_KEYS})
 
 
+def _rows(data: Mapping[str, Any], key: str, known: Iterable[str], what: str, src: str
+          ) -> Iterator[tuple[str, str, Any]]:
+    """``(name, key path, row)`` for each entry of the mapping at ``key`` (empty if absent);
+    each name must be one of ``known`` (a ``what``: agent, task)."""
+    for name, row in as_mapping(data.get(key, {}), InstanceError, src, key).items():
+        path = key_path(key, name)
+        if name not in known:
+            raise InstanceError(src, path, f"unknown {what} {short(name)}")
+        yield name, path, row
+
+
 def _observations(data: Mapping[str, Any], agents: tuple[str, ...], src: str
                   ) -> dict[str, dict[str, Any]]:
-    obs = as_mapping(data.get("observations", {}), InstanceError, src, "observations")
-    for agent, spec in obs.items():
-        if agent not in agents:
-            raise InstanceError(src, key_path("observations", agent),
-                                f"unknown agent {short(agent)}")
-        as_mapping(spec, InstanceError, src, key_path("observations", agent))
-    return {a: dict(v) for a, v in obs.items()}
+    return {agent: dict(as_mapping(spec, InstanceError, src, ok))
+            for agent, ok, spec in _rows(data, "observations", agents, "agent", src)}
 
 
 def _parse_task(data: Mapping[str, Any], src: str) -> TaskInstance:
@@ -227,34 +233,22 @@ def _parse_task(data: Mapping[str, Any], src: str) -> TaskInstance:
                             f"{short(list(agents))}")
     tasks = tuple(as_str_list(data["tasks"], InstanceError, src, "tasks"))
     eff: dict[str, dict[str, Number]] = {}
-    for agent, row in as_mapping(data.get("efficiency", {}), InstanceError, src,
-                                 "efficiency").items():
-        ak = key_path("efficiency", agent)
-        if agent not in agents:
-            raise InstanceError(src, ak, f"unknown agent {short(agent)}")
+    for agent, ak, row in _rows(data, "efficiency", agents, "agent", src):
         eff[agent] = _num_table(row, src, ak, quantity=False)
         for task in eff[agent]:
             if task not in tasks:
                 raise InstanceError(src, key_path(ak, task), f"unknown task {short(task)}")
     public = _num_table(data.get("public_resources", {}), src, "public_resources")
     private: dict[str, dict[str, Number]] = {}
-    for agent, row in as_mapping(data.get("private_resources", {}), InstanceError, src,
-                                 "private_resources").items():
-        pk = key_path("private_resources", agent)
-        if agent not in agents:
-            raise InstanceError(src, pk, f"unknown agent {short(agent)}")
+    for agent, pk, row in _rows(data, "private_resources", agents, "agent", src):
         private[agent] = _num_table(row, src, pk)
         for res in private[agent]:
             if res in public:
                 raise InstanceError(src, key_path(pk, res),
                                     f"{short(res)} is also a public resource; names must differ")
     reqs: dict[str, dict[str, Number]] = {}
-    for task, row in as_mapping(data["requirements"], InstanceError, src,
-                                "requirements").items():
-        if task not in tasks:
-            raise InstanceError(src, key_path("requirements", task),
-                                f"unknown task {short(task)}")
-        reqs[task] = _num_table(row, src, key_path("requirements", task))
+    for task, rk, row in _rows(data, "requirements", tasks, "task", src):
+        reqs[task] = _num_table(row, src, rk)
     return TaskInstance(
         agents, leader, tasks, eff, private, public, reqs, str(data.get("id", "")),
         _observations(data, agents, src),

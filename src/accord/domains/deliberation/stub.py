@@ -69,6 +69,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from accord.domains.deliberation.share import observation_facts, pack_messages, parse_share
 from accord.llm.policy import Outcome, Policy, PolicyError, PolicyRequest, Reply, register_policy
 
 TASK_DATA_RE = re.compile(r"<TASK_DATA>(.*?)</TASK_DATA>", re.S)
@@ -138,37 +139,7 @@ def read_state(text: str, data: Mapping[str, Any]) -> dict[str, Any]:
 
 def own_facts(data: Mapping[str, Any]) -> list[list[Any]]:
     """The agent's observation (``TASK_DATA.observation``) as share facts."""
-    obs, role = data.get("observation") or {}, data.get("role")
-    facts: list[list[Any]] = [["ingredients", i, a] for i, a in
-                              (obs.get("ingredients") or {}).items()]
-    for guest, row in (obs.get("guest_scores") or {}).items():
-        facts += [["guest_scores", guest, d, v] for d, v in row.items()]
-    for guest, fields in (obs.get("guests") or {}).items():
-        facts += [["persona", guest, f, v] for f, v in fields.items()]
-    for agent, row in (obs.get("private_resources") or {}).items():
-        facts += [["private_resources", agent, r, v] for r, v in row.items()]
-    kind = "public_total" if obs.get("public_is_total") else "public_fragment"
-    facts += [[kind, role, r, v] for r, v in (obs.get("public_resources") or {}).items()]
-    for agent, row in (obs.get("efficiency") or {}).items():
-        facts += [["efficiency", agent, t, v] for t, v in row.items()]
-    return facts
-
-
-def _share(facts: list[list[Any]], part: int, parts: int) -> str:
-    return json.dumps({"share": facts, "part": part, "parts": parts}, separators=(",", ":"),
-                      ensure_ascii=False)
-
-
-def pack(facts: list[list[Any]], max_chars: int) -> list[str]:
-    """Share messages of at most ``max_chars`` characters (the code agents' packing)."""
-    chunks: list[list[list[Any]]] = [[]]
-    for fact in facts:
-        trial = [*chunks[-1], fact]
-        if chunks[-1] and len(_share(trial, 99, 99)) > max_chars:
-            chunks.append([fact])
-        else:
-            chunks[-1] = trial
-    return [_share(c, i + 1, len(chunks)) for i, c in enumerate(chunks)]
+    return observation_facts(data.get("observation") or {}, data.get("role"))
 
 
 @dataclass
@@ -188,20 +159,14 @@ def heard(request: PolicyRequest, role: str) -> Heard:
         if m.get("role") != "user":
             continue
         for speaker, text in QUOTE_RE.findall(str(m.get("content", ""))):
-            try:
-                msg = json.loads(text.replace("‹", "<").replace("›", ">"))
-            except json.JSONDecodeError:
+            share = parse_share(text.replace("‹", "<").replace("›", ">"))
+            if share is None:
                 continue
-            if not isinstance(msg, dict) or not isinstance(msg.get("share"), list):
-                continue
-            try:
-                part, parts = int(msg.get("part", 1)), int(msg.get("parts", 1))
-            except (TypeError, ValueError):
-                continue
+            facts, part, parts = share
             if speaker == role:
                 out.sent.add(part)
                 continue
-            out.facts += [f for f in msg["share"] if isinstance(f, list) and len(f) >= 3]
+            out.facts += facts
             out.parts.setdefault(speaker, set()).add(part)
             out.totals[speaker] = parts
     return out
@@ -417,7 +382,7 @@ class DeliberationPolicy(Policy):
 
     def _talk(self, v: _View) -> str:
         limit = int(v.data.get("max_chars") or 1000)
-        parts = [] if v.data.get("merged") else pack(own_facts(v.data), limit)
+        parts = [] if v.data.get("merged") else pack_messages(own_facts(v.data), limit)
         todo = [i for i in range(1, len(parts) + 1) if i not in v.heard.sent]
         if todo:
             text = parts[todo[0] - 1]

@@ -41,7 +41,8 @@ def list_games(as_json: bool = c.json_option()) -> None:
     """List the catalog games."""
     from rich.table import Table
 
-    from accord.domains.games import catalog_entry, catalog_names, load_catalog_game
+    from accord.domains.games import catalog_names, load_catalog_game
+    from accord.domains.games.catalog import catalog_entry
     from accord.domains.games.describe import fmt_number
     from accord.domains.games.model import NormalFormGame
 
@@ -99,8 +100,9 @@ def solve(
                                help="two-player games: also compute mixed equilibria"),
 ) -> None:
     """Equilibria and Pareto optima of a game."""
-    from accord.domains.games import render_game, solution_json, solve_game
-    from accord.domains.games.describe import fmt_number
+    from accord.domains.games import solve_game
+    from accord.domains.games.analysis import solution_json
+    from accord.domains.games.describe import fmt_number, render_game
 
     game = _resolve(target, _params(param))
     try:
@@ -163,13 +165,8 @@ def play(
     from accord.agents.spec import AgentSpecError, parse_agent_list
     from accord.cli.run import _episode_id
     from accord.domains.base import EpisodeSpec, RunContext
-    from accord.domains.games import (
-        GameFileError,
-        GamesDomain,
-        action_distribution,
-        plot_action_distribution,
-        rate,
-    )
+    from accord.domains.games import GameFileError, GamesDomain, action_distribution
+    from accord.domains.games.metrics import plot_action_distribution, rate
 
     llm = c.llm_settings(cache, cache_mode)
     try:
@@ -258,7 +255,7 @@ def plot(store: Path = typer.Argument(..., help="results store of `accord bench`
          as_json: bool = c.json_option()) -> None:
     """Action-distribution plots (one PNG per cell) and summary.json from a results store."""
     from accord.bench import Store, StoreError
-    from accord.domains.games import plot_action_share, plot_study
+    from accord.domains.games.studies import plot_action_share, plot_study
 
     try:
         with Store.open(store, create=False) as st:

@@ -1,9 +1,21 @@
 """Utility-aware task decomposition and exchange between two agents (seed 000).
 
-Importing this package registers the ``task-exchange`` domain. Public pieces: the
-scenario model and loader, the reply parser, proposal validation, the protocol, the
-Figure 7 prompt renderers, the code, scripted and LLM agents, the LLM scenario generators,
-metrics and the Figure 2 plot.
+Public face (imported lazily, on first use):
+
+- the domain: ``DOMAIN`` (registered as ``task-exchange``) and ``TaskExchangeDomain``;
+- scenarios: ``Scenario``, ``TaskUniverse``, ``AtomicTask``, ``MainTask``,
+  ``ScenarioError``, ``load_scenario``, ``get_scenario``, ``builtin_scenarios`` and the
+  LLM scenario generator ``generate_scenario``;
+- the protocol: ``TaskExchangeProtocol``, ``TaskExchangeState``,
+  ``TaskExchangeObservation``;
+- agents built by hand: ``UtilityAwareAgent``, ``ScriptedAgent`` (agents from specs go
+  through ``DOMAIN``);
+- metrics from records: ``episode_metrics``, ``table1_row``, ``table2_row`` and
+  ``paper_tables``.
+
+Everything else - proposal validation (:mod:`.validation`), masks (:mod:`.masks`), the
+LLM agent, prompts and reply parsing (:mod:`.llm`), the Figure 2 plot (:mod:`.plot`) - is
+imported from its submodule.
 """
 
 from __future__ import annotations
@@ -12,249 +24,59 @@ from typing import TYPE_CHECKING
 
 from accord._lazy import lazy_exports
 
-#: public name -> the submodule that defines it (imported on first use)
-_EXPORTS = {
-    "AGENT_KINDS": "domain",
-    "DEFAULT_RETRIES": "domain",
-    "DOMAIN": "domain",
-    "PATTERNS": "validation",
-    "PATTERN_TITLES": "validation",
-    "STRATEGIES": "protocol",
-    "STRATEGY_LABELS": "tables",
-    "AgentFactory": "domain",
-    "AgentProfile": "scenario",
-    "AtomicTask": "scenario",
-    "GenerationError": "generators",
-    "HistoryEntry": "protocol",
-    "MainTask": "scenario",
-    "PrivateView": "scenario",
-    "Proposal": "protocol",
-    "Scenario": "scenario",
-    "ScenarioError": "scenario",
-    "ScriptedAgent": "scripted",
-    "TaskExchangeDomain": "domain",
-    "TaskExchangeLLMAgent": "llm.agent",
-    "TaskExchangeObservation": "protocol",
-    "TaskExchangeProtocol": "protocol",
-    "TaskExchangeState": "protocol",
-    "TaskUniverse": "scenario",
-    "UtilityAwareAgent": "agents",
-    "Violation": "validation",
-    "build_agent": "domain",
-    "build_llm_agent": "llm.agent",
-    "build_protocol": "domain",
-    "build_scenario": "generation",
-    "builtin_scenarios": "load",
-    "check_assignment": "validation",
-    "complement": "masks",
-    "episode_key": "domain",
-    "episode_metrics": "metrics",
-    "format_mask": "masks",
-    "format_proposal": "llm.replies",
-    "format_tables": "tables",
-    "generate_descriptions": "generators",
-    "generate_raw_scores": "generators",
-    "generate_scenario": "generators",
-    "get_scenario": "load",
-    "initial_row": "metrics",
-    "l2_to_front": "metrics",
-    "load_preferences": "generators",
-    "load_scenario": "load",
-    "load_task_list": "load",
-    "load_universe": "load",
-    "normalise_scores": "scenario",
-    "paper_tables": "tables",
-    "pareto_front": "metrics",
-    "parse_assignment": "llm.replies",
-    "parse_description": "generation",
-    "parse_mask": "masks",
-    "parse_reply": "llm.replies",
-    "parse_score": "generation",
-    "parse_script": "scripted",
-    "play": "domain",
-    "proposal_path": "plot",
-    "render_describe_prompt": "llm.prompts",
-    "render_describe_request": "llm.prompts",
-    "render_prompt": "llm.prompts",
-    "render_score_request": "llm.prompts",
-    "render_system_prompt": "llm.prompts",
-    "render_trajectories_png": "plot",
-    "render_turn_prompt": "llm.prompts",
-    "scenario_front": "metrics",
-    "scenario_to_yaml": "generation",
-    "selfish_agent": "agents",
-    "setup_block": "llm.prompts",
-    "state_block": "llm.prompts",
-    "strip_consider": "llm.replies",
-    "table1_row": "metrics",
-    "table2_row": "metrics",
-    "universe_to_yaml": "generation",
-}
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+# each name's module is imported on first use (the same names as the imports below)
+__getattr__, __dir__ = lazy_exports(__name__, {
+    ".agents": ("UtilityAwareAgent",),
+    ".domain": ("DOMAIN", "TaskExchangeDomain"),
+    ".generators": ("generate_scenario",),
+    ".load": ("builtin_scenarios", "get_scenario", "load_scenario"),
+    ".metrics": ("episode_metrics", "table1_row", "table2_row"),
+    ".protocol": ("TaskExchangeObservation", "TaskExchangeProtocol", "TaskExchangeState"),
+    ".scenario": ("AtomicTask", "MainTask", "Scenario", "ScenarioError", "TaskUniverse"),
+    ".scripted": ("ScriptedAgent",),
+    ".tables": ("paper_tables",),
+})
 
 if TYPE_CHECKING:
-    from accord.domains.task_exchange.agents import UtilityAwareAgent, selfish_agent
-    from accord.domains.task_exchange.domain import (
-        AGENT_KINDS,
-        DEFAULT_RETRIES,
-        DOMAIN,
-        AgentFactory,
-        TaskExchangeDomain,
-        build_agent,
-        build_protocol,
-        episode_key,
-        play,
-    )
-    from accord.domains.task_exchange.generation import (
-        build_scenario,
-        parse_description,
-        parse_score,
-        scenario_to_yaml,
-        universe_to_yaml,
-    )
-    from accord.domains.task_exchange.generators import (
-        GenerationError,
-        generate_descriptions,
-        generate_raw_scores,
-        generate_scenario,
-        load_preferences,
-    )
-    from accord.domains.task_exchange.llm.agent import TaskExchangeLLMAgent, build_llm_agent
-    from accord.domains.task_exchange.llm.prompts import (
-        render_describe_prompt,
-        render_describe_request,
-        render_prompt,
-        render_score_request,
-        render_system_prompt,
-        render_turn_prompt,
-        setup_block,
-        state_block,
-    )
-    from accord.domains.task_exchange.llm.replies import (
-        format_proposal,
-        parse_assignment,
-        parse_reply,
-        strip_consider,
-    )
-    from accord.domains.task_exchange.load import (
-        builtin_scenarios,
-        get_scenario,
-        load_scenario,
-        load_task_list,
-        load_universe,
-    )
-    from accord.domains.task_exchange.masks import complement, format_mask, parse_mask
-    from accord.domains.task_exchange.metrics import (
-        episode_metrics,
-        initial_row,
-        l2_to_front,
-        pareto_front,
-        scenario_front,
-        table1_row,
-        table2_row,
-    )
-    from accord.domains.task_exchange.plot import proposal_path, render_trajectories_png
+    from accord.domains.task_exchange.agents import UtilityAwareAgent
+    from accord.domains.task_exchange.domain import DOMAIN, TaskExchangeDomain
+    from accord.domains.task_exchange.generators import generate_scenario
+    from accord.domains.task_exchange.load import builtin_scenarios, get_scenario, load_scenario
+    from accord.domains.task_exchange.metrics import episode_metrics, table1_row, table2_row
     from accord.domains.task_exchange.protocol import (
-        STRATEGIES,
-        HistoryEntry,
-        Proposal,
         TaskExchangeObservation,
         TaskExchangeProtocol,
         TaskExchangeState,
     )
     from accord.domains.task_exchange.scenario import (
-        AgentProfile,
         AtomicTask,
         MainTask,
-        PrivateView,
         Scenario,
         ScenarioError,
         TaskUniverse,
-        normalise_scores,
     )
-    from accord.domains.task_exchange.scripted import ScriptedAgent, parse_script
-    from accord.domains.task_exchange.tables import STRATEGY_LABELS, format_tables, paper_tables
-    from accord.domains.task_exchange.validation import (
-        PATTERN_TITLES,
-        PATTERNS,
-        Violation,
-        check_assignment,
-    )
+    from accord.domains.task_exchange.scripted import ScriptedAgent
+    from accord.domains.task_exchange.tables import paper_tables
 
 __all__ = [
-    "AGENT_KINDS",
-    "DEFAULT_RETRIES",
     "DOMAIN",
-    "PATTERNS",
-    "PATTERN_TITLES",
-    "STRATEGIES",
-    "STRATEGY_LABELS",
-    "AgentFactory",
-    "AgentProfile",
     "AtomicTask",
-    "GenerationError",
-    "HistoryEntry",
     "MainTask",
-    "PrivateView",
-    "Proposal",
     "Scenario",
     "ScenarioError",
     "ScriptedAgent",
     "TaskExchangeDomain",
-    "TaskExchangeLLMAgent",
     "TaskExchangeObservation",
     "TaskExchangeProtocol",
     "TaskExchangeState",
     "TaskUniverse",
     "UtilityAwareAgent",
-    "Violation",
-    "build_agent",
-    "build_llm_agent",
-    "build_protocol",
-    "build_scenario",
     "builtin_scenarios",
-    "check_assignment",
-    "complement",
-    "episode_key",
     "episode_metrics",
-    "format_mask",
-    "format_proposal",
-    "format_tables",
-    "generate_descriptions",
-    "generate_raw_scores",
     "generate_scenario",
     "get_scenario",
-    "initial_row",
-    "l2_to_front",
-    "load_preferences",
     "load_scenario",
-    "load_task_list",
-    "load_universe",
-    "normalise_scores",
     "paper_tables",
-    "pareto_front",
-    "parse_assignment",
-    "parse_description",
-    "parse_mask",
-    "parse_reply",
-    "parse_score",
-    "parse_script",
-    "play",
-    "proposal_path",
-    "render_describe_prompt",
-    "render_describe_request",
-    "render_prompt",
-    "render_score_request",
-    "render_system_prompt",
-    "render_trajectories_png",
-    "render_turn_prompt",
-    "scenario_front",
-    "scenario_to_yaml",
-    "selfish_agent",
-    "setup_block",
-    "state_block",
-    "strip_consider",
     "table1_row",
     "table2_row",
-    "universe_to_yaml",
 ]

@@ -51,14 +51,10 @@ def _agents(text: str) -> list[str]:
 @app.command("list", epilog=c.example("accord task-exchange list --json"))
 def list_cmd(as_json: bool = c.json_option()) -> None:
     """List the built-in scenarios with their initial utilities and Pareto fronts."""
-    from accord.domains.task_exchange import (
-        AGENT_KINDS,
-        STRATEGIES,
-        builtin_scenarios,
-        get_scenario,
-        initial_row,
-        scenario_front,
-    )
+    from accord.domains.task_exchange import builtin_scenarios, get_scenario
+    from accord.domains.task_exchange.domain import AGENT_KINDS
+    from accord.domains.task_exchange.metrics import initial_row, scenario_front
+    from accord.domains.task_exchange.protocol import STRATEGIES
 
     out: dict[str, dict[str, Any]] = {}
     for name in builtin_scenarios():
@@ -124,7 +120,8 @@ def prompt_cmd(scenario: str = typer.Argument(..., help="Built-in scenario name 
                state: bool = typer.Option(False, "--state", help="include the <TX_SETUP> "
                                           "block the llm agent adds (as it sends it)")) -> None:
     """Print the standing Figure 7 prompt one agent would receive."""
-    from accord.domains.task_exchange import get_scenario, render_system_prompt
+    from accord.domains.task_exchange import get_scenario
+    from accord.domains.task_exchange.llm.prompts import render_system_prompt
 
     sc = get_scenario(scenario)
     typer.echo(render_system_prompt(sc.view(role or sc.roles[0]), strategy, machine_state=state),
@@ -146,7 +143,8 @@ def plot_cmd(scenario: str = typer.Argument(..., help="Built-in scenario name or
 
     from accord.agents.spec import parse_agent_list
     from accord.domains.base import EpisodeSpec, RunContext
-    from accord.domains.task_exchange import DOMAIN, get_scenario, render_trajectories_png
+    from accord.domains.task_exchange import DOMAIN, get_scenario
+    from accord.domains.task_exchange.plot import render_trajectories_png
 
     n = c.pick(None if repeat == 5 else repeat, runs, "--runs", "--repeat") or repeat
     c.check_out_path(out)
@@ -190,19 +188,11 @@ def generate_cmd(
     import asyncio
 
     from accord.agents.llm_support import runtime_for
-    from accord.domains.task_exchange import (
-        ScenarioError,
-        generate_scenario,
-        initial_row,
-        load_preferences,
-        load_scenario,
-        load_task_list,
-        load_universe,
-        scenario_front,
-        scenario_to_yaml,
-        universe_to_yaml,
-    )
-    from accord.domains.task_exchange.load import DATA_DIR
+    from accord.domains.task_exchange import ScenarioError, generate_scenario, load_scenario
+    from accord.domains.task_exchange.generation import scenario_to_yaml, universe_to_yaml
+    from accord.domains.task_exchange.generators import load_preferences
+    from accord.domains.task_exchange.load import DATA_DIR, load_task_list, load_universe
+    from accord.domains.task_exchange.metrics import initial_row, scenario_front
     from accord.llm import GenerationConfig, LLMError
 
     llm = c.llm_settings(cache, cache_mode)

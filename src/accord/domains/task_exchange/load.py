@@ -9,7 +9,7 @@ unknown keys are errors with a close-match suggestion.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
@@ -94,16 +94,23 @@ def _mask(text: Any, n: int, path: Path, key: str) -> int:
         raise _fail(path, key, str(exc)) from None
 
 
+def _entries(data: Mapping[str, Any], key: str, allowed: tuple[str, ...], path: Path
+             ) -> Iterator[tuple[int, str, Mapping[str, Any]]]:
+    """``(i, "key[i].", item)`` for each item of the list at ``key``: each must be a mapping
+    with only ``allowed`` keys."""
+    for i, item in enumerate(_get(data, key, list, path, "")):
+        if not isinstance(item, Mapping):
+            raise _fail(path, f"{key}[{i}]", "expected a mapping")
+        w = f"{key}[{i}]."
+        _known(item, allowed, path, w)
+        yield i, w, item
+
+
 def _task_list(data: Mapping[str, Any], path: Path
                ) -> tuple[str, tuple[AtomicTask, ...], tuple[MainTask, ...]]:
     _known(data, TASKS_KEYS, path, "")
-    atomic_raw = _get(data, "atomic_tasks", list, path, "")
     atomic = []
-    for i, item in enumerate(atomic_raw):
-        w = f"atomic_tasks[{i}]."
-        if not isinstance(item, Mapping):
-            raise _fail(path, f"atomic_tasks[{i}]", "expected a mapping")
-        _known(item, ATOMIC_KEYS, path, w)
+    for i, w, item in _entries(data, "atomic_tasks", ATOMIC_KEYS, path):
         bit = _get(item, "bit", int, path, w)
         if bit != i:
             raise _fail(path, f"{w}bit", f"is {bit}, expected {i} (list atomic tasks in bit order)")
@@ -114,11 +121,7 @@ def _task_list(data: Mapping[str, Any], path: Path
     if not 1 <= n <= 12:
         raise _fail(path, "atomic_tasks", f"need 1 to 12 atomic tasks, got {n}")
     mains = []
-    for i, item in enumerate(_get(data, "main_tasks", list, path, "")):
-        w = f"main_tasks[{i}]."
-        if not isinstance(item, Mapping):
-            raise _fail(path, f"main_tasks[{i}]", "expected a mapping")
-        _known(item, MAIN_KEYS, path, w)
+    for _, w, item in _entries(data, "main_tasks", MAIN_KEYS, path):
         mask = _mask(item.get("mask"), n, path, f"{w}mask")
         if mask == 0:
             raise _fail(path, f"{w}mask", "a main task needs at least one atomic task")
@@ -185,12 +188,7 @@ def load_scenario(path: str | Path) -> Scenario:
         raise _fail(path, "tasks", str(exc)) from None
     n = universe.n
     agents = []
-    agents_raw = _get(data, "agents", list, path, "")
-    for i, item in enumerate(agents_raw):
-        w = f"agents[{i}]."
-        if not isinstance(item, Mapping):
-            raise _fail(path, f"agents[{i}]", "expected a mapping")
-        _known(item, AGENT_KEYS, path, w)
+    for _, w, item in _entries(data, "agents", AGENT_KEYS, path):
         role = _get(item, "role", str, path, w)
         main = _get(item, "main_task", str, path, w)
         if main not in {t.id for t in universe.main_tasks}:

@@ -166,7 +166,7 @@ class Games:
         return game
 
     async def _run(self, game: Game) -> None:
-        from accord.bench.worker import EpisodeRecord, format_error, jsonable
+        from accord.bench.worker import EpisodeRecord, format_error
 
         dom = get_domain(game.spec.domain)
         rec = EpisodeRecord("", "failed", started=time.time(), worker="accord play")
@@ -177,12 +177,7 @@ class Games:
             ctx = RunContext(llm=dict(self.settings.llm), data=self.settings.data,
                              extra={"seat": game.seat})
             result = await dom.run_episode(game.spec, ctx)
-            rec.outcome = result.status
-            rec.summary = jsonable(result.summary())
-            rec.usage = jsonable(result.usage) or None
-            rec.trajectory = result.trajectory.to_jsonl()
-            rec.metrics = jsonable(dom.metrics(game.spec, result))
-            rec.status = "done"
+            rec.finish(result, dom, game.spec)
         except Exception as exc:  # a failed game is a record, never a dead server
             rec.error = format_error(exc)
             error = f"{type(exc).__name__}: {exc}"

@@ -6,10 +6,9 @@ from accord.domains.deliberation.agents.knowledge import (
     estimate,
     gather,
     own_facts,
-    pack_messages,
-    parse_share,
 )
 from accord.domains.deliberation.agents.recording import DeliberationRecorder
+from accord.domains.deliberation.share import pack_messages, parse_share
 
 __all__ = [
     "DeliberationRecorder",

@@ -34,7 +34,6 @@ from accord.domains.deliberation.agents.knowledge import (
     gather,
     knows_everything,
     own_facts,
-    pack_messages,
     summarize_proposal,
 )
 from accord.domains.deliberation.agents.recording import DeliberationRecorder
@@ -43,6 +42,7 @@ from accord.domains.deliberation.errors import InstanceError
 from accord.domains.deliberation.ilp import optimum
 from accord.domains.deliberation.protocol import DeliberationObservation
 from accord.domains.deliberation.rewards import check_decision, decision_value
+from accord.domains.deliberation.share import pack_messages
 
 _EPS = 1e-9
 

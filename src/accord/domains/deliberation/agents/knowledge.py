@@ -1,16 +1,11 @@
 """Structured observation sharing and state estimation for the code agents.
 
-Facts are small JSON lists: ``["ingredients", "egg", 4]``, ``["guest_scores", "Alice",
-"Pad Thai", 31.2]``, ``["persona", "Alice", "Food Allergies", ["Nuts"]]``,
-``["private_resources", "agent_0", "Time", 6.5]``, ``["public_fragment", "agent_0",
-"Budget", 80]``, ``["efficiency", "agent_0", "Literature review", 0.8]``. A share message
-is the JSON text ``{"share": [facts...], "part": k, "parts": n}``; messages are packed to
-fit the protocol's character limit, so a long observation goes out over several turns.
+Facts and share messages are in the format of :mod:`accord.domains.deliberation.share`
+(``own_facts`` gives an agent's own, :func:`gather` collects the others' from the dialog).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,58 +13,12 @@ from typing import Any
 from accord.domains.deliberation.database import MenuDatabase
 from accord.domains.deliberation.preferences import dish_value, estimate_rating
 from accord.domains.deliberation.protocol import DeliberationObservation
+from accord.domains.deliberation.share import observation_facts, parse_share
 
 
 def own_facts(obs: DeliberationObservation) -> list[list[Any]]:
     """The agent's private observation as a list of facts."""
-    p = obs.private
-    facts: list[list[Any]] = []
-    for ing, amt in (p.get("ingredients") or {}).items():
-        facts.append(["ingredients", ing, amt])
-    for guest, row in (p.get("guest_scores") or {}).items():
-        facts += [["guest_scores", guest, d, v] for d, v in row.items()]
-    for guest, fields in (p.get("guests") or {}).items():
-        facts += [["persona", guest, f, v] for f, v in fields.items()]
-    for agent, row in (p.get("private_resources") or {}).items():
-        facts += [["private_resources", agent, r, v] for r, v in row.items()]
-    kind = "public_total" if p.get("public_is_total") else "public_fragment"
-    facts += [[kind, obs.role, r, v] for r, v in (p.get("public_resources") or {}).items()]
-    for agent, row in (p.get("efficiency") or {}).items():
-        facts += [["efficiency", agent, t, v] for t, v in row.items()]
-    return facts
-
-
-def pack_messages(facts: list[list[Any]], max_chars: int) -> list[str]:
-    """Pack facts into share messages of at most ``max_chars`` characters each.
-
-    A single fact too long for any message is sent alone (and will be truncated).
-    """
-    chunks: list[list[list[Any]]] = [[]]
-    for fact in facts:
-        trial = chunks[-1] + [fact]
-        if chunks[-1] and len(_render(trial, 99, 99)) > max_chars:
-            chunks.append([fact])
-        else:
-            chunks[-1] = trial
-    n = len(chunks)
-    return [_render(c, i + 1, n) for i, c in enumerate(chunks)]
-
-
-def _render(facts: list[list[Any]], part: int, parts: int) -> str:
-    return json.dumps({"share": facts, "part": part, "parts": parts}, separators=(",", ":"),
-                      ensure_ascii=False)
-
-
-def parse_share(text: str) -> tuple[list[list[Any]], int, int] | None:
-    """Facts, part and parts of a share message, or None if the text is not one."""
-    try:
-        data = json.loads(text)
-        if not isinstance(data, dict) or not isinstance(data.get("share"), list):
-            return None
-        facts = [f for f in data["share"] if isinstance(f, list) and len(f) >= 3]
-        return facts, int(data.get("part", 1)), int(data.get("parts", 1))
-    except (ValueError, TypeError, OverflowError, RecursionError):  # not a share message
-        return None
+    return observation_facts(obs.private, obs.role)
 
 
 @dataclass
