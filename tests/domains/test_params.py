@@ -12,7 +12,7 @@ from accord.domains import EpisodeSpec, all_domains, get_domain
 from accord.domains.params import DEFAULT_MAX_RETRIES, DomainParams, describe, read_params
 from accord.protocols.engine import Bounds
 
-MODELLED = ("deal-or-no-deal", "deliberation", "games", "task-exchange")
+MODELLED = ("bargaining", "deal-or-no-deal", "deliberation", "games", "task-exchange")
 
 
 @pytest.mark.parametrize("name", MODELLED)
@@ -62,4 +62,48 @@ def test_games_pass_other_keys_to_the_game_itself() -> None:
 
 
 def test_every_installed_domain_is_reachable() -> None:
-    assert set(MODELLED) | {"bargaining"} <= set(all_domains())
+    assert set(MODELLED) <= set(all_domains())
+    assert all(dom.params_model is not None for dom in all_domains().values())
+
+
+def test_bargaining_defaults_are_the_protocols_and_the_engines() -> None:
+    """The model reads its defaults from AlternatingConfig and Bounds (written once)."""
+    from accord.domains.bargaining.params import BargainingParams
+    from accord.protocols.alternating import AlternatingConfig
+
+    p = read_params(BargainingParams, {}, "bargaining")
+    assert p.protocol_config() == AlternatingConfig()
+    assert p.bounds() == Bounds(max_rounds=AlternatingConfig().max_rounds)
+    info = describe(BargainingParams)
+    assert info["stagnation_rounds"]["default"] == AlternatingConfig().stagnation_rounds
+    assert "Stagnation Scorer" in info["stagnation"]["description"]
+    mixed = read_params(BargainingParams, {"turn_order": ["bob", "alice"], "mediator": "pareto",
+                                           "stagnation": "llm:mock/stagnation",
+                                           "stagnation_epsilon": 0}, "bargaining")
+    cfg = mixed.protocol_config()
+    assert (cfg.turn_order, cfg.mediator, cfg.stagnation_scorer, cfg.stagnation_epsilon) == (
+        ("bob", "alice"), True, True, 0.0)
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"max_rounds": 0}, "bargaining parameter 'max_rounds': input should be greater than or "
+     "equal to 1, got 0"),
+    ({"max_rounds": True}, "bargaining parameter 'max_rounds': input should be a valid "
+     "integer, got True"),
+    ({"wall_clock": float("inf")}, "bargaining parameter 'wall_clock': input should be a "
+     "finite number, got inf"),
+    ({"turn_order": "alice,bob"}, "bargaining parameter 'turn_order': input should be a "
+     "valid list, got 'alice,bob'"),
+    ({"stagnation": "gpt-4"}, "bargaining parameter 'stagnation': must be 'code' or "
+     "'llm:MODEL' (the seed's Stagnation Scorer), got 'gpt-4'"),
+    ({"stagnation_measure": "euclid"}, "bargaining parameter 'stagnation_measure': must be "
+     "one of utility, issues, got 'euclid'"),
+    ({"mediatr": "pareto"}, "unknown bargaining parameter 'mediatr'; known: acceptance, "),
+])
+def test_bargaining_params_name_key_problem_and_value(params: dict[str, object],
+                                                      message: str) -> None:
+    from accord.domains.bargaining.runner import ParamError, check_params
+
+    with pytest.raises(ParamError) as err:
+        check_params(params)
+    assert str(err.value).startswith(message), str(err.value)
