@@ -13,7 +13,6 @@ from accord.domains.bargaining.metrics import bargaining_metrics
 from accord.domains.bargaining.params import BargainingParams
 from accord.domains.bargaining.runner import check_agents, check_params, run_negotiation
 from accord.domains.base import Domain, EpisodeSpec, RunContext, register_domain
-from accord.protocols.alternating import AlternatingOffers
 from accord.protocols.engine import EpisodeResult
 from accord.protocols.kit import ProtocolKit
 
@@ -38,10 +37,7 @@ class BargainingDomain(Domain):
         if len(spec.agents) != len(names):
             raise ValueError(f"scenario {scenario.name!r} has {len(names)} parties "
                              f"({', '.join(names)}); the line-up has {len(spec.agents)} agents")
-        try:  # settings that depend on the scenario: turn order, k of n
-            AlternatingOffers(scenario, params.protocol_config())
-        except ValueError as exc:
-            raise ValueError(f"bargaining parameters on {scenario.name!r}: {exc}") from None
+        params.check_parties(scenario.name, names)  # turn order, k of n
         check_agents(scenario, spec.agents, spec.seed)  # unknown kinds, bad options
 
     async def run_episode(self, spec: EpisodeSpec, ctx: RunContext) -> EpisodeResult:

@@ -10,6 +10,8 @@ value is refused by name (``accord bench`` points at the config line).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from pydantic import Field, field_validator
 
 from accord.core.outcomes import DEFAULT_MAX_OUTCOMES
@@ -84,6 +86,17 @@ class BargainingParams(DomainParams):
         if value != CODE_STAGNATION and not (value.startswith("llm:") and value[4:]):
             raise ValueError("must be 'code' or 'llm:MODEL' (the seed's Stagnation Scorer)")
         return value
+
+    def check_parties(self, scenario: str, parties: Sequence[str]) -> None:
+        """Refuse the settings that do not fit a scenario's parties (turn order, k of n)
+        with a ``ValueError`` worded as :func:`~accord.domains.params.read_params` words
+        its own (so ``accord bench`` points at the parameter's line)."""
+        if self.turn_order is not None and sorted(self.turn_order) != sorted(parties):
+            raise ValueError(f"bargaining parameter 'turn_order': must list each party of "
+                             f"{scenario!r} once ({', '.join(parties)}), got {self.turn_order!r}")
+        if self.acceptance is not None and self.acceptance > len(parties):
+            raise ValueError(f"bargaining parameter 'acceptance': must be at most the "
+                             f"{len(parties)} parties of {scenario!r}, got {self.acceptance!r}")
 
     def protocol_config(self) -> AlternatingConfig:
         """The alternating-offers configuration these parameters ask for."""
