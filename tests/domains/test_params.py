@@ -31,7 +31,21 @@ def test_unknown_and_mistyped_params_are_refused_by_name(name: str) -> None:
 
 
 def test_one_retry_default_everywhere() -> None:
+    import inspect
+
+    from accord.agents.kinds import AgentSettings
+    from accord.domains.deal_or_no_deal.episode import play_datapoint
+    from accord.domains.task_exchange.domain import DEFAULT_RETRIES
+    from accord.domains.task_exchange.protocol import (
+        TaskExchangeObservation,
+        TaskExchangeProtocol,
+    )
+
     assert Bounds().max_retries == DEFAULT_MAX_RETRIES
+    assert AgentSettings().max_retries == DEFAULT_RETRIES == DEFAULT_MAX_RETRIES
+    assert TaskExchangeObservation.__dataclass_fields__["max_retries"].default == DEFAULT_RETRIES
+    for func in (play_datapoint, TaskExchangeProtocol.__init__):
+        assert inspect.signature(func).parameters["max_retries"].default == DEFAULT_MAX_RETRIES
     for name in MODELLED:
         model = get_domain(name).params_model
         assert model is not None
