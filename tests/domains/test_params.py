@@ -121,3 +121,43 @@ def test_bargaining_params_name_key_problem_and_value(params: dict[str, object],
     with pytest.raises(ParamError) as err:
         check_params(params)
     assert str(err.value).startswith(message), str(err.value)
+
+
+#: one valid episode per built-in domain (scenario, agents)
+EPISODES = {
+    "bargaining": ("buyer-seller", "boulware,conceder"),
+    "deal-or-no-deal": ("test/0", "workflow,greedy"),
+    "deliberation": ("menu-numeric", "share,share"),
+    "games": ("prisoners-dilemma", "rational,rational"),
+    "task-exchange": ("competitive", "utility-aware,selfish"),
+}
+
+
+@pytest.mark.parametrize("name", MODELLED)
+def test_run_param_and_bench_params_go_through_the_model(name: str, tmp_path) -> None:
+    """``accord run --param`` and a bench config's ``params`` both reach the domain's params
+    model: a wrong value is a usage error naming the domain, the key and the value, and the
+    bench error points at the parameter's line."""
+    from typer.testing import CliRunner
+
+    from accord.bench import ConfigError, expand, load_config
+    from accord.cli.main import app
+
+    scenario, agents = EPISODES[name]
+    res = CliRunner().invoke(app, ["run", f"{name}/{scenario}", "-a", agents,
+                                   "-p", "max_retries=-1"])
+    assert res.exit_code == 2 and "Traceback" not in res.output
+    assert f"{name} parameter 'max_retries': input should be greater than or equal to 0, " \
+        "got -1" in " ".join(res.output.split())
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(f"name: c\ndomain: {name}\nscenarios: [{scenario}]\n"
+                   f"agents:\n  - [{agents}]\nseeds: 1\nparams:\n  max_retries: 1\n"
+                   "  max_retries_per_turn: 2\n")
+    with pytest.raises(ConfigError) as err:
+        expand(load_config(cfg))
+    if name == "games":  # other keys are the game's own parameters, checked by the game
+        assert "has no parameter 'max_retries_per_turn'" in str(err.value)
+    else:
+        assert err.value.key == "params.max_retries_per_turn"
+        assert f"unknown {name} parameter 'max_retries_per_turn'" in str(err.value)
+        assert str(err.value).startswith(f"{cfg}:9: ")
