@@ -150,3 +150,35 @@ def test_an_agent_kind_from_another_package_joins_a_builtin_domain(ultimatum: No
     assert (rec["status"], rec["reason"], rec["who"]) == ("no_deal", "walk", "buyer")
     kinds = _accord("run", "bargaining/buyer-seller", "-a", "always-wal,boulware")
     assert kinds.returncode == 2 and "always-walk" in kinds.stderr  # listed among the known
+
+
+def test_agent_kinds_from_another_package_join_dond_and_games(ultimatum: None) -> None:
+    """``accord.agents`` entry points ``games.last-action`` and
+    ``deal-or-no-deal.always-walk``: found by name, listed among the known kinds."""
+    out = _accord("run", "games/prisoners-dilemma", "-a", "last-action,fixed:cooperate",
+                  "--max-rounds", "1", "--json")
+    assert out.returncode == 0, out.stderr
+    rec = json.loads(out.stdout)["record"]
+    assert rec["actions"] == {"Alice": "defect", "Bob": "cooperate"}
+    assert rec["messages"][0]["text"] == "Alice plays last"
+    kinds = _accord("run", "games/stag-hunt", "-a", "last-acton,rational")
+    assert kinds.returncode == 2 and "did you mean 'last-action'" in kinds.stderr
+    data = _dond_data()
+    if data is None:
+        pytest.skip("Deal-or-No-Deal data not found (set ACCORD_DATA); the games part ran")
+    walk = _accord("run", "deal-or-no-deal/test/5", "-a", "always-walk,greedy", "--data",
+                   str(data), "--json")
+    assert walk.returncode == 0, walk.stderr
+    rec = json.loads(walk.stdout)
+    assert (rec["status"], rec["reason"], rec["who"]) == ("no_deal", "walk", "alice")
+
+
+def _dond_data() -> Path | None:
+    """The Deal-or-No-Deal folder as the DoND tests find it (``ACCORD_DATA`` or the shared
+    data beside the clone), or ``None``."""
+    import os
+
+    env = os.environ.get("ACCORD_DATA")
+    base = Path(env) if env else Path(__file__).resolve().parents[2] / "shared" / "data"
+    folder = base if (base / "test.txt").is_file() else base / "dealornodeal"
+    return folder if (folder / "test.txt").is_file() else None

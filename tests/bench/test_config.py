@@ -146,6 +146,33 @@ def test_domain_complaints_point_at_the_key_and_line(tmp_path):
     assert "unknown agent 'nope'" in str(err.value)
 
 
+@pytest.mark.parametrize(("params", "key", "line", "problem"), [
+    ("params:\n  mediator: pareto\n  max_rounds: 0\n", "params.max_rounds", 10,
+     "bargaining parameter 'max_rounds': input should be greater than or equal to 1, got 0"),
+    ("params:\n  stagnation_measure: [utility, euclid]\n", "params.stagnation_measure", 9,
+     "bargaining parameter 'stagnation_measure': must be one of utility, issues, got 'euclid'"),
+    ("params:\n  - {max_rounds: 5}\n  - {judge: rules, stagnaton: code}\n",
+     "params[1].stagnaton", 10, "unknown bargaining parameter 'stagnaton'; known: "),
+    ("params:\n  - {max_rounds: 5}\n  - {max_rounds: 2.5}\n", "params", 8,
+     "bargaining parameter 'max_rounds': input should be a valid integer, got 2.5"),
+    ("params:\n  turn_order: [[buyer, buyer]]\n", "params.turn_order", 9,
+     "bargaining parameter 'turn_order': must list each party of 'buyer-seller' once "
+     "(buyer, seller), got ['buyer', 'buyer']"),
+    ("params:\n  acceptance: 3\n", "params.acceptance", 9, "bargaining parameter "
+     "'acceptance': must be at most the 2 parties of 'buyer-seller', got 3"),
+])
+def test_bargaining_param_errors_point_at_the_parameter_line(write_config, params, key, line,
+                                                             problem):
+    """A wrong bargaining parameter is reported at its own line (at the params line when the
+    config names it more than once), with domain, key, problem and value."""
+    path = write_config(MINIMAL.replace("procurement", "split") + params)
+    with pytest.raises(ConfigError) as err:
+        expand(load_config(path))
+    msg = str(err.value)
+    assert err.value.key == key, msg
+    assert msg.startswith(f"{path}:{line}: {key}: ") and problem in msg, msg
+
+
 def test_invalid_yaml_names_the_line(write_config):
     with pytest.raises(ConfigError) as err:
         load_config(write_config("name: x\nagents: [a, b\n"))

@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from accord.agents.spec import AgentSpec, AgentSpecError
 from accord.core.names import unknown_name
+from accord.protocols.engine import Bounds
 
 #: entry-point group of agent kinds from other packages
 ENTRY_POINT_GROUP = "accord.agents"
@@ -42,6 +43,36 @@ class Kind(Generic[C, T]):
 
     factory: Callable[[AgentSpec, C], T]
     check: SpecCheck | None = None
+
+
+@dataclass(frozen=True)
+class AgentSettings:
+    """The run's side-effect settings an agent factory may need, in a domain's typed context.
+
+    ``llm`` holds LLM settings for :func:`~accord.agents.llm_support.runtime_for` (cache
+    path and mode, endpoints), ``episode_id`` scopes LLM cache entries, ``max_retries`` is
+    the episode's retry budget (the engine's :class:`~accord.protocols.engine.Bounds`
+    default unless the params say otherwise) and ``seat`` is where a ``human`` agent's
+    person sits (terminal or browser; ``None`` when nobody does).
+    """
+
+    llm: Mapping[str, Any] | None = None
+    episode_id: str = ""
+    max_retries: int = Bounds().max_retries
+    seat: Any = None
+
+    def as_mapping(self) -> dict[str, Any]:
+        """The settings as the mapping older factories and :func:`seat_from` read."""
+        return {"llm": self.llm, "episode_id": self.episode_id,
+                "max_retries": self.max_retries, "seat": self.seat}
+
+    @classmethod
+    def of(cls, ctx: Mapping[str, Any] | None) -> AgentSettings:
+        """The settings from such a mapping (missing keys take the defaults; others are
+        ignored)."""
+        c = ctx or {}
+        return cls(c.get("llm"), str(c.get("episode_id") or ""),
+                   int(c.get("max_retries", cls.max_retries)), c.get("seat"))
 
 
 class AgentRegistry(Generic[C, T]):
@@ -68,6 +99,10 @@ class AgentRegistry(Generic[C, T]):
 
     def __setitem__(self, kind: str, factory: Callable[[AgentSpec, C], T]) -> None:
         self.register(kind, factory)
+
+    def unregister(self, kind: str) -> None:
+        """Remove kind ``kind`` (``KeyError`` if it is not registered)."""
+        del self._kinds[kind]
 
     def __contains__(self, kind: object) -> bool:
         if kind not in self._kinds and isinstance(kind, str):
@@ -136,4 +171,4 @@ class AgentRegistry(Generic[C, T]):
             self.register(kind, factory)
 
 
-__all__ = ["ENTRY_POINT_GROUP", "AgentRegistry", "Kind", "SpecCheck"]
+__all__ = ["ENTRY_POINT_GROUP", "AgentRegistry", "AgentSettings", "Kind", "SpecCheck"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import re
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -280,4 +281,16 @@ def _blame(config: ExperimentConfig, key: str, message: str) -> str:
     if part is None:
         return key
     candidate = part if key == "<root>" else f"{key}.{part}"
-    return candidate if config.where.line(candidate) is not None else key
+    if config.where.line(candidate) is None:
+        return key
+    named = _PARAM_NAMED.search(message) if part == "params" else None
+    if named:  # the line of that very parameter, when the config names it once
+        exact = re.compile(rf"{re.escape(candidate)}(\[\d+\])?\.{re.escape(named.group(1))}")
+        paths = [path for path in config.where.lines if exact.fullmatch(path)]
+        return paths[0] if len(paths) == 1 else candidate
+    return candidate
+
+
+#: a domain's complaint about one of its parameters, as
+#: :func:`accord.domains.params.read_params` words it ("games parameter 'x': ...")
+_PARAM_NAMED = re.compile(r"[\w-]+ parameter '([^']+)'")

@@ -14,9 +14,12 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-#: refused replies a party may make in one turn before the episode ends in status error
-#: (the engine's :class:`~accord.protocols.engine.Bounds` default)
-DEFAULT_MAX_RETRIES = 5
+from accord.protocols.engine import Bounds
+
+#: refused replies a party may make in one turn before the episode ends in status error:
+#: the engine's :class:`~accord.protocols.engine.Bounds` default, read from there so the
+#: number is written once
+DEFAULT_MAX_RETRIES: int = Bounds().max_retries
 
 
 class DomainParams(BaseModel):
@@ -41,7 +44,12 @@ def read_params(model: type[P], params: Mapping[str, Any], domain: str) -> P:
         if err["type"] == "extra_forbidden":
             known = ", ".join(sorted(model.model_fields))
             raise ValueError(f"unknown {domain} parameter {key!r}; known: {known}") from None
-        raise ValueError(f"{domain} parameter {key!r}: {err['msg'].lower()}, got "
+        # a validator's own message is kept as written (it may quote names such as
+        # 'llm:MODEL'); pydantic's are lower-cased to read as one sentence
+        error = (err.get("ctx") or {}).get("error")
+        text = str(error) if err["type"] == "value_error" and error is not None \
+            else err["msg"].lower()
+        raise ValueError(f"{domain} parameter {key!r}: {text}, got "
                          f"{err.get('input')!r}") from None
 
 

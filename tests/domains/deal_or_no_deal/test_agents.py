@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from accord.agents.spec import AgentSpecError
-from accord.core.moves import Accept, Message, Offer, Reject, Walk
+from accord.agents.base import Agent
+from accord.agents.spec import AgentSpec, AgentSpecError, parse_agent_spec
+from accord.core.moves import Accept, Message, Move, Offer, Reject, Walk
 from accord.domains.deal_or_no_deal import (
     BayesianWorkflowAgent,
     Datapoint,
@@ -20,10 +22,11 @@ from accord.domains.deal_or_no_deal import (
     load_split,
     play_datapoint,
 )
-from accord.domains.deal_or_no_deal.agents import make_agent
+from accord.domains.deal_or_no_deal.agents import AGENT_KINDS, AgentContext, make_agent
 from accord.domains.deal_or_no_deal.load import Turn
 from accord.domains.deal_or_no_deal.rules import best, hardest, is_envy_free, is_pareto_optimal
 from accord.domains.deal_or_no_deal.workflow import render_belief
+from accord.protocols.base import Observation
 from accord.protocols.engine import run_episode
 from accord.solvers.bayes import valuation_space
 
@@ -194,3 +197,85 @@ async def test_real_hardest_44_self_play_reaches_best(dond_dir: Path) -> None:
         assert is_envy_free(point.counts, point.alice, point.bob, a), point.id
         b = best(point.counts, point.alice, point.bob)
         assert b is not None and sum(res.record["scores"].values()) == b.total, point.id
+
+
+# -- agent kinds from outside the domain ------------------------------------------------------
+class _Walker(Agent):
+    """Walks at its first turn, saying what its items are worth to it (from its context)."""
+
+    name = "walker"
+
+    def __init__(self, worth: int, role: str) -> None:
+        self.worth, self.role = worth, role
+        self.reset()
+
+    async def act(self, observation: Observation) -> Move:
+        return Walk(f"{self.role}: my items are worth {self.worth} to me")
+
+
+@pytest.fixture
+def walker() -> Iterator[list[AgentContext]]:
+    """``walker`` registered in the DoND registry for one test; yields its contexts."""
+    seen: list[AgentContext] = []
+
+    def factory(spec: AgentSpec, ctx: AgentContext) -> Agent:
+        seen.append(ctx)
+        dp = ctx.datapoint
+        values = dp.alice if ctx.role == "alice" else dp.bob
+        return _Walker(sum(c * v for c, v in zip(dp.counts, values, strict=True)), ctx.role)
+
+    def check(spec: AgentSpec) -> None:
+        if spec.options:
+            raise AgentSpecError(f"walker takes no options, got {sorted(spec.options)}")
+
+    AGENT_KINDS.register("walker", factory, check=check)
+    try:
+        yield seen
+    finally:
+        AGENT_KINDS.unregister("walker")
+
+
+def test_a_registered_kind_runs_with_accord_run(walker: list[AgentContext], dond_dir: Path
+                                                ) -> None:
+    from typer.testing import CliRunner
+
+    from accord.cli.main import app
+
+    cli = CliRunner()
+    res = cli.invoke(app, ["run", "deal-or-no-deal/test/5", "-a", "walker,greedy", "--data",
+                           str(dond_dir), "-p", "max_retries=1", "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert (out["status"], out["reason"], out["who"]) == ("no_deal", "walk", "alice")
+    assert out["record"]["agents"] == {"alice": "walker", "bob": "greedy"}
+    [ctx] = walker  # validation ran the kind's check; the episode built it once
+    assert ctx.role == "alice" and ctx.datapoint.id == "test/5"
+    assert ctx.settings.max_retries == 1 and len(ctx.settings.episode_id) == 16
+    worth = sum(c * v for c, v in zip(ctx.datapoint.counts, ctx.datapoint.alice, strict=True))
+    assert worth == 10  # every side of every datapoint values its items at 10 in all
+    bad = cli.invoke(app, ["run", "deal-or-no-deal/test/5", "-a", "walker?x=1,greedy",
+                           "--data", str(dond_dir)])
+    assert bad.exit_code == 2 and "walker takes no options, got ['x']" in bad.output
+    typo = cli.invoke(app, ["run", "deal-or-no-deal/test/5", "-a", "walkr,greedy", "--data",
+                            str(dond_dir)])
+    assert typo.exit_code == 2 and "Traceback" not in typo.output
+    assert ("unknown deal-or-no-deal agent kind 'walkr' (did you mean 'walker'?); known: "
+            "dataset-human, greedy, human, llm, llm-workflow, walker, workflow") in typo.output
+    assert len(walker) == 1  # neither refused line-up built anything
+
+
+def test_the_registry_checks_specs_without_building() -> None:
+    from accord.domains import EpisodeSpec, get_domain
+
+    dom = get_domain("deal-or-no-deal")
+    assert dom.agent_kinds() == sorted(AGENT_KINDS.kinds())
+    with pytest.raises(AgentSpecError, match="no option"):  # caught before any data is read
+        dom.validate(EpisodeSpec("deal-or-no-deal", "test/0",
+                                 tuple(map(parse_agent_spec, ["greedy?gamma=1", "workflow"]))))
+    with pytest.raises(AgentSpecError, match="needs a model"):
+        dom.validate(EpisodeSpec("deal-or-no-deal", "test/0",
+                                 tuple(map(parse_agent_spec, ["llm", "workflow"]))))
+    dom.validate(EpisodeSpec("deal-or-no-deal", "test/0",  # a person is seated at run time
+                             tuple(map(parse_agent_spec, ["human", "llm:mock/dond"]))))
+    agent = make_agent("greedy", HAND[0], "bob", {"max_retries": 0, "episode_id": "e"})
+    assert isinstance(agent, GreedyAgent)

@@ -7,10 +7,10 @@ from typing import Any, ClassVar
 
 from accord.agents.registry import NEGOTIATORS
 from accord.agents.spec import AgentSpec
-from accord.core.outcomes import DEFAULT_MAX_OUTCOMES
 from accord.core.scenario import Scenario
 from accord.domains.bargaining.catalog import builtin_scenarios, resolve_scenario
 from accord.domains.bargaining.metrics import bargaining_metrics
+from accord.domains.bargaining.params import BargainingParams
 from accord.domains.bargaining.runner import check_agents, check_params, run_negotiation
 from accord.domains.base import Domain, EpisodeSpec, RunContext, register_domain
 from accord.protocols.engine import EpisodeResult
@@ -21,6 +21,7 @@ class BargainingDomain(Domain):
     """Alternating-offers negotiation over the built-in or user scenario files."""
 
     name = "bargaining"
+    params_model = BargainingParams
 
     def scenarios(self) -> list[str]:
         return builtin_scenarios()
@@ -30,12 +31,13 @@ class BargainingDomain(Domain):
 
     def validate(self, spec: EpisodeSpec) -> None:
         """Check scenario, parameters and the agent line-up before any episode runs."""
-        check_params(spec.params)
+        params = check_params(spec.params)
         scenario = _scenario(spec)
         names = scenario.party_names
         if len(spec.agents) != len(names):
             raise ValueError(f"scenario {scenario.name!r} has {len(names)} parties "
                              f"({', '.join(names)}); the line-up has {len(spec.agents)} agents")
+        params.check_parties(scenario.name, names)  # turn order, k of n
         check_agents(scenario, spec.agents, spec.seed)  # unknown kinds, bad options
 
     async def run_episode(self, spec: EpisodeSpec, ctx: RunContext) -> EpisodeResult:
@@ -103,9 +105,7 @@ def run_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
 
 def _scenario(spec: EpisodeSpec) -> Scenario:
     """The episode's scenario under its outcome cap (``params: {max_outcomes: N}``)."""
-    cap = spec.params.get("max_outcomes")
-    return resolve_scenario(spec.scenario, cap if isinstance(cap, int) and cap > 0
-                            else DEFAULT_MAX_OUTCOMES)
+    return resolve_scenario(spec.scenario, check_params(spec.params).max_outcomes)
 
 
 DOMAIN = register_domain(BargainingDomain())

@@ -16,59 +16,27 @@ from accord.agents.registry import (
 )
 from accord.agents.spec import AgentSpec, AgentSpecError, parse_agent_spec
 from accord.core.scenario import Scenario
-from accord.protocols.alternating import MEDIATOR, AlternatingConfig, AlternatingOffers
-from accord.protocols.engine import Bounds, EpisodeResult, run_episode
-from accord.protocols.stagnation import MEASURES, ORDERS, STAGNATION_ROLE
+from accord.domains.bargaining.params import BargainingParams
+from accord.domains.params import read_params
+from accord.protocols.alternating import MEDIATOR, AlternatingOffers
+from accord.protocols.engine import EpisodeResult, run_episode
+from accord.protocols.stagnation import STAGNATION_ROLE
 
 #: protocol parameters accepted in ``params`` (CLI flags and bench configs)
-PARAMS = {
-    "max_rounds": int, "acceptance": int, "turn_order": list, "stagnation_rounds": int,
-    "stagnation_epsilon": float, "max_messages_per_turn": int, "mediator": str,
-    "judge": str, "max_offers": int, "wall_clock": float, "max_retries": int,
-    "max_outcomes": int,  # the outcome-space cap of a scenario file (default 10^6)
-    "stagnation_measure": str,  # utility | issues (seed 002: "on any issue")
-    "stagnation": str,  # code (default) | llm:MODEL (the Stagnation Scorer role)
-    "stagnation_order": str,  # walk-first (seed 002, default) | mediator-first
-}
+PARAMS = tuple(BargainingParams.model_fields)
 
 
 class ParamError(ValueError):
-    """A protocol parameter that is unknown or has the wrong type."""
+    """A protocol parameter that is unknown or has the wrong type or value."""
 
 
-#: parameters that must be at least this value when given
-MINIMUM = {"max_rounds": 1, "acceptance": 1, "stagnation_rounds": 0, "stagnation_epsilon": 0,
-           "max_messages_per_turn": 0, "max_offers": 1, "wall_clock": 0, "max_retries": 0,
-           "max_outcomes": 1}
-
-
-def check_params(params: Mapping[str, Any]) -> None:
-    """Reject unknown or mistyped protocol parameters with a specific message."""
-    for key, val in params.items():
-        if key in MINIMUM and isinstance(val, (int, float)) and not isinstance(val, bool) \
-                and val < MINIMUM[key]:
-            raise ParamError(f"parameter {key!r} must be at least {MINIMUM[key]}, got {val!r}")
-        if key not in PARAMS:
-            raise ParamError(f"unknown bargaining parameter {key!r}; known: {sorted(PARAMS)}")
-        want = PARAMS[key]
-        if val is None:
-            continue
-        if want is float and isinstance(val, int) and not isinstance(val, bool):
-            continue
-        if not isinstance(val, want) or isinstance(val, bool):
-            raise ParamError(f"parameter {key!r} must be {want.__name__}, got {val!r}")
-    measure = params.get("stagnation_measure")
-    if measure is not None and measure not in MEASURES:
-        raise ParamError(f"parameter 'stagnation_measure' must be one of "
-                         f"{', '.join(MEASURES)}; got {measure!r}")
-    order = params.get("stagnation_order")
-    if order is not None and order not in ORDERS:
-        raise ParamError(f"parameter 'stagnation_order' must be one of {', '.join(ORDERS)}; "
-                         f"got {order!r}")
-    scorer = params.get("stagnation")
-    if scorer is not None and scorer != "code" and not scorer.startswith("llm:"):
-        raise ParamError(f"parameter 'stagnation' must be 'code' or 'llm:MODEL' (the seed's "
-                         f"Stagnation Scorer); got {scorer!r}")
+def check_params(params: Mapping[str, Any]) -> BargainingParams:
+    """The parameters read through :class:`BargainingParams`, or a :class:`ParamError`
+    naming the unknown or wrong key, what is wrong and the value given."""
+    try:
+        return read_params(BargainingParams, params, "bargaining")
+    except ValueError as exc:
+        raise ParamError(str(exc)) from None
 
 
 def build_agents(scenario: Scenario, specs: Sequence[AgentSpec | str], seed: int,
@@ -111,25 +79,8 @@ async def run_negotiation(scenario: Scenario, specs: Sequence[AgentSpec | str], 
                           ctx: Mapping[str, Any] | None = None) -> EpisodeResult:
     """Build protocol, agents, mediator and judge and run one negotiation."""
     params = dict(params or {})
-    check_params(params)
-    max_rounds = 20 if params.get("max_rounds") is None else int(params["max_rounds"])
-    mediator = params.get("mediator")
-    scorer = params.get("stagnation") or "code"
-    order = params.get("turn_order")
-    config = AlternatingConfig(
-        max_rounds=max_rounds,
-        acceptance=params.get("acceptance"),
-        turn_order=tuple(order) if order else None,
-        stagnation_rounds=int(params.get("stagnation_rounds", 3)),
-        stagnation_epsilon=float(params.get("stagnation_epsilon", 1e-9)),
-        max_messages_per_turn=int(params.get("max_messages_per_turn", 2)),
-        mediator=bool(mediator),
-        max_offers=params.get("max_offers"),
-        stagnation_measure=str(params.get("stagnation_measure") or "utility"),
-        stagnation_scorer=scorer != "code",
-        stagnation_order=str(params.get("stagnation_order") or "walk-first"),
-    )
-    protocol = AlternatingOffers(scenario, config)
+    p = check_params(params)
+    protocol = AlternatingOffers(scenario, p.protocol_config())
     context = dict(ctx or {})
     if not context.get("episode_id"):  # deterministic, so LLM cache entries replay
         from accord.domains.base import EpisodeSpec
@@ -139,17 +90,14 @@ async def run_negotiation(scenario: Scenario, specs: Sequence[AgentSpec | str], 
             "bargaining", scenario.name, tuple(parse_agent_spec(s) for s in specs),
             dict(params), seed))
     agents = build_agents(scenario, specs, seed, context)
-    if mediator:
+    if p.mediator:
         # a trusted mediator (``pareto``) is built with the scenario; it never passes it on
-        med = build_mediator(parse_agent_spec(mediator), {**context, "scenario": scenario})
+        med = build_mediator(parse_agent_spec(p.mediator), {**context, "scenario": scenario})
         med.reset(np.random.default_rng([seed, 99]))
         agents[MEDIATOR] = med
-    if scorer != "code":
-        sc = build_stagnation_scorer(parse_agent_spec(scorer), context)
+    if protocol.config.stagnation_scorer:
+        sc = build_stagnation_scorer(parse_agent_spec(p.stagnation), context)
         sc.reset(np.random.default_rng([seed, 98]))
         agents[STAGNATION_ROLE] = sc
-    judge = build_judge(parse_agent_spec(params.get("judge") or "rules"), context)
-    bounds = Bounds(max_rounds=max_rounds, max_offers=params.get("max_offers"),
-                    wall_clock=params.get("wall_clock"),
-                    max_retries=int(params.get("max_retries", 5)))
-    return await run_episode(protocol, agents, bounds=bounds, judge=judge)
+    judge = build_judge(parse_agent_spec(p.judge), context)
+    return await run_episode(protocol, agents, bounds=p.bounds(), judge=judge)

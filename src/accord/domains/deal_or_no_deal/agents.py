@@ -16,29 +16,41 @@
   ``lam``, ``gamma``, ``learn_from_offers``, ``view`` and ``top`` (proposals shown in the
   assisted mode); see :mod:`accord.domains.deal_or_no_deal.llm.agents`.
 
-Factories take ``(spec, datapoint, role, ctx)``; ``ctx`` carries side-effect settings for
-LLM agents: ``llm`` (settings for :func:`~accord.agents.llm_support.runtime_for`),
-``episode_id`` (cache scopes) and ``max_retries`` (shown to the model on a retry).
-:data:`AGENT_KINDS` is the single place to register kinds.
+Kinds live in :data:`AGENT_KINDS`, an :class:`~accord.agents.kinds.AgentRegistry` like every
+domain's: a factory takes ``(spec, ctx)`` with ``ctx`` an :class:`AgentContext` (the
+datapoint, the role, LLM settings, the episode id, the retry budget and the seat of a
+person). Other packages add kinds through the ``accord.agents`` entry points
+``deal-or-no-deal.<kind>``, or in code with ``AGENT_KINDS.register(kind, factory)``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from accord.agents.base import Agent
+from accord.agents.kinds import AgentRegistry, AgentSettings
 from accord.agents.spec import AgentSpec, AgentSpecError, parse_agent_spec
-from accord.core.names import unknown_name
 from accord.domains.deal_or_no_deal.baselines import GreedyAgent, HumanReplayAgent
 from accord.domains.deal_or_no_deal.llm.agents import make_llm_workflow, make_raw_llm
 from accord.domains.deal_or_no_deal.load import Datapoint
 from accord.domains.deal_or_no_deal.protocol import ROLES
 from accord.domains.deal_or_no_deal.workflow import BayesianWorkflowAgent
 
-Factory = Callable[[AgentSpec, Datapoint, str, Mapping[str, Any]], Agent]
+
+@dataclass(frozen=True)
+class AgentContext:
+    """What a Deal-or-No-Deal agent factory may use to build one agent for one role:
+    the datapoint (both sides' private values: a factory hands an agent only its own
+    role's), the role, and the run's settings (LLM settings, episode id, retry budget,
+    a person's seat)."""
+
+    datapoint: Datapoint
+    role: str
+    settings: AgentSettings = field(default_factory=AgentSettings)
 
 
 def _opts(spec: AgentSpec, allowed: set[str]) -> dict[str, Any]:
@@ -51,58 +63,76 @@ def _opts(spec: AgentSpec, allowed: set[str]) -> dict[str, Any]:
     return dict(spec.options)
 
 
-def _workflow(spec: AgentSpec, dp: Datapoint, role: str, ctx: Mapping[str, Any]) -> Agent:
-    o = _opts(spec, {"lam", "gamma", "threshold", "learn_from_offers", "view", "polish"})
-    return BayesianWorkflowAgent(**o)
+WORKFLOW_OPTIONS = {"lam", "gamma", "threshold", "learn_from_offers", "view", "polish"}
+"""Options of the ``workflow`` kind."""
 
 
-def _greedy(spec: AgentSpec, dp: Datapoint, role: str, ctx: Mapping[str, Any]) -> Agent:
+def _workflow(spec: AgentSpec, ctx: AgentContext | None = None) -> Agent:
+    return BayesianWorkflowAgent(**_opts(spec, WORKFLOW_OPTIONS))
+
+
+def _greedy(spec: AgentSpec, ctx: AgentContext | None = None) -> Agent:
     o = _opts(spec, {"accept_share"})
     return GreedyAgent(float(o.get("accept_share", 0.6)))
 
 
-def _dataset_human(spec: AgentSpec, dp: Datapoint, role: str, ctx: Mapping[str, Any]
-                   ) -> Agent:
+def _dataset_human(spec: AgentSpec, ctx: AgentContext) -> Agent:
     _opts(spec, set())
-    return HumanReplayAgent(dp, role)
+    return HumanReplayAgent(ctx.datapoint, ctx.role)
 
 
-def _human(spec: AgentSpec, dp: Datapoint, role: str, ctx: Mapping[str, Any]) -> Agent:
+def _human(spec: AgentSpec, ctx: AgentContext) -> Agent:
     from accord.agents.human import HumanAgent, seat_from
     from accord.domains.deal_or_no_deal.human import DondView
 
     _opts(spec, set())
-    return HumanAgent(seat_from(ctx), DondView())
+    return HumanAgent(seat_from(ctx.settings.as_mapping()), DondView())
 
 
-AGENT_KINDS: dict[str, Factory] = {
-    "workflow": _workflow,
-    "greedy": _greedy,
-    "human": _human,
-    "dataset-human": _dataset_human,
-    "llm": make_raw_llm,
-    "llm-workflow": make_llm_workflow,
-}
-"""Agent kind -> factory ``(spec, datapoint, role, ctx) -> Agent``."""
+def _raw_llm(spec: AgentSpec, ctx: AgentContext) -> Agent:
+    return make_raw_llm(spec, ctx.datapoint, ctx.role, ctx.settings.as_mapping())
+
+
+def _llm_workflow(spec: AgentSpec, ctx: AgentContext) -> Agent:
+    return make_llm_workflow(spec, ctx.datapoint, ctx.role, ctx.settings.as_mapping())
+
+
+def _no_options(spec: AgentSpec) -> None:
+    _opts(spec, set())
+
+
+def _check_workflow(spec: AgentSpec) -> None:
+    _workflow(spec)  # a code agent: building it checks its options, nothing else happens
+
+
+def _check_greedy(spec: AgentSpec) -> None:
+    _greedy(spec)
+
+
+def _needs_model(spec: AgentSpec) -> None:
+    if not spec.arg:
+        raise AgentSpecError(f"{spec.kind} needs a model: e.g. {spec.kind}:openai/gpt-4.1-mini")
+
+
+AGENT_KINDS: AgentRegistry[AgentContext, Agent] = AgentRegistry("deal-or-no-deal")
+"""Agent kinds of Deal or No Deal, by spec kind; factories take ``(spec, AgentContext)``."""
+AGENT_KINDS.register("workflow", _workflow, check=_check_workflow)
+AGENT_KINDS.register("greedy", _greedy, check=_check_greedy)
+AGENT_KINDS.register("human", _human, check=_no_options)
+AGENT_KINDS.register("dataset-human", _dataset_human, check=_no_options)
+AGENT_KINDS.register("llm", _raw_llm, check=_needs_model)
+AGENT_KINDS.register("llm-workflow", _llm_workflow, check=_needs_model)
 
 
 def make_agent(spec: AgentSpec | str | Mapping[str, Any], dp: Datapoint, role: str,
                ctx: Mapping[str, Any] | None = None) -> Agent:
     """Build one agent for ``role`` on datapoint ``dp``; unknown kinds name the known ones.
 
-    ``ctx`` holds LLM settings and the episode id (see the module docstring).
+    ``ctx`` holds LLM settings, the episode id, the retry budget and a seat (see
+    :class:`~accord.agents.kinds.AgentSettings`).
     """
-    parsed = parse_agent_spec(spec)
-    factory = AGENT_KINDS.get(parsed.kind)
-    if factory is None:
-        raise AgentSpecError(unknown_name("deal-or-no-deal agent kind", parsed.kind,
-                                          AGENT_KINDS))
-    try:
-        return factory(parsed, dp, role, ctx or {})
-    except (TypeError, ValueError) as exc:
-        if isinstance(exc, AgentSpecError):
-            raise
-        raise AgentSpecError(f"agent spec {str(parsed)!r}: {exc}") from exc
+    return AGENT_KINDS.build(parse_agent_spec(spec),
+                             AgentContext(dp, role, AgentSettings.of(ctx)))
 
 
 def make_agents(specs: Sequence[AgentSpec | str], dp: Datapoint, seed: int,

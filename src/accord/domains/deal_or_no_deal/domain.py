@@ -21,8 +21,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
-from accord.agents.spec import AgentSpecError, parse_agent_spec
-from accord.core.names import unknown_name
+from accord.agents.spec import parse_agent_spec
 from accord.domains.base import Domain, EpisodeSpec, RunContext, register_domain
 from accord.domains.deal_or_no_deal.agents import AGENT_KINDS
 from accord.domains.deal_or_no_deal.episode import (
@@ -93,8 +92,8 @@ class DealOrNoDealDomain(Domain):
             return []
 
     def agent_kinds(self) -> list[str]:
-        """Agent kinds this domain builds."""
-        return sorted(AGENT_KINDS)
+        """Agent kinds this domain builds (installed ones included)."""
+        return sorted(AGENT_KINDS.kinds())
 
     def validate(self, spec: EpisodeSpec) -> None:
         """Check scenario id, parameters and agent line-up before running."""
@@ -103,11 +102,8 @@ class DealOrNoDealDomain(Domain):
         if len(spec.agents) != 2:
             raise ValueError(f"deal-or-no-deal needs 2 agents (alice, bob), got "
                              f"{len(spec.agents)}")
-        for a in spec.agents:
-            kind = parse_agent_spec(a).kind
-            if kind not in AGENT_KINDS:
-                raise AgentSpecError(unknown_name("deal-or-no-deal agent kind", kind,
-                                                  AGENT_KINDS))
+        for a in spec.agents:  # unknown kinds, bad options; no LLM client, no seat needed
+            AGENT_KINDS.check(parse_agent_spec(a))
 
     async def run_episode(self, spec: EpisodeSpec, ctx: RunContext) -> EpisodeResult:
         """Load the datapoint and negotiate it (LLM agents use ``ctx.llm`` and

@@ -24,6 +24,7 @@ from accord.domains.deal_or_no_deal.protocol import ROLES, DondProtocol
 from accord.domains.deal_or_no_deal.rules import datapoint_difficulty
 from accord.domains.deal_or_no_deal.selection import load_selection
 from accord.domains.deal_or_no_deal.workflow import BayesianWorkflowAgent
+from accord.domains.params import DEFAULT_MAX_RETRIES
 from accord.protocols.engine import Bounds, EpisodeResult, run_episode
 
 FIRST_CHOICES: tuple[str, ...] = ("alice", "bob", "data")
@@ -66,7 +67,8 @@ def episode_key(dp: Datapoint, agents: Sequence[AgentSpec | str], rounds: int, s
 
 
 async def play_datapoint(dp: Datapoint, agents: Sequence[AgentSpec | str], *, rounds: int = 20,
-                         seed: int = 0, first: str = "alice", max_retries: int = 5,
+                         seed: int = 0, first: str = "alice",
+                         max_retries: int = DEFAULT_MAX_RETRIES,
                          ctx: Mapping[str, Any] | None = None) -> EpisodeResult:
     """Negotiate one datapoint with ``agents`` = (alice's spec, bob's spec).
 

@@ -8,7 +8,8 @@ the file has none).
 
 Other params: ``mode`` (``deliberation`` | ``centralized`` | ``oracle``; by default
 inferred from the agent kinds: one ``centralized`` agent -> centralized, all ``oracle``
--> oracle), ``tools`` (bool), ``max_rounds`` (6), ``max_chars`` (1000), ``max_retries`` (3).
+-> oracle), ``tools`` (bool), ``max_rounds`` (6), ``max_chars`` (1000), ``max_retries``
+(every domain's default, :data:`accord.domains.params.DEFAULT_MAX_RETRIES`).
 
 Agent kinds: ``share`` and ``naive`` (code agents), ``centralized`` and ``oracle`` (the
 baselines, played by the sharing code agent), and the LLM scaffold's ``llm``,

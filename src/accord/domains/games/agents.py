@@ -17,7 +17,7 @@ Any code kind accepts ``message=...`` to replace its cheap-talk line.
 ``human``: a person at a seat (the terminal in ``accord run``, or the play page), see
 :mod:`accord.domains.games.human`.
 
-LLM kinds (:func:`make_agent` builds every kind; :func:`build_agent` the code kinds only):
+LLM kinds:
 
 - ``llm:MODEL``: chain-of-thought LLM player (:mod:`accord.domains.games.llm.agents`);
 - ``llm-workflow:MODEL``: an LLM that first derives its strategy with the workflow of
@@ -26,11 +26,19 @@ LLM kinds (:func:`make_agent` builds every kind; :func:`build_agent` the code ki
 
 Both take the generation options (``temperature``, ``max_tokens``, ``top_p``, ``seed``),
 ``personality=ADJECTIVE`` (section 6.3) and ``prompt=1..6`` (section 6.5).
+
+Every kind lives in :data:`AGENT_KINDS`, an :class:`~accord.agents.kinds.AgentRegistry` like
+every domain's: a factory takes ``(spec, ctx)`` with ``ctx`` an :class:`AgentContext` (the
+game, the player's index and the run's settings). Other packages add kinds through the
+``accord.agents`` entry points ``games.<kind>``, or in code with
+``AGENT_KINDS.register(kind, factory)``. :func:`make_agent` builds any kind,
+:func:`build_agent` the code kinds only.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from typing import Any
@@ -38,12 +46,13 @@ from typing import Any
 import numpy as np
 
 from accord.agents.base import Agent
-from accord.agents.spec import AgentSpec
+from accord.agents.kinds import AgentRegistry, AgentSettings
+from accord.agents.spec import AgentSpec, AgentSpecError
 from accord.core.moves import Action, Message, Move
 from accord.core.names import unknown_name
 from accord.core.safeload import parse_yaml
 from accord.domains.games.describe import fmt_number
-from accord.domains.games.llm.agents import make_llm_agent
+from accord.domains.games.llm.agents import check_llm_spec, make_llm_agent
 from accord.domains.games.llm.workflow import make_llm_workflow
 from accord.domains.games.model import ExtensiveGame, Game, NormalFormGame
 from accord.domains.games.protocol import GameObservation
@@ -52,12 +61,12 @@ from accord.protocols.base import Observation
 from accord.solvers.backward_induction import SubgamePerfectEquilibrium
 from accord.solvers.game_tree import decision_nodes
 
-AGENT_KINDS = ("rational", "random", "fixed")
-"""Code-executed agent kinds (built by :func:`build_agent`)."""
+CODE_AGENT_KINDS = ("rational", "random", "fixed")
+"""Code-executed agent kinds (also built by :func:`build_agent`)."""
 LLM_AGENT_KINDS = ("llm", "llm-workflow")
-"""LLM agent kinds (built by :func:`make_agent`)."""
+"""LLM agent kinds."""
 HUMAN_KIND = "human"
-"""A person at a seat (``ctx["seat"]``; terminal or browser), built by :func:`make_agent`."""
+"""A person at a seat (:attr:`AgentSettings.seat`; terminal or browser)."""
 
 
 @lru_cache(maxsize=1)
@@ -208,8 +217,19 @@ def _check_fixed(actions: list[str], game: Game, player: int) -> None:
                          f"{game.players[player]} can play {sorted(known)}")
 
 
-def build_agent(spec: AgentSpec, game: Game, player: int) -> GameAgent:
-    """An agent from its spec for ``player`` (index) of ``game``; checks options early."""
+@dataclass(frozen=True)
+class AgentContext:
+    """What a games agent factory may use to build the agent of one player: the game
+    (complete information), the player's index in ``game.players`` and the run's settings
+    (LLM settings, episode id, retry budget, a person's seat)."""
+
+    game: Game
+    player: int
+    settings: AgentSettings = field(default_factory=AgentSettings)
+
+
+def _code_agent(spec: AgentSpec, ctx: AgentContext) -> GameAgent:
+    """A code kind; every one takes ``message=...`` for its cheap-talk line."""
     opts = dict(spec.options)
     message = opts.pop("message", None)
     if spec.kind == "rational":
@@ -217,36 +237,68 @@ def build_agent(spec: AgentSpec, game: Game, player: int) -> GameAgent:
                                          message=message)
     elif spec.kind == "random":
         agent = RandomAgent(message=message)
-    elif spec.kind == "fixed":
+    else:
         if not spec.arg:
             raise ValueError("fixed agent needs an action: fixed:ACTION (or fixed:A1/A2)")
         actions = [a for a in spec.arg.split("/") if a]
-        _check_fixed(actions, game, player)
+        _check_fixed(actions, ctx.game, ctx.player)
         agent = FixedAgent(actions, message=message)
-    else:
-        raise ValueError(unknown_name("games agent kind", spec.kind, AGENT_KINDS))
     if opts:
         raise ValueError(f"agent {spec}: unknown option(s) {sorted(opts)}")
     return agent
 
 
+def _human(spec: AgentSpec, ctx: AgentContext) -> Agent:
+    from accord.agents.human import HumanAgent, seat_from
+    from accord.domains.games.human import GamesView
+
+    _check_human(spec)
+    return HumanAgent(seat_from(ctx.settings.as_mapping()), GamesView())
+
+
+def _check_human(spec: AgentSpec) -> None:
+    if spec.arg or spec.options:
+        raise ValueError(f"agent {spec}: 'human' takes no argument or options")
+
+
+def _llm(spec: AgentSpec, ctx: AgentContext) -> Agent:
+    return make_llm_agent(spec, ctx.game, ctx.player, ctx.settings.as_mapping())
+
+
+def check_for_game(spec: AgentSpec, game: Game) -> None:
+    """What a spec check cannot know without the game: the ``llm-workflow`` kind's
+    simultaneous-game workflow is defined for two players."""
+    if spec.kind == "llm-workflow" and game.type == "normal" and len(game.players) != 2:
+        raise AgentSpecError("llm-workflow: the simultaneous-game workflow is defined for "
+                             "two players")
+
+
+def _llm_workflow(spec: AgentSpec, ctx: AgentContext) -> Agent:
+    check_for_game(spec, ctx.game)
+    return make_llm_workflow(spec, ctx.game, ctx.player, ctx.settings.as_mapping())
+
+
+AGENT_KINDS: AgentRegistry[AgentContext, Agent] = AgentRegistry("games")
+"""Agent kinds of the games, by spec kind; factories take ``(spec, AgentContext)``. A kind
+without a spec check is built once per player when a line-up is validated (cheap for
+code agents, and it checks their options against the game)."""
+for _kind in CODE_AGENT_KINDS:
+    AGENT_KINDS.register(_kind, _code_agent)
+AGENT_KINDS.register("llm", _llm, check=check_llm_spec)
+AGENT_KINDS.register("llm-workflow", _llm_workflow, check=check_llm_spec)
+AGENT_KINDS.register(HUMAN_KIND, _human, check=_check_human)
+
+
+def build_agent(spec: AgentSpec, game: Game, player: int) -> GameAgent:
+    """A code agent from its spec for ``player`` (index) of ``game``; checks options early."""
+    if spec.kind not in CODE_AGENT_KINDS:
+        raise ValueError(unknown_name("games agent kind", spec.kind, CODE_AGENT_KINDS))
+    return _code_agent(spec, AgentContext(game, player))
+
+
 def make_agent(spec: AgentSpec, game: Game, player: int,
                ctx: Mapping[str, Any] | None = None) -> Agent:
-    """Any games agent from its spec: LLM kinds with ``ctx`` (LLM settings under ``llm``,
-    ``episode_id`` for cache scopes, ``max_retries``), code kinds via :func:`build_agent`."""
-    context = dict(ctx or {})
-    if spec.kind == "llm":
-        return make_llm_agent(spec, game, player, context)
-    if spec.kind == "llm-workflow":
-        return make_llm_workflow(spec, game, player, context)
-    if spec.kind == HUMAN_KIND:
-        from accord.agents.human import HumanAgent, seat_from
-        from accord.domains.games.human import GamesView
-
-        if spec.arg or spec.options:
-            raise ValueError(f"agent {spec}: 'human' takes no argument or options")
-        return HumanAgent(seat_from(context), GamesView())
-    if spec.kind not in AGENT_KINDS:
-        raise ValueError(unknown_name("games agent kind", spec.kind,
-                                      (*AGENT_KINDS, *LLM_AGENT_KINDS, HUMAN_KIND)))
-    return build_agent(spec, game, player)
+    """Any games agent from its spec (unknown kinds name the known ones); ``ctx`` holds LLM
+    settings, the episode id, the retry budget and a seat (see
+    :class:`~accord.agents.kinds.AgentSettings`)."""
+    return AGENT_KINDS.build(spec, AgentContext(game, player, AgentSettings.of(ctx)))

@@ -24,17 +24,11 @@ import numpy as np
 from pydantic import ConfigDict, Field
 
 from accord.agents.base import Agent
-from accord.agents.spec import AgentSpecError, parse_agent_spec
+from accord.agents.kinds import AgentSettings
+from accord.agents.spec import parse_agent_spec
 from accord.domains.base import Domain, EpisodeSpec, RunContext, register_domain
-from accord.domains.games.agents import (
-    AGENT_KINDS,
-    HUMAN_KIND,
-    LLM_AGENT_KINDS,
-    build_agent,
-    make_agent,
-)
+from accord.domains.games.agents import AGENT_KINDS, AgentContext, check_for_game
 from accord.domains.games.catalog import catalog_names, resolve_game
-from accord.domains.games.llm.agents import check_llm_spec
 from accord.domains.games.llm.workflow import LLMWorkflowAgent
 from accord.domains.games.load import GameFileError
 from accord.domains.games.metrics import episode_metrics
@@ -98,16 +92,17 @@ def build_episode(spec: EpisodeSpec, ctx: Mapping[str, Any] | None = None
                   ) -> tuple[GameProtocol, dict[str, Agent], Game]:
     """The protocol, the reset agents (by player) and the game for one episode spec.
 
-    ``ctx`` is handed to LLM agents (``llm`` settings, ``episode_id``, ``max_retries``).
+    ``ctx`` holds the run's settings for the agents (``llm``, ``episode_id``, ``seat``; see
+    :class:`~accord.agents.kinds.AgentSettings`); the retry budget is the params'.
     """
     episode, params = _split_params(spec)
     game = _game(spec, params)
     specs = _specs(spec, game)
-    context = {"max_retries": episode.max_retries, **dict(ctx or {})}
+    settings = AgentSettings.of({"max_retries": episode.max_retries, **dict(ctx or {})})
     rngs = np.random.default_rng(spec.seed).spawn(len(game.players))
     agents: dict[str, Agent] = {}
     for i, (player, agent_spec) in enumerate(zip(game.players, specs, strict=True)):
-        agent = make_agent(agent_spec, game, i, context)
+        agent = AGENT_KINDS.build(agent_spec, AgentContext(game, i, settings))
         agent.reset(rngs[i])
         agents[player] = agent
     protocol = GameProtocol(game, negotiation_rounds=episode.negotiation_rounds,
@@ -136,23 +131,23 @@ class GamesDomain(Domain):
         return kit()
 
     def agent_kinds(self) -> list[str]:
-        return list(AGENT_KINDS + LLM_AGENT_KINDS + (HUMAN_KIND,))
+        return AGENT_KINDS.kinds()
 
     def validate(self, spec: EpisodeSpec) -> None:
-        """Check the game, its parameters and the line-up without building LLM clients."""
+        """Check the game, its parameters and the line-up without building LLM clients: a
+        kind with a spec check (LLM kinds, ``human``, who needs a seat) is checked, any
+        other kind is built once for its player."""
         episode, params = _split_params(spec)
         game = _game(spec, params)
         GameProtocol(game, negotiation_rounds=episode.negotiation_rounds,
                      first_speaker=episode.first_speaker)
         for i, agent_spec in enumerate(_specs(spec, game)):
-            if agent_spec.kind in LLM_AGENT_KINDS:
-                check_llm_spec(agent_spec)
-                if agent_spec.kind == "llm-workflow" and game.type == "normal" and len(
-                        game.players) != 2:
-                    raise AgentSpecError("llm-workflow: the simultaneous-game workflow is "
-                                         "defined for two players")
-            elif agent_spec.kind != HUMAN_KIND:  # a person needs a seat, given at run time
-                build_agent(agent_spec, game, i)
+            entry = AGENT_KINDS.get(agent_spec.kind)
+            if entry is None or entry.check is None:
+                AGENT_KINDS.build(agent_spec, AgentContext(game, i))  # unknown kinds too
+                continue
+            AGENT_KINDS.check(agent_spec)
+            check_for_game(agent_spec, game)
 
     async def run_episode(self, spec: EpisodeSpec, ctx: RunContext) -> EpisodeResult:
         episode_id = ctx.episode_id or episode_key(spec, int(ctx.extra.get("repeat", 0) or 0))

@@ -13,7 +13,7 @@ from accord.agents.kinds import AgentRegistry
 from accord.agents.spec import AgentSpec, parse_agent_spec
 from accord.domains.base import Domain, EpisodeSpec, RunContext, register_domain
 from accord.domains.ids import episode_id
-from accord.domains.params import DomainParams, read_params
+from accord.domains.params import DEFAULT_MAX_RETRIES, DomainParams, read_params
 from accord.domains.task_exchange.agents import UtilityAwareAgent, selfish_agent
 from accord.domains.task_exchange.llm.agent import build_llm_agent
 from accord.domains.task_exchange.load import builtin_scenarios, get_scenario
@@ -23,8 +23,9 @@ from accord.domains.task_exchange.scripted import ScriptedAgent
 from accord.protocols.engine import Bounds, EpisodeResult, run_episode
 from accord.protocols.kit import ProtocolKit
 
-DEFAULT_RETRIES = 5
-"""K of Appendix B.2: retries per turn before the run ends with status error."""
+DEFAULT_RETRIES = DEFAULT_MAX_RETRIES
+"""K of Appendix B.2: retries per turn before the run ends with status error (the one
+retry default of every domain)."""
 
 
 AgentFactory = Callable[[AgentSpec, Mapping[str, Any]], Agent]

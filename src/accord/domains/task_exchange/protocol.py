@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from accord.core.moves import Accept, Malformed, Message, Move, Offer, Reject
+from accord.domains.params import DEFAULT_MAX_RETRIES
 from accord.domains.task_exchange.llm.replies import Phase, format_move
 from accord.domains.task_exchange.llm.templates import render_feedback
 from accord.domains.task_exchange.scenario import PrivateView, Scenario
@@ -100,7 +101,7 @@ class TaskExchangeObservation(Observation):
     final_response: bool = False
     last_proposal: bool = False
     strategy: str = "utility-aware"
-    max_retries: int = 5
+    max_retries: int = DEFAULT_MAX_RETRIES
     view: PrivateView | None = None
     table: Mapping[str, tuple[str, ...]] | None = None
     table_text: str | None = None
@@ -121,7 +122,8 @@ class TaskExchangeProtocol(Protocol[TaskExchangeState]):
     """Alternating task-exchange proposals with per-turn (or final-turn) validation."""
 
     def __init__(self, scenario: Scenario, strategy: str = "utility-aware",
-                 turn_limit: int | None = None, max_retries: int = 5) -> None:
+                 turn_limit: int | None = None,
+                 max_retries: int = DEFAULT_MAX_RETRIES) -> None:
         if strategy not in STRATEGIES:
             raise ValueError(f"unknown strategy {strategy!r}; use one of {', '.join(STRATEGIES)}")
         self.scenario = scenario
