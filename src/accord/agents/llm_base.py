@@ -157,9 +157,13 @@ class LLMConversation:
         except LLMError as exc:
             raise self.call_failed(exc, who) from exc
         if self.record_calls:
-            self.note("llm_call", llm_call_note(done, self.public_reply(done.text), lead=lead,
-                                                detail=self.detailed_notes))
+            self.note("llm_call", self.call_note(done, lead))
         return done
+
+    def call_note(self, done: Completion, lead: Mapping[str, Any] | None) -> dict[str, Any]:
+        """The data of this call's ``llm_call`` note (see :func:`llm_call_note`)."""
+        return llm_call_note(done, self.public_reply(done.text), lead=lead,
+                             detail=self.detailed_notes)
 
     def note(self, name: str, data: Mapping[str, Any]) -> None:
         """Leave a note for the trajectory (``"flag": True`` in ``data`` counts it)."""
