@@ -25,6 +25,7 @@ or a step run before the turn's call (:meth:`LLMAgent.prepare`). This module own
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 from collections.abc import Collection, Mapping
 from typing import Any
@@ -34,13 +35,16 @@ import numpy as np
 from accord.agents.llm_support import LLMSession, generation_config, runtime_for
 from accord.agents.replies import strip_private
 from accord.agents.spec import AgentSpec, AgentSpecError
-from accord.core.moves import Malformed, Move
+from accord.core.moves import Accept, Malformed, Message, Move, Offer, Reject, Walk
 from accord.llm import Completion, GenerationConfig, LLMClient, LLMError
 from accord.protocols.agent import Agent
 from accord.protocols.base import Observation
 
 #: how many characters of a reply an ``llm_call`` note keeps
 NOTE_REPLY_CHARS = 2000
+
+#: what a blocking disclosure guard sends instead of a withheld message
+WITHHELD = "[message withheld by the disclosure guard]"
 
 #: the wire APIs whose Python SDK accord imports to talk to them
 SDKS = ("openai", "anthropic")
@@ -112,6 +116,24 @@ def llm_call_note(done: Completion, reply: str, *, lead: Mapping[str, Any] | Non
         data["cached_tokens"] = done.usage.cached_tokens
     data["reply"] = reply[:NOTE_REPLY_CHARS]
     return data
+
+
+def withhold(move: Move, *, walk_reason: str | None = "walked away") -> Move:
+    """``move`` without its public text: what a disclosure guard in ``block`` mode sends.
+
+    A message becomes :data:`WITHHELD`; a walk keeps only ``walk_reason``; offers, accepts
+    and rejects (and a reject's counter-offer) lose their message.
+    """
+    if isinstance(move, Message):
+        return Message(WITHHELD)
+    if isinstance(move, Walk):
+        return Walk(walk_reason)
+    if isinstance(move, Reject) and move.counter is not None:
+        return dataclasses.replace(move, message=None,
+                                   counter=dataclasses.replace(move.counter, message=None))
+    if isinstance(move, (Offer, Accept, Reject)):
+        return dataclasses.replace(move, message=None)
+    return move
 
 
 class LLMConversation:
@@ -259,5 +281,5 @@ class LLMAgent(LLMConversation, Agent):
         return await self.guard(move, obs)
 
 
-__all__ = ["LLMAgent", "LLMConversation", "check_model_spec", "llm_call_note", "llm_client",
-           "missing_sdk"]
+__all__ = ["WITHHELD", "LLMAgent", "LLMConversation", "check_model_spec", "llm_call_note",
+           "llm_client", "missing_sdk", "withhold"]

@@ -21,7 +21,6 @@ text a model reads.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -31,7 +30,7 @@ import numpy as np
 from accord.agents.base import Agent
 from accord.agents.guards import Leak, PrivateValue, find_leaks, quote_counterpart
 from accord.agents.guards.judge import LeakJudge
-from accord.agents.llm_base import LLMAgent, LLMConversation, llm_client
+from accord.agents.llm_base import LLMAgent, LLMConversation, llm_client, withhold
 from accord.agents.llm_support import runtime_for
 from accord.agents.negotiator_prompts import feedback_text, system_text, turn_text
 from accord.agents.registry import register_judge, register_mediator, register_negotiator
@@ -47,14 +46,12 @@ from accord.agents.utility_render import (
     labelled_private_values,
     utility_payload,
 )
-from accord.core.moves import Accept, Message, Move, Offer, Reject, Walk
+from accord.core.moves import Message, Move, Offer, Reject, Walk
 from accord.llm import GenerationConfig, LLMClient, LLMError
 from accord.protocols.base import Observation, Termination
 from accord.protocols.judge import JUDGE, JudgeVerdict, TerminationJudge
 from accord.protocols.negotiation import MediatorObservation, NegotiationObservation
 
-#: what ``guard=block`` sends instead of a withheld message
-WITHHELD = "[message withheld by the disclosure guard]"
 
 def _example(issues: Mapping[str, list[Any]]) -> str:
     return json.dumps({k: v[0] for k, v in issues.items()})
@@ -253,20 +250,6 @@ class LLMJudge(LLMConversation, TerminationJudge):
 
 #: negotiator options that are not generation settings
 GUARD_OPTIONS = ("guard", "guard_judge", "floor_rule")
-
-
-def withhold(move: Move) -> Move:
-    """``move`` without its public text (what ``guard=block`` sends instead)."""
-    if isinstance(move, Message):
-        return Message(WITHHELD)
-    if isinstance(move, Walk):
-        return Walk("walked away")
-    if isinstance(move, Reject) and move.counter is not None:
-        return dataclasses.replace(move, message=None,
-                                   counter=dataclasses.replace(move.counter, message=None))
-    if isinstance(move, (Offer, Accept, Reject)):
-        return dataclasses.replace(move, message=None)
-    return move
 
 
 def _client(spec: AgentSpec, ctx: Mapping[str, Any]) -> tuple[LLMClient, GenerationConfig]:

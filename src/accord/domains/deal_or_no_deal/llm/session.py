@@ -17,14 +17,13 @@ public text states one of the agent's own values, a flagged ``utility_leak`` not
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
 from accord.agents.guards import quote_counterpart
-from accord.agents.llm_base import LLMConversation
+from accord.agents.llm_base import WITHHELD, LLMConversation, withhold
 from accord.agents.templates import render
-from accord.core.moves import Accept, Malformed, Message, Move, Offer, Reject, Walk
+from accord.core.moves import Malformed, Message, Move, Reject, Walk
 from accord.domains.deal_or_no_deal.deal_tag import format_deal_body, package_of
 from accord.domains.deal_or_no_deal.llm.replies import parse_reply, value_leaks
 from accord.domains.deal_or_no_deal.protocol import DondObservation
@@ -32,7 +31,6 @@ from accord.domains.deal_or_no_deal.rules import complement, utility
 from accord.llm import GenerationConfig, LLMClient
 
 PACKAGE = "accord.domains.deal_or_no_deal"
-WITHHELD = "[message withheld by the disclosure guard]"
 
 
 def partner_events(obs: DondObservation, since: int) -> list[dict[str, Any]]:
@@ -134,17 +132,7 @@ class DondChat(LLMConversation):
             return move
         self.note("utility_leak", {"flag": True, "kinds": ["value_statement"],
                                    "matches": leaks, "blocked": self.guard == "block"})
-        if self.guard == "flag":
-            return move
-        if isinstance(move, Message):
-            return Message(WITHHELD)
-        if isinstance(move, Walk):
-            return Walk(reason=WITHHELD)
-        if isinstance(move, Reject) and move.counter is not None:
-            return Reject(counter=dataclasses.replace(move.counter, message=None))
-        if isinstance(move, Offer | Accept | Reject):
-            return dataclasses.replace(move, message=None)
-        return move
+        return move if self.guard == "flag" else withhold(move, walk_reason=WITHHELD)
 
     def drain(self) -> list[dict[str, Any]]:
         """Notes since the last call."""
