@@ -159,6 +159,11 @@ class LLMConversation:
         self.session: LLMSession | None = None
         self._notes: list[dict[str, Any]] = []
 
+    def attempts(self, obs: Observation) -> int:
+        """The turn's attempt budget the prompts quote: the engine's, from the observation
+        (``max_retries + 1`` only before the engine has said it, on a turn's first call)."""
+        return obs.max_attempts or self.max_retries + 1
+
     def open_session(self, system: str, agent: str) -> LLMSession:
         """A new append-only session with this fixed system prompt, scoped to ``agent``."""
         return LLMSession(self.client, system, self.config, self.episode, agent)
@@ -226,10 +231,6 @@ class LLMAgent(LLMConversation, Agent):
     def describe(self) -> str:
         """``<kind>:<model>``."""
         return f"{self.name}:{self.client.model}"
-
-    def attempts(self, obs: Observation) -> int:
-        """The turn's attempt budget the prompts quote: the engine's, from the observation."""
-        return obs.max_attempts or self.max_retries + 1
 
     # -- what a domain supplies ----------------------------------------------------------
     def system_prompt(self, obs: Any) -> str:

@@ -91,7 +91,7 @@ class DondChat(LLMConversation):
         if obs.feedback is not None:
             return render("llm_feedback.jinja", package=PACKAGE, reason=obs.feedback.reason,
                           feedback=obs.feedback.feedback, attempt=obs.attempt,
-                          max_attempts=obs.max_attempts or self.max_retries + 1,
+                          max_attempts=self.attempts(obs),
                           belief=belief, seed=seed)
         events = partner_events(obs, self.seen)
         self.seen = len(obs.history)
