@@ -211,7 +211,7 @@ class LLMWorkflowAgent(BayesianWorkflowAgent):
         try:
             stated = parse_belief(self.chat.last_reply, st.items, m.counts, m.total)
         except BeliefError as exc:
-            if obs.attempt <= self.max_retries:
+            if obs.attempt < self.chat.attempts(obs):  # retries remain in the engine's budget
                 return Malformed(exc.reason, exc.feedback, raw=strip_private(
                     self.chat.last_reply)[:2000])
             self._unstated(st, rec, f"{exc.reason}: {exc}")
