@@ -137,10 +137,10 @@ class LLMNegotiator(LLMAgent):
             leaks = await self._ask_judge(text, obs, private, public)
         if not leaks:
             return move
-        self._notes.append({"name": "utility_leak", "data": {
+        self.note("utility_leak", {
             "flag": True, "kinds": sorted({lk.kind for lk in leaks}),
             "matches": [lk.text for lk in leaks], "why": [lk.reason for lk in leaks],
-            "blocked": self.guard_mode == "block"}})
+            "blocked": self.guard_mode == "block"})
         return withhold(move) if self.guard_mode == "block" else move
 
     async def _ask_judge(self, text: str, obs: NegotiationObservation,
@@ -149,9 +149,8 @@ class LLMNegotiator(LLMAgent):
         assert self.judge is not None
         verdict = await self.judge.check(text, role=obs.role, batna=obs.batna, private=private,
                                          public=public)
-        self._notes.append({"name": "leak_judge", "data": {
-            "model": self.judge.client.model, "leak": verdict.leak, "reason": verdict.reason,
-            "error": verdict.error}})
+        self.note("leak_judge", {"model": self.judge.client.model, "leak": verdict.leak,
+                                 "reason": verdict.reason, "error": verdict.error})
         if verdict.leak:
             return [Leak("judge", text[:200], reason=f"LLM leak judge: {verdict.reason}")]
         return []
