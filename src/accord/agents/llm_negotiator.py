@@ -21,16 +21,17 @@ text a model reads.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
-import importlib.util
 import json
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+
 from accord.agents.base import Agent
 from accord.agents.guards import Leak, PrivateValue, find_leaks, quote_counterpart
 from accord.agents.guards.judge import LeakJudge
-from accord.agents.llm_support import LLMSession, generation_config, runtime_for
+from accord.agents.llm_base import LLMAgent, LLMConversation, llm_client, withhold
+from accord.agents.llm_support import runtime_for
 from accord.agents.negotiator_prompts import feedback_text, system_text, turn_text
 from accord.agents.registry import register_judge, register_mediator, register_negotiator
 from accord.agents.replies import (
@@ -45,20 +46,18 @@ from accord.agents.utility_render import (
     labelled_private_values,
     utility_payload,
 )
-from accord.core.moves import Accept, Malformed, Message, Move, Offer, Reject, Walk
+from accord.core.moves import Message, Move, Offer, Reject, Walk
 from accord.llm import GenerationConfig, LLMClient, LLMError
 from accord.protocols.base import Observation, Termination
 from accord.protocols.judge import JUDGE, JudgeVerdict, TerminationJudge
 from accord.protocols.negotiation import MediatorObservation, NegotiationObservation
 
-#: what ``guard=block`` sends instead of a withheld message
-WITHHELD = "[message withheld by the disclosure guard]"
 
 def _example(issues: Mapping[str, list[Any]]) -> str:
     return json.dumps({k: v[0] for k, v in issues.items()})
 
 
-class LLMNegotiator(Agent):
+class LLMNegotiator(LLMAgent):
     """A stakeholder session: private utility and BATNA in the setup, data per call."""
 
     name = "llm"
@@ -68,49 +67,49 @@ class LLMNegotiator(Agent):
                  judge: LeakJudge | None = None, floor_rule: bool = False) -> None:
         if guard not in ("flag", "block"):
             raise ValueError("guard must be 'flag' or 'block'")
-        self.client, self.config, self.episode = client, config, episode
-        self.guard, self.max_retries, self.judge = guard, max_retries, judge
+        self.guard_mode, self.judge = guard, judge
         self.floor_rule = floor_rule
-        self.session: LLMSession | None = None
-        self._notes: list[dict[str, Any]] = []
+        super().__init__(client, config, episode=episode, max_retries=max_retries)
+
+    def reset(self, rng: np.random.Generator | None = None) -> None:
+        """Forget the session and what was already shown."""
+        super().reset(rng)
         self._seen_offers = 0
         self._seen_messages = 0
         self._secrets: list[PrivateValue] = []
-        self.reset()
 
-    def describe(self) -> str:
-        return f"llm:{self.client.model}"
-
-    def _setup(self, obs: NegotiationObservation) -> LLMSession:
-        assert obs.space is not None and obs.utility is not None
-        self._secrets = labelled_private_values(utility_payload(obs.utility, obs.space,
-                                                                obs.batna))
-        return LLMSession(self.client, self.system_prompt(obs), self.config, self.episode,
-                          obs.role)
+    def check(self, observation: Observation) -> NegotiationObservation:
+        assert isinstance(observation, NegotiationObservation)
+        return observation
 
     def system_prompt(self, obs: NegotiationObservation) -> str:
         """The Stakeholder Agent's setup (seed 002), sent once per session."""
         assert obs.space is not None and obs.utility is not None
+        payload = utility_payload(obs.utility, obs.space, obs.batna)
+        self._secrets = labelled_private_values(payload)
         return system_text(obs.role, [p for p in obs.parties if p != obs.role],
-                           obs.issue_values(), utility_payload(obs.utility, obs.space, obs.batna),
-                           obs.batna, obs.max_rounds, floor_rule=self.floor_rule)
+                           obs.issue_values(), payload, obs.batna, obs.max_rounds,
+                           floor_rule=self.floor_rule)
 
     def _move_context(self, obs: NegotiationObservation) -> dict[str, Any]:
         return {"round": obs.round, "max_rounds": obs.max_rounds, "move": obs.phase,
                 "current": obs.current_offer, "proposer": obs.proposer}
 
-    def _turn_prompt(self, obs: NegotiationObservation) -> str:
+    def turn_prompt(self, obs: NegotiationObservation) -> str:
         if obs.feedback is not None:
             return feedback_text(obs.feedback.reason, obs.feedback.feedback, obs.attempt,
-                                 obs.max_attempts or self.max_retries + 1,
-                                 **self._move_context(obs))
+                                 self.attempts(obs), **self._move_context(obs))
         new = [o.to_dict() for o in obs.history[self._seen_offers:]]
         msgs = [f"Round {r}: " + quote_counterpart(p, t)
                 for r, p, t in obs.messages[self._seen_messages:] if p != obs.role]
         self._seen_offers, self._seen_messages = len(obs.history), len(obs.messages)
         return turn_text(new_offers=new, messages=msgs, **self._move_context(obs))
 
-    async def _guard(self, move: Move, obs: NegotiationObservation) -> Move:
+    def parse(self, text: str, obs: NegotiationObservation) -> Move:
+        issues = {k: list(v) for k, v in obs.issue_values().items()}
+        return parse_negotiation_reply(text, issues, obs.phase, current=obs.current_offer)
+
+    async def guard(self, move: Move, obs: NegotiationObservation) -> Move:
         if isinstance(move, Message):
             text: str | None = move.text
         elif isinstance(move, Walk):
@@ -138,11 +137,11 @@ class LLMNegotiator(Agent):
             leaks = await self._ask_judge(text, obs, private, public)
         if not leaks:
             return move
-        self._notes.append({"name": "utility_leak", "data": {
+        self.note("utility_leak", {
             "flag": True, "kinds": sorted({lk.kind for lk in leaks}),
             "matches": [lk.text for lk in leaks], "why": [lk.reason for lk in leaks],
-            "blocked": self.guard == "block"}})
-        return withhold(move) if self.guard == "block" else move
+            "blocked": self.guard_mode == "block"})
+        return withhold(move) if self.guard_mode == "block" else move
 
     async def _ask_judge(self, text: str, obs: NegotiationObservation,
                          private: list[PrivateValue], public: list[Any]) -> list[Leak]:
@@ -150,76 +149,50 @@ class LLMNegotiator(Agent):
         assert self.judge is not None
         verdict = await self.judge.check(text, role=obs.role, batna=obs.batna, private=private,
                                          public=public)
-        self._notes.append({"name": "leak_judge", "data": {
-            "model": self.judge.client.model, "leak": verdict.leak, "reason": verdict.reason,
-            "error": verdict.error}})
+        self.note("leak_judge", {"model": self.judge.client.model, "leak": verdict.leak,
+                                 "reason": verdict.reason, "error": verdict.error})
         if verdict.leak:
             return [Leak("judge", text[:200], reason=f"LLM leak judge: {verdict.reason}")]
         return []
 
-    async def act(self, observation: Observation) -> Move:
-        obs = observation
-        assert isinstance(obs, NegotiationObservation)
-        if self.session is None:
-            self.session = self._setup(obs)
-        try:
-            done = await self.session.ask(self._turn_prompt(obs))
-        except LLMError as exc:
-            raise RuntimeError(
-                f"LLM call failed for {obs.role}: {type(exc).__name__}: {exc}") from exc
-        self._notes.append({"name": "llm_call", "data": {
-            "model": done.model, "latency": round(done.latency, 4), "from_cache": done.from_cache,
-            "prompt_tokens": done.usage.prompt_tokens,
-            "completion_tokens": done.usage.completion_tokens,
-            "reply": strip_private(done.text)[:2000]}})
-        issues = {k: list(v) for k, v in obs.issue_values().items()}
-        move = parse_negotiation_reply(done.text, issues, obs.phase,
-                                       current=obs.current_offer)
-        if isinstance(move, Malformed):
-            return move
-        return await self._guard(move, obs)
 
-    def drain_notes(self) -> list[dict[str, Any]]:
-        notes, self._notes = self._notes, []
-        return notes
-
-    def usage(self) -> dict[str, Any]:
-        return self.session.usage() if self.session else {}
-
-
-class LLMMediator(Agent):
+class LLMMediator(LLMAgent):
     """A mediator session: offers and trajectory only, never utilities."""
 
     name = "llm-mediator"
+    #: the mediator's calls leave no ``llm_call`` notes (its usage is still counted)
+    record_calls = False
 
-    def __init__(self, client: LLMClient, config: GenerationConfig, *, episode: str | None):
-        self.client, self.config, self.episode = client, config, episode
-        self.session: LLMSession | None = None
-        self.reset()
+    def check(self, observation: Observation) -> MediatorObservation:
+        assert isinstance(observation, MediatorObservation) and observation.space is not None
+        return observation
 
-    async def act(self, observation: Observation) -> Move:
-        obs = observation
-        assert isinstance(obs, MediatorObservation) and obs.space is not None
-        issues = {i.name: list(i.values) for i in obs.space.issues}
-        if self.session is None:
-            system = render("mediator_system.j2", parties=list(obs.parties), issues=issues,
-                            example=_example(issues))
-            self.session = LLMSession(self.client, system, self.config, self.episode,
-                                      "mediator")
-        prompt = render("mediator_turn.j2", round=obs.round,
-                        history=[o.to_dict() for o in obs.history[-12:]],
-                        latest={p: dict(v) for p, v in obs.latest.items()},
-                        messages=[quote_counterpart(p, t) for _, p, t in obs.messages[-6:]],
-                        feedback=obs.feedback)
-        try:
-            done = await self.session.ask(prompt)
-        except LLMError as exc:
-            raise RuntimeError(f"LLM mediator call failed ({self.client.model}): "
-                               f"{type(exc).__name__}: {exc}") from exc
-        return parse_mediator_reply(done.text)
+    def describe(self) -> str:
+        return self.name
 
-    def usage(self) -> dict[str, Any]:
-        return self.session.usage() if self.session else {}
+    @staticmethod
+    def _issues(obs: MediatorObservation) -> dict[str, list[Any]]:
+        assert obs.space is not None
+        return {i.name: list(i.values) for i in obs.space.issues}
+
+    def system_prompt(self, obs: MediatorObservation) -> str:
+        issues = self._issues(obs)
+        return render("mediator_system.j2", parties=list(obs.parties), issues=issues,
+                      example=_example(issues))
+
+    def turn_prompt(self, obs: MediatorObservation) -> str:
+        return render("mediator_turn.j2", round=obs.round,
+                      history=[o.to_dict() for o in obs.history[-12:]],
+                      latest={p: dict(v) for p, v in obs.latest.items()},
+                      messages=[quote_counterpart(p, t) for _, p, t in obs.messages[-6:]],
+                      feedback=obs.feedback)
+
+    def parse(self, text: str, obs: MediatorObservation) -> Move:
+        return parse_mediator_reply(text)
+
+    def call_failed(self, exc: LLMError, who: str) -> Exception:
+        return RuntimeError(f"LLM mediator call failed ({self.client.model}): "
+                            f"{type(exc).__name__}: {exc}")
 
 
 class JudgeFailure(RuntimeError):
@@ -229,7 +202,7 @@ class JudgeFailure(RuntimeError):
     """
 
 
-class LLMJudge(TerminationJudge):
+class LLMJudge(LLMConversation, TerminationJudge):
     """An LLM termination judge (V15), one session per episode.
 
     An unreadable reply is sent back with targeted feedback, up to the episode's
@@ -239,24 +212,21 @@ class LLMJudge(TerminationJudge):
     """
 
     name = "llm"
+    #: the judge's calls leave no ``llm_call`` notes (its usage is still counted)
+    record_calls = False
 
-    def __init__(self, client: LLMClient, config: GenerationConfig, *, episode: str | None):
-        self.client, self.config, self.episode = client, config, episode
-        self.session: LLMSession | None = None
+    def call_failed(self, exc: LLMError, who: str) -> Exception:
+        return JudgeFailure(f"LLM judge call failed ({self.client.model}): "
+                            f"{type(exc).__name__}: {exc}")
 
     async def _ask(self, prompt: str) -> str:
         assert self.session is not None
-        try:
-            return (await self.session.ask(prompt)).text
-        except LLMError as exc:
-            raise JudgeFailure(f"LLM judge call failed ({self.client.model}): "
-                               f"{type(exc).__name__}: {exc}") from exc
+        return (await self.complete(self.session, prompt, who=JUDGE)).text
 
     async def judge(self, view: dict[str, Any], proposed: Termination | None,
                     bounds: dict[str, Any]) -> JudgeVerdict:
         if self.session is None:
-            self.session = LLMSession(self.client, render("judge_system.j2"), self.config,
-                                      self.episode, JUDGE)
+            self.session = self.open_session(render("judge_system.j2"), JUDGE)
         slim = {k: view.get(k) for k in ("round", "max_rounds", "phase", "current_offer",
                                           "verdicts", "ended")}
         said = "continue" if proposed is None else f"{proposed.status} ({proposed.reason})"
@@ -276,48 +246,13 @@ class LLMJudge(TerminationJudge):
                                f"{attempts} attempt(s); last reply: {clip!r}")
         return verdict
 
-    def usage(self) -> dict[str, Any]:
-        """Token usage and cost of the judge's session in its episode."""
-        return self.session.usage() if self.session else {}
-
 
 #: negotiator options that are not generation settings
 GUARD_OPTIONS = ("guard", "guard_judge", "floor_rule")
 
 
-def withhold(move: Move) -> Move:
-    """``move`` without its public text (what ``guard=block`` sends instead)."""
-    if isinstance(move, Message):
-        return Message(WITHHELD)
-    if isinstance(move, Walk):
-        return Walk("walked away")
-    if isinstance(move, Reject) and move.counter is not None:
-        return dataclasses.replace(move, message=None,
-                                   counter=dataclasses.replace(move.counter, message=None))
-    if isinstance(move, (Offer, Accept, Reject)):
-        return dataclasses.replace(move, message=None)
-    return move
-
-
 def _client(spec: AgentSpec, ctx: Mapping[str, Any]) -> tuple[LLMClient, GenerationConfig]:
-    if not spec.arg:
-        raise AgentSpecError(f"{spec.kind} needs a model: e.g. llm:openai/gpt-4.1-mini")
-    opts = {k: v for k, v in spec.options.items() if k not in GUARD_OPTIONS}
-
-    try:
-        config = generation_config(opts)
-    except ValueError as exc:
-        raise AgentSpecError(str(exc)) from None
-    runtime = runtime_for(ctx.get("llm"))
-    try:
-        client = runtime.client(spec.arg, config)
-    except LLMError as exc:  # unknown provider, missing key or base URL: a usage error
-        raise AgentSpecError(f"{spec}: {exc}") from None
-    sdk = client.endpoint.api
-    if sdk in ("openai", "anthropic") and importlib.util.find_spec(sdk) is None:
-        raise AgentSpecError(f"{spec}: the {sdk!r} package is not installed; "
-                             "install the LLM extra: pip install 'accord[llm]'")
-    return client, config
+    return llm_client(spec, ctx.get("llm"), GUARD_OPTIONS)
 
 
 def _negotiator(spec: AgentSpec, ctx: Mapping[str, Any]) -> Agent:

@@ -20,13 +20,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from accord.agents.base import Agent
-from accord.agents.llm_support import LLMSession
+from accord.agents.llm_base import LLMAgent
 from accord.agents.registry import register_stagnation_scorer
 from accord.agents.replies import strip_private
 from accord.agents.spec import AgentSpec
 from accord.agents.templates import render
 from accord.core.moves import Assess, Malformed, Move
-from accord.llm import GenerationConfig, LLMClient, LLMError
+from accord.llm import Completion, GenerationConfig, LLMClient, LLMError
 from accord.protocols.base import Observation
 from accord.protocols.negotiation import StagnationObservation
 from accord.protocols.stagnation import STAGNATION_ROLE
@@ -53,19 +53,21 @@ def parse_stagnation_reply(text: str) -> Move:
     return Assess(word == "STAGNANT", reason=f"scorer said {word}")
 
 
-class LLMStagnationScorer(Agent):
+class LLMStagnationScorer(LLMAgent):
     """One scorer session per episode: the rule in the setup, the last K rounds per call."""
 
     name = "llm-stagnation"
 
     def __init__(self, client: LLMClient, config: GenerationConfig, *, episode: str | None):
-        self.client, self.config, self.episode = client, config, episode
-        self.session: LLMSession | None = None
-        self._notes: list[dict[str, Any]] = []
-        self.reset()
+        super().__init__(client, config, episode=episode)
 
     def describe(self) -> str:
         return f"llm:{self.client.model}"
+
+    def check(self, observation: Observation) -> StagnationObservation:
+        assert isinstance(observation, StagnationObservation)
+        assert observation.role == STAGNATION_ROLE
+        return observation
 
     def system_prompt(self, obs: StagnationObservation) -> str:
         """The scorer's setup: role, ε threshold, issues, output contract."""
@@ -79,28 +81,17 @@ class LLMStagnationScorer(Agent):
         return render("stagnation_turn.j2", round=obs.round, rounds=obs.rounds,
                       offers=[o.to_dict() for o in obs.offers], feedback=obs.feedback)
 
-    async def act(self, observation: Observation) -> Move:
-        obs = observation
-        assert isinstance(obs, StagnationObservation)
-        if self.session is None:
-            self.session = LLMSession(self.client, self.system_prompt(obs), self.config,
-                                      self.episode, STAGNATION_ROLE)
-        try:
-            done = await self.session.ask(self.turn_prompt(obs))
-        except LLMError as exc:
-            raise RuntimeError(f"LLM stagnation scorer call failed ({self.client.model}): "
-                               f"{type(exc).__name__}: {exc}") from exc
-        self._notes.append({"name": "llm_call", "data": {
-            "model": done.model, "from_cache": done.from_cache,
-            "reply": strip_private(done.text)[:500]}})
-        return parse_stagnation_reply(done.text)
+    def parse(self, text: str, obs: StagnationObservation) -> Move:
+        return parse_stagnation_reply(text)
 
-    def drain_notes(self) -> list[dict[str, Any]]:
-        notes, self._notes = self._notes, []
-        return notes
+    def call_note(self, done: Completion, lead: Mapping[str, Any] | None) -> dict[str, Any]:
+        """The scorer's short note: model, cache hit and the first 500 characters."""
+        return {"model": done.model, "from_cache": done.from_cache,
+                "reply": strip_private(done.text)[:500]}
 
-    def usage(self) -> dict[str, Any]:
-        return self.session.usage() if self.session else {}
+    def call_failed(self, exc: LLMError, who: str) -> Exception:
+        return RuntimeError(f"LLM stagnation scorer call failed ({self.client.model}): "
+                            f"{type(exc).__name__}: {exc}")
 
 
 def _scorer(spec: AgentSpec, ctx: Mapping[str, Any]) -> Agent:

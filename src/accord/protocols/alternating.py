@@ -24,7 +24,6 @@ from typing import Any
 from accord.core.moves import (
     Accept,
     Assess,
-    Malformed,
     Message,
     Move,
     Offer,
@@ -231,8 +230,6 @@ class AlternatingOffers(Protocol[NegotiationState]):
         return None
 
     def validate(self, state: NegotiationState, role: str, move: Move) -> Invalid | None:
-        if isinstance(move, Malformed):
-            return Invalid(move.reason, move.feedback, dict(move.details))
         legal = self._legal(state, role)
         if role not in self.to_move(state):
             return Invalid("not_your_turn", f"It is not {role}'s turn to move.")

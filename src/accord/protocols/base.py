@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
 from accord.core.frozen import fast_init
-from accord.core.moves import Move
+from accord.core.moves import Malformed, Move
 
 S = TypeVar("S")
 
@@ -104,6 +104,18 @@ class Protocol(ABC, Generic[S]):
     @abstractmethod
     def validate(self, state: S, role: str, move: Move) -> Invalid | None:
         """``None`` if the move is legal now, else why not."""
+
+    def malformed(self, state: S, role: str, move: Malformed) -> Invalid | None:
+        """The refusal of an unparseable reply (called by the engine, never by ``validate``).
+
+        The default refuses it with the parser's own reason, feedback and details, so the
+        model is asked again with the parser's feedback. Override only where a protocol
+        deliberately treats a ``Malformed`` reply differently (task exchange forwards raw
+        text on its unchecked turns); :func:`accord.protocols.engine.check_move` is the one
+        place that routes a ``Malformed`` move here instead of to :meth:`validate`.
+        """
+        return Invalid(move.reason, move.feedback or "Your reply could not be read.",
+                       dict(move.details))
 
     @abstractmethod
     def apply(self, state: S, moves: Mapping[str, Move]) -> tuple[S, list[Note]]:

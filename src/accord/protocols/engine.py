@@ -22,10 +22,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from accord.core.moves import Move
+from accord.core.moves import Malformed, Move
 from accord.core.trajectory import Trajectory
 from accord.protocols.agent import Agent, AgentQuit
-from accord.protocols.base import Progress, Protocol, Termination
+from accord.protocols.base import Invalid, Progress, Protocol, Termination
 from accord.protocols.judge import DECISIONS, JUDGE, JudgeVerdict, RuleJudge, TerminationJudge
 
 
@@ -73,6 +73,20 @@ class EpisodeResult:
         }
 
 
+def check_move(protocol: Protocol[Any], state: Any, role: str, move: Move) -> Invalid | None:
+    """``None`` if ``move`` is legal now, else why not: the engine's one validation step.
+
+    A :class:`~accord.core.moves.Malformed` reply (text an LLM agent could not parse) goes
+    to :meth:`Protocol.malformed <accord.protocols.base.Protocol.malformed>` - by default
+    an :class:`~accord.protocols.base.Invalid` carrying the parser's reason and feedback,
+    so the agent retries within its turn - and never reaches ``validate``; every other
+    move goes to :meth:`Protocol.validate <accord.protocols.base.Protocol.validate>`.
+    """
+    if isinstance(move, Malformed):
+        return protocol.malformed(state, role, move)
+    return protocol.validate(state, role, move)
+
+
 class _Failure(Exception):
     def __init__(self, termination: Termination) -> None:
         super().__init__(termination.detail or termination.reason)
@@ -107,7 +121,7 @@ async def _ask(
         for note in agent.drain_notes():
             log.add(rnd, role, "note", reason=note["name"], data=dict(note.get("data", {})),
                     t=time.monotonic() - t0)
-        invalid = protocol.validate(state, role, move)
+        invalid = check_move(protocol, state, role, move)
         if invalid is None:
             return move
         log.add(rnd, role, "invalid", move=move.to_dict(), reason=invalid.reason,

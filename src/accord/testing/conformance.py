@@ -33,7 +33,7 @@ from accord.core.scenario import Scenario
 from accord.core.trajectory import Trajectory
 from accord.protocols.agent import Agent
 from accord.protocols.base import Invalid, Observation, Protocol
-from accord.protocols.engine import Bounds, EpisodeResult, run_episode
+from accord.protocols.engine import Bounds, EpisodeResult, check_move, run_episode
 from accord.protocols.kit import ProtocolKit, reachable
 
 
@@ -128,9 +128,9 @@ def walk_state_machine(kit: ProtocolKit, episode: int, rng: np.random.Generator,
             _check_observation(kit, protocol, role, obs, episode)
             report.observations += 1
             bad = _illegal(kit, obs, rng)
-            _check_refusal(kit, protocol.validate(state, role, bad), bad, role, episode)
+            _check_refusal(kit, check_move(protocol, state, role, bad), bad, role, episode)
             good = kit.legal(obs, rng)
-            verdict = protocol.validate(state, role, good)
+            verdict = check_move(protocol, state, role, good)
             if verdict is not None:
                 raise _fail(kit, episode, f"legal move {good.to_dict()} by {role} was refused: "
                             f"{verdict.reason}: {verdict.feedback}")

@@ -16,6 +16,7 @@ from accord.domains.deal_or_no_deal.llm.replies import parse_reply, value_leaks
 from accord.domains.deal_or_no_deal.llm.session import PACKAGE
 from accord.domains.deal_or_no_deal.stub import parse_state, raw_proposal
 from accord.domains.deal_or_no_deal.workflow import BayesianWorkflowAgent, render_belief
+from accord.protocols.engine import check_move
 from accord.testing.stub import Policy, PolicyError, PolicyRequest, Reply, make_policy
 
 DEAL = "<deal>book=1 hat=0 ball=2</deal>"
@@ -85,7 +86,7 @@ def test_protocol_turns_malformed_into_invalid_with_its_feedback() -> None:
     p = DondProtocol((1, 2, 3), {"alice": (4, 0, 2), "bob": (1, 3, 1)})
     move = parse_reply("no tags here")
     assert isinstance(move, Malformed)
-    invalid = p.validate(p.initial_state(), "alice", move)
+    invalid = check_move(p, p.initial_state(), "alice", move)  # the engine's one step
     assert invalid is not None and invalid.reason == "missing_move"
     assert invalid.feedback == move.feedback
     # counts are the protocol's business, not the parser's

@@ -9,7 +9,7 @@ from accord.agents.base import Agent
 from accord.core.moves import Accept, Action, Malformed, Message, Move, Offer, Reject, Walk
 from accord.domains.deal_or_no_deal import DondObservation, DondProtocol, DondState
 from accord.protocols.base import Observation
-from accord.protocols.engine import Bounds, run_episode
+from accord.protocols.engine import Bounds, check_move, run_episode
 
 COUNTS = (1, 2, 3)
 VALUES = {"alice": (4, 0, 2), "bob": (1, 3, 1)}
@@ -105,7 +105,7 @@ def test_invalid_moves_get_targeted_feedback() -> None:
         "bad_tag": Malformed("bad_tag", "write <deal>book=1 hat=0 ball=0</deal>"),
     }
     for reason, move in cases.items():
-        inv = p.validate(s, "alice", move)
+        inv = check_move(p, s, "alice", move)  # the engine's step: Malformed included
         assert inv is not None and inv.reason == reason, (reason, inv)
         assert inv.feedback
     assert "0..1" in p.validate(s, "alice", Offer(pkg(2, 0, 0))).feedback  # type: ignore[union-attr]

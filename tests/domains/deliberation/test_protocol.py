@@ -19,7 +19,7 @@ from accord.domains.deliberation import (
 )
 from accord.domains.deliberation.domain import build_protocol
 from accord.domains.deliberation.observations import sample_observation_spec
-from accord.protocols.engine import Bounds, run_episode
+from accord.protocols.engine import Bounds, check_move, run_episode
 
 
 class Scripted(Agent):
@@ -95,7 +95,7 @@ def test_validation_feedback(menu: MenuInstance, tasks: TaskInstance) -> None:
     assert proto.validate(s, "agent_0", Offer({"salad": 1, "omelette": 0})) is None
     assert proto.validate(s, "agent_0", Walk()).reason == "illegal_move"  # type: ignore[union-attr]
     assert proto.validate(s, "agent_0", Decide(["salad"])).reason == "illegal_move"  # type: ignore[union-attr]
-    mal = proto.validate(s, "agent_0", Malformed("parse_error", "use <PROPOSAL> tags"))
+    mal = check_move(proto, s, "agent_0", Malformed("parse_error", "use <PROPOSAL> tags"))
     assert mal is not None and mal.feedback == "use <PROPOSAL> tags"
     tp = _task_protocol(tasks)
     ts = tp.initial_state()

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from accord.core.moves import Accept, Malformed, Message, Move, Offer, Reject, Walk
+from accord.core.moves import Accept, Message, Move, Offer, Reject, Walk
 from accord.domains.deal_or_no_deal.deal_tag import package_of, share_of
 from accord.domains.deal_or_no_deal.load import ITEMS
 from accord.domains.deal_or_no_deal.rules import complement, utility
@@ -160,8 +160,6 @@ class DondProtocol(Protocol[DondState]):
     def validate(self, state: DondState, role: str, move: Move) -> Invalid | None:
         """``None`` for a legal move, else a reason with targeted feedback."""
         theirs = state.table is not None and state.table[0] != role
-        if isinstance(move, Malformed):
-            return Invalid(move.reason, move.feedback, dict(move.details))
         if isinstance(move, Offer):
             return self.check_package(move.package)
         if isinstance(move, Accept | Reject) and not theirs:

@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from accord.core.moves import Accept, Decide, Malformed, Message, Move, Offer
+from accord.core.moves import Accept, Decide, Message, Move, Offer
 from accord.protocols.base import (
     Invalid,
     Note,
@@ -165,8 +165,6 @@ class DeliberationProtocol(Protocol[DeliberationState]):
     def validate(self, state: DeliberationState, role: str, move: Move) -> Invalid | None:
         if state.ended or role != self.parties[state.turn]:
             return Invalid("not_your_turn", f"it is not {role}'s turn")
-        if isinstance(move, Malformed):
-            return Invalid(move.reason, move.feedback, {"raw": move.raw})
         legal = self.legal(state, role)
         kind = move.kind if isinstance(move, Offer | Message | Accept | Decide) else None
         if kind not in legal:

@@ -154,12 +154,17 @@ class GameProtocol(Protocol[GameState]):
             history=state.choices if isinstance(self.game, ExtensiveGame) else (),
             node=state.path, max_message_chars=self.max_message_chars)
 
+    def malformed(self, state: GameState, role: str, move: Malformed) -> Invalid | None:
+        """An unreadable reply, refused under the one reason ``malformed`` (the parser's own
+        reason kept as ``parse_error``): the games' retry prompt names this reason."""
+        if role not in self._movers(state):
+            return Invalid("not_your_turn", f"It is not {role}'s turn to move.")
+        return Invalid("malformed", move.feedback or "Your reply could not be read.",
+                       {"parse_error": move.reason})
+
     def validate(self, state: GameState, role: str, move: Move) -> Invalid | None:
         if role not in self._movers(state):
             return Invalid("not_your_turn", f"It is not {role}'s turn to move.")
-        if isinstance(move, Malformed):
-            return Invalid("malformed", move.feedback or "Your reply could not be read.",
-                           {"parse_error": move.reason})
         if state.phase == "negotiation":
             rnd = state.turn // len(self.order) + 1
             if not isinstance(move, Message):

@@ -174,11 +174,30 @@ class TaskExchangeProtocol(Protocol[TaskExchangeState]):
     def _check(self, assignment: Mapping[str, Sequence[str]]) -> Invalid | None:
         return to_invalid(check_assignment(assignment, self.scenario.universe, self.parties))
 
+    def malformed(self, state: TaskExchangeState, role: str, move: Malformed) -> Invalid | None:
+        """An unparseable reply: forwarded as raw text where proposals are not checked.
+
+        Task exchange deliberately accepts ``Malformed`` on the private first turn and, under
+        the baseline strategy, on every intermediate turn (the seed forwards the text
+        unchecked); on a checked turn it is refused with the parser's reason, the feedback
+        enriched with the masks when the reply kept its JSON proposal.
+        """
+        if state.outcome is not None:
+            return _illegal("the negotiation is over.")
+        if state.phase == "consider" or not self._checks(state):
+            return None
+        assignment = move_assignment(move)
+        if assignment is not None:  # keep the reason, enrich the feedback with masks
+            full = self._check(assignment)
+            if full is not None and full.reason == move.reason:
+                return full
+        return Invalid(move.reason, move.feedback)
+
     def validate(self, state: TaskExchangeState, role: str, move: Move) -> Invalid | None:
         if state.outcome is not None:
             return _illegal("the negotiation is over.")
         if state.phase == "consider":
-            if isinstance(move, Message | Malformed):
+            if isinstance(move, Message):
                 return None
             return _illegal("Turn 1 is private consideration; send no proposal or answer yet.")
         if not isinstance(move, MOVES):
@@ -193,15 +212,6 @@ class TaskExchangeProtocol(Protocol[TaskExchangeState]):
         if final_response and isinstance(move, Reject | Offer):
             return None  # the last answer needs no counter-proposal; any counter is ignored
         checking = self._checks(state)
-        if isinstance(move, Malformed):
-            if not checking:
-                return None
-            assignment = move_assignment(move)
-            if assignment is not None:  # keep the reason, enrich the feedback with masks
-                full = self._check(assignment)
-                if full is not None and full.reason == move.reason:
-                    return full
-            return Invalid(move.reason, move.feedback)
         assignment = move_assignment(move)
         if assignment is None:
             if final_response:

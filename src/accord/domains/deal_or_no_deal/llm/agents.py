@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from accord.agents.base import Agent
-from accord.agents.llm_support import generation_config, runtime_for
+from accord.agents.llm_base import llm_client
 from accord.agents.replies import strip_private
 from accord.agents.spec import AgentSpec, AgentSpecError
 from accord.core.moves import Malformed, Move, Offer, Reject
@@ -58,7 +58,7 @@ from accord.domains.deal_or_no_deal.workflow import (
     WorkflowState,
     render_belief,
 )
-from accord.llm import GenerationConfig, LLMClient, LLMError
+from accord.llm import GenerationConfig, LLMClient
 from accord.protocols.base import Observation
 from accord.solvers.bayes import RejectionView, p_ef, possibly_envy_free, solve_proposal
 
@@ -211,7 +211,7 @@ class LLMWorkflowAgent(BayesianWorkflowAgent):
         try:
             stated = parse_belief(self.chat.last_reply, st.items, m.counts, m.total)
         except BeliefError as exc:
-            if obs.attempt <= self.max_retries:
+            if obs.attempt < self.chat.attempts(obs):  # retries remain in the engine's budget
                 return Malformed(exc.reason, exc.feedback, raw=strip_private(
                     self.chat.last_reply)[:2000])
             self._unstated(st, rec, f"{exc.reason}: {exc}")
@@ -251,18 +251,7 @@ WORKFLOW_OPTIONS = {"guard", "lam", "gamma", "learn_from_offers", "view", "top",
 
 def _client(spec: AgentSpec, ctx: Mapping[str, Any], ours: set[str]
             ) -> tuple[LLMClient, GenerationConfig]:
-    if not spec.arg:
-        raise AgentSpecError(f"{spec.kind} needs a model: e.g. {spec.kind}:openai/gpt-4.1-mini")
-    try:
-        config = generation_config({k: v for k, v in spec.options.items() if k not in ours})
-    except ValueError as exc:
-        raise AgentSpecError(f"agent {spec.kind!r}: {exc}; agent options: {sorted(ours)}"
-                             ) from None
-    runtime = runtime_for(ctx.get("llm"))
-    try:
-        return runtime.client(spec.arg, config), config
-    except LLMError as exc:  # unknown provider, missing key or base URL: a usage error
-        raise AgentSpecError(f"{spec}: {exc}") from None
+    return llm_client(spec, ctx.get("llm"), ours)
 
 
 def _common(spec: AgentSpec, ctx: Mapping[str, Any]) -> dict[str, Any]:

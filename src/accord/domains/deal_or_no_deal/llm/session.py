@@ -17,23 +17,20 @@ public text states one of the agent's own values, a flagged ``utility_leak`` not
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
 from accord.agents.guards import quote_counterpart
-from accord.agents.llm_support import LLMSession
-from accord.agents.replies import strip_private
+from accord.agents.llm_base import WITHHELD, LLMConversation, withhold
 from accord.agents.templates import render
-from accord.core.moves import Accept, Malformed, Message, Move, Offer, Reject, Walk
+from accord.core.moves import Malformed, Message, Move, Reject, Walk
 from accord.domains.deal_or_no_deal.deal_tag import format_deal_body, package_of
 from accord.domains.deal_or_no_deal.llm.replies import parse_reply, value_leaks
 from accord.domains.deal_or_no_deal.protocol import DondObservation
 from accord.domains.deal_or_no_deal.rules import complement, utility
-from accord.llm import GenerationConfig, LLMClient, LLMError
+from accord.llm import GenerationConfig, LLMClient
 
 PACKAGE = "accord.domains.deal_or_no_deal"
-WITHHELD = "[message withheld by the disclosure guard]"
 
 
 def partner_events(obs: DondObservation, since: int) -> list[dict[str, Any]]:
@@ -58,22 +55,23 @@ def partner_events(obs: DondObservation, since: int) -> list[dict[str, Any]]:
     return out
 
 
-class DondChat:
+class DondChat(LLMConversation):
     """One agent's model session in a Deal-or-No-Deal episode (see the module docstring)."""
 
     def __init__(self, client: LLMClient, config: GenerationConfig, *, episode: str | None,
                  system_template: str, guard: str = "flag", max_retries: int = 5) -> None:
         if guard not in ("flag", "block"):
             raise ValueError(f"guard must be 'flag' or 'block', got {guard!r}")
-        self.client, self.config, self.episode = client, config, episode
         self.system_template = system_template
-        self.guard, self.max_retries = guard, max_retries
-        self.reset()
+        self.guard = guard
+        super().__init__(client, config, episode=episode, max_retries=max_retries)
 
     def reset(self) -> None:
         """Forget the session, the notes and what was already shown."""
-        self.session: LLMSession | None = None
-        self.notes: list[dict[str, Any]] = []
+        self.forget()
+
+    def forget(self) -> None:
+        super().forget()
         self.seen = 0
         self.last_reply = ""
 
@@ -93,7 +91,7 @@ class DondChat:
         if obs.feedback is not None:
             return render("llm_feedback.jinja", package=PACKAGE, reason=obs.feedback.reason,
                           feedback=obs.feedback.feedback, attempt=obs.attempt,
-                          max_attempts=obs.max_attempts or self.max_retries + 1,
+                          max_attempts=self.attempts(obs),
                           belief=belief, seed=seed)
         events = partner_events(obs, self.seen)
         self.seen = len(obs.history)
@@ -118,19 +116,10 @@ class DondChat:
         model's ``<BELIEF>`` from it).
         """
         if self.session is None:
-            self.session = LLMSession(self.client, self.system_prompt(obs, **(system_extra or {})),
-                                      self.config, self.episode, obs.role)
+            self.session = self.open_session(self.system_prompt(obs, **(system_extra or {})),
+                                             obs.role)
         text = self.prompt(obs, belief=belief, show_points=show_points, seed=seed)
-        try:
-            done = await self.session.ask(text)
-        except LLMError as exc:
-            raise RuntimeError(
-                f"LLM call failed for {obs.role}: {type(exc).__name__}: {exc}") from exc
-        self.notes.append({"name": "llm_call", "data": {
-            "model": done.model, "latency": round(done.latency, 4), "from_cache": done.from_cache,
-            "prompt_tokens": done.usage.prompt_tokens,
-            "completion_tokens": done.usage.completion_tokens,
-            "reply": strip_private(done.text)[:2000]}})
+        done = await self.complete(self.session, text, who=obs.role)
         self.last_reply = done.text
         move = parse_reply(done.text, obs.items, offer_for_you=obs.offer_for_you,
                            responding=obs.offer_for_you is not None)
@@ -141,29 +130,13 @@ class DondChat:
         leaks = value_leaks(public, obs.values, obs.items) if public else []
         if not leaks:
             return move
-        self.notes.append({"name": "utility_leak", "data": {
-            "flag": True, "kinds": ["value_statement"], "matches": leaks,
-            "blocked": self.guard == "block"}})
-        if self.guard == "flag":
-            return move
-        if isinstance(move, Message):
-            return Message(WITHHELD)
-        if isinstance(move, Walk):
-            return Walk(reason=WITHHELD)
-        if isinstance(move, Reject) and move.counter is not None:
-            return Reject(counter=dataclasses.replace(move.counter, message=None))
-        if isinstance(move, Offer | Accept | Reject):
-            return dataclasses.replace(move, message=None)
-        return move
+        self.note("utility_leak", {"flag": True, "kinds": ["value_statement"],
+                                   "matches": leaks, "blocked": self.guard == "block"})
+        return move if self.guard == "flag" else withhold(move, walk_reason=WITHHELD)
 
     def drain(self) -> list[dict[str, Any]]:
         """Notes since the last call."""
-        notes, self.notes = self.notes, []
-        return notes
-
-    def usage(self) -> dict[str, Any]:
-        """Token usage of this session in its episode."""
-        return self.session.usage() if self.session else {}
+        return self.drain_notes()
 
 
 def _public_text(move: Move) -> str:

@@ -19,10 +19,9 @@ when the episode has ``tools: true`` (``--tools``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from accord.agents.base import Agent
-from accord.agents.llm_support import generation_config, runtime_for
+from accord.agents.llm_base import check_model_spec, llm_client
 from accord.agents.spec import AgentSpec, AgentSpecError
 from accord.domains.deliberation.domain import AgentContext, register_agent_kind
 from accord.domains.deliberation.llm.agent import LLMDeliberator
@@ -37,16 +36,13 @@ from accord.domains.deliberation.llm.replies import (
     parse_verdict,
 )
 from accord.domains.deliberation.llm.tools import TOOL_USES, auto_tools, run_tool
-from accord.llm import LLMError
 
 AGENT_OPTIONS: tuple[str, ...] = ("tool_use", "max_tool_calls")
 """Spec options that configure the scaffold rather than the model."""
 
 
-def _agent_options(spec: AgentSpec) -> tuple[dict[str, Any], str, int]:
-    if not spec.arg:
-        raise AgentSpecError(f"{spec.kind} needs a model: e.g. {spec.kind}:openai/gpt-4.1-mini")
-    gen = {k: v for k, v in spec.options.items() if k not in AGENT_OPTIONS}
+def _agent_options(spec: AgentSpec) -> tuple[str, int]:
+    check_model_spec(spec, AGENT_OPTIONS)  # the model first, then the scaffold's options
     tool_use = str(spec.options.get("tool_use", "call"))
     if tool_use not in TOOL_USES:
         raise AgentSpecError(f"{spec}: tool_use must be one of {list(TOOL_USES)}, got "
@@ -54,11 +50,7 @@ def _agent_options(spec: AgentSpec) -> tuple[dict[str, Any], str, int]:
     calls = spec.options.get("max_tool_calls", 3)
     if isinstance(calls, bool) or not isinstance(calls, int) or calls < 0:
         raise AgentSpecError(f"{spec}: max_tool_calls must be a whole number >= 0, got {calls!r}")
-    try:
-        generation_config(gen)
-    except ValueError as exc:
-        raise AgentSpecError(f"{spec}: {exc}") from None
-    return gen, tool_use, calls
+    return tool_use, calls
 
 
 def check_spec(spec: AgentSpec) -> None:
@@ -68,14 +60,8 @@ def check_spec(spec: AgentSpec) -> None:
 
 def build_agent(spec: AgentSpec, ctx: AgentContext) -> Agent:
     """An :class:`LLMDeliberator` from its spec, with the run's LLM settings and episode id."""
-    gen, tool_use, calls = _agent_options(spec)
-    config = generation_config(gen)
-    runtime = runtime_for(ctx.run.llm)
-    assert spec.arg is not None
-    try:
-        client = runtime.client(spec.arg, config)
-    except LLMError as exc:  # unknown provider, missing key or base URL: a usage error
-        raise AgentSpecError(f"{spec}: {exc}") from None
+    tool_use, calls = _agent_options(spec)
+    client, config = llm_client(spec, ctx.run.llm, AGENT_OPTIONS)
     return LLMDeliberator(client, config, episode=ctx.run.episode_id or None,
                           tool_use=tool_use, max_tool_calls=calls)
 

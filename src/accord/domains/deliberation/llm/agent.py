@@ -27,9 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from accord.agents.base import Agent
+from accord.agents.llm_base import LLMAgent
 from accord.agents.llm_support import LLMSession
-from accord.agents.replies import strip_private
 from accord.core.moves import Accept, Decide, Malformed, Move, Offer
 from accord.domains.deliberation.agents.recording import DeliberationRecorder
 from accord.domains.deliberation.llm.prompts import (
@@ -57,7 +56,7 @@ from accord.domains.deliberation.llm.tools import (
     run_tool,
 )
 from accord.domains.deliberation.protocol import DeliberationObservation
-from accord.llm import GenerationConfig, LLMClient, LLMError, UsageTotals
+from accord.llm import GenerationConfig, LLMClient, UsageTotals
 from accord.protocols.base import Invalid, Observation
 
 
@@ -78,7 +77,7 @@ def _package(setting: str, proposal: Any) -> dict[str, Any]:
     return dict(proposal) if setting == "task-allocation" else dict.fromkeys(proposal, 1)
 
 
-class LLMDeliberator(Agent, DeliberationRecorder):
+class LLMDeliberator(LLMAgent, DeliberationRecorder):
     """The four-module LLM scaffold for every deliberation setting and mode."""
 
     name = "llm"
@@ -90,46 +89,33 @@ class LLMDeliberator(Agent, DeliberationRecorder):
             raise ValueError(f"tool_use must be one of {list(TOOL_USES)}, got {tool_use!r}")
         if max_tool_calls < 0 or estimate_retries < 0:
             raise ValueError("max_tool_calls and estimate_retries must be >= 0")
-        self.client, self.config, self.episode = client, config, episode
         self.tool_use, self.max_tool_calls = tool_use, max_tool_calls
         self.estimate_retries = estimate_retries
-        self.reset()
+        super().__init__(client, config, episode=episode)
 
     def reset(self, rng: np.random.Generator | None = None) -> None:
         super().reset(rng)
         self.clear_records()
         self.sessions: dict[str, LLMSession] = {}
         self._seen: dict[str, int] = {}
-        self._notes: list[dict[str, Any]] = []
         self._turn: _Turn | None = None
         self._estimate: dict[str, Any] | None = None
         self._usage = UsageTotals()
 
-    def describe(self) -> str:
-        return f"llm:{self.client.model}"
-
     # -- plumbing ------------------------------------------------------------------------
 
     async def _ask(self, module: str, obs: DeliberationObservation, prompt: str) -> str:
+        """One call in the module's own session (each module is a session of its own)."""
         session = self.sessions.get(module)
         if session is None:
             system = system_prompt(module, obs, self.tool_use, self.max_tool_calls)
-            session = LLMSession(self.client, system, self.config, self.episode,
-                                 f"{obs.role}/{module}")
+            session = self.open_session(system, f"{obs.role}/{module}")
             self.sessions[module] = session
-        try:
-            done = await session.ask(prompt)
-        except LLMError as exc:
-            raise RuntimeError(f"LLM call failed for {obs.role} ({module} module): "
-                               f"{type(exc).__name__}: {exc}") from exc
+        done = await self.complete(session, prompt, who=f"{obs.role} ({module} module)",
+                                   lead={"module": module})
         # counted here, not looked up by (episode, agent): runs without an episode id
         # share a runtime, and their calls must not add up across episodes
         self._usage.add(done, self.client.runtime.tracker.prices.cost(done.model, done.usage))
-        self._notes.append({"name": "llm_call", "data": {
-            "module": module, "model": done.model, "latency": round(done.latency, 4),
-            "from_cache": done.from_cache, "prompt_tokens": done.usage.prompt_tokens,
-            "completion_tokens": done.usage.completion_tokens,
-            "reply": strip_private(done.text)[:2000]}})
         return done.text
 
     def _new_lines(self, module: str, obs: DeliberationObservation) -> list[str]:
@@ -166,8 +152,8 @@ class LLMDeliberator(Agent, DeliberationRecorder):
             left -= 1
             result = run_tool(out, obs.shared, turn.estimate)
             self.record_tool(obs.round, {**result, "module": module, "via": "call"})
-            self._notes.append({"name": "tool_call", "data": {
-                "module": module, "tool": out.name, "ok": "error" not in result}})
+            self.note("tool_call", {"module": module, "tool": out.name,
+                                    "ok": "error" not in result})
             prompt = tool_result_prompt(result, left, {**st, "tools_left": left})
 
     def _prompt(self, module: str, obs: DeliberationObservation, st: dict[str, Any],
@@ -192,9 +178,9 @@ class LLMDeliberator(Agent, DeliberationRecorder):
                                    feedback_prompt(est.reason, est.feedback, attempt, st))
             est = parse_estimate(text, obs.setting)
         if isinstance(est, Malformed):
-            self._notes.append({"name": "estimate_fallback", "data": {
+            self.note("estimate_fallback", {
                 "flag": True, "reason": est.reason, "kept": "previous" if self._estimate
-                else "own_observation"}})
+                else "own_observation"})
             est = self._estimate if self._estimate is not None else fallback_estimate(obs)
         self._estimate = turn.estimate = est
         self.record_estimate(obs.round, est)
@@ -286,10 +272,6 @@ class LLMDeliberator(Agent, DeliberationRecorder):
         if obs.mode == "single":
             return Decide(turn.plan.proposal, turn.plan.explanation or None)
         return Offer(_package(obs.setting, turn.plan.proposal), turn.message)
-
-    def drain_notes(self) -> list[dict[str, Any]]:
-        notes, self._notes = self._notes, []
-        return notes
 
     def usage(self) -> dict[str, Any]:
         return self._usage.to_dict() if self._usage.calls else {}

@@ -203,6 +203,16 @@ def _allocation(raw: Any, text: str, key: str) -> dict[str, Any] | Malformed:
     return dict(raw)
 
 
+def _answer_or_tool(parsed: Parsed, tag: str, example: str
+                    ) -> dict[str, Any] | ToolCall | Malformed:
+    """The JSON answer in ``tag``; without that tag, a tool call if the reply makes one."""
+    if _tag_body(parsed, tag) is None:
+        call = _tool_call(parsed)
+        if call is not None:
+            return call
+    return _json_tag(parsed, tag, example)
+
+
 def parse_plan(text: str, setting: str) -> Plan | ToolCall | Malformed:
     """The planning module's proposal, or a tool call."""
     parsed = parse_tags(text, GRAMMAR)
@@ -211,12 +221,8 @@ def parse_plan(text: str, setting: str) -> Plan | ToolCall | Malformed:
     key = "allocation" if task else "menu_proposal"
     example = ('{"allocation": {"task name": "agent_0"}, "explanation": "..."}' if task
                else '{"menu_proposal": ["dish_1", "dish_2"], "explanation": "..."}')
-    if _tag_body(parsed, "PROPOSAL") is None:
-        call = _tool_call(parsed)
-        if call is not None:
-            return call
-    data = _json_tag(parsed, "PROPOSAL", example)
-    if isinstance(data, Malformed):
+    data = _answer_or_tool(parsed, "PROPOSAL", example)
+    if isinstance(data, ToolCall | Malformed):
         return data
     if key not in data:
         return Malformed("bad_proposal", f'The PROPOSAL needs the key "{key}", e.g. '
@@ -233,12 +239,8 @@ def parse_verdict(text: str, setting: str, leader: bool) -> Verdict | ToolCall |
     text = parsed.public
     example = ('{"accept_decision": false, "finalize": true, "explanation": "..."}' if leader
                else '{"accept_decision": true, "explanation": "..."}')
-    if _tag_body(parsed, "DECISION") is None:
-        call = _tool_call(parsed)
-        if call is not None:
-            return call
-    data = _json_tag(parsed, "DECISION", example)
-    if isinstance(data, Malformed):
+    data = _answer_or_tool(parsed, "DECISION", example)
+    if isinstance(data, ToolCall | Malformed):
         return data
     flags = {}
     for key in ("accept_decision", "finalize"):

@@ -34,9 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from accord.agents.base import Agent
-from accord.agents.llm_support import LLMSession, generation_config, runtime_for
-from accord.agents.replies import strip_private
+from accord.agents.llm_base import LLMAgent, check_model_spec
+from accord.agents.llm_base import llm_client as base_client
 from accord.agents.spec import AgentSpec, AgentSpecError
 from accord.core.moves import Move
 from accord.domains.games.describe import render_game
@@ -51,11 +50,13 @@ from accord.domains.games.llm.prompts import (
 from accord.domains.games.llm.replies import parse_action, parse_talk
 from accord.domains.games.model import Game, NormalFormGame
 from accord.domains.games.protocol import GameObservation
-from accord.llm import Completion, GenerationConfig, LLMClient, LLMError
+from accord.llm import GenerationConfig, LLMClient
 from accord.protocols.base import Observation
 
 #: agent options of the LLM kinds besides the generation options
 LLM_OPTIONS = frozenset({"personality", "prompt", "cheap_talk"})
+#: the model the "needs a model" error suggests
+EXAMPLE = "openai/gpt-4o"
 
 
 def game_observation(observation: Observation) -> GameObservation:
@@ -66,7 +67,7 @@ def game_observation(observation: Observation) -> GameObservation:
     return observation
 
 
-class LLMGameAgent(Agent):
+class LLMGameAgent(LLMAgent):
     """A chain-of-thought LLM player (see the module docstring)."""
 
     name = "llm"
@@ -76,21 +77,17 @@ class LLMGameAgent(Agent):
     def __init__(self, client: LLMClient, config: GenerationConfig, *, episode: str | None,
                  personality: str | None = None, prompt: int = 0, max_retries: int = 5,
                  cheap_talk: bool = False) -> None:
-        self.client, self.config, self.episode = client, config, episode
         self.cheap_talk = bool(cheap_talk)
         self.personality = personality
         self.personality_text = personality_line(personality)
         self.prompt_number = int(prompt or 0)
         self.variant_text = prompt_variant(self.prompt_number)
-        self.max_retries = max_retries
-        self.reset()
+        super().__init__(client, config, episode=episode, max_retries=max_retries)
 
     def reset(self, rng: np.random.Generator | None = None) -> None:
         """Forget the session, the notes and what was already shown."""
         super().reset(rng)
-        self.session: LLMSession | None = None
         self.strategy: Strategy | None = None
-        self._notes: list[dict[str, Any]] = []
         self._seen = 0
         self._played = False
 
@@ -131,7 +128,7 @@ class LLMGameAgent(Agent):
         if obs.feedback is not None:
             return render_prompt("feedback.jinja", reason=obs.feedback.reason,
                                  feedback=obs.feedback.feedback, attempt=obs.attempt,
-                                 max_attempts=obs.max_attempts or self.max_retries + 1,
+                                 max_attempts=self.attempts(obs),
                                  phase=obs.phase,
                                  actions=list(obs.actions), variant=variant, **self._common(obs))
         news = quoted(obs.messages[self._seen:], obs.role)
@@ -148,63 +145,21 @@ class LLMGameAgent(Agent):
             node=node_name(obs.node), actions=list(obs.actions), variant=variant,
             **self._common(obs))
 
-    # -- calls --------------------------------------------------------------------------
-    async def ask(self, text: str, call: str) -> Completion:
-        """One model call appended to the session, with an ``llm_call`` note (public text)."""
-        assert self.session is not None
-        try:
-            done = await self.session.ask(text)
-        except LLMError as exc:
-            raise RuntimeError(f"LLM call failed for {self.session.agent}: "
-                               f"{type(exc).__name__}: {exc}") from exc
-        self._notes.append({"name": "llm_call", "data": {
-            "call": call, "model": done.model, "latency": round(done.latency, 4),
-            "from_cache": done.from_cache, "prompt_tokens": done.usage.prompt_tokens,
-            "completion_tokens": done.usage.completion_tokens,
-            "reply": strip_private(done.text)[:2000]}})
-        return done
+    def check(self, observation: Observation) -> GameObservation:
+        return game_observation(observation)
 
-    async def prepare(self, obs: GameObservation) -> None:
-        """Hook run before each turn's call (the workflow agents derive their strategy here)."""
-        return None
+    def call_lead(self, obs: GameObservation) -> dict[str, Any]:
+        return {"call": "talk" if obs.phase == "negotiation" else "action"}
 
-    async def act(self, observation: Observation) -> Move:
-        """Ask the model for this turn's message or action and parse the reply."""
-        obs = game_observation(observation)
-        if self.session is None:
-            self.session = LLMSession(self.client, self.system_prompt(obs), self.config,
-                                      self.episode, obs.role)
-        await self.prepare(obs)
-        talk = obs.phase == "negotiation"
-        done = await self.ask(self.turn_prompt(obs), "talk" if talk else "action")
-        return parse_talk(done.text) if talk else parse_action(done.text, obs.actions)
-
-    def drain_notes(self) -> list[dict[str, Any]]:
-        """``llm_call`` (and, for workflow agents, ``workflow_step``/``workflow``) notes."""
-        notes, self._notes = self._notes, []
-        return notes
-
-    def usage(self) -> dict[str, Any]:
-        """Token usage and cost of this agent's session in its episode."""
-        return self.session.usage() if self.session else {}
+    def parse(self, text: str, obs: GameObservation) -> Move:
+        if obs.phase == "negotiation":
+            return parse_talk(text)
+        return parse_action(text, obs.actions)
 
 
 def llm_client(spec: AgentSpec, ctx: Mapping[str, Any]) -> tuple[LLMClient, GenerationConfig]:
     """The model client and generation config of an ``llm``-style spec (usage errors clear)."""
-    if not spec.arg:
-        raise AgentSpecError(f"{spec.kind} needs a model, e.g. {spec.kind}:openai/gpt-4o or "
-                             f"{spec.kind}:mock/games")
-    gen = {k: v for k, v in spec.options.items() if k not in LLM_OPTIONS}
-    try:
-        config = generation_config(gen)
-    except ValueError as exc:
-        raise AgentSpecError(f"agent {spec}: {exc}; game options: {sorted(LLM_OPTIONS)}"
-                             ) from None
-    runtime = runtime_for(ctx.get("llm"))
-    try:
-        return runtime.client(spec.arg, config), config
-    except LLMError as exc:  # unknown provider, missing key or base URL: a usage error
-        raise AgentSpecError(f"{spec}: {exc}") from None
+    return base_client(spec, ctx.get("llm"), LLM_OPTIONS, example=EXAMPLE)
 
 
 def llm_options(spec: AgentSpec) -> dict[str, Any]:
@@ -226,14 +181,10 @@ def llm_options(spec: AgentSpec) -> dict[str, Any]:
 
 def check_llm_spec(spec: AgentSpec) -> None:
     """Validate an LLM spec without building a client (for config validation)."""
-    if not spec.arg:
-        raise AgentSpecError(f"{spec.kind} needs a model, e.g. {spec.kind}:openai/gpt-4o")
+    if not spec.arg:  # the missing model first, then the section-6 options
+        check_model_spec(spec, LLM_OPTIONS, example=EXAMPLE)
     llm_options(spec)
-    try:
-        generation_config({k: v for k, v in spec.options.items() if k not in LLM_OPTIONS})
-    except ValueError as exc:
-        raise AgentSpecError(f"agent {spec}: {exc}; game options: {sorted(LLM_OPTIONS)}"
-                             ) from None
+    check_model_spec(spec, LLM_OPTIONS, example=EXAMPLE)
 
 
 def make_llm_agent(spec: AgentSpec, game: Game, player: int, ctx: Mapping[str, Any]

@@ -162,30 +162,30 @@ class LLMWorkflowAgent(LLMGameAgent):
         else:
             assert isinstance(game, ExtensiveGame)
             self.strategy = await self._sequential(obs, game)
-        self._notes.append({"name": "workflow", "data": self.strategy.to_dict()})
+        self.note("workflow", self.strategy.to_dict())
 
     async def _step(self, obs: GameObservation, step: str, number: int, template: str,
                     parse: Parser, expected: str, context: Mapping[str, Any]) -> Any:
         """One workflow step: ask, parse, and on a bad reply ask again with feedback."""
         prompt = render_prompt(template, **context)
-        for attempt in range(1, self.max_retries + 2):
-            done = await self.ask(prompt, f"workflow:{step}")
+        budget = self.attempts(obs)  # the engine's one retry budget
+        for attempt in range(1, budget + 1):
+            done = await self.ask(obs, prompt, {"call": f"workflow:{step}"})
             try:
                 result = parse(done.text)
             except StepError as err:
-                self._notes.append({"name": "workflow_step", "data": {
-                    "step": step, "attempt": attempt, "error": err.reason,
-                    "feedback": err.feedback}})
+                self.note("workflow_step", {"step": step, "attempt": attempt,
+                                            "error": err.reason, "feedback": err.feedback})
                 prompt = render_prompt("wf_retry.jinja", step=number, reason=err.reason,
                                        feedback=err.feedback, attempt=attempt + 1,
-                                       max_attempts=self.max_retries + 1, expected=expected)
+                                       max_attempts=budget, expected=expected)
                 continue
             self.steps.append({"step": step, "result": _jsonable(result), "attempts": attempt})
-            self._notes.append({"name": "workflow_step", "data": {
-                "step": step, "attempt": attempt, "result": _jsonable(result)}})
+            self.note("workflow_step", {"step": step, "attempt": attempt,
+                                        "result": _jsonable(result)})
             return result
         raise RuntimeError(f"{obs.role}'s workflow step {step!r} got no usable answer in "
-                           f"{self.max_retries + 1} attempts")
+                           f"{budget} attempts")
 
     async def _simultaneous(self, obs: GameObservation, game: NormalFormGame) -> Strategy:
         me = obs.player_index

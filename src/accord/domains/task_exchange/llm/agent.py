@@ -27,43 +27,45 @@ from typing import Any
 
 import numpy as np
 
-from accord.agents.base import Agent
-from accord.agents.llm_support import LLMSession, generation_config, runtime_for
+from accord.agents.llm_base import LLMAgent, check_model_spec, llm_client
 from accord.agents.spec import AgentSpec, AgentSpecError
 from accord.core.moves import Move
 from accord.domains.task_exchange.llm.prompts import render_system_prompt, render_turn_prompt
 from accord.domains.task_exchange.llm.replies import considerations, parse_reply, strip_consider
 from accord.domains.task_exchange.protocol import TaskExchangeObservation
-from accord.llm import GenerationConfig, LLMClient, LLMError
+from accord.llm import GenerationConfig, LLMClient
 from accord.protocols.base import Observation
 
 #: spec options that configure the agent rather than the model
 AGENT_OPTIONS = {"state"}
 
 
-class TaskExchangeLLMAgent(Agent):
+class TaskExchangeLLMAgent(LLMAgent):
     """A model negotiating task exchange through Figure 7 prompts and tagged replies."""
 
     name = "llm"
+    detailed_notes = True  # finish reason and cached tokens in every llm_call note
 
     def __init__(self, client: LLMClient, config: GenerationConfig, *,
                  episode: str | None = None, machine_state: bool = True) -> None:
-        self.client, self.config = client, config
-        self.episode = episode
         self.machine_state = machine_state
-        self.reset()
+        super().__init__(client, config, episode=episode)
 
     def reset(self, rng: np.random.Generator | None = None) -> None:
         super().reset(rng)
-        self.session: LLMSession | None = None
         self.considerations: list[str] = []
         self._seen = 0
-        self._notes: list[dict[str, Any]] = []
 
-    def describe(self) -> str:
-        return f"llm:{self.client.model}"
+    def check(self, observation: Observation) -> TaskExchangeObservation:
+        if not isinstance(observation, TaskExchangeObservation) or observation.view is None:
+            raise TypeError("the task-exchange llm agent plays task-exchange only")
+        return observation
 
-    def _prompt(self, obs: TaskExchangeObservation) -> str:
+    def system_prompt(self, obs: TaskExchangeObservation) -> str:
+        assert obs.view is not None
+        return render_system_prompt(obs.view, obs.strategy, machine_state=self.machine_state)
+
+    def turn_prompt(self, obs: TaskExchangeObservation) -> str:
         if obs.feedback is not None:  # a retry within the turn: the history has not moved
             return render_turn_prompt(obs, since=len(obs.history),
                                       machine_state=self.machine_state)
@@ -72,37 +74,13 @@ class TaskExchangeLLMAgent(Agent):
         self._seen = len(obs.history)
         return text
 
-    async def act(self, observation: Observation) -> Move:
-        if not isinstance(observation, TaskExchangeObservation) or observation.view is None:
-            raise TypeError("the task-exchange llm agent plays task-exchange only")
-        obs = observation
-        view = obs.view
-        assert view is not None
-        if self.session is None:
-            system = render_system_prompt(view, obs.strategy, machine_state=self.machine_state)
-            self.session = LLMSession(self.client, system, self.config, self.episode, obs.role)
-        try:
-            done = await self.session.ask(self._prompt(obs))
-        except LLMError as exc:
-            raise RuntimeError(
-                f"LLM call failed for {obs.role}: {type(exc).__name__}: {exc}") from exc
-        self.considerations.extend(considerations(done.text))
-        public = strip_consider(done.text)
-        self._notes.append({"name": "llm_call", "data": {
-            "model": done.model, "latency": round(done.latency, 4),
-            "from_cache": done.from_cache, "finish_reason": done.finish_reason,
-            "prompt_tokens": done.usage.prompt_tokens,
-            "completion_tokens": done.usage.completion_tokens,
-            "cached_tokens": done.usage.cached_tokens,
-            "reply": public[:2000]}})
-        return parse_reply(done.text, (view.role, view.partner), obs.phase)
+    def public_reply(self, text: str) -> str:
+        return strip_consider(text)
 
-    def drain_notes(self) -> list[dict[str, Any]]:
-        notes, self._notes = self._notes, []
-        return notes
-
-    def usage(self) -> dict[str, Any]:
-        return self.session.usage() if self.session else {}
+    def parse(self, text: str, obs: TaskExchangeObservation) -> Move:
+        assert obs.view is not None
+        self.considerations.extend(considerations(text))
+        return parse_reply(text, (obs.view.role, obs.view.partner), obs.phase)
 
 
 def _flag(spec: AgentSpec, value: Any) -> bool:
@@ -119,21 +97,11 @@ def _flag(spec: AgentSpec, value: Any) -> bool:
 def build_llm_agent(spec: AgentSpec, ctx: Mapping[str, Any]) -> TaskExchangeLLMAgent:
     """The ``llm`` agent kind: model from ``spec.arg``, LLM settings from ``ctx["llm"]``
     (:func:`~accord.agents.llm_support.runtime_for`), cache scope ``ctx["episode_id"]``."""
-    if not spec.arg:
-        raise AgentSpecError(f"{spec.kind} needs a model: e.g. llm:openai/gpt-4.1-mini")
-    opts = {k: v for k, v in spec.options.items() if k not in AGENT_OPTIONS}
-    try:
-        config = generation_config(opts)
-    except ValueError as exc:
-        raise AgentSpecError(f"agent {spec}: {exc}") from None
+    check_model_spec(spec, AGENT_OPTIONS)
     # every endpoint, the stub included, gets the paper's Figure 7 prompt; the
     # <TX_SETUP>/<TX_STATE> blocks are a named option for external tools (``?state=true``)
     machine_state = _flag(spec, spec.options.get("state", False))
-    runtime = runtime_for(ctx.get("llm"))
-    try:
-        client = runtime.client(spec.arg, config)
-    except LLMError as exc:  # unknown provider, missing key or base URL: a usage error
-        raise AgentSpecError(f"agent {spec}: {exc}") from None
+    client, config = llm_client(spec, ctx.get("llm"), AGENT_OPTIONS)
     episode = ctx.get("episode_id") or None
     return TaskExchangeLLMAgent(client, config, episode=episode, machine_state=machine_state)
 

@@ -108,7 +108,7 @@ def render_turn_prompt(obs: TaskExchangeObservation, since: int = 0,
         turn_limit=obs.turn_limit, agent_turn=obs.agent_turn, phase=obs.phase,
         final=obs.final_response, last_proposal=obs.last_proposal, history=history,
         feedback=obs.feedback.feedback if obs.feedback is not None else None,
-        attempt=obs.attempt, max_attempts=obs.max_retries + 1,
+        attempt=obs.attempt, max_attempts=obs.max_attempts or obs.max_retries + 1,
         state=state_block(obs) if machine_state else "")
 
 

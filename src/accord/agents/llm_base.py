@@ -1,0 +1,286 @@
+"""One LLM agent base for every domain: client, session, notes, errors, guards, retries.
+
+A domain's LLM agent supplies only what is its own - the prompts
+(:meth:`LLMAgent.system_prompt`, :meth:`LLMAgent.turn_prompt`) and the reply parser
+(:meth:`LLMAgent.parse`), plus extras such as a disclosure guard (:meth:`LLMAgent.guard`)
+or a step run before the turn's call (:meth:`LLMAgent.prepare`). This module owns the rest:
+
+* :func:`llm_client` builds the client and generation config from an agent spec
+  (``llm:MODEL?temperature=0.2``), refusing a missing model, an unknown option, an unknown
+  provider and a missing SDK (``openai`` / ``anthropic`` not installed: install the
+  ``llm`` extra) with an :class:`~accord.agents.spec.AgentSpecError` that says which;
+* :class:`LLMConversation` owns the append-only sessions
+  (:class:`~accord.agents.llm_support.LLMSession`), the ``llm_call`` note of every call
+  (:func:`llm_call_note`, the reply without private reasoning) and error wrapping: a
+  provider error becomes the agent's clean error (``RuntimeError`` naming the role, which
+  the engine records as an ``error`` ending), or whatever :meth:`LLMConversation.call_failed`
+  returns;
+* :class:`LLMAgent` is the turn: open the session once, render the turn prompt (the
+  retry prompt when ``observation.feedback`` is set), call, parse, guard. A reply the
+  parser cannot read is a :class:`~accord.core.moves.Malformed` move that the engine turns
+  into an invalid move (:func:`accord.protocols.engine.check_move`) and sends back with
+  the parser's feedback; the attempts count against the engine's one retry budget,
+  ``Observation.max_attempts`` (:meth:`LLMAgent.attempts` is what prompts quote).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+from collections.abc import Collection, Mapping
+from typing import Any
+
+import numpy as np
+
+from accord.agents.llm_support import LLMSession, generation_config, runtime_for
+from accord.agents.replies import strip_private
+from accord.agents.spec import AgentSpec, AgentSpecError
+from accord.core.moves import Accept, Malformed, Message, Move, Offer, Reject, Walk
+from accord.llm import Completion, GenerationConfig, LLMClient, LLMError
+from accord.protocols.agent import Agent
+from accord.protocols.base import Observation
+
+#: how many characters of a reply an ``llm_call`` note keeps
+NOTE_REPLY_CHARS = 2000
+
+#: what a blocking disclosure guard sends instead of a withheld message
+WITHHELD = "[message withheld by the disclosure guard]"
+
+#: the wire APIs whose Python SDK accord imports to talk to them
+SDKS = ("openai", "anthropic")
+
+
+def missing_sdk(client: LLMClient) -> str | None:
+    """The SDK package ``client``'s endpoint needs that is not installed, else ``None``."""
+    sdk = client.endpoint.api
+    if sdk in SDKS and importlib.util.find_spec(sdk) is None:
+        return sdk
+    return None
+
+
+def check_model_spec(spec: AgentSpec, options: Collection[str] = (), *,
+                     example: str = "openai/gpt-4.1-mini") -> GenerationConfig:
+    """The generation config of an LLM agent spec, checked without any I/O.
+
+    ``options`` are the spec options that configure the agent rather than the model; every
+    other option must be a generation option. Raises :class:`AgentSpecError` naming the
+    problem (no model, an unknown option).
+    """
+    if not spec.arg:
+        raise AgentSpecError(f"{spec.kind} needs a model: e.g. {spec.kind}:{example}")
+    try:
+        return generation_config({k: v for k, v in spec.options.items() if k not in options})
+    except ValueError as exc:
+        hint = f"; agent options: {sorted(options)}" if options else ""
+        raise AgentSpecError(f"agent {spec}: {exc}{hint}") from None
+
+
+def llm_client(spec: AgentSpec, settings: Mapping[str, Any] | None,
+               options: Collection[str] = (), *, example: str = "openai/gpt-4.1-mini"
+               ) -> tuple[LLMClient, GenerationConfig]:
+    """The model client and generation config of an LLM agent spec.
+
+    ``settings`` are the run's LLM settings (``ctx["llm"]``: runtime, cache, cache mode,
+    timeout, concurrency; see :func:`~accord.agents.llm_support.runtime_for`). Usage errors -
+    no model, an unknown option (see :func:`check_model_spec`), an unknown provider, a
+    missing key or base URL, a missing SDK - raise :class:`AgentSpecError` before any call.
+    """
+    config = check_model_spec(spec, options, example=example)
+    assert spec.arg is not None
+    try:
+        client = runtime_for(settings).client(spec.arg, config)
+    except LLMError as exc:  # unknown provider, missing key or base URL: a usage error
+        raise AgentSpecError(f"agent {spec}: {exc}") from None
+    sdk = missing_sdk(client)
+    if sdk is not None:
+        raise AgentSpecError(f"agent {spec}: the {sdk!r} package is not installed; "
+                             "install the LLM extra: pip install 'accord[llm]'")
+    return client, config
+
+
+def llm_call_note(done: Completion, reply: str, *, lead: Mapping[str, Any] | None = None,
+                  detail: bool = False) -> dict[str, Any]:
+    """The data of an ``llm_call`` note: which call, model, latency, cache, tokens, reply.
+
+    ``lead`` (e.g. ``{"call": "talk"}`` or ``{"module": "planning"}``) comes first;
+    ``detail`` adds the finish reason and the cached prompt tokens. ``reply`` is the
+    public text (private reasoning already removed), cut to :data:`NOTE_REPLY_CHARS`.
+    """
+    data: dict[str, Any] = {**(lead or {}), "model": done.model,
+                            "latency": round(done.latency, 4), "from_cache": done.from_cache}
+    if detail:
+        data["finish_reason"] = done.finish_reason
+    data["prompt_tokens"] = done.usage.prompt_tokens
+    data["completion_tokens"] = done.usage.completion_tokens
+    if detail:
+        data["cached_tokens"] = done.usage.cached_tokens
+    data["reply"] = reply[:NOTE_REPLY_CHARS]
+    return data
+
+
+def withhold(move: Move, *, walk_reason: str | None = "walked away") -> Move:
+    """``move`` without its public text: what a disclosure guard in ``block`` mode sends.
+
+    A message becomes :data:`WITHHELD`; a walk keeps only ``walk_reason``; offers, accepts
+    and rejects (and a reject's counter-offer) lose their message.
+    """
+    if isinstance(move, Message):
+        return Message(WITHHELD)
+    if isinstance(move, Walk):
+        return Walk(walk_reason)
+    if isinstance(move, Reject) and move.counter is not None:
+        return dataclasses.replace(move, message=None,
+                                   counter=dataclasses.replace(move.counter, message=None))
+    if isinstance(move, (Offer, Accept, Reject)):
+        return dataclasses.replace(move, message=None)
+    return move
+
+
+class LLMConversation:
+    """A model's sessions in one episode, with ``llm_call`` notes and error wrapping.
+
+    The part of :class:`LLMAgent` that is not a turn: also used by LLM parts that are not
+    agents (the termination judge) and by helpers an agent owns (Deal-or-No-Deal's chat).
+    """
+
+    #: leave an ``llm_call`` note for every call
+    record_calls: bool = True
+    #: add finish reason and cached tokens to the ``llm_call`` notes
+    detailed_notes: bool = False
+
+    def __init__(self, client: LLMClient, config: GenerationConfig, *, episode: str | None,
+                 max_retries: int = 5) -> None:
+        self.client, self.config, self.episode = client, config, episode
+        self.max_retries = max_retries
+        self.forget()
+
+    def forget(self) -> None:
+        """Drop the session and the undrained notes (a new episode)."""
+        self.session: LLMSession | None = None
+        self._notes: list[dict[str, Any]] = []
+
+    def attempts(self, obs: Observation) -> int:
+        """The turn's attempt budget the prompts quote: the engine's, from the observation
+        (``max_retries + 1`` only before the engine has said it, on a turn's first call)."""
+        return obs.max_attempts or self.max_retries + 1
+
+    def open_session(self, system: str, agent: str) -> LLMSession:
+        """A new append-only session with this fixed system prompt, scoped to ``agent``."""
+        return LLMSession(self.client, system, self.config, self.episode, agent)
+
+    def public_reply(self, text: str) -> str:
+        """What of a reply may be logged (default: without ``<THINK>``-style private text)."""
+        return strip_private(text)
+
+    def call_failed(self, exc: LLMError, who: str) -> Exception:
+        """The error a failed call raises (the engine records it as an ``error`` ending)."""
+        return RuntimeError(f"LLM call failed for {who}: {type(exc).__name__}: {exc}")
+
+    async def complete(self, session: LLMSession, prompt: str, *, who: str,
+                       lead: Mapping[str, Any] | None = None) -> Completion:
+        """Append ``prompt`` to ``session``, call the model, note the call, return the reply."""
+        try:
+            done = await session.ask(prompt)
+        except LLMError as exc:
+            raise self.call_failed(exc, who) from exc
+        if self.record_calls:
+            self.note("llm_call", self.call_note(done, lead))
+        return done
+
+    def call_note(self, done: Completion, lead: Mapping[str, Any] | None) -> dict[str, Any]:
+        """The data of this call's ``llm_call`` note (see :func:`llm_call_note`)."""
+        return llm_call_note(done, self.public_reply(done.text), lead=lead,
+                             detail=self.detailed_notes)
+
+    def note(self, name: str, data: Mapping[str, Any]) -> None:
+        """Leave a note for the trajectory (``"flag": True`` in ``data`` counts it)."""
+        self._notes.append({"name": name, "data": dict(data)})
+
+    def drain_notes(self) -> list[dict[str, Any]]:
+        """Notes since the last call."""
+        notes, self._notes = self._notes, []
+        return notes
+
+    def usage(self) -> dict[str, Any]:
+        """Token usage and cost of the session in its episode (empty before any call)."""
+        return self.session.usage() if self.session else {}
+
+
+class LLMAgent(LLMConversation, Agent):
+    """An agent that asks a model for each move; a domain supplies prompts and parser.
+
+    One session per agent and episode: :meth:`system_prompt` once, then per call
+    :meth:`turn_prompt` (which renders the retry prompt when ``observation.feedback`` is
+    set, quoting :meth:`attempts`). The reply goes through :meth:`parse`; a parsed move
+    (not a :class:`~accord.core.moves.Malformed` one) through :meth:`guard`.
+    """
+
+    name = "llm"
+
+    def __init__(self, client: LLMClient, config: GenerationConfig, *, episode: str | None,
+                 max_retries: int = 5) -> None:
+        LLMConversation.__init__(self, client, config, episode=episode,
+                                 max_retries=max_retries)
+        self.reset()
+
+    def reset(self, rng: np.random.Generator | None = None) -> None:
+        """Forget the session, the notes and anything the subclass keeps per episode."""
+        super().reset(rng)
+        self.forget()
+
+    def describe(self) -> str:
+        """``<kind>:<model>``."""
+        return f"{self.name}:{self.client.model}"
+
+    # -- what a domain supplies ----------------------------------------------------------
+    def system_prompt(self, obs: Any) -> str:
+        """The session's fixed system prompt (role, private data, rules, reply format)."""
+        raise NotImplementedError
+
+    def turn_prompt(self, obs: Any) -> str:
+        """This call's user message: the news since the last call, or the retry feedback."""
+        raise NotImplementedError
+
+    def parse(self, text: str, obs: Any) -> Move:
+        """The move in a reply, or a :class:`~accord.core.moves.Malformed` one with feedback."""
+        raise NotImplementedError
+
+    def check(self, observation: Observation) -> Any:
+        """The observation, checked to be the domain's kind (raise ``TypeError`` if not)."""
+        return observation
+
+    async def prepare(self, obs: Any) -> None:
+        """Run before the turn's call (a workflow agent derives its strategy here)."""
+        return None
+
+    async def guard(self, move: Move, obs: Any) -> Move:
+        """The move to send instead of ``move`` (a disclosure guard may flag or withhold)."""
+        return move
+
+    def call_lead(self, obs: Any) -> Mapping[str, Any] | None:
+        """Fields that lead this turn's ``llm_call`` note (e.g. which call it is)."""
+        return None
+
+    # -- the turn ------------------------------------------------------------------------
+    async def ask(self, obs: Any, prompt: str, lead: Mapping[str, Any] | None = None
+                  ) -> Completion:
+        """One call in the agent's session (opened with :meth:`system_prompt` if needed)."""
+        if self.session is None:
+            self.session = self.open_session(self.system_prompt(obs), obs.role)
+        return await self.complete(self.session, prompt, who=obs.role, lead=lead)
+
+    async def act(self, observation: Observation) -> Move:
+        """Ask the model for this turn's move, parse the reply, guard the move."""
+        obs = self.check(observation)
+        if self.session is None:
+            self.session = self.open_session(self.system_prompt(obs), obs.role)
+        await self.prepare(obs)
+        done = await self.ask(obs, self.turn_prompt(obs), self.call_lead(obs))
+        move = self.parse(done.text, obs)
+        if isinstance(move, Malformed):
+            return move
+        return await self.guard(move, obs)
+
+
+__all__ = ["WITHHELD", "LLMAgent", "LLMConversation", "check_model_spec", "llm_call_note",
+           "llm_client", "missing_sdk", "withhold"]
