@@ -19,6 +19,7 @@ cache and the tracker. Identical concurrent requests in one runtime are fetched 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import logging
 import os
@@ -114,10 +115,8 @@ def _arm_closer(state: _LoopState) -> AsyncGenerator[None, None]:
     ``finally`` closes the backends inside the loop, before it is closed.
     """
     agen = _close_at_shutdown(state)
-    try:
-        agen.asend(None).send(None)  # runs to the yield without awaiting anything
-    except StopIteration:
-        pass
+    with contextlib.suppress(StopIteration):  # runs to the yield without awaiting anything
+        agen.asend(None).send(None)
     return agen
 
 
