@@ -5,15 +5,16 @@ one as ``http_client``. Their default is the pure-Python ``httpcore`` connection
 which on every request and every response walks all pooled connections and probes
 each idle socket (``has_expired``: a ``getpeername`` and a ``poll`` per connection), so
 its CPU per call grows with the number of calls in flight: ~2.6-2.9 ms per call at 64
-in flight against the stub, half of it in the pool (``benchmarks/bench_llm.py``).
+in flight against the stub, a fifth of it in that bookkeeping and most of the rest in
+the pure-Python HTTP/1.1 layer (``h11``) (``benchmarks/bench_llm.py``, py-spy).
 The SDKs document ``DefaultAioHttpClient`` ("for improved concurrency performance",
 the ``openai[aiohttp]`` / ``anthropic[aiohttp]`` extras): the same SDK request, auth,
 error and retry-header handling, with aiohttp's C-accelerated HTTP/1.1 parser and
 connector underneath (~1.4-1.7 ms per call in the same benchmark).
 
 :data:`TRANSPORTS`: ``auto`` (aiohttp when importable, else httpx), ``aiohttp``
-(an error when it is missing) and ``httpx`` (the SDK's default client, as accord used
-before; kept as the benchmark's baseline and for users who cannot install aiohttp).
+(an error when it is missing) and ``httpx`` (the SDK's default httpx client, what accord
+used before; kept as the benchmark's baseline and for users who cannot install aiohttp).
 Either way the pool is sized so that the runtime's in-flight limit never queues in
 the pool and every connection stays alive between calls (the SDKs' default keeps 100
 idle connections, so 256 calls in flight would close and reopen connections).
