@@ -1,4 +1,4 @@
-"""Issue 4 benchmark: LLM-layer throughput, overhead and prefix reuse against the stub.
+"""Issues 4 and 16: LLM fan-out efficiency, client CPU per call and prefix reuse (stub).
 
 Runs episodes of about 10 LLM calls each (two parties, 5 calls each, append-only
 sessions) against the OpenAI-compatible stub server answering every request after a
@@ -8,15 +8,28 @@ CPU time measured here is the client's alone.
 
 Figures per concurrency level (per-endpoint limit c):
 
-* wall time against the ideal ``calls x latency / c``;
-* client CPU time per call (process CPU time / calls);
+* efficiency = ideal / wall, with ideal ``calls x latency / c`` (issue 16 goal: >= 0.9
+  at c=64), median and spread over runs;
+* client CPU time per call (process CPU time / calls), and the part of it the episode
+  spends rendering prompts (accord's Jinja templates, not the LLM layer);
+* the stub server's CPU per call (its own process), reported apart so the client
+  figure stays the client's;
 * the share of each prompt that is an unchanged prefix of the same party's previous
   prompt (as the stub reports it in ``cached_tokens``, and recomputed here).
 
 Concurrency 1 would take 2000 x 0.1 s = 200 s, so by default it runs 20 episodes
-(200 calls, about 20 s); ``--c1-episodes 200`` runs the full count.
+(200 calls, about 20 s); ``--c1-episodes 200`` runs the full count. A level c runs at
+least 2c episodes (each episode's calls are sequential, so fewer could not keep c calls
+in flight).
 
-    python benchmarks/bench_llm.py [--quick] [--episodes 200] [--repeat 3] [--json]
+Variants in the same run: the default HTTP transport under the SDKs (aiohttp, see
+``accord.llm.backends.transport``) at every level; the SDKs' httpx transport (what
+accord used before issue 16) at ``--baseline-levels``, as the before figure; the
+SQLite cache (rw) and the in-process mock provider at c=64. ``--split`` adds where the
+client's CPU goes at c=64 (self time per package under cProfile, which inflates
+call-heavy code: read the shares, not the absolute figures).
+
+    python benchmarks/bench_llm.py [--quick] [--levels 1,16,64,256] [--repeat 3] [--split]
 
 Episodes are pluggable (:data:`EPISODES`): ``synthetic`` builds the conversations
 here with accord's own bargaining prompt templates (``accord.agents.negotiator_prompts``,
@@ -44,6 +57,7 @@ from _util import machine
 
 from accord.agents.negotiator_prompts import system_text, turn_text
 from accord.llm import CallScope, CompletionCache, LLMClient, LLMRuntime
+from accord.llm.backends.transport import resolve_transport
 from accord.llm.tokens import message_tokens, shared_prefix
 
 LATENCY = 0.1
@@ -55,22 +69,28 @@ UTILITY = {"issues": {"price": [100, 120, 140, 160, 180], "delivery": ["1w", "2w
                       "warranty": {"none": 1, "1y": 0.5, "2y": 0}},
            "batna": 0.35}
 Episode = Callable[[LLMClient, str, int], Awaitable[list[list[dict[str, str]]]]]
+#: CPU seconds the synthetic episodes spent rendering prompts (reset per level)
+RENDER_CPU = [0.0]
 
 
 async def synthetic_episode(client: LLMClient, episode: str, turns: int
                             ) -> list[list[dict[str, str]]]:
     """Two append-only sessions taking ``turns`` alternating calls; returns every prompt."""
     rounds = (turns + 1) // 2
+    cpu0 = time.process_time()
     sessions = {role: [{"role": "system", "content": system_text(
         role, [o for o in ("seller", "buyer") if o != role], UTILITY["issues"], UTILITY,
         UTILITY["batna"], rounds)}] for role in ("seller", "buyer")}
+    RENDER_CPU[0] += time.process_time() - cpu0
     prompts: list[list[dict[str, str]]] = []
     offer: dict[str, Any] | None = None
     for turn in range(turns):
         role = ("seller", "buyer")[turn % 2]
         other = ("seller", "buyer")[(turn + 1) % 2]
+        cpu0 = time.process_time()
         prompt = turn_text(turn // 2 + 1, rounds, "propose" if offer is None else "respond",
                            offer, other if offer is not None else None)
+        RENDER_CPU[0] += time.process_time() - cpu0
         sessions[role].append({"role": "user", "content": prompt})
         prompts.append(list(sessions[role]))
         done = await client.complete(sessions[role], scope=CallScope(episode, role, turn))
@@ -142,18 +162,33 @@ def prefix_shares(prompts: list[list[dict[str, str]]]) -> list[float]:
     return out
 
 
+async def loop_lag(out: list[float], every: float = 0.01) -> None:
+    """Append how late each ``every``-second sleep wakes up: how long a ready callback
+    waits for the event loop (the client's CPU saturation, seen as latency)."""
+    while True:
+        t0 = time.perf_counter()
+        await asyncio.sleep(every)
+        out.append(time.perf_counter() - t0 - every)
+
+
 async def run_level(model: str, concurrency: int, episodes: int, turns: int, kind: str,
-                    cache: Path | None, tag: str, stub_pid: int = 0) -> dict[str, Any]:
+                    cache: Path | None, tag: str, stub_pid: int = 0,
+                    transport: str = "auto") -> dict[str, Any]:
     """One measurement: wall, ideal, CPU per call, prefix shares."""
     store = CompletionCache(cache, "rw") if cache else None
-    async with LLMRuntime(max_concurrency=concurrency, timeout=30, cache=store) as rt:
+    async with LLMRuntime(max_concurrency=concurrency, timeout=30, cache=store,
+                          transport=transport) as rt:  # type: ignore[arg-type]
         client = rt.client(model)
         run = EPISODES[kind]
+        RENDER_CPU[0] = 0.0
+        lags: list[float] = []
+        ticker = asyncio.create_task(loop_lag(lags))
         wall0, cpu0, stub0 = time.perf_counter(), time.process_time(), process_cpu(stub_pid)
         # episode ids unique per run: the stub's prefix memory outlives a run
         all_prompts = await asyncio.gather(*(run(client, f"{tag}-ep{i}", turns)
                                              for i in range(episodes)))
         wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+        ticker.cancel()
         stub1 = process_cpu(stub_pid)
         totals = rt.tracker.totals()
     if store:
@@ -165,12 +200,19 @@ async def run_level(model: str, concurrency: int, episodes: int, turns: int, kin
             "wall_s": wall, "ideal_s": calls * LATENCY / concurrency,
             "chain_s": turns * LATENCY,
             "cpu_ms_per_call": 1e3 * cpu / calls,
+            "render_cpu_ms_per_call": (1e3 * RENDER_CPU[0] / calls if kind == "synthetic"
+                                       else None),
+            "efficiency": calls * LATENCY / concurrency / wall,
             "stub_cpu_ms_per_call": (None if stub0 is None or stub1 is None or model.startswith(
                 "mock/") else 1e3 * (stub1 - stub0) / calls),
             "stub_cached_share": totals.cached_share,
             "prefix_share_mean": statistics.fmean(shares),
             "prefix_share_after_first_mean": statistics.fmean(later) if later else 0.0,
-            "prompt_tokens_per_call": totals.prompt_tokens / calls}
+            "prompt_tokens_per_call": totals.prompt_tokens / calls,
+            "latency_ms_mean": 1e3 * totals.latency / calls,
+            "loop_lag_ms_p50": 1e3 * statistics.median(lags) if lags else None,
+            "loop_lag_ms_p90": (1e3 * statistics.quantiles(lags, n=10)[-1] if len(lags) > 1
+                                else None)}
 
 
 def spread(values: list[float], fmt: str = "{:.3f}") -> str:
@@ -181,9 +223,47 @@ def spread(values: list[float], fmt: str = "{:.3f}") -> str:
             + fmt.format(max(values)) + ")")
 
 
-def _median_or_dash(values: list[float | None]) -> str:
+def _median_or_dash(values: list[float | None], fmt: str = "{:.3f}") -> str:
     known = [v for v in values if v is not None]
-    return f"{statistics.median(known):.3f}" if known else "-"
+    return fmt.format(statistics.median(known)) if known else "-"
+
+
+#: where a function's self time is booked in ``--split``: first matching path part wins
+SPLIT = [
+    ("prompt rendering (jinja, agents' templates)", ("jinja2", "accord/agents/")),
+    ("openai SDK: request building, request loop", ("openai/",)),
+    ("httpx client layer (Request, URL, headers)", ("httpx2/", "httpcore2/", "httpx/")),
+    ("aiohttp transport (connection, HTTP/1.1)", ("aiohttp/", "multidict/", "yarl/")),
+    ("pydantic (SDK options, config)", ("pydantic",)),
+    ("JSON encode/decode", ("json/",)),
+    ("accord cache (key hashing, SQLite)", ("accord/llm/cache.py",)),
+    ("accord accounting (tracker, prices)", ("accord/llm/accounting.py",
+                                             "accord/llm/prices.py")),
+    ("accord client (validation, limits, redaction)", ("accord/llm/", "accord/core/")),
+    ("asyncio event loop, sockets", ("asyncio/", "selectors", "socket", "ssl")),
+    ("bench episode code", ("bench_llm.py",)),
+]
+
+
+def cpu_split(model: str, concurrency: int, episodes: int, turns: int, kind: str,
+              stub_pid: int) -> list[tuple[str, float]]:
+    """Self CPU time per package during one level under cProfile: (label, share)."""
+    import cProfile
+    import pstats
+
+    prof = cProfile.Profile()
+    prof.enable()
+    asyncio.run(run_level(model, concurrency, episodes, turns, kind, None, "split", stub_pid))
+    prof.disable()
+    stats: dict[Any, Any] = pstats.Stats(prof).stats  # type: ignore[attr-defined]
+    booked: dict[str, float] = {}
+    for (path, _line, func), (_cc, _nc, tottime, _ct, _callers) in stats.items():
+        where = path if path != "~" else func  # builtins: '~' and '<built-in method ...>'
+        label = next((name for name, parts in SPLIT if any(p in where for p in parts)),
+                     "other (builtins, stdlib)")
+        booked[label] = booked.get(label, 0.0) + tottime
+    total = sum(booked.values()) or 1.0
+    return sorted(((k, v / total) for k, v in booked.items()), key=lambda kv: -kv[1])
 
 
 def main() -> None:
@@ -193,65 +273,113 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=10, help="calls per episode")
     parser.add_argument("--c1-episodes", type=int, default=20,
                         help="episodes at concurrency 1 (200 would take ~200 s)")
-    parser.add_argument("--levels", default="1,16,64")
+    parser.add_argument("--levels", default="1,16,64,256")
+    parser.add_argument("--baseline-levels", default="64,256",
+                        help="levels also run over the SDKs' httpx transport (before); '' none")
     parser.add_argument("--repeat", type=int, default=3, help="runs per level (c=1: once)")
     parser.add_argument("--kind", default="synthetic", choices=sorted(EPISODES))
+    parser.add_argument("--split", action="store_true",
+                        help="also profile one c=64 run: client CPU share per package")
     parser.add_argument("--quick", action="store_true", help="20 episodes, 1 run per level")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
     if args.quick:
         args.episodes, args.c1_episodes, args.repeat = 20, 5, 1
+    levels = [int(c) for c in args.levels.split(",") if c]
+    base_levels = [int(c) for c in args.baseline_levels.split(",") if c]
+    goal = 64 if 64 in levels else max(levels)
+    after = resolve_transport("auto")
+    load0 = os.getloadavg()
     proc, base_url = start_stub(args.kind)
     os.environ["STUB_BASE_URL"], os.environ["STUB_API_KEY"] = base_url, "bench-key-000000"
     results: dict[str, list[dict[str, Any]]] = {}
+    split: list[tuple[str, float]] = []
+    http = "openai-api/stub/fixed-latency"
     try:
-        asyncio.run(run_level("openai-api/stub/warmup", 8, 4, 4, args.kind, None, "warmup"))
-        variants: list[tuple[str, int, str, bool]] = [
-            (f"http c={c}", int(c), "openai-api/stub/fixed-latency", False)
-            for c in args.levels.split(",")]
-        top = max(int(c) for c in args.levels.split(","))
-        variants += [(f"http c={top} +cache rw", top, "openai-api/stub/fixed-latency", True),
-                     (f"mock c={top} (no HTTP)", top, "mock/fixed-latency", False)]
-        for label, c, model, cached in variants:
-            episodes = args.c1_episodes if c == 1 else args.episodes
+        for transport in {after, "httpx"}:
+            asyncio.run(run_level("openai-api/stub/warmup", 8, 4, 4, args.kind, None,
+                                  f"warmup-{transport}", transport=transport))
+        # (label, c, model, cached, transport)
+        variants: list[tuple[str, int, str, bool, str]] = [
+            (f"{after} c={c}", c, http, False, after) for c in levels]
+        variants += [(f"httpx c={c} (before)", c, http, False, "httpx") for c in base_levels
+                     if after != "httpx"]
+        variants += [(f"{after} c={goal} +cache rw", goal, http, True, after),
+                     (f"mock c={goal} (no HTTP)", goal, "mock/fixed-latency", False, after)]
+        for label, c, model, cached, transport in variants:
+            episodes = args.c1_episodes if c == 1 else max(args.episodes, 2 * c)
             runs = 1 if c == 1 else args.repeat
             for run in range(runs):
                 with tempfile.TemporaryDirectory() as tmp:
                     cache = Path(tmp) / "cache.sqlite" if cached else None
                     out = asyncio.run(run_level(model, c, episodes, args.turns, args.kind, cache,
-                                                f"{label}#{run}", proc.pid))
+                                                f"{label}#{run}", proc.pid, transport))
+                out["transport"] = transport if not model.startswith("mock/") else "-"
                 results.setdefault(label, []).append(out)
+        if args.split:
+            split = cpu_split(http, goal, max(args.episodes, 2 * goal), args.turns, args.kind,
+                              proc.pid)
     finally:
         assert proc.stdin is not None
         proc.stdin.close()
         proc.wait(10)
+    load1 = os.getloadavg()
     if args.json:
-        print(json.dumps({"machine": machine(), "latency_s": LATENCY, "results": results}))
+        print(json.dumps({"machine": machine(), "latency_s": LATENCY, "results": results,
+                          "split": split, "loadavg_before": load0, "loadavg_after": load1}))
         return
     print(f"bench_llm: {machine()}; stub latency {LATENCY * 1e3:.0f} ms, "
-          f"{args.turns} calls/episode, kind={args.kind}; median (min-max) over runs")
-    head = (f"{'variant':26} {'episodes':>8} {'calls':>6} {'wall s':>20} {'ideal s':>8} "
-            f"{'wall/ideal':>10} {'wall/bound':>10} {'CPU ms/call':>20} {'stub CPU':>9} "
-            f"{'prefix share':>12} {'after 1st':>9}")
+          f"{args.turns} calls/episode, kind={args.kind}; median (min-max) over runs; "
+          f"load average {load0[0]:.2f} before, {load1[0]:.2f} after")
+    head = (f"{'variant':24} {'episodes':>8} {'calls':>6} {'wall s':>20} {'ideal s':>7} "
+            f"{'efficiency':>20} {'wall/bound':>10} {'client CPU ms/call':>20} "
+            f"{'render':>6} {'stub CPU':>8} {'latency':>7} {'lag p50/p90':>11} {'prefix':>6} "
+            f"{'after 1st':>9}")
     print(head)
     for label, runs in results.items():
         first = runs[0]
         walls = [r["wall_s"] for r in runs]
-        print(f"{label:26} {first['episodes']:>8} {first['calls']:>6} {spread(walls):>20} "
-              f"{first['ideal_s']:>8.2f} "
-              f"{statistics.median(walls) / first['ideal_s']:>10.3f} "
+        print(f"{label:24} {first['episodes']:>8} {first['calls']:>6} {spread(walls):>20} "
+              f"{first['ideal_s']:>7.2f} {spread([r['efficiency'] for r in runs]):>20} "
               f"{statistics.median(walls) / max(first['ideal_s'], first['chain_s']):>10.3f} "
               f"{spread([r['cpu_ms_per_call'] for r in runs]):>20} "
-              f"{_median_or_dash([r['stub_cpu_ms_per_call'] for r in runs]):>9} "
-              f"{first['prefix_share_mean']:>12.3f} {first['prefix_share_after_first_mean']:>9.3f}")
+              f"{_median_or_dash([r['render_cpu_ms_per_call'] for r in runs]):>6} "
+              f"{_median_or_dash([r['stub_cpu_ms_per_call'] for r in runs]):>8} "
+              f"{_median_or_dash([r['latency_ms_mean'] for r in runs], '{:.1f}'):>7} "
+              f"{_median_or_dash([r['loop_lag_ms_p50'] for r in runs], '{:.1f}'):>5}/"
+              f"{_median_or_dash([r['loop_lag_ms_p90'] for r in runs], '{:.1f}'):<5} "
+              f"{first['prefix_share_mean']:>6.3f} {first['prefix_share_after_first_mean']:>9.3f}")
     stub = results[next(iter(results))][0]
     print(f"prompt tokens/call {stub['prompt_tokens_per_call']:.0f}; stub-reported cached share "
           f"of prompt tokens {stub['stub_cached_share']:.3f} (token-weighted)")
-    print(f"ideal = calls x {LATENCY:g} s / c; bound = max(ideal, {args.turns} sequential calls "
-          f"of one episode x {LATENCY:g} s); prefix share = mean over calls of the prompt share "
-          "equal to the same party's previous prompt ('after 1st': each party's first call "
-          "excluded); CPU ms/call = this (client) process; stub CPU = the stub server process "
-          f"(median); machine has {os.cpu_count()} cpus shared by both")
+    now, before = f"{after} c={goal}", f"httpx c={goal} (before)"
+    if now in results and before in results:
+        cpu_now = statistics.median(r["cpu_ms_per_call"] for r in results[now])
+        cpu_before = statistics.median(r["cpu_ms_per_call"] for r in results[before])
+        eff_now = statistics.median(r["efficiency"] for r in results[now])
+        eff_before = statistics.median(r["efficiency"] for r in results[before])
+        print(f"c={goal}: client CPU/call {cpu_before:.3f} ms (httpx, before) -> {cpu_now:.3f} ms "
+              f"({after}), x{cpu_before / cpu_now:.2f} less; efficiency {eff_before:.3f} -> "
+              f"{eff_now:.3f} (goal >= 0.9)")
+    budget = 1e3 * LATENCY / goal * (os.cpu_count() or 1)
+    print(f"CPU budget at c={goal}: {goal} calls per {LATENCY * 1e3:.0f} ms window on "
+          f"{os.cpu_count()} cores shared by client, stub and other processes = "
+          f"{budget:.2f} ms per call for client + stub together, idle machine")
+    if split:
+        print(f"client CPU by package at c={goal} ({after}; self time under cProfile):")
+        for name, share in split:
+            print(f"  {share * 100:5.1f}%  {name}")
+    notes = [
+        f"efficiency = ideal / wall, ideal = calls x {LATENCY:g} s / c",
+        f"bound = max(ideal, {args.turns} sequential calls of one episode x {LATENCY:g} s)",
+        "client CPU = this process; render = the part of it spent rendering prompts",
+        "stub CPU = the stub server process (median)",
+        "latency = mean ms from sending a request to its parsed answer (the stub waits 100 ms)",
+        "lag = how late a 10 ms timer fires in the client's event loop (ms, median/p90)",
+        "prefix = mean over calls of the prompt share equal to the same party's previous "
+        "prompt ('after 1st': each party's first call excluded)",
+    ]
+    print("; ".join(notes))
 
 
 if __name__ == "__main__":

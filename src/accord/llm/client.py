@@ -19,12 +19,14 @@ cache and the tracker. Identical concurrent requests in one runtime are fetched 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
+import logging
 import os
 import threading
 import time
 import weakref
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
@@ -34,6 +36,7 @@ import numpy as np
 from accord.core.redact import Redactor, env_secret_values
 from accord.llm.accounting import UsageTracker
 from accord.llm.backends.base import Backend
+from accord.llm.backends.transport import Transport, check_transport, resolve_transport
 from accord.llm.cache import CacheMode, CompletionCache, cache_key
 from accord.llm.errors import (
     CacheMiss,
@@ -56,7 +59,8 @@ from accord.llm.types import (
 
 log = get_logger("accord.llm")
 DEFAULT_CONCURRENCY = 16
-BackendFactory = Callable[[Endpoint, "str | None", float], Backend]
+BackendFactory = Callable[..., Backend]
+"""``(endpoint, api_key, timeout, *, transport, max_in_flight) -> Backend``."""
 
 
 def _backend_factory(api: str) -> BackendFactory:
@@ -81,6 +85,39 @@ class _LoopState:
     semaphores: dict[str, asyncio.Semaphore] = field(default_factory=dict)
     backends: dict[str, Backend] = field(default_factory=dict)
     pending: dict[str, asyncio.Future[Completion]] = field(default_factory=dict)
+    #: suspended generator the loop closes at shutdown (see :func:`_arm_closer`)
+    closer: AsyncGenerator[None, None] | None = None
+
+
+async def _close_backends(state: _LoopState) -> None:
+    """Close every SDK client of ``state`` (it stays usable: new ones open on demand)."""
+    backends, state.backends = list(state.backends.values()), {}
+    for backend in backends:
+        await backend.aclose()
+
+
+async def _close_at_shutdown(state: _LoopState) -> AsyncGenerator[None, None]:
+    try:
+        yield
+    finally:
+        await _close_backends(state)
+
+
+def _arm_closer(state: _LoopState) -> AsyncGenerator[None, None]:
+    """Have the running loop close ``state``'s connections when it shuts down.
+
+    Runtimes are often shared and never closed (agents keep one per settings), and a
+    loop can end with connections open: httpx dropped them silently, aiohttp reports
+    every unclosed session on stderr. ``asyncio.run`` (and every ``asyncio.Runner``)
+    calls ``loop.shutdown_asyncgens()`` before closing the loop, which ``aclose()``s
+    each async generator the loop saw start; this one is started here (the loop's
+    first-iteration hook registers it) and suspended at its ``yield``, so its
+    ``finally`` closes the backends inside the loop, before it is closed.
+    """
+    agen = _close_at_shutdown(state)
+    with contextlib.suppress(StopIteration):  # runs to the yield without awaiting anything
+        agen.asend(None).send(None)
+    return agen
 
 
 class LLMRuntime:
@@ -90,6 +127,10 @@ class LLMRuntime:
     overrides it per base URL (or ``mock://<policy>``). ``env`` (default
     ``os.environ``) is where model strings find URLs and keys. ``mock_policies``
     maps ``mock/<name>`` names to ready policy objects (e.g. a scripted policy).
+
+    ``transport`` is the HTTP transport under the SDKs (``auto``: aiohttp when installed,
+    else httpx; see :mod:`accord.llm.backends.transport`); each endpoint's connection
+    pool holds as many connections as its in-flight limit.
 
     Semaphores and SDK connections live per event loop: limits hold among the calls
     of one loop. A runtime may be used from several threads, each running its own
@@ -102,9 +143,13 @@ class LLMRuntime:
                  timeout: float = 60.0, max_concurrency: int = DEFAULT_CONCURRENCY,
                  limits: Mapping[str, int] | None = None, env: Mapping[str, str] | None = None,
                  rng: np.random.Generator | None = None,
-                 mock_policies: Mapping[str, Any] | None = None) -> None:
+                 mock_policies: Mapping[str, Any] | None = None,
+                 transport: Transport = "auto") -> None:
         if max_concurrency < 1 or any(v < 1 for v in (limits or {}).values()):
             raise ValueError("concurrency limits must be at least 1")
+        if transport == "aiohttp":
+            resolve_transport(transport)  # missing aiohttp: say so now, not at the first call
+        self.transport = check_transport(transport)
         self.cache = cache
         self.tracker = tracker if tracker is not None else UsageTracker()
         self.retry = retry or RetryPolicy()
@@ -138,15 +183,17 @@ class LLMRuntime:
             state = self._states.get(loop)
             if state is None:
                 state = self._states[loop] = _LoopState()
+                state.closer = _arm_closer(state)
         return state
 
     def semaphore(self, endpoint: Endpoint) -> asyncio.Semaphore:
         """The endpoint's slot semaphore in the running loop."""
         semaphores = self._state().semaphores
         key = endpoint.limit_key
-        if key not in semaphores:
-            semaphores[key] = asyncio.Semaphore(self.limit_for(endpoint))
-        return semaphores[key]
+        semaphore = semaphores.get(key)
+        if semaphore is None:
+            semaphore = semaphores[key] = asyncio.Semaphore(self.limit_for(endpoint))
+        return semaphore
 
     def backend(self, endpoint: Endpoint) -> Backend:
         """The (shared) backend for ``endpoint`` in the running loop."""
@@ -154,24 +201,25 @@ class LLMRuntime:
         # one backend (one connection pool) per endpoint and key, shared by its models;
         # mock endpoints are per policy already (limit_key is mock://<policy>)
         key = f"{endpoint.api}|{endpoint.limit_key}|{endpoint.key_env}"
-        if key not in backends:
+        backend = backends.get(key)
+        if backend is None:
             api_key = endpoint.api_key(self.env)
             register_secret(api_key)
             if endpoint.api == "mock":
                 from accord.llm.backends.mock import MockBackend
 
                 policy = self.mock_policies.get(endpoint.model)
-                backends[key] = MockBackend(endpoint, api_key, self.timeout, policy)
+                backend = MockBackend(endpoint, api_key, self.timeout, policy)
             else:
-                backends[key] = _backend_factory(endpoint.api)(endpoint, api_key, self.timeout)
-        return backends[key]
+                backend = _backend_factory(endpoint.api)(
+                    endpoint, api_key, self.timeout, transport=self.transport,
+                    max_in_flight=self.limit_for(endpoint))
+            backends[key] = backend
+        return backend
 
     async def aclose(self) -> None:
         """Close the running loop's SDK connections (the cache stays open; close it yourself)."""
-        state = self._state()
-        backends, state.backends = list(state.backends.values()), {}
-        for backend in backends:
-            await backend.aclose()
+        await _close_backends(self._state())
 
     async def __aenter__(self) -> LLMRuntime:
         return self
@@ -223,10 +271,11 @@ class LLMClient:
             else:
                 done = await self._fetch_once(key, msgs, cfg, scope, cache)
         rt.tracker.record(done, scope)
-        log.debug("%s %s: %d+%d tokens (%d cached), %.3f s, %d attempt(s)%s", self.model,
-                  (scope or CallScope()).describe(), done.usage.prompt_tokens,
-                  done.usage.completion_tokens, done.usage.cached_tokens, done.latency,
-                  done.attempts, " [cache]" if done.from_cache else "")
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("%s %s: %d+%d tokens (%d cached), %.3f s, %d attempt(s)%s", self.model,
+                      (scope or CallScope()).describe(), done.usage.prompt_tokens,
+                      done.usage.completion_tokens, done.usage.cached_tokens, done.latency,
+                      done.attempts, " [cache]" if done.from_cache else "")
         return done
 
     async def _fetch_once(self, key: str, msgs: list[ChatMessage], cfg: GenerationConfig,

@@ -49,20 +49,36 @@ class Price:
 
 
 class PriceTable:
-    """Model string -> :class:`Price`: exact keys first, then patterns in file order."""
+    """Model string -> :class:`Price`: exact keys first, then patterns in file order.
+
+    Which pattern a model string matches is remembered per model (until keys are added
+    to or removed from ``entries``); replace a pattern's price by building a new table.
+    """
 
     def __init__(self, entries: Mapping[str, Price], source: str = "<memory>") -> None:
         self.entries = dict(entries)
         self.source = source
+        #: pattern lookups per model string (every call is priced; the scan is not free)
+        self._matched: dict[str, Price | None] = {}
+        self._matched_for: tuple[str, ...] = ()
 
     def price(self, model: str) -> Price | None:
         """The price of ``model`` (an accord model string), or ``None`` if unknown."""
-        if model in self.entries:
-            return self.entries[model]
+        found = self.entries.get(model)
+        if found is not None:
+            return found
+        keys = tuple(self.entries)
+        if keys != self._matched_for:  # entries changed since the last scan
+            self._matched, self._matched_for = {}, keys
+        if model in self._matched:
+            return self._matched[model]
+        match = None
         for pattern, price in self.entries.items():
             if any(c in pattern for c in "*?[") and fnmatch.fnmatchcase(model, pattern):
-                return price
-        return None
+                match = price
+                break
+        self._matched[model] = match
+        return match
 
     def cost(self, model: str, usage: Usage) -> float | None:
         """Dollars for one call of ``model`` with ``usage``; ``None`` if the price is unknown."""

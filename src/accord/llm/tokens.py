@@ -19,6 +19,7 @@ share of a prompt that is an unchanged prefix directly measurable.
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 from collections import OrderedDict
@@ -26,6 +27,8 @@ from collections.abc import Iterable, Mapping, Sequence
 
 TOKEN_RE = re.compile(r"\w+|[^\w\s]")
 """One token: a run of word characters or a single other non-space character."""
+CONTENT_CACHE_SIZE = 4096
+"""Message contents whose tokens :func:`message_tokens` remembers."""
 
 
 def tokenize(text: str) -> list[str]:
@@ -49,18 +52,31 @@ def truncate_tokens(text: str, limit: int) -> tuple[str, bool]:
     return text, False
 
 
+@functools.lru_cache(maxsize=CONTENT_CACHE_SIZE)
+def _content_tokens(text: str) -> tuple[str, ...]:
+    return tuple(TOKEN_RE.findall(text))
+
+
 def message_tokens(messages: Iterable[Mapping[str, str]]) -> list[str]:
-    """The token sequence of a chat prompt: a role marker, then the content, per message."""
+    """The token sequence of a chat prompt: a role marker, then the content, per message.
+
+    Each message's content is tokenised once (an LRU of :data:`CONTENT_CACHE_SIZE`
+    contents): an append-only session resends every earlier message with each call, so
+    only the new ones cost a regular-expression pass (a 10-message, 800-token prompt:
+    ~200 us uncached).
+    """
     out: list[str] = []
     for message in messages:
         out.append(f"<|{message.get('role', 'user')}|>")
-        out.extend(tokenize(str(message.get("content", ""))))
+        out.extend(_content_tokens(str(message.get("content", ""))))
     return out
 
 
 def shared_prefix(a: Sequence[str], b: Sequence[str]) -> int:
     """Length of the longest common prefix of two token sequences."""
     n = min(len(a), len(b))
+    if isinstance(a, list) and isinstance(b, list) and a[:n] == b[:n]:
+        return n  # the usual case (a prompt extending the last one), compared in C
     for i in range(n):
         if a[i] != b[i]:
             return i

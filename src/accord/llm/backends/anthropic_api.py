@@ -16,6 +16,7 @@ from typing import Any
 import anthropic
 
 from accord.llm.backends.base import Backend, RawReply, error_message, garbled_body, status_failure
+from accord.llm.backends.transport import connection_failure, http_client
 from accord.llm.errors import InvalidMessagesError, LLMError
 from accord.llm.providers import Endpoint
 from accord.llm.retry import Transient
@@ -71,10 +72,13 @@ def request_params(config: GenerationConfig) -> dict[str, Any]:
 class AnthropicBackend(Backend):
     """Messages API over HTTP with the official SDK, SDK retries off."""
 
-    def __init__(self, endpoint: Endpoint, api_key: str | None, timeout: float) -> None:
-        super().__init__(endpoint, api_key, timeout)
-        self._client = anthropic.AsyncAnthropic(api_key=api_key, base_url=endpoint.base_url,
-                                                max_retries=0, timeout=timeout)
+    def __init__(self, endpoint: Endpoint, api_key: str | None, timeout: float, *,
+                 transport: str = "auto", max_in_flight: int = 16) -> None:
+        super().__init__(endpoint, api_key, timeout, transport=transport,
+                         max_in_flight=max_in_flight)
+        self._client = anthropic.AsyncAnthropic(
+            api_key=api_key, base_url=endpoint.base_url, max_retries=0, timeout=timeout,
+            http_client=http_client(anthropic, transport, timeout, max_in_flight))
 
     async def send(self, messages: list[ChatMessage], config: GenerationConfig, *, model: str,
                    timeout: float, headers: Mapping[str, str]) -> RawReply:
@@ -88,6 +92,9 @@ class AnthropicBackend(Backend):
                 timeout=timeout, extra_headers=dict(headers) or None,
                 **extra, **request_params(config))
         except anthropic.APITimeoutError as exc:
+            refused = connection_failure(exc)
+            if refused is not None:
+                raise Transient("connection", f"{type(refused).__name__}: {refused}") from exc
             raise Transient("timeout", f"no answer within {timeout:g} s") from exc
         except anthropic.APIConnectionError as exc:
             raise Transient("connection", f"{exc} ({exc.__cause__!r})") from exc

@@ -30,10 +30,15 @@ class RawReply:
 class Backend(ABC):
     """Talks to one endpoint; created lazily by the runtime, one per event loop."""
 
-    def __init__(self, endpoint: Endpoint, api_key: str | None, timeout: float) -> None:
+    def __init__(self, endpoint: Endpoint, api_key: str | None, timeout: float, *,
+                 transport: str = "auto", max_in_flight: int = 16) -> None:
         self.endpoint = endpoint
         self.timeout = timeout
         self._api_key = api_key
+        #: HTTP transport under the SDK (:mod:`accord.llm.backends.transport`)
+        self.transport = transport
+        #: the runtime's in-flight limit for this endpoint; the connection pool holds as many
+        self.max_in_flight = max_in_flight
 
     @abstractmethod
     async def send(self, messages: list[ChatMessage], config: GenerationConfig, *, model: str,

@@ -15,6 +15,7 @@ from accord.llm.backends.base import (
     garbled_body,
     status_failure,
 )
+from accord.llm.backends.transport import connection_failure, http_client
 from accord.llm.errors import LLMError
 from accord.llm.providers import Endpoint
 from accord.llm.retry import Transient
@@ -50,10 +51,13 @@ def request_params(endpoint: Endpoint, config: GenerationConfig) -> dict[str, An
 class OpenAIBackend(Backend):
     """Chat Completions over HTTP with the official SDK, SDK retries off."""
 
-    def __init__(self, endpoint: Endpoint, api_key: str | None, timeout: float) -> None:
-        super().__init__(endpoint, api_key, timeout)
-        self._client = openai.AsyncOpenAI(api_key=api_key or NO_KEY, base_url=endpoint.base_url,
-                                          max_retries=0, timeout=timeout)
+    def __init__(self, endpoint: Endpoint, api_key: str | None, timeout: float, *,
+                 transport: str = "auto", max_in_flight: int = 16) -> None:
+        super().__init__(endpoint, api_key, timeout, transport=transport,
+                         max_in_flight=max_in_flight)
+        self._client = openai.AsyncOpenAI(
+            api_key=api_key or NO_KEY, base_url=endpoint.base_url, max_retries=0,
+            timeout=timeout, http_client=http_client(openai, transport, timeout, max_in_flight))
 
     async def send(self, messages: list[ChatMessage], config: GenerationConfig, *, model: str,
                    timeout: float, headers: Mapping[str, str]) -> RawReply:
@@ -77,6 +81,9 @@ class OpenAIBackend(Backend):
                 "/chat/completions", body=body, cast_to=bytes, options=options,
                 stream=False)
         except openai.APITimeoutError as exc:
+            refused = connection_failure(exc)
+            if refused is not None:
+                raise Transient("connection", f"{type(refused).__name__}: {refused}") from exc
             raise Transient("timeout", f"no answer within {timeout:g} s") from exc
         except openai.APIConnectionError as exc:
             raise Transient("connection", _cause(exc)) from exc
