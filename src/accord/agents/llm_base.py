@@ -39,6 +39,7 @@ from accord.core.moves import Accept, Malformed, Message, Move, Offer, Reject, W
 from accord.llm import Completion, GenerationConfig, LLMClient, LLMError
 from accord.protocols.agent import Agent
 from accord.protocols.base import Observation
+from accord.protocols.engine import DEFAULT_MAX_RETRIES
 
 #: how many characters of a reply an ``llm_call`` note keeps
 NOTE_REPLY_CHARS = 2000
@@ -149,7 +150,7 @@ class LLMConversation:
     detailed_notes: bool = False
 
     def __init__(self, client: LLMClient, config: GenerationConfig, *, episode: str | None,
-                 max_retries: int = 5) -> None:
+                 max_retries: int = DEFAULT_MAX_RETRIES) -> None:
         self.client, self.config, self.episode = client, config, episode
         self.max_retries = max_retries
         self.forget()
@@ -218,7 +219,7 @@ class LLMAgent(LLMConversation, Agent):
     name = "llm"
 
     def __init__(self, client: LLMClient, config: GenerationConfig, *, episode: str | None,
-                 max_retries: int = 5) -> None:
+                 max_retries: int = DEFAULT_MAX_RETRIES) -> None:
         LLMConversation.__init__(self, client, config, episode=episode,
                                  max_retries=max_retries)
         self.reset()

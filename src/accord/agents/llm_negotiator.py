@@ -49,6 +49,7 @@ from accord.agents.utility_render import (
 from accord.core.moves import Message, Move, Offer, Reject, Walk
 from accord.llm import GenerationConfig, LLMClient, LLMError
 from accord.protocols.base import Observation, Termination
+from accord.protocols.engine import DEFAULT_MAX_RETRIES
 from accord.protocols.judge import JUDGE, JudgeVerdict, TerminationJudge
 from accord.protocols.negotiation import MediatorObservation, NegotiationObservation
 
@@ -63,7 +64,7 @@ class LLMNegotiator(LLMAgent):
     name = "llm"
 
     def __init__(self, client: LLMClient, config: GenerationConfig, *, episode: str | None,
-                 guard: str = "flag", max_retries: int = 5,
+                 guard: str = "flag", max_retries: int = DEFAULT_MAX_RETRIES,
                  judge: LeakJudge | None = None, floor_rule: bool = False) -> None:
         if guard not in ("flag", "block"):
             raise ValueError("guard must be 'flag' or 'block'")

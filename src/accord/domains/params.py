@@ -14,12 +14,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from accord.protocols.engine import Bounds
-
-#: refused replies a party may make in one turn before the episode ends in status error:
-#: the engine's :class:`~accord.protocols.engine.Bounds` default, read from there so the
-#: number is written once
-DEFAULT_MAX_RETRIES: int = Bounds().max_retries
+from accord.protocols.engine import DEFAULT_MAX_RETRIES
 
 
 class DomainParams(BaseModel):

@@ -69,10 +69,11 @@ class Note:
 class Observation:
     """What one role sees when asked to move.
 
-    Protocols subclass this. The engine fills ``feedback``, ``attempt`` and
-    ``max_attempts`` when a previous attempt in the same turn was invalid (``attempt``
-    counts from 1; ``max_attempts`` is the engine's budget, ``Bounds.max_retries + 1``, the
-    one source an agent should quote, e.g. "attempt 2 of 6").
+    Protocols subclass this. The engine fills ``max_attempts`` on every observation it
+    hands an agent (the turn's budget, ``Bounds.max_retries + 1``: the one source an agent
+    should quote, e.g. "attempt 2 of 6", or bound its own inner retries by), and
+    ``feedback`` and ``attempt`` when a previous attempt in the same turn was invalid
+    (``attempt`` counts from 1).
     """
 
     role: str

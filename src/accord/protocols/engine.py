@@ -28,6 +28,10 @@ from accord.protocols.agent import Agent, AgentQuit
 from accord.protocols.base import Invalid, Progress, Protocol, Termination
 from accord.protocols.judge import DECISIONS, JUDGE, JudgeVerdict, RuleJudge, TerminationJudge
 
+#: refused replies an agent may retry in one turn (the default of every domain's
+#: ``max_retries``; a turn has ``max_retries + 1`` attempts)
+DEFAULT_MAX_RETRIES = 5
+
 
 @dataclass(frozen=True, slots=True)
 class Bounds:
@@ -36,7 +40,7 @@ class Bounds:
     max_rounds: int | None = None
     max_offers: int | None = None
     wall_clock: float | None = None
-    max_retries: int = 5
+    max_retries: int = DEFAULT_MAX_RETRIES
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict for judges and records."""
@@ -104,6 +108,9 @@ async def _ask(
 ) -> Move:
     """One role's turn: retry invalid moves with feedback, up to ``max_retries`` retries."""
     obs = protocol.observe(state, role)
+    # the turn's budget, from the first attempt on (the engine is its one source); set in
+    # place: the observation is this turn's own, and a replace() would cost the hot path
+    object.__setattr__(obs, "max_attempts", bounds.max_retries + 1)
     rnd = obs.round
     for attempt in range(1, bounds.max_retries + 2):
         try:
@@ -127,8 +134,7 @@ async def _ask(
         log.add(rnd, role, "invalid", move=move.to_dict(), reason=invalid.reason,
                 feedback=invalid.feedback, data={"attempt": attempt, **invalid.details},
                 t=time.monotonic() - t0)
-        obs = dataclasses.replace(obs, feedback=invalid, attempt=attempt + 1,
-                                  max_attempts=bounds.max_retries + 1)
+        obs = dataclasses.replace(obs, feedback=invalid, attempt=attempt + 1)
     last = obs.feedback
     detail = f"{role} made {bounds.max_retries + 1} invalid attempts in one turn"
     if last is not None:  # the last rejection says what went wrong, without the log

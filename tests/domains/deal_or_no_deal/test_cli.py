@@ -185,3 +185,13 @@ def test_sample_is_also_looked_up_in_the_data_folder(dond_dir: Path) -> None:
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
     assert out["datapoints"] == 50 and out["sample"] == str(dond_dir / "sample50.txt")
+
+
+def test_dond_play_help_lists_the_registrys_batch_kinds() -> None:
+    """The help text is written out (the CLI module must not import the domain to build
+    it); this keeps it equal to the registry's built-in kinds a batch run can seat."""
+    from accord.domains.deal_or_no_deal.agents import AGENT_KINDS
+    from accord.domains.deal_or_no_deal.cli import AGENT_KINDS_HELP
+
+    builtin = {k for k in AGENT_KINDS.kinds() if k != "human"}  # human needs a terminal
+    assert set(AGENT_KINDS_HELP.split(", ")) == builtin

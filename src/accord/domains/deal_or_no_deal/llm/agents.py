@@ -60,6 +60,7 @@ from accord.domains.deal_or_no_deal.workflow import (
 )
 from accord.llm import GenerationConfig, LLMClient
 from accord.protocols.base import Observation
+from accord.protocols.engine import DEFAULT_MAX_RETRIES
 from accord.solvers.bayes import RejectionView, p_ef, possibly_envy_free, solve_proposal
 
 
@@ -84,7 +85,7 @@ class RawLLMAgent(Agent):
     name = "llm"
 
     def __init__(self, client: LLMClient, config: GenerationConfig, *, episode: str | None,
-                 guard: str = "flag", max_retries: int = 5) -> None:
+                 guard: str = "flag", max_retries: int = DEFAULT_MAX_RETRIES) -> None:
         self.chat = DondChat(client, config, episode=episode,
                              system_template="llm_raw_system.jinja", guard=guard,
                              max_retries=max_retries)
@@ -130,7 +131,7 @@ class LLMWorkflowAgent(BayesianWorkflowAgent):
     def __init__(self, client: LLMClient, config: GenerationConfig, *, episode: str | None,
                  lam: float | Fraction = 1, gamma: float | Fraction = 1,
                  learn_from_offers: bool | None = None, view: RejectionView = "partner",
-                 guard: str = "flag", max_retries: int = 5, top: int = 5,
+                 guard: str = "flag", max_retries: int = DEFAULT_MAX_RETRIES, top: int = 5,
                  mode: str = "seed") -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
@@ -257,7 +258,7 @@ def _client(spec: AgentSpec, ctx: Mapping[str, Any], ours: set[str]
 def _common(spec: AgentSpec, ctx: Mapping[str, Any]) -> dict[str, Any]:
     return {"episode": ctx.get("episode_id") or None,
             "guard": str(spec.options.get("guard", "flag")),
-            "max_retries": int(ctx.get("max_retries", 5))}
+            "max_retries": int(ctx.get("max_retries", DEFAULT_MAX_RETRIES))}
 
 
 def make_raw_llm(spec: AgentSpec, dp: Datapoint, role: str, ctx: Mapping[str, Any]) -> Agent:

@@ -29,6 +29,7 @@ from accord.domains.deal_or_no_deal.llm.replies import parse_reply, value_leaks
 from accord.domains.deal_or_no_deal.protocol import DondObservation
 from accord.domains.deal_or_no_deal.rules import complement, utility
 from accord.llm import GenerationConfig, LLMClient
+from accord.protocols.engine import DEFAULT_MAX_RETRIES
 
 PACKAGE = "accord.domains.deal_or_no_deal"
 
@@ -59,7 +60,8 @@ class DondChat(LLMConversation):
     """One agent's model session in a Deal-or-No-Deal episode (see the module docstring)."""
 
     def __init__(self, client: LLMClient, config: GenerationConfig, *, episode: str | None,
-                 system_template: str, guard: str = "flag", max_retries: int = 5) -> None:
+                 system_template: str, guard: str = "flag",
+                 max_retries: int = DEFAULT_MAX_RETRIES) -> None:
         if guard not in ("flag", "block"):
             raise ValueError(f"guard must be 'flag' or 'block', got {guard!r}")
         self.system_template = system_template

@@ -52,6 +52,7 @@ from accord.domains.games.model import Game, NormalFormGame
 from accord.domains.games.protocol import GameObservation
 from accord.llm import GenerationConfig, LLMClient
 from accord.protocols.base import Observation
+from accord.protocols.engine import DEFAULT_MAX_RETRIES
 
 #: agent options of the LLM kinds besides the generation options
 LLM_OPTIONS = frozenset({"personality", "prompt", "cheap_talk"})
@@ -75,8 +76,8 @@ class LLMGameAgent(LLMAgent):
     workflow_kind: str | None = None
 
     def __init__(self, client: LLMClient, config: GenerationConfig, *, episode: str | None,
-                 personality: str | None = None, prompt: int = 0, max_retries: int = 5,
-                 cheap_talk: bool = False) -> None:
+                 personality: str | None = None, prompt: int = 0,
+                 max_retries: int = DEFAULT_MAX_RETRIES, cheap_talk: bool = False) -> None:
         self.cheap_talk = bool(cheap_talk)
         self.personality = personality
         self.personality_text = personality_line(personality)
@@ -193,7 +194,7 @@ def make_llm_agent(spec: AgentSpec, game: Game, player: int, ctx: Mapping[str, A
     opts = llm_options(spec)
     client, config = llm_client(spec, ctx)
     return LLMGameAgent(client, config, episode=ctx.get("episode_id") or None,
-                        max_retries=int(ctx.get("max_retries", 5)), **opts)
+                        max_retries=int(ctx.get("max_retries", DEFAULT_MAX_RETRIES)), **opts)
 
 
 __all__ = [

@@ -61,6 +61,7 @@ from accord.domains.games.llm.replies import StepError, json_tag, names, text_ta
 from accord.domains.games.model import ExtensiveGame, Game, NormalFormGame
 from accord.domains.games.protocol import GameObservation
 from accord.llm import GenerationConfig, LLMClient
+from accord.protocols.engine import DEFAULT_MAX_RETRIES
 from accord.solvers.game_tree import Decision, Leaf, decision_nodes
 from accord.solvers.payoff_arrays import to_fraction
 
@@ -294,7 +295,7 @@ def make_llm_workflow(spec: AgentSpec, game: Game, player: int, ctx: Mapping[str
     opts = llm_options(spec)
     client, config = llm_client(spec, ctx)
     return LLMWorkflowAgent(client, config, game=game, episode=ctx.get("episode_id") or None,
-                            max_retries=int(ctx.get("max_retries", 5)), **opts)
+                            max_retries=int(ctx.get("max_retries", DEFAULT_MAX_RETRIES)), **opts)
 
 
 __all__ = ["LLMWorkflowAgent", "make_llm_workflow", "parse_nash", "parse_responses"]
