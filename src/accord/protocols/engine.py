@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from accord.core.moves import Malformed, Move
-from accord.core.trajectory import Trajectory
+from accord.core.trajectory import Event, Trajectory
 from accord.protocols.agent import Agent, AgentQuit
-from accord.protocols.base import Invalid, Progress, Protocol, Termination
+from accord.protocols.base import Invalid, Observation, Progress, Protocol, Termination
 from accord.protocols.judge import DECISIONS, JUDGE, JudgeVerdict, RuleJudge, TerminationJudge
 
 #: refused replies an agent may retry in one turn (the default of every domain's
@@ -97,6 +97,16 @@ class _Failure(Exception):
         self.termination = termination
 
 
+def _has_notes(agent: Agent) -> bool:
+    """Whether ``agent`` may have notes to drain (its class overrides ``drain_notes``)."""
+    return type(agent).drain_notes is not Agent.drain_notes or "drain_notes" in getattr(
+        agent, "__dict__", ())
+
+
+#: sets an observation's ``max_attempts`` slot in place (the class is frozen)
+_set_budget = Observation.max_attempts.__set__  # type: ignore[attr-defined]
+
+
 async def _ask(
     protocol: Protocol[Any],
     state: Any,
@@ -105,14 +115,19 @@ async def _ask(
     bounds: Bounds,
     log: Trajectory,
     t0: float,
+    notes: bool = True,
 ) -> Move:
-    """One role's turn: retry invalid moves with feedback, up to ``max_retries`` retries."""
+    """One role's turn: retry invalid moves with feedback, up to ``max_retries`` retries.
+
+    ``notes``: the agent may have notes to drain after each attempt (see :func:`_has_notes`).
+    """
     obs = protocol.observe(state, role)
     # the turn's budget, from the first attempt on (the engine is its one source); set in
     # place: the observation is this turn's own, and a replace() would cost the hot path
-    object.__setattr__(obs, "max_attempts", bounds.max_retries + 1)
+    budget = bounds.max_retries + 1
+    _set_budget(obs, budget)
     rnd = obs.round
-    for attempt in range(1, bounds.max_retries + 2):
+    for attempt in range(1, budget + 1):
         try:
             move = await agent.act(obs)
         except asyncio.CancelledError:
@@ -125,9 +140,10 @@ async def _ask(
             log.add(rnd, role, "agent_error", reason="agent_exception", feedback=detail,
                     t=time.monotonic() - t0)
             raise _Failure(Termination("error", "error", role, detail)) from exc
-        for note in agent.drain_notes():
-            log.add(rnd, role, "note", reason=note["name"], data=dict(note.get("data", {})),
-                    t=time.monotonic() - t0)
+        if notes:
+            for note in agent.drain_notes():
+                log.add(rnd, role, "note", reason=note["name"],
+                        data=dict(note.get("data", {})), t=time.monotonic() - t0)
         invalid = check_move(protocol, state, role, move)
         if invalid is None:
             return move
@@ -198,24 +214,33 @@ async def _loop(
     state = box[0]
     prog = protocol.progress(state)  # the state's counters; refreshed after each transition
     rule_judge = isinstance(judge, RuleJudge)
+    noted = {role: _has_notes(agent) for role, agent in agents.items()}
+    bounded = bounds.max_offers is not None or bounds.wall_clock is not None
+    max_rounds = bounds.max_rounds if bounds.max_rounds is not None else 1 << 62
+    events = log.events  # the round's move events are appended here directly
     while True:
         roles = protocol.to_move(state)
         if len(roles) == 1:
-            moves = {roles[0]: await _ask(protocol, state, roles[0], agents[roles[0]],
-                                          bounds, log, t0)}
+            role = roles[0]
+            move = await _ask(protocol, state, role, agents[role], bounds, log, t0, noted[role])
+            moves: dict[str, Move] = {role: move}
+            rnd = prog.round
+            now = time.monotonic() - t0
+            events.append(Event(len(events), rnd, role, "move", move.to_dict(), None, None, {},
+                                now))
         else:
-            tasks = [asyncio.ensure_future(_ask(protocol, state, r, agents[r], bounds, log, t0))
-                     for r in roles]
+            tasks = [asyncio.ensure_future(_ask(protocol, state, r, agents[r], bounds, log, t0,
+                                                noted[r])) for r in roles]
             try:
                 got = await asyncio.gather(*tasks)
             finally:  # one failure ends the episode: no agent keeps running (or paying) after
                 for task in tasks:
                     task.cancel()
             moves = dict(zip(roles, got, strict=True))
-        rnd = prog.round
-        now = time.monotonic() - t0
-        for role, move in moves.items():
-            log.add(rnd, role, "move", move=move.to_dict(), t=now)
+            rnd = prog.round
+            now = time.monotonic() - t0
+            for role, move in moves.items():
+                log.add(rnd, role, "move", move=move.to_dict(), t=now)
         state, notes = protocol.apply(state, moves)
         box[0] = state
         for note in notes:
@@ -224,11 +249,13 @@ async def _loop(
         if proposed is not None and proposed.status == "agreement":
             return proposed  # an agreement reached within bounds stands
         prog = protocol.progress(state)
-        which = _bound_hit(prog, bounds, t0)
-        if which is not None and proposed is None:
-            return Termination("no_deal", "bound_hit", None, which)
-        if proposed is None and rule_judge:
-            continue  # the rule judge cannot disagree with the protocol; skip the call
+        if proposed is None:
+            which = "max_rounds" if prog.round > max_rounds else \
+                _bound_hit(prog, bounds, t0) if bounded else None
+            if which is not None:
+                return Termination("no_deal", "bound_hit", None, which)
+            if rule_judge:
+                continue  # the rule judge cannot disagree with the protocol; skip the call
         verdict = await _consult(judge, protocol.public_view(state), proposed, bounds, log,
                                  rnd, t0)
         if not rule_judge:
