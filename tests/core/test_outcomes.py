@@ -96,3 +96,29 @@ def test_outcome_is_a_read_only_package_that_knows_its_index() -> None:
     assert not space.owns(other.outcome(0))
     with pytest.raises(KeyError, match="not a value of issue 'a'"):
         space.index_of(other.outcome(0))
+
+
+def test_l1_codes_popcount_is_the_l1_distance_of_value_positions() -> None:
+    import numpy as np
+
+    space = OutcomeSpace.from_mapping({"a": list(range(7)), "b": ["x", "y", "z"],
+                                       "c": list(range(12))})
+    codes = space.l1_codes
+    assert codes is not None and codes.dtype == np.uint64 and not codes.flags.writeable
+    grid = space.grid.astype(np.int64)
+    rng = np.random.default_rng(0)
+    for ref in rng.integers(0, space.size, 20):
+        want = np.abs(grid - grid[ref]).sum(axis=1)
+        assert np.array_equal(np.bitwise_count(codes ^ codes[ref]).astype(np.int64), want)
+
+
+def test_l1_codes_are_none_beyond_63_bits() -> None:
+    import numpy as np
+
+    assert OutcomeSpace.from_mapping({"a": list(range(65))}).l1_codes is None  # 64 bits
+    space = OutcomeSpace.from_mapping({"a": list(range(40)), "b": list(range(26))})
+    assert space.l1_codes is None  # 39 + 25 = 64 bits
+    fits = OutcomeSpace.from_mapping({"a": list(range(40)), "b": list(range(25))})
+    codes = fits.l1_codes  # 39 + 24 = 63 bits: the top outcome sets every bit but the last
+    assert codes is not None and int(codes[-1]) == (1 << 63) - 1
+    assert int(np.bitwise_count(codes[-1] ^ codes[0])) == 39 + 24

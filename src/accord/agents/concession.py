@@ -37,6 +37,9 @@ class _Prepared:
     floor: float
     grid: np.ndarray
     ranked_grid: np.ndarray  # grid rows in ``order``
+    #: ``space.l1_codes`` by outcome index and in ``order`` (None: the space has none)
+    codes: np.ndarray | None
+    ranked_codes: np.ndarray | None
     #: memos of pure functions of the tables above (an agent's offers repeat a lot)
     window_end: dict[int, int] = field(default_factory=dict)  # pos -> end of its window
     picks: dict[tuple[int, tuple[int, ...]], int] = field(default_factory=dict)
@@ -67,7 +70,8 @@ class NegotiatorAgent(Agent):
         order, su = obs.utility.ranking(obs.space)  # sorted once per scenario
         p = self._prep = _Prepared(obs.space, values, order, su, float(su[-1]),
                                    max(float(obs.batna), float(su[0])), obs.space.grid,
-                                   obs.utility.ranked_grid(obs.space))
+                                   obs.utility.ranked_grid(obs.space), obs.space.l1_codes,
+                                   obs.utility.ranked_codes(obs.space))
         self._utility = obs.utility
         return p
 
@@ -112,12 +116,19 @@ class NegotiatorAgent(Agent):
         key = (pos, others)
         got = p.picks.get(key)
         if got is None:
-            grid = p.grid
-            # the mean of one offer is that offer: integer distances order the candidates
-            # alike
-            ref = grid[others[0]] if len(others) == 1 else \
-                grid[list(others)].astype(np.float64).mean(axis=0)
-            dist = np.abs(p.ranked_grid[pos:hi] - ref).sum(axis=1)  # rows of order[pos:hi]
+            codes = p.ranked_codes
+            if len(others) == 1 and codes is not None:
+                # one offer to match: integer L1 distances, as popcounts of unary codes
+                # (exactly the row sums below, in one array operation)
+                assert p.codes is not None
+                dist = np.bitwise_count(codes[pos:hi] ^ p.codes[others[0]])
+            else:
+                grid = p.grid
+                # the mean of one offer is that offer: integer distances order the
+                # candidates alike
+                ref = grid[others[0]] if len(others) == 1 else \
+                    grid[list(others)].astype(np.float64).mean(axis=0)
+                dist = np.abs(p.ranked_grid[pos:hi] - ref).sum(axis=1)  # rows of order[pos:hi]
             got = p.picks[key] = int(p.order[pos + int(dist.argmin())])
         return got
 

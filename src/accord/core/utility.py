@@ -47,6 +47,8 @@ class UtilityFunction(ABC):
             weakref.WeakKeyDictionary())
         self._ranked_grids: weakref.WeakKeyDictionary[OutcomeSpace, np.ndarray] = (
             weakref.WeakKeyDictionary())
+        self._ranked_codes: weakref.WeakKeyDictionary[OutcomeSpace, np.ndarray | None] = (
+            weakref.WeakKeyDictionary())
 
     @abstractmethod
     def __call__(self, package: Package) -> float:
@@ -91,6 +93,18 @@ class UtilityFunction(ABC):
             got = space.grid[self.ranking(space)[0]]
             got.setflags(write=False)
             self._ranked_grids[space] = got
+        return got
+
+    def ranked_codes(self, space: OutcomeSpace) -> np.ndarray | None:
+        """``space.l1_codes`` in :meth:`ranking` order (``None`` where the space has no
+        codes), cached like :meth:`ranked_grid`."""
+        if space in self._ranked_codes:
+            return self._ranked_codes[space]
+        codes = space.l1_codes
+        got = None if codes is None else codes[self.ranking(space)[0]]
+        if got is not None:
+            got.setflags(write=False)
+        self._ranked_codes[space] = got
         return got
 
     def at(self, space: OutcomeSpace, indices: np.ndarray) -> np.ndarray:

@@ -98,9 +98,10 @@ class _Failure(Exception):
 
 
 def _has_notes(agent: Agent) -> bool:
-    """Whether ``agent`` may have notes to drain (its class overrides ``drain_notes``)."""
-    return type(agent).drain_notes is not Agent.drain_notes or "drain_notes" in getattr(
-        agent, "__dict__", ())
+    """Whether ``agent`` may have notes to drain: not when it keeps the base class's
+    ``drain_notes`` (which never has any); a wrapper that delegates is always drained."""
+    return getattr(type(agent), "drain_notes", None) is not Agent.drain_notes or \
+        "drain_notes" in getattr(agent, "__dict__", ())
 
 
 #: sets an observation's ``max_attempts`` slot in place (the class is frozen)
