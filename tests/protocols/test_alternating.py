@@ -340,3 +340,16 @@ def test_outcomes_are_trusted_only_from_the_protocols_own_space(split):
     loose = Outcome({n: "nope" for n in names})
     bad = protocol.validate(state, role, Offer(loose))
     assert bad is not None and bad.reason == "invalid_value"
+
+
+def test_observation_field_order_matches_the_positional_build() -> None:
+    """``AlternatingOffers.observe`` builds its observation positionally (the hot path):
+    reordering the fields must fail here, not silently swap values."""
+    import dataclasses
+
+    from accord.protocols.negotiation import NegotiationObservation
+
+    assert [f.name for f in dataclasses.fields(NegotiationObservation)] == [
+        "role", "round", "legal", "feedback", "attempt", "max_attempts", "phase",
+        "max_rounds", "space", "parties", "proposer", "current_offer", "current_index",
+        "history", "messages", "my_last_offer", "suggestion", "utility", "batna"]

@@ -189,18 +189,22 @@ class AlternatingOffers(Protocol[NegotiationState]):
                 latest={p: r.package for p, r in state.latest.items()}, messages=state.messages)
         party = self._party[role]
         mine = state.latest.get(role)
-        table = state.suggestion if state.phase == "respond_mediator" else state.current
+        phase = state.phase
+        suggestion = state.suggestion
+        table = suggestion if phase == "respond_mediator" else state.current
+        # positional, in the field order (role, round, legal, feedback, attempt,
+        # max_attempts, phase, ...): built once per turn, and keywords cost ~1 us here
         return NegotiationObservation(
-            role=role, round=state.round, legal=legal,
-            phase="respond" if state.phase == "respond_mediator" else state.phase,
-            max_rounds=self.config.max_rounds, space=self._space, parties=self.parties,
-            proposer=table.party if table else None,
-            current_offer=table.package if table else None,
-            current_index=table.index if table else None,
-            history=state.history, messages=state.messages,
-            my_last_offer=mine.package if mine else None,
-            suggestion=state.suggestion.package if state.suggestion else None,
-            utility=party.utility, batna=party.batna)
+            role, state.round, legal, None, 1, None,
+            "respond" if phase == "respond_mediator" else phase,
+            self.config.max_rounds, self._space, self.parties,
+            table.party if table else None,
+            table.package if table else None,
+            table.index if table else None,
+            state.history, state.messages,
+            mine.package if mine else None,
+            suggestion.package if suggestion else None,
+            party.utility, party.batna)
 
     # -- validation --------------------------------------------------------------
     def _check_package(self, package: Package) -> Invalid | None:
