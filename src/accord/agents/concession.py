@@ -79,7 +79,7 @@ class NegotiatorAgent(Agent):
         """Own utility of the offer on the table."""
         p = self.prepare(obs)
         if obs.current_index is not None:
-            return float(p.values[obs.current_index])
+            return p.values.item(obs.current_index)  # a Python float, as float(...) gives
         assert obs.current_offer is not None
         return utility(obs.current_offer)
 
@@ -90,10 +90,10 @@ class NegotiatorAgent(Agent):
         latest offers, which finds integrative trades without knowing their utilities.
         """
         p = self.prepare(obs)
-        target = max(target, p.floor)
+        floor = p.floor
         su = p.sorted_u
         # a tolerance for float noise in the target, never below the floor (the BATNA)
-        x = max(target - 1e-12, p.floor)
+        x = target - 1e-12 if target - 1e-12 > floor else floor
         pos = p.last_pos  # searchsorted's answer (side="left") when it brackets x
         if not (0 <= pos < len(su) and su.item(pos) >= x and (pos == 0 or su.item(pos - 1) < x)):
             pos = p.last_pos = int(su.searchsorted(x, side="left"))
@@ -203,7 +203,7 @@ class TimeBasedAgent(NegotiatorAgent):
     def target_at(self, obs: NegotiationObservation, t: float) -> float:
         """Target utility at relative time ``t``."""
         p = self.prepare(obs)
-        t = min(max(t, 0.0), 1.0)
+        t = 0.0 if t < 0.0 else 1.0 if t > 1.0 else t
         return p.floor + (p.best - p.floor) * (1.0 - t ** (1.0 / self.e))
 
     def target(self, obs: NegotiationObservation) -> float:
