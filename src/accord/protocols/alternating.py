@@ -336,9 +336,8 @@ class AlternatingOffers(Protocol[NegotiationState]):
             if m.message:
                 said.append((rnd, p, m.message))
         msgs = state.messages + tuple(said) if said else state.messages
-        walkers = [p for p in self.parties if p in walked] if walked else walked
-        if walkers:
-            first = walkers[0]
+        if walked:
+            first = [p for p in self.parties if p in walked][0]
             w = moves[first]
             assert isinstance(w, Walk)
             state = _evolve(state, verdicts=verdicts, messages=msgs)
