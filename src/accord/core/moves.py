@@ -75,8 +75,16 @@ class Reject(Move):
     kind: ClassVar[str] = "reject"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": "reject", "counter": None if self.counter is None else
-                self.counter.to_dict(), "message": self.message}
+        c = self.counter
+        if c is None:
+            counter = None
+        elif type(c) is Offer:  # Offer.to_dict inlined: once per logged counter-offer
+            pkg = c.package
+            counter = {"kind": "offer", "package": dict(pkg) if isinstance(pkg, (dict, Mapping))
+                       else pkg, "message": c.message}
+        else:
+            counter = c.to_dict()
+        return {"kind": "reject", "counter": counter, "message": self.message}
 
 
 @dataclass(frozen=True, slots=True)

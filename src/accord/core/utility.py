@@ -34,6 +34,9 @@ def _outer_sum(columns: list[np.ndarray]) -> np.ndarray:
     return total.ravel()
 
 
+_UNSET = object()
+
+
 class UtilityFunction(ABC):
     """Scores packages. Subclasses are immutable; the vectorised cache is derived data."""
 
@@ -98,8 +101,9 @@ class UtilityFunction(ABC):
     def ranked_codes(self, space: OutcomeSpace) -> np.ndarray | None:
         """``space.l1_codes`` in :meth:`ranking` order (``None`` where the space has no
         codes), cached like :meth:`ranked_grid`."""
-        if space in self._ranked_codes:
-            return self._ranked_codes[space]
+        got = self._ranked_codes.get(space, _UNSET)  # one weak lookup: None is a value here
+        if got is not _UNSET:
+            return got  # type: ignore[return-value]
         codes = space.l1_codes
         got = None if codes is None else codes[self.ranking(space)[0]]
         if got is not None:
