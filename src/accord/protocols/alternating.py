@@ -337,7 +337,7 @@ class AlternatingOffers(Protocol[NegotiationState]):
                 said.append((rnd, p, m.message))
         msgs = state.messages + tuple(said) if said else state.messages
         if walked:
-            first = [p for p in self.parties if p in walked][0]
+            first = next(p for p in self.parties if p in walked)
             w = moves[first]
             assert isinstance(w, Walk)
             state = _evolve(state, verdicts=verdicts, messages=msgs)

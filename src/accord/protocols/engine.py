@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -105,7 +105,7 @@ def _has_notes(agent: Agent) -> bool:
 
 
 #: sets an observation's ``max_attempts`` slot in place (the class is frozen)
-_set_budget = Observation.max_attempts.__set__  # type: ignore[attr-defined]
+_set_budget: Callable[[Observation, int], None] = vars(Observation)["max_attempts"].__set__
 
 
 async def _ask(
