@@ -137,16 +137,22 @@ def _choose_reference(agent, obs, target):
     return int(cand[int(np.argmin(dist))])
 
 
-@pytest.mark.parametrize("n_parties", [2, 3])
-def test_choose_matches_reference(n_parties):
+@pytest.mark.parametrize(("n_parties", "n_issues", "n_values"),
+                         [(2, 4, 6), (3, 4, 6), (2, 2, 40)])
+def test_choose_matches_reference(n_parties, n_issues, n_values):
+    """Bilateral choices on a small space take the unary-code path (popcount distances),
+    2 issues of 40 values (78 bits) the row-sum path; both pick as the reference does."""
     from accord.protocols.negotiation import NegotiationObservation, OfferRecord
 
     rng = np.random.default_rng(n_parties)
-    space = OutcomeSpace.from_mapping({f"i{k}": list(range(6)) for k in range(4)})
+    space = OutcomeSpace.from_mapping({f"i{k}": list(range(n_values))
+                                       for k in range(n_issues)})
+    assert (space.l1_codes is None) == (n_values == 40)
     names = [f"p{k}" for k in range(n_parties)]
     utilities = [LinearAdditiveUtility(
-        {f"i{k}": float(w) for k, w in enumerate(rng.random(4))},
-        {f"i{k}": {v: float(rng.integers(0, 4)) / 4 for v in range(6)} for k in range(4)})
+        {f"i{k}": float(w) for k, w in enumerate(rng.random(n_issues))},
+        {f"i{k}": {v: float(rng.integers(0, 4)) / 4 for v in range(n_values)}
+         for k in range(n_issues)})
         for _ in names]  # coarse scores: many ties in utility and in distance
     agent = build_negotiator(parse_agent_spec("boulware"), {"party": "p0"})
     for trial in range(300):
