@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from selenium.common.exceptions import NoAlertPresentException
+from selenium.common.exceptions import NoAlertPresentException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as ec
 from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -13,11 +13,14 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 from accord.serve.app import create_app
 from accord.testing.live import LiveServer
 
+#: a page that reloads between finding an element and reading it: look again
+STALE = (StaleElementReferenceException,)
+
 TOKEN = "browser-test-token-123"
 
 
 def _wait(driver, css: str, timeout: float = 20):
-    return WebDriverWait(driver, timeout).until(
+    return WebDriverWait(driver, timeout, ignored_exceptions=STALE).until(
         ec.presence_of_element_located((By.CSS_SELECTOR, css)))
 
 
@@ -43,7 +46,8 @@ def test_open_run_then_episode(fresh_browser, gated_copy):
         box = d.find_element(By.NAME, "scenario")
         box.send_keys("procurement")
         d.find_element(By.CSS_SELECTOR, "form.filters button[type=submit]").click()
-        WebDriverWait(d, 20).until(lambda drv: "scenario=procurement" in drv.current_url)
+        WebDriverWait(d, 20, ignored_exceptions=STALE).until(
+            lambda drv: "scenario=procurement" in drv.current_url)
         cells = d.find_elements(By.CSS_SELECTOR, "table.episodes tbody tr td:nth-child(3)")
         assert [c.text for c in cells] == ["procurement"] * 4
         d.find_element(By.CSS_SELECTOR, "table.episodes tbody tr a").click()
@@ -62,14 +66,15 @@ def test_approve_and_reject_through_the_page(fresh_browser, gated_copy):
         first.find_element(By.TAG_NAME, "a").click()
         _wait(d, "form.decide")
         d.find_element(By.ID, "approve").click()
-        WebDriverWait(d, 20).until(
+        WebDriverWait(d, 20, ignored_exceptions=STALE).until(
             lambda drv: "approved" in drv.find_element(By.ID, "approval").text)
         assert not d.find_elements(By.CSS_SELECTOR, "form.decide")  # decided: no buttons
         # the run's table shows it approved
         d.get(url + "/stores/0/runs/gated")
         Select(d.find_element(By.NAME, "approval")).select_by_value("approved")
         d.find_element(By.CSS_SELECTOR, "form.filters button[type=submit]").click()
-        WebDriverWait(d, 20).until(lambda drv: "approval=approved" in drv.current_url)
+        WebDriverWait(d, 20, ignored_exceptions=STALE).until(
+            lambda drv: "approval=approved" in drv.current_url)
         rows = d.find_elements(By.CSS_SELECTOR, "table.episodes tbody tr")
         assert [r.get_attribute("data-id") for r in rows] == [eid]
         assert rows[0].find_element(By.CSS_SELECTOR, "td.approval").text == "approved"
@@ -81,7 +86,7 @@ def test_approve_and_reject_through_the_page(fresh_browser, gated_copy):
         assert "a rejection needs a comment" in _wait(d, "#error").text
         d.find_element(By.NAME, "comment").send_keys("delivery too late")
         d.find_element(By.ID, "reject").click()
-        WebDriverWait(d, 20).until(
+        WebDriverWait(d, 20, ignored_exceptions=STALE).until(
             lambda drv: "rejected" in drv.find_element(By.ID, "approval").text)
         assert "delivery too late" in d.find_element(By.CSS_SELECTOR, ".comment").text
 

@@ -185,18 +185,22 @@ def test_serve_play_command_mounts_the_app(served: Served) -> None:
 # -- a person, in Chromium -----------------------------------------------------------------
 def test_person_plays_on_play_then_approves_it_in_the_run_table(
         served: Served, fresh_browser: Any) -> None:
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as ec
     from selenium.webdriver.support.ui import Select, WebDriverWait
 
+    # a page that reloads between finding an element and reading it: look again
+    stale = (StaleElementReferenceException,)
+
     d = fresh_browser
 
     def wait(css: str, timeout: float = 30) -> Any:
-        return WebDriverWait(d, timeout).until(
+        return WebDriverWait(d, timeout, ignored_exceptions=stale).until(
             ec.presence_of_element_located((By.CSS_SELECTOR, css)))
 
     def my_turn() -> None:
-        WebDriverWait(d, 30).until(
+        WebDriverWait(d, 30, ignored_exceptions=stale).until(
             lambda drv: (drv.find_elements(By.ID, "move-form")
                          or drv.find_elements(By.ID, "outcome"))
             and drv.execute_script("return document.body.dataset.ready === '1'"))
@@ -221,7 +225,7 @@ def test_person_plays_on_play_then_approves_it_in_the_run_table(
     Select(d.find_element(By.ID, "pkg-price")).select_by_value("1200")
     Select(d.find_element(By.ID, "pkg-delivery_days")).select_by_value("10")
     Select(d.find_element(By.ID, "pkg-warranty_years")).select_by_value("0")
-    WebDriverWait(d, 10).until(
+    WebDriverWait(d, 10, ignored_exceptions=stale).until(
         lambda drv: drv.find_element(By.ID, "live-utility").text == "0.000")
     d.find_element(By.ID, "message").send_keys("<b>deal?</b>")
     d.find_element(By.ID, "btn-offer").click()
@@ -249,7 +253,7 @@ def test_person_plays_on_play_then_approves_it_in_the_run_table(
     assert "Agreement artefact" in d.page_source
     # approve it there
     d.find_element(By.ID, "approve").click()
-    WebDriverWait(d, 20).until(
+    WebDriverWait(d, 20, ignored_exceptions=stale).until(
         lambda drv: "approved" in drv.find_element(By.ID, "approval").text)
     with Store.open(served.play_store, create=False) as st:
         appr = approvals.get(st.conn, "play", eid)

@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 import pytest
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as ec
 from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -15,6 +16,9 @@ from accord.domains.bargaining.stub import NegotiatorPolicy
 from accord.llm.policy import Outcome, PolicyRequest, Reply, register_policy
 
 from .conftest import Server, data_dir
+
+#: a page that reloads between finding an element and reading it: look again
+STALE = (StaleElementReferenceException,)
 
 XSS = "<script>window.__pwned=1</script><img src=x onerror=\"window.__pwned=2\">"
 
@@ -32,7 +36,7 @@ class XssNegotiator(NegotiatorPolicy):
 
 
 def wait(driver: Any, css: str, timeout: float = 30) -> Any:
-    return WebDriverWait(driver, timeout).until(
+    return WebDriverWait(driver, timeout, ignored_exceptions=STALE).until(
         ec.presence_of_element_located((By.CSS_SELECTOR, css)))
 
 
@@ -57,7 +61,7 @@ def start(driver: Any, server: Server, domain: str, scenario: str, opponent: str
 
 def my_turn(driver: Any) -> None:
     """Wait until the page shows the person's turn (or the outcome), scripts attached."""
-    WebDriverWait(driver, 30).until(
+    WebDriverWait(driver, 30, ignored_exceptions=STALE).until(
         lambda d: (d.find_elements(By.ID, "move-form") or d.find_elements(By.ID, "outcome"))
         and d.execute_script("return document.body.dataset.ready === '1'"))
 
@@ -76,12 +80,12 @@ def test_person_bargains_against_boulware_to_an_agreement_and_it_is_stored(
     Select(browser.find_element(By.ID, "pkg-price")).select_by_value("800")
     Select(browser.find_element(By.ID, "pkg-delivery_days")).select_by_value("2")
     Select(browser.find_element(By.ID, "pkg-warranty_years")).select_by_value("3")
-    WebDriverWait(browser, 10).until(
+    WebDriverWait(browser, 10, ignored_exceptions=STALE).until(
         lambda d: d.find_element(By.ID, "live-utility").text == "1.000")
     Select(browser.find_element(By.ID, "pkg-price")).select_by_value("1200")
     Select(browser.find_element(By.ID, "pkg-delivery_days")).select_by_value("10")
     Select(browser.find_element(By.ID, "pkg-warranty_years")).select_by_value("0")
-    WebDriverWait(browser, 10).until(
+    WebDriverWait(browser, 10, ignored_exceptions=STALE).until(
         lambda d: d.find_element(By.ID, "live-utility").text == "0.000")
     browser.find_element(By.ID, "message").send_keys("a generous offer")
     browser.find_element(By.ID, "btn-offer").click()
