@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationInfo, field_validator
 
 from accord.core.outcomes import DEFAULT_MAX_OUTCOMES
 from accord.domains.params import DomainParams
@@ -66,18 +66,12 @@ class BargainingParams(DomainParams):
     max_outcomes: int = Field(DEFAULT_MAX_OUTCOMES, ge=1, description="refuse a scenario "
                               "file with more outcomes than this")
 
-    @field_validator("stagnation_measure")
+    @field_validator("stagnation_measure", "stagnation_order")
     @classmethod
-    def _measure(cls, value: str) -> str:
-        if value not in MEASURES:
-            raise ValueError(f"must be one of {', '.join(MEASURES)}")
-        return value
-
-    @field_validator("stagnation_order")
-    @classmethod
-    def _order(cls, value: str) -> str:
-        if value not in ORDERS:
-            raise ValueError(f"must be one of {', '.join(ORDERS)}")
+    def _one_of(cls, value: str, info: ValidationInfo) -> str:
+        choices = MEASURES if info.field_name == "stagnation_measure" else ORDERS
+        if value not in choices:
+            raise ValueError(f"must be one of {', '.join(choices)}")
         return value
 
     @field_validator("stagnation")
