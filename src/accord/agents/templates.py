@@ -17,6 +17,9 @@ def _env(package: str, folder: str) -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=False,
         autoescape=False,
+        # the templates are package files: a loaded one is not re-checked on disk (a stat
+        # per render was a fifth of a prompt's rendering, benchmarks/bench_llm.py)
+        auto_reload=False,
     )
 
 

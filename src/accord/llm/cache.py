@@ -10,10 +10,15 @@ Modes (:class:`CacheMode`): ``off`` (no cache), ``rw`` (read, and record misses)
 replay can never spend money or drift silently).
 
 Concurrency: WAL journal, a busy timeout, and ``INSERT OR IGNORE`` (the first
-recorded answer for a key wins) make several processes safe on one file; inside a
-process one connection is shared under a lock and used from worker threads so the
-event loop never blocks on the file lock. Stored: text, finish reason, usage,
-latency, and the scope for statistics. Never stored: API keys, headers.
+recorded answer for a key wins) make several processes safe on one file. The event
+loop never waits for the file lock: lookups run on the loop's thread through a second
+connection that never waits (a WAL reader needs no lock; a busy file sends the lookup
+to a worker thread instead), and answers are recorded by one writer thread that
+commits every waiting answer in one transaction (:mod:`accord.llm.cache_writer`); a
+call returns once its answer is committed. The key's encoding of each message is
+memoised, so a call of an append-only session encodes only its new messages.
+Stored: text, finish reason, usage, latency, and the scope for statistics. Never
+stored: API keys, headers.
 """
 
 from __future__ import annotations
@@ -26,15 +31,19 @@ import threading
 import time
 from collections.abc import Sequence
 from enum import StrEnum
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from accord.llm.cache_writer import GroupWriter
 from accord.llm.errors import CacheError
 from accord.llm.providers import Endpoint
 from accord.llm.types import CallScope, ChatMessage, Completion, GenerationConfig, Usage
 
 SCHEMA_VERSION = "1"
 KEY_VERSION = 1
+#: messages whose key encoding is remembered (a few sweeps' worth of live sessions)
+MESSAGE_MEMO = 4096
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS completions (
@@ -77,11 +86,23 @@ class CacheMode(StrEnum):
             raise ValueError(f"unknown cache mode {value!r}; use off, rw or replay") from None
 
 
-def cache_key(endpoint: Endpoint, messages: Sequence[ChatMessage], config: GenerationConfig,
-              scope: CallScope | None) -> str:
-    """The hex SHA-256 identifying a request (see the module docstring)."""
+def _canonical(value: Any) -> str:
+    """The key's canonical JSON of ``value``: sorted keys, no spaces, UTF-8 text."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+@lru_cache(maxsize=MESSAGE_MEMO)
+def _message_json(role: str, content: str) -> bytes:
+    """One message's part of the key, ``["role","content"]`` encoded; memoised because a
+    session resends every earlier message on each call (append-only prompts)."""
+    return _canonical([role, content]).encode()
+
+
+def key_payload(endpoint: Endpoint, messages: Sequence[ChatMessage], config: GenerationConfig,
+                scope: CallScope | None) -> dict[str, Any]:
+    """What the key is a hash of (its canonical JSON is :func:`key_bytes`)."""
     scope = scope or CallScope()
-    payload = {
+    return {
         "v": KEY_VERSION,
         "provider": endpoint.provider,
         "base_url": endpoint.public_url,
@@ -90,8 +111,31 @@ def cache_key(endpoint: Endpoint, messages: Sequence[ChatMessage], config: Gener
         "config": config.key_data(),
         "scope": [scope.episode, scope.agent, scope.turn],
     }
-    data = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(data.encode()).hexdigest()
+
+
+def key_bytes(endpoint: Endpoint, messages: Sequence[ChatMessage], config: GenerationConfig,
+              scope: CallScope | None) -> bytes:
+    """The canonical JSON of :func:`key_payload`, byte for byte.
+
+    Built from parts in sorted-key order with each message's encoding memoised, so a call
+    re-encodes only its new messages; equal to encoding the whole payload at once (tested),
+    which keeps every recorded cache's keys valid.
+    """
+    scope = scope or CallScope()
+    parts = [b'{"base_url":', _canonical(endpoint.public_url).encode(),
+             b',"config":', _canonical(config.key_data()).encode(), b',"messages":[',
+             b",".join([_message_json(m["role"], m["content"]) for m in messages]),
+             b'],"model":', _canonical(endpoint.model).encode(),
+             b',"provider":', _canonical(endpoint.provider).encode(),
+             b',"scope":', _canonical([scope.episode, scope.agent, scope.turn]).encode(),
+             b',"v":', _canonical(KEY_VERSION).encode(), b"}"]
+    return b"".join(parts)
+
+
+def cache_key(endpoint: Endpoint, messages: Sequence[ChatMessage], config: GenerationConfig,
+              scope: CallScope | None) -> str:
+    """The hex SHA-256 identifying a request (see the module docstring)."""
+    return hashlib.sha256(key_bytes(endpoint, messages, config, scope)).hexdigest()
 
 
 class CompletionCache:
@@ -104,6 +148,10 @@ class CompletionCache:
         self.busy_timeout = busy_timeout
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
+        #: a second connection for lookups on the event loop's thread (see :meth:`get`)
+        self._reader: sqlite3.Connection | None = None
+        self._read_lock = threading.Lock()
+        self._writer = GroupWriter(self._write_rows, name=f"accord-cache-{self.path.name}")
         if self.mode is not CacheMode.OFF:
             self._open()
 
@@ -129,6 +177,15 @@ class CompletionCache:
             raise CacheError(f"LLM cache {self.path} has schema version "
                              f"{found[0] if found else None}, expected {SCHEMA_VERSION}")
         self._conn = conn
+        try:
+            # never waits for a lock: a busy file sends the lookup to a worker thread
+            reader = sqlite3.connect(self.path, timeout=0, check_same_thread=False,
+                                     isolation_level=None)
+            reader.execute("PRAGMA busy_timeout = 0")
+            reader.execute("PRAGMA query_only = 1")
+        except sqlite3.DatabaseError:
+            reader = None  # lookups all go through the worker thread then
+        self._reader = reader
 
     @property
     def enabled(self) -> bool:
@@ -141,40 +198,71 @@ class CompletionCache:
         if self._conn is None:
             return None
         with self._lock:
-            row = self._conn.execute(
-                "SELECT text, finish_reason, prompt_tokens, completion_tokens, cached_tokens, "
-                "cache_write_tokens, latency, model, provider FROM completions WHERE key = ?",
-                (key,)).fetchone()
-        if row is None:
-            return None
-        usage = Usage(row[2], row[3], row[4], row[5])
-        return Completion(row[0], usage, row[6], row[7], row[8], row[1], from_cache=True,
-                          attempts=0)
+            rows = self._conn.execute(_SELECT, (key,)).fetchall()
+        return _completion(rows)
 
     def put_sync(self, key: str, completion: Completion, endpoint: Endpoint,
                  scope: CallScope | None) -> None:
         """Record ``completion`` under ``key`` (kept if already present); no-op in replay."""
         if self._conn is None or self.mode is not CacheMode.RW:
             return
-        scope = scope or CallScope()
-        u = completion.usage
-        row = (key, endpoint.provider, endpoint.public_url, completion.model, scope.episode,
-               scope.agent, scope.turn, completion.text, completion.finish_reason,
-               u.prompt_tokens, u.completion_tokens, u.cached_tokens, u.cache_write_tokens,
-               completion.latency, time.time())
+        row = _row(key, completion, endpoint, scope)
         with self._lock:
-            self._conn.execute("INSERT OR IGNORE INTO completions VALUES "
-                               "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", row)
+            self._conn.execute(_INSERT, row)
+
+    def _write_rows(self, rows: list[tuple[Any, ...]]) -> None:
+        """Insert ``rows`` in one transaction (the group writer's batch)."""
+        with self._lock:
+            conn = self._conn
+            if conn is None:  # closed meanwhile: as put_sync on a closed cache, nothing
+                return
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.executemany(_INSERT, rows)
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    def _get_inline(self, key: str) -> Completion | object | None:
+        """The lookup on the calling thread, or :data:`_BUSY` if it would have to wait.
+
+        In WAL mode a reader never waits for writers, so a primary-key lookup takes
+        microseconds; only a busy file (another process recovering or checkpointing it, or
+        this cache's reader in use on another thread) returns :data:`_BUSY`.
+        """
+        reader = self._reader
+        if reader is None or not self._read_lock.acquire(blocking=False):
+            return _BUSY
+        try:
+            rows = reader.execute(_SELECT, (key,)).fetchall()
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc) or "busy" in str(exc):
+                return _BUSY
+            raise
+        finally:
+            self._read_lock.release()
+        return _completion(rows)
 
     # asyncio wrappers ----------------------------------------------------------
     async def get(self, key: str) -> Completion | None:
-        """:meth:`get_sync` on a worker thread."""
-        return await asyncio.to_thread(self.get_sync, key)
+        """The stored completion for ``key``: looked up on the loop's thread when that
+        cannot wait for a lock, else :meth:`get_sync` on a worker thread."""
+        hit = self._get_inline(key)
+        if hit is _BUSY:
+            return await asyncio.to_thread(self.get_sync, key)
+        return hit  # type: ignore[return-value]
 
     async def put(self, key: str, completion: Completion, endpoint: Endpoint,
                   scope: CallScope | None) -> None:
-        """:meth:`put_sync` on a worker thread."""
-        await asyncio.to_thread(self.put_sync, key, completion, endpoint, scope)
+        """Record ``completion`` under ``key``; returns once it is committed.
+
+        Rows from concurrent calls are committed together by one writer thread
+        (:mod:`accord.llm.cache_writer`); no-op in replay mode.
+        """
+        if self._conn is None or self.mode is not CacheMode.RW:
+            return
+        await self._writer.submit(_row(key, completion, endpoint, scope))
 
     # maintenance ---------------------------------------------------------------
     def stats(self) -> dict[str, Any]:
@@ -210,17 +298,50 @@ class CompletionCache:
         return int(n)
 
     def close(self) -> None:
-        """Close the connection."""
+        """Write what is queued, then close the connections."""
+        self._writer.close()
         with self._lock:
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
+        with self._read_lock:
+            if self._reader is not None:
+                self._reader.close()
+                self._reader = None
 
     def __enter__(self) -> CompletionCache:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+_SELECT = ("SELECT text, finish_reason, prompt_tokens, completion_tokens, cached_tokens, "
+           "cache_write_tokens, latency, model, provider FROM completions WHERE key = ?")
+_INSERT = "INSERT OR IGNORE INTO completions VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+_BUSY = object()
+"""A lookup that would have waited for a lock (:meth:`CompletionCache._get_inline`)."""
+
+
+def _completion(rows: list[Any]) -> Completion | None:
+    """The cached completion in a lookup's result rows, or ``None``."""
+    if not rows:
+        return None
+    row = rows[0]
+    usage = Usage(row[2], row[3], row[4], row[5])
+    return Completion(row[0], usage, row[6], row[7], row[8], row[1], from_cache=True,
+                      attempts=0)
+
+
+def _row(key: str, completion: Completion, endpoint: Endpoint, scope: CallScope | None
+         ) -> tuple[Any, ...]:
+    """The ``completions`` row recording ``completion`` under ``key``."""
+    scope = scope or CallScope()
+    u = completion.usage
+    return (key, endpoint.provider, endpoint.public_url, completion.model, scope.episode,
+            scope.agent, scope.turn, completion.text, completion.finish_reason,
+            u.prompt_tokens, u.completion_tokens, u.cached_tokens, u.cache_write_tokens,
+            completion.latency, time.time())
 
 
 def _retry_locked(fn: Any, budget: float) -> Any:

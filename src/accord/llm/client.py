@@ -120,6 +120,11 @@ def _arm_closer(state: _LoopState) -> AsyncGenerator[None, None]:
     return agen
 
 
+def _no_loop() -> None:
+    """The 'last loop' before any: a dead weak reference."""
+    return None
+
+
 class LLMRuntime:
     """Shared limits, retries, cache, accounting and connections for many clients.
 
@@ -162,6 +167,8 @@ class LLMRuntime:
         self._states: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopState] = (
             weakref.WeakKeyDictionary())
         self._states_lock = threading.Lock()
+        self._last: tuple[Callable[[], asyncio.AbstractEventLoop | None], _LoopState] = (
+            _no_loop, _LoopState())
 
     def client(self, model: str, config: GenerationConfig | None = None) -> LLMClient:
         """A client for ``model`` (``provider/model``) sharing this runtime."""
@@ -179,11 +186,18 @@ class LLMRuntime:
     def _state(self) -> _LoopState:
         # asyncio primitives and SDK connections belong to one event loop
         loop = asyncio.get_running_loop()
+        # fast path, several times per call: the loop this runtime served last (a tuple
+        # swapped whole, so a thread reading it never sees one loop with another's state;
+        # the loop is held weakly so a closed loop is not kept alive)
+        last_loop, last_state = self._last
+        if last_loop() is loop:
+            return last_state
         with self._states_lock:
             state = self._states.get(loop)
             if state is None:
                 state = self._states[loop] = _LoopState()
                 state.closer = _arm_closer(state)
+            self._last = (weakref.ref(loop), state)
         return state
 
     def semaphore(self, endpoint: Endpoint) -> asyncio.Semaphore:
