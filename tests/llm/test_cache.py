@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import sqlite3
 import subprocess
 import sys
@@ -10,6 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from accord.llm import (
     CacheError,
@@ -24,6 +27,8 @@ from accord.llm import (
     cache_key,
     resolve_model,
 )
+from accord.llm.cache import key_bytes, key_payload
+from accord.llm.types import ChatMessage
 from accord.testing.stub import ScriptedPolicy, StubServer
 
 MODEL = "openai-api/stub/cached"
@@ -190,3 +195,111 @@ def test_stats_and_clear(tmp_path: Path) -> None:
         assert tokens == (30, 15, 12)
         assert row["episodes"] == 2 and row["latency_s"] == 1.5
         assert cache.clear() == 3 and cache.stats()["entries"] == 0
+
+
+def test_keys_of_recorded_caches_are_unchanged() -> None:
+    """Keys computed before the key's encoding was memoised (pinned): old caches still hit."""
+    env = {"A_BASE_URL": "http://h:1/v1", "A_API_KEY": "k" * 10}
+    ep = resolve_model("openai-api/a/m", env)
+    msgs = [{"role": "system", "content": "Tu négocies \"fort\" \\ ✓"},
+            {"role": "user", "content": "Round 1:\n{\"price\": 140}"}]
+    cfg = GenerationConfig(temperature=0.7, stop=("</X>",), extra={"b": [1, {"z": 0, "a": None}]})
+    assert cache_key(ep, msgs, cfg, CallScope("ep-1", "buyer", 3)) == (  # type: ignore[arg-type]
+        "f0f66cb8e2586b7409cc632ea06fddc4ee4af19df5188514d0d38a20e2d847cc")
+    assert cache_key(ep, [{"role": "user", "content": "hi"}], GenerationConfig(),
+                     None) == "8386dcca7d4ada71ada0a511262b3ef0e98be8300f9892bf8cb03152bbc5cbeb"
+
+
+_TEXT = st.text(st.characters(codec="utf-8"), max_size=40)
+
+
+@settings(max_examples=150, deadline=None)
+@given(contents=st.lists(st.tuples(st.sampled_from(["system", "user", "assistant"]), _TEXT),
+                         min_size=1, max_size=6),
+       episode=st.none() | _TEXT, agent=st.none() | _TEXT, turn=st.none() | st.integers(),
+       temperature=st.none() | st.floats(0, 2), extra=st.dictionaries(_TEXT, _TEXT | st.integers()))
+def test_key_bytes_equal_the_whole_payload_encoded_at_once(
+        contents: list[tuple[str, str]], episode: str | None, agent: str | None,
+        turn: int | None, temperature: float | None, extra: dict[str, object]) -> None:
+    env = {"A_BASE_URL": "http://h:1/v1", "A_API_KEY": "k" * 10}
+    ep = resolve_model("openai-api/a/m", env)
+    msgs: list[ChatMessage] = [{"role": r, "content": c}  # type: ignore[typeddict-item]
+                               for r, c in contents]
+    cfg = GenerationConfig(temperature=temperature, extra=extra)
+    scope = CallScope(episode, agent, turn)
+    whole = json.dumps(key_payload(ep, msgs, cfg, scope), sort_keys=True, ensure_ascii=False,
+                       separators=(",", ":")).encode()
+    assert key_bytes(ep, msgs, cfg, scope) == whole
+    # twice: the second time from the memo
+    assert key_bytes(ep, msgs, cfg, scope) == whole
+
+
+def _entry(i: int) -> tuple[str, Completion]:
+    return f"key-{i}", Completion(f"text {i}", Usage(3, 2, 1), 0.01, "openai-api/w/m",
+                                  "openai-api/w")
+
+
+async def test_concurrent_answers_are_committed_together_before_their_calls_return(
+        tmp_path: Path) -> None:
+    env = {"W_BASE_URL": "http://127.0.0.1:1/v1", "W_API_KEY": "k" * 10}
+    endpoint = resolve_model("openai-api/w/m", env)
+    path = tmp_path / "c.sqlite"
+    with CompletionCache(path, "rw") as cache:
+        async def record(i: int) -> int:
+            key, done = _entry(i)
+            await cache.put(key, done, endpoint, CallScope("e", "a", i))
+            # committed: another connection (another process, say) sees it now
+            with sqlite3.connect(path) as other:
+                row = other.execute("SELECT text FROM completions WHERE key = ?",
+                                    (key,)).fetchone()
+            assert row == (f"text {i}",)
+            return i
+
+        assert await asyncio.gather(*(record(i) for i in range(200))) == list(range(200))
+        writer = cache._writer
+        assert writer.rows == 200
+        assert writer.batches < 200  # grouped: fewer transactions than answers
+        hits = await asyncio.gather(*(cache.get(f"key-{i}") for i in range(200)))
+        assert [h.text if h else None for h in hits] == [f"text {i}" for i in range(200)]
+        assert await cache.get("absent") is None
+
+
+async def test_a_lookup_that_would_wait_goes_to_a_worker_thread(tmp_path: Path) -> None:
+    env = {"W_BASE_URL": "http://127.0.0.1:1/v1", "W_API_KEY": "k" * 10}
+    endpoint = resolve_model("openai-api/w/m", env)
+    with CompletionCache(tmp_path / "c.sqlite", "rw") as cache:
+        key, done = _entry(1)
+        await cache.put(key, done, endpoint, None)
+        # the loop-thread reader is in use elsewhere: the lookup does not wait for it
+        assert cache._read_lock.acquire()
+        try:
+            hit = await cache.get(key)
+        finally:
+            cache._read_lock.release()
+        assert hit is not None and hit.text == "text 1" and hit.from_cache
+
+        class Busy:
+            def execute(self, *args: object) -> None:
+                raise sqlite3.OperationalError("database is locked")
+
+            def close(self) -> None:
+                pass
+
+        real, cache._reader = cache._reader, Busy()  # type: ignore[assignment]
+        try:
+            hit = await cache.get(key)  # SQLite busy on the reader: the worker thread answers
+        finally:
+            cache._reader = real
+        assert hit is not None and hit.text == "text 1"
+
+
+async def test_replay_mode_records_nothing(tmp_path: Path) -> None:
+    env = {"W_BASE_URL": "http://127.0.0.1:1/v1", "W_API_KEY": "k" * 10}
+    endpoint = resolve_model("openai-api/w/m", env)
+    path = tmp_path / "c.sqlite"
+    with CompletionCache(path, "rw") as cache:
+        await cache.put(*_entry(1), endpoint, None)
+    with CompletionCache(path, "replay") as cache:
+        await cache.put(*_entry(2), endpoint, None)
+        assert (await cache.get("key-1")) is not None and await cache.get("key-2") is None
+        assert cache._writer.rows == 0
