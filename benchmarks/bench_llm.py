@@ -25,11 +25,21 @@ in flight).
 Variants in the same run: the default HTTP transport under the SDKs (aiohttp, see
 ``accord.llm.backends.transport``) at every level; the SDKs' httpx transport (what
 accord used before issue 16) at ``--baseline-levels``, as the before figure; the
-SQLite cache (rw) and the in-process mock provider at c=64. ``--split`` adds where the
+SQLite cache (rw; with the answers per SQLite commit of its group writer) and the
+in-process mock provider at c=64; c=64 with ``--long-episodes`` (640: 10 s ideal), where
+the one-time ramp-up (every episode starting at once: about 100 ms before the first
+wave is on the wire) and the tail (fewer than c calls left) weigh a third as much as
+in the default 3 s run (the mock provider, with no HTTP at all, reaches only about 0.93
+at 200 episodes); and c=64 split over ``--processes`` client processes of c/N slots
+each, as ``accord bench --executor process`` runs a sweep. ``--split`` adds where the
 client's CPU goes at c=64 (self time per package under cProfile, which inflates
 call-heavy code: read the shares, not the absolute figures).
 
     python benchmarks/bench_llm.py [--quick] [--levels 1,16,64,256] [--repeat 3] [--split]
+                                   [--long-episodes 640] [--processes 2]
+
+Before/after: run the same script with ``PYTHONPATH=OLD_CHECKOUT/src`` (the old tree's
+``accord`` is imported instead), alternating with the current tree.
 
 Episodes are pluggable (:data:`EPISODES`): ``synthetic`` builds the conversations
 here with accord's own bargaining prompt templates (``accord.agents.negotiator_prompts``,
@@ -43,6 +53,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing
 import os
 import statistics
 import subprocess
@@ -191,7 +202,11 @@ async def run_level(model: str, concurrency: int, episodes: int, turns: int, kin
         ticker.cancel()
         stub1 = process_cpu(stub_pid)
         totals = rt.tracker.totals()
+    rows_per_commit = None
     if store:
+        writer = getattr(store, "_writer", None)  # absent before the group writer
+        if writer is not None and writer.batches:
+            rows_per_commit = writer.rows / writer.batches
         store.close()
     calls = totals.calls
     shares = [s for prompts in all_prompts for s in prefix_shares(prompts)]
@@ -210,9 +225,50 @@ async def run_level(model: str, concurrency: int, episodes: int, turns: int, kin
             "prefix_share_after_first_mean": statistics.fmean(later) if later else 0.0,
             "prompt_tokens_per_call": totals.prompt_tokens / calls,
             "latency_ms_mean": 1e3 * totals.latency / calls,
+            "cache_rows_per_commit": rows_per_commit,
             "loop_lag_ms_p50": 1e3 * statistics.median(lags) if lags else None,
             "loop_lag_ms_p90": (1e3 * statistics.quantiles(lags, n=10)[-1] if len(lags) > 1
                                 else None)}
+
+
+def _child_level(args: tuple[str, int, int, int, str, str, float, int, str]
+                 ) -> dict[str, Any]:
+    """One process's share of a multi-process level, started at the shared ``start`` time."""
+    model, c, episodes, turns, kind, tag, start, stub_pid, transport = args
+    while time.time() < start:
+        time.sleep(0.0005)
+    return asyncio.run(run_level(model, c, episodes, turns, kind, None, tag, stub_pid,
+                                 transport))
+
+
+def run_processes(pool: Any, processes: int, model: str, concurrency: int, episodes: int,
+                  turns: int, kind: str, tag: str, stub_pid: int, transport: str
+                  ) -> dict[str, Any]:
+    """``concurrency`` calls in flight split over ``processes`` client processes (each its
+    own runtime with ``concurrency / processes`` slots and as many of the episodes), as
+    ``accord bench --executor process`` runs a sweep; efficiency over the slowest one."""
+    start = time.time() + 0.5  # every child is up and waiting before the clock starts
+    share = [(model, concurrency // processes, episodes // processes, turns, kind,
+              f"{tag}/p{i}", start, stub_pid, transport) for i in range(processes)]
+    stub0 = process_cpu(stub_pid)
+    parts = pool.map(_child_level, share)
+    stub1 = process_cpu(stub_pid)
+    calls = sum(p["calls"] for p in parts)
+    wall = max(p["wall_s"] for p in parts)
+    out = dict(parts[0])
+    out.update({
+        "concurrency": concurrency, "episodes": sum(p["episodes"] for p in parts),
+        "calls": calls, "wall_s": wall, "ideal_s": calls * LATENCY / concurrency,
+        "efficiency": calls * LATENCY / concurrency / wall,
+        "cpu_ms_per_call": sum(p["cpu_ms_per_call"] * p["calls"] for p in parts) / calls,
+        "render_cpu_ms_per_call": statistics.fmean(p["render_cpu_ms_per_call"] or 0.0
+                                                   for p in parts),
+        "stub_cpu_ms_per_call": (None if stub0 is None or stub1 is None
+                                 else 1e3 * (stub1 - stub0) / calls),
+        "latency_ms_mean": statistics.fmean(p["latency_ms_mean"] for p in parts),
+        "loop_lag_ms_p50": max(p["loop_lag_ms_p50"] or 0.0 for p in parts),
+        "loop_lag_ms_p90": max(p["loop_lag_ms_p90"] or 0.0 for p in parts)})
+    return out
 
 
 def spread(values: list[float], fmt: str = "{:.3f}") -> str:
@@ -281,10 +337,17 @@ def main() -> None:
     parser.add_argument("--split", action="store_true",
                         help="also profile one c=64 run: client CPU share per package")
     parser.add_argument("--quick", action="store_true", help="20 episodes, 1 run per level")
+    parser.add_argument("--long-episodes", type=int, default=640,
+                        help="also run c=64 with this many episodes (10 s ideal at 640): "
+                             "the one-time ramp-up, every episode starting at once, and the "
+                             "tail, fewer than c calls left, weigh less; 0: not")
+    parser.add_argument("--processes", type=int, default=2,
+                        help="also run c=64 split over this many client processes (as "
+                             "accord bench --executor process does); 0 or 1: not")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
     if args.quick:
-        args.episodes, args.c1_episodes, args.repeat = 20, 5, 1
+        args.episodes, args.c1_episodes, args.repeat, args.long_episodes = 20, 5, 1, 0
     levels = [int(c) for c in args.levels.split(",") if c]
     base_levels = [int(c) for c in args.baseline_levels.split(",") if c]
     goal = 64 if 64 in levels else max(levels)
@@ -294,6 +357,7 @@ def main() -> None:
     os.environ["STUB_BASE_URL"], os.environ["STUB_API_KEY"] = base_url, "bench-key-000000"
     results: dict[str, list[dict[str, Any]]] = {}
     split: list[tuple[str, float]] = []
+    pool: Any = None
     http = "openai-api/stub/fixed-latency"
     try:
         for transport in {after, "httpx"}:
@@ -306,10 +370,28 @@ def main() -> None:
                      if after != "httpx"]
         variants += [(f"{after} c={goal} +cache rw", goal, http, True, after),
                      (f"mock c={goal} (no HTTP)", goal, "mock/fixed-latency", False, after)]
+        if args.long_episodes:
+            variants.append((f"{after} c={goal}, {args.long_episodes} episodes", goal, http,
+                             False, after))
+        procs = args.processes if args.processes > 1 else 0
+        if procs:
+            variants.append((f"{after} c={goal} in {procs} processes", goal, http, False, after))
+        if procs:
+            pool = multiprocessing.get_context("spawn").Pool(procs)
+            # each child imports the SDKs and opens its pool before the timed runs
+            pool.map(_child_level, [("openai-api/stub/warmup", 8, 4, 4, args.kind,
+                                     f"warmup-p{i}", 0.0, 0, after) for i in range(procs)])
         for label, c, model, cached, transport in variants:
             episodes = args.c1_episodes if c == 1 else max(args.episodes, 2 * c)
+            if label.endswith(f", {args.long_episodes} episodes"):
+                episodes = args.long_episodes
             runs = 1 if c == 1 else args.repeat
             for run in range(runs):
+                if label.endswith(" processes"):
+                    out = run_processes(pool, procs, model, c, episodes, args.turns, args.kind,
+                                        f"{label}#{run}", proc.pid, transport)
+                    results.setdefault(label, []).append(out)
+                    continue
                 with tempfile.TemporaryDirectory() as tmp:
                     cache = Path(tmp) / "cache.sqlite" if cached else None
                     out = asyncio.run(run_level(model, c, episodes, args.turns, args.kind, cache,
@@ -320,6 +402,9 @@ def main() -> None:
             split = cpu_split(http, goal, max(args.episodes, 2 * goal), args.turns, args.kind,
                               proc.pid)
     finally:
+        if pool is not None:
+            pool.close()
+            pool.join()
         assert proc.stdin is not None
         proc.stdin.close()
         proc.wait(10)
@@ -331,7 +416,7 @@ def main() -> None:
     print(f"bench_llm: {machine()}; stub latency {LATENCY * 1e3:.0f} ms, "
           f"{args.turns} calls/episode, kind={args.kind}; median (min-max) over runs; "
           f"load average {load0[0]:.2f} before, {load1[0]:.2f} after")
-    head = (f"{'variant':24} {'episodes':>8} {'calls':>6} {'wall s':>20} {'ideal s':>7} "
+    head = (f"{'variant':31} {'episodes':>8} {'calls':>6} {'wall s':>20} {'ideal s':>7} "
             f"{'efficiency':>20} {'wall/bound':>10} {'client CPU ms/call':>20} "
             f"{'render':>6} {'stub CPU':>8} {'latency':>7} {'lag p50/p90':>11} {'prefix':>6} "
             f"{'after 1st':>9}")
@@ -339,7 +424,7 @@ def main() -> None:
     for label, runs in results.items():
         first = runs[0]
         walls = [r["wall_s"] for r in runs]
-        print(f"{label:24} {first['episodes']:>8} {first['calls']:>6} {spread(walls):>20} "
+        print(f"{label:31} {first['episodes']:>8} {first['calls']:>6} {spread(walls):>20} "
               f"{first['ideal_s']:>7.2f} {spread([r['efficiency'] for r in runs]):>20} "
               f"{statistics.median(walls) / max(first['ideal_s'], first['chain_s']):>10.3f} "
               f"{spread([r['cpu_ms_per_call'] for r in runs]):>20} "
@@ -361,6 +446,13 @@ def main() -> None:
         print(f"c={goal}: client CPU/call {cpu_before:.3f} ms (httpx, before) -> {cpu_now:.3f} ms "
               f"({after}), x{cpu_before / cpu_now:.2f} less; efficiency {eff_before:.3f} -> "
               f"{eff_now:.3f} (goal >= 0.9)")
+    cached_label = f"{after} c={goal} +cache rw"
+    if cached_label in results:
+        per_commit = [r["cache_rows_per_commit"] for r in results[cached_label]
+                      if r.get("cache_rows_per_commit")]
+        if per_commit:
+            print(f"cache rw at c={goal}: {statistics.median(per_commit):.1f} answers per SQLite "
+                  "commit (group writer; median over runs)")
     budget = 1e3 * LATENCY / goal * (os.cpu_count() or 1)
     print(f"CPU budget at c={goal}: {goal} calls per {LATENCY * 1e3:.0f} ms window on "
           f"{os.cpu_count()} cores shared by client, stub and other processes = "
