@@ -249,3 +249,53 @@ def test_one_runtime_across_event_loops(stub_env: Callable[..., None]) -> None:
         assert asyncio.run(burst()) == ["Make an offer."] * 4
         assert asyncio.run(burst()) == ["Make an offer."] * 4
     assert stub.max_in_flight == 2 and len(stub.completion_requests) == 8
+
+
+def test_loops_in_two_threads_never_share_limits_or_connections(
+        stub_env: Callable[..., None]) -> None:
+    """The runtime's per-loop state, found without a lock on the fast path, stays per loop
+    when two threads' loops call through one runtime at the same time."""
+    import threading
+
+    with StubServer(FixedLatencyPolicy(0.01, inner="echo")) as stub:
+        stub_env(stub)
+        rt = LLMRuntime(max_concurrency=3)
+        client = rt.client(MODEL)
+        seen: dict[int, set[int]] = {}
+        errors: list[BaseException] = []
+
+        async def calls(tag: int) -> None:
+            for i in range(20):
+                seen.setdefault(tag, set()).add(id(rt._state()))
+                await client.complete(MESSAGES, scope=CallScope(f"t{tag}-{i}"))
+                seen[tag].add(id(rt._state()))
+            await rt.aclose()
+
+        def run(tag: int) -> None:
+            try:
+                asyncio.run(calls(tag))
+            except BaseException as exc:  # pragma: no cover - reported below
+                errors.append(exc)
+
+        threads = [threading.Thread(target=run, args=(t,)) for t in (1, 2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+    assert not errors
+    assert len(seen[1]) == 1 and len(seen[2]) == 1 and seen[1] != seen[2]
+    assert len(stub.completion_requests) == 40
+
+
+def test_a_finished_loop_leaves_no_state_behind() -> None:
+    import gc
+    import weakref
+
+    rt = LLMRuntime()
+
+    async def grab() -> weakref.ref[object]:
+        return weakref.ref(rt._state())
+
+    ref = asyncio.run(grab())
+    gc.collect()
+    assert ref() is None  # neither the fast path, nor the loop table, nor the closer keeps it

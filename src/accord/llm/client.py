@@ -101,6 +101,10 @@ async def _close_at_shutdown(state: _LoopState) -> AsyncGenerator[None, None]:
         yield
     finally:
         await _close_backends(state)
+        # the generator holds its loop (the loop's finalizer hook) and the state held the
+        # generator: a cycle through the runtime's loop table that kept every finished
+        # loop, its state and its closed SDK clients alive for the runtime's lifetime
+        state.closer = None
 
 
 def _arm_closer(state: _LoopState) -> AsyncGenerator[None, None]:
@@ -121,7 +125,7 @@ def _arm_closer(state: _LoopState) -> AsyncGenerator[None, None]:
 
 
 def _no_loop() -> None:
-    """The 'last loop' before any: a dead weak reference."""
+    """The last loop and state before any: a dead weak reference."""
     return None
 
 
@@ -167,8 +171,8 @@ class LLMRuntime:
         self._states: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopState] = (
             weakref.WeakKeyDictionary())
         self._states_lock = threading.Lock()
-        self._last: tuple[Callable[[], asyncio.AbstractEventLoop | None], _LoopState] = (
-            _no_loop, _LoopState())
+        self._last: tuple[Callable[[], asyncio.AbstractEventLoop | None],
+                          Callable[[], _LoopState | None]] = (_no_loop, _no_loop)
 
     def client(self, model: str, config: GenerationConfig | None = None) -> LLMClient:
         """A client for ``model`` (``provider/model``) sharing this runtime."""
@@ -188,16 +192,18 @@ class LLMRuntime:
         loop = asyncio.get_running_loop()
         # fast path, several times per call: the loop this runtime served last (a tuple
         # swapped whole, so a thread reading it never sees one loop with another's state;
-        # the loop is held weakly so a closed loop is not kept alive)
+        # both held weakly, so a finished loop and its connections are not kept alive)
         last_loop, last_state = self._last
         if last_loop() is loop:
-            return last_state
+            state = last_state()
+            if state is not None:
+                return state
         with self._states_lock:
             state = self._states.get(loop)
             if state is None:
                 state = self._states[loop] = _LoopState()
                 state.closer = _arm_closer(state)
-            self._last = (weakref.ref(loop), state)
+            self._last = (weakref.ref(loop), weakref.ref(state))
         return state
 
     def semaphore(self, endpoint: Endpoint) -> asyncio.Semaphore:
