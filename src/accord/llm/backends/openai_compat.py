@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import inspect
 import json
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from functools import lru_cache
+from typing import Any, Literal
 
 import openai
 
@@ -23,6 +25,60 @@ from accord.llm.types import ChatMessage, GenerationConfig, Usage
 
 NO_KEY = "not-needed"
 """Placeholder key for endpoints that need none (the SDK insists on a value)."""
+BYTES_BODY_SINCE = (1, 99)
+"""The first ``openai`` release whose raw ``post`` sends a ``bytes`` body as it is."""
+MESSAGE_MEMO = 4096
+"""Messages whose JSON encoding is remembered (a few sweeps' worth of live sessions)."""
+
+
+def _dumps(value: Any) -> bytes:
+    """JSON exactly as the SDK encodes a request body (``openai._utils._json``: UTF-8,
+    no spaces, no NaN)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"),
+                      allow_nan=False).encode()
+
+
+@lru_cache(maxsize=MESSAGE_MEMO)
+def _message_json(role: str, content: str) -> bytes:
+    """One message of the body, encoded; memoised because a session resends every
+    earlier message on each call (append-only prompts)."""
+    return _dumps({"role": role, "content": content})
+
+
+def chat_body(model: str, messages: list[ChatMessage], params: Mapping[str, Any]) -> bytes:
+    """The Chat Completions body ``{"model", "messages", **params}``, byte for byte what
+    the SDK would encode from that dict (tested), with each message's encoding memoised:
+    a call re-encodes only its new messages."""
+    if "model" in params or "messages" in params:  # an extra field replacing one of ours
+        return _dumps({"model": model, "messages": messages, **params})
+    parts = [b'{"model":', _dumps(model), b',"messages":[',
+             b",".join([_message_json(m["role"], m["content"]) for m in messages]), b"]"]
+    for key, value in params.items():
+        parts += [b",", _dumps(key), b":", _dumps(value)]
+    parts.append(b"}")
+    return b"".join(parts)
+
+
+def sends_bytes_bodies(version: str) -> bool:
+    """Whether this ``openai`` version sends a ``bytes`` body as given (older ones would
+    try to encode it as JSON); unparsable versions are assumed not to."""
+    try:
+        major, minor = (int(part) for part in version.split(".")[:2])
+    except ValueError:
+        return False
+    return (major, minor) >= BYTES_BODY_SINCE
+
+
+BodyMode = Literal["content", "body", "dict"]
+
+
+def body_mode(post: Callable[..., Any], version: str) -> BodyMode:
+    """How to hand ``post`` a ready body: its ``content`` parameter (newer SDKs, where
+    bytes as ``body`` are deprecated), as ``body`` (1.99 on), or not at all (a dict the
+    SDK encodes)."""
+    if "content" in inspect.signature(post).parameters:
+        return "content"
+    return "body" if sends_bytes_bodies(version) else "dict"
 
 
 def request_params(endpoint: Endpoint, config: GenerationConfig) -> dict[str, Any]:
@@ -58,14 +114,24 @@ class OpenAIBackend(Backend):
         self._client = openai.AsyncOpenAI(
             api_key=api_key or NO_KEY, base_url=endpoint.base_url, max_retries=0,
             timeout=timeout, http_client=http_client(openai, transport, timeout, max_in_flight))
+        #: encode the body here (memoised per message) rather than let the SDK re-encode
+        #: the whole session on every call, where the SDK takes a ready body
+        self._body_mode = body_mode(self._client.post, getattr(openai, "__version__", ""))
 
     async def send(self, messages: list[ChatMessage], config: GenerationConfig, *, model: str,
                    timeout: float, headers: Mapping[str, str]) -> RawReply:
         """One Chat Completions request."""
         url = self.endpoint.public_url
-        body: dict[str, Any] = {"model": model, "messages": messages,
-                                **request_params(self.endpoint, config)}
-        body.update(body.pop("extra_body", {}))
+        params = request_params(self.endpoint, config)
+        params.update(params.pop("extra_body", {}))
+        send: dict[str, Any] = {}
+        if self._body_mode == "dict":
+            send["body"] = {"model": model, "messages": messages, **params}
+        else:
+            try:
+                send[self._body_mode] = chat_body(model, messages, params)
+            except (TypeError, ValueError) as exc:  # an extra field that is not JSON, or NaN
+                raise LLMError(f"request to {url} cannot be encoded as JSON: {exc}") from None
         options: dict[str, Any] = {"timeout": timeout}
         if headers:
             options["headers"] = dict(headers)
@@ -78,8 +144,7 @@ class OpenAIBackend(Backend):
             # dict access instead of the SDK building a ChatCompletion model tree (~10% of
             # the client's CPU per call, benchmarks/bench_llm.py)
             raw = await self._client.post(  # type: ignore[call-overload]
-                "/chat/completions", body=body, cast_to=bytes, options=options,
-                stream=False)
+                "/chat/completions", cast_to=bytes, options=options, stream=False, **send)
         except openai.APITimeoutError as exc:
             refused = connection_failure(exc)
             if refused is not None:
