@@ -126,3 +126,25 @@ def test_import_is_lazy_and_light(name: str) -> None:
     probe = _probe(name)
     assert probe["heavy"] == [], f"import {name} loaded {probe['heavy']}"
     assert set(probe["lazy"]) == FACES[name], "the runtime face differs from __all__"
+
+
+def test_every_domains_llm_kinds_are_found_in_a_fresh_interpreter() -> None:
+    """A domain's LLM agent kinds live in its ``llm`` package; nothing else may need to
+    import it first (deliberation's were unknown to ``accord run`` in a new process)."""
+    code = ("import json, accord.domains as d\n"
+            "print(json.dumps({n: d.get_domain(n).agent_kinds() for n in "
+            "['bargaining', 'deal-or-no-deal', 'games', 'task-exchange', 'deliberation']}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=120)
+    kinds = json.loads(out.stdout.strip().splitlines()[-1])
+    assert all("llm" in names for names in kinds.values()), kinds
+    assert {"llm-centralized", "llm-oracle"} <= set(kinds["deliberation"])
+
+
+def test_accord_run_deliberation_with_llm_agents_in_a_fresh_process(tmp_path: Path) -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "accord", "run", "deliberation/menu-numeric", "--agents",
+         "llm:mock/deliberation,llm:mock/deliberation", "--json"],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["status"] in ("agreement", "no_deal")

@@ -86,8 +86,10 @@ class AgentContext:
 
 AgentFactory = Callable[[AgentSpec, AgentContext], Agent]
 """Builds an agent from its spec for one role."""
-AGENT_KINDS: AgentRegistry[AgentContext, Agent] = AgentRegistry("deliberation")
-"""Agent kinds of deliberation; LLM kinds register from :mod:`.scaffold` on import."""
+AGENT_KINDS: AgentRegistry[AgentContext, Agent] = AgentRegistry(
+    "deliberation", lazy=("accord.domains.deliberation.llm",))
+"""Agent kinds of deliberation; the LLM kinds register from :mod:`.llm`, imported the first
+time a kind is missing."""
 for _kind, _factory in {
     "share": lambda spec, ctx: SharingAgent(),
     "naive": lambda spec, ctx: NaiveAgent(),
