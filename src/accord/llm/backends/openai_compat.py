@@ -31,11 +31,13 @@ MESSAGE_MEMO = 4096
 """Messages whose JSON encoding is remembered (a few sweeps' worth of live sessions)."""
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
 def _dumps(value: Any) -> bytes:
     """JSON exactly as the SDK encodes a request body (``openai._utils._json``: UTF-8,
     no spaces, no NaN)."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"),
-                      allow_nan=False).encode()
+    return _ENCODER.encode(value).encode()
 
 
 @lru_cache(maxsize=MESSAGE_MEMO)
