@@ -303,3 +303,17 @@ async def test_replay_mode_records_nothing(tmp_path: Path) -> None:
         await cache.put(*_entry(2), endpoint, None)
         assert (await cache.get("key-1")) is not None and await cache.get("key-2") is None
         assert cache._writer.rows == 0
+
+
+async def test_a_failed_write_leaves_the_cache_usable(tmp_path: Path) -> None:
+    env = {"W_BASE_URL": "http://127.0.0.1:1/v1", "W_API_KEY": "k" * 10}
+    endpoint = resolve_model("openai-api/w/m", env)
+    with CompletionCache(tmp_path / "c.sqlite", "rw") as cache:
+        bad = ("k", "p", "u", "m", None, None, None, {"not": "bindable"}, None, 1, 1, 0, 0,
+               0.1, 0.0)
+        with pytest.raises(sqlite3.Error):
+            await cache._writer.submit(bad)  # rolled back: the transaction did not stay open
+        await cache.put(*_entry(7), endpoint, None)
+        hit = await cache.get("key-7")
+        assert hit is not None and hit.text == "text 7"
+        assert cache._conn is not None and not cache._conn.in_transaction

@@ -216,13 +216,14 @@ class CompletionCache:
             conn = self._conn
             if conn is None:  # closed meanwhile: as put_sync on a closed cache, nothing
                 return
-            conn.execute("BEGIN IMMEDIATE")
+            conn.execute("BEGIN IMMEDIATE")  # the write lock now (busy timeout), not mid-way
             try:
                 conn.executemany(_INSERT, rows)
+                conn.execute("COMMIT")
             except BaseException:
-                conn.execute("ROLLBACK")
+                if conn.in_transaction:  # never leave the shared connection mid-transaction
+                    conn.execute("ROLLBACK")
                 raise
-            conn.execute("COMMIT")
 
     def _get_inline(self, key: str) -> Completion | object | None:
         """The lookup on the calling thread, or :data:`_BUSY` if it would have to wait.
