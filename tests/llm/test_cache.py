@@ -317,3 +317,32 @@ async def test_a_failed_write_leaves_the_cache_usable(tmp_path: Path) -> None:
         hit = await cache.get("key-7")
         assert hit is not None and hit.text == "text 7"
         assert cache._conn is not None and not cache._conn.in_transaction
+
+
+async def test_an_answer_sqlite_will_not_take_fails_alone(tmp_path: Path) -> None:
+    """A reply with a lone surrogate (a server cutting an emoji in half) cannot be stored;
+    the answers committed in the same batch are recorded all the same."""
+    env = {"W_BASE_URL": "http://127.0.0.1:1/v1", "W_API_KEY": "k" * 10}
+    endpoint = resolve_model("openai-api/w/m", env)
+    with CompletionCache(tmp_path / "c.sqlite", "rw") as cache:
+        entries = [_entry(i) for i in range(6)]
+        bad_key, bad = entries[3]
+        entries[3] = (bad_key, Completion("half \ud83d", bad.usage, 0.01, bad.model,
+                                          bad.provider))
+        results = await asyncio.gather(*(cache.put(k, c, endpoint, None) for k, c in entries),
+                                       return_exceptions=True)
+        assert [isinstance(r, UnicodeEncodeError) for r in results] == [
+            False, False, False, True, False, False]
+        for i in (0, 1, 2, 4, 5):
+            hit = await cache.get(f"key-{i}")
+            assert hit is not None and hit.text == f"text {i}"
+
+
+async def test_recording_into_a_closed_cache_is_an_error_not_a_silent_loss(
+        tmp_path: Path) -> None:
+    env = {"W_BASE_URL": "http://127.0.0.1:1/v1", "W_API_KEY": "k" * 10}
+    endpoint = resolve_model("openai-api/w/m", env)
+    cache = CompletionCache(tmp_path / "c.sqlite", "rw")
+    cache.close()
+    with pytest.raises(CacheError, match="was closed; the answer was not recorded"):
+        await cache.put(*_entry(1), endpoint, None)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from datetime import datetime
 
 import pytest
 from hypothesis import given, settings
@@ -52,6 +53,16 @@ def test_only_sdks_that_send_bytes_as_given_get_a_ready_body(version: str, encod
     assert sends_bytes_bodies(version) is encodes
 
 
+def test_keys_json_writes_as_text_and_values_only_the_sdk_knows() -> None:
+    messages: list[ChatMessage] = [{"role": "user", "content": "hi"}]
+    odd: list[dict[object, object]] = [{1: 2, "a": True}, {True: 1}, {None: "x"}]
+    for params in odd:
+        expected = sdk_json.openapi_dumps({"model": "m", "messages": messages, **params})
+        assert chat_body("m", messages, params) == expected  # type: ignore[arg-type]
+    with pytest.raises(TypeError):  # the backend then lets the SDK encode its dict
+        chat_body("m", messages, {"at": datetime(2024, 1, 1)})
+
+
 def test_the_ready_body_goes_where_the_sdk_takes_it() -> None:
     async def new_post(path: str, *, cast_to: type, body: object = None,
                        content: object = None, options: object = None) -> None: ...
@@ -79,7 +90,11 @@ async def test_the_server_receives_the_session_and_the_options(
             await client.complete(msgs, cfg, scope=CallScope("e", "a", 2))
             with pytest.raises(LLMError, match="cannot be encoded as JSON"):
                 await client.complete(msgs, GenerationConfig(extra={"x": float("nan")}))
-    first, second = stub.completion_requests
+            # a value only the SDK's encoder knows: sent as the SDK encodes it
+            await client.complete(msgs[:2], GenerationConfig(
+                extra={"metadata": {"at": datetime(2024, 1, 1)}}))
+    first, second, dated = stub.completion_requests
+    assert dated.params == {"metadata": {"at": "2024-01-01T00:00:00"}}
     assert second.headers["content-type"] == "application/json"
     assert second.messages == msgs and first.messages == msgs[:2]
     assert second.params == {"temperature": 0.25, "max_tokens": 64, "stop": ["</X>"],

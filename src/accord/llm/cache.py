@@ -35,15 +35,16 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from accord.llm.cache_writer import GroupWriter
+from accord.llm.cache_writer import GroupWriter, WriterClosedError
 from accord.llm.errors import CacheError
 from accord.llm.providers import Endpoint
 from accord.llm.types import CallScope, ChatMessage, Completion, GenerationConfig, Usage
 
 SCHEMA_VERSION = "1"
 KEY_VERSION = 1
-#: messages whose key encoding is remembered (a few sweeps' worth of live sessions)
-MESSAGE_MEMO = 4096
+#: messages whose key encoding is remembered (the live sessions of a sweep: 64 in flight
+#: with 20 messages each is 1,280)
+MESSAGE_MEMO = 2048
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS completions (
@@ -177,6 +178,7 @@ class CompletionCache:
             raise CacheError(f"LLM cache {self.path} has schema version "
                              f"{found[0] if found else None}, expected {SCHEMA_VERSION}")
         self._conn = conn
+        reader: sqlite3.Connection | None = None
         try:
             # never waits for a lock: a busy file sends the lookup to a worker thread
             reader = sqlite3.connect(self.path, timeout=0, check_same_thread=False,
@@ -184,6 +186,8 @@ class CompletionCache:
             reader.execute("PRAGMA busy_timeout = 0")
             reader.execute("PRAGMA query_only = 1")
         except sqlite3.DatabaseError:
+            if reader is not None:
+                reader.close()
             reader = None  # lookups all go through the worker thread then
         self._reader = reader
 
@@ -210,32 +214,47 @@ class CompletionCache:
         with self._lock:
             self._conn.execute(_INSERT, row)
 
-    def _write_rows(self, rows: list[tuple[Any, ...]]) -> None:
-        """Insert ``rows`` in one transaction (the group writer's batch)."""
+    def _write_rows(self, rows: list[tuple[Any, ...]]) -> list[BaseException | None] | None:
+        """Insert ``rows`` in one transaction (the group writer's batch): ``None`` when all
+        are recorded, else an error or ``None`` per row; raises when all failed alike."""
         with self._lock:
             conn = self._conn
-            if conn is None:  # closed meanwhile: as put_sync on a closed cache, nothing
-                return
-            conn.execute("BEGIN IMMEDIATE")  # the write lock now (busy timeout), not mid-way
+            if conn is None:
+                raise CacheError(f"LLM cache {self.path} was closed; the answer was not "
+                                 "recorded")
             try:
-                conn.executemany(_INSERT, rows)
-                conn.execute("COMMIT")
-            except BaseException:
-                if conn.in_transaction:  # never leave the shared connection mid-transaction
-                    conn.execute("ROLLBACK")
-                raise
+                _insert(conn, rows)
+                return None
+            except sqlite3.OperationalError:
+                raise  # the file is busy, locked or full: every row alike
+            except Exception:
+                if len(rows) == 1:
+                    raise
+            # one row SQLite will not take (text with a lone surrogate, say) must not cost
+            # the others their record: each alone
+            errors: list[BaseException | None] = []
+            for row in rows:
+                try:
+                    _insert(conn, [row])
+                    errors.append(None)
+                except Exception as exc:
+                    errors.append(exc)
+            return errors
 
     def _get_inline(self, key: str) -> Completion | object | None:
         """The lookup on the calling thread, or :data:`_BUSY` if it would have to wait.
 
-        In WAL mode a reader never waits for writers, so a primary-key lookup takes
-        microseconds; only a busy file (another process recovering or checkpointing it, or
-        this cache's reader in use on another thread) returns :data:`_BUSY`.
+        In WAL mode a reader does not wait for writers, so a primary-key lookup takes
+        microseconds on a local disk (it reads pages, so keep the file local); a file
+        that would make it wait for a lock (another process recovering it, say), or this
+        cache's reader in use on another thread, returns :data:`_BUSY`.
         """
-        reader = self._reader
-        if reader is None or not self._read_lock.acquire(blocking=False):
+        if not self._read_lock.acquire(blocking=False):
             return _BUSY
         try:
+            reader = self._reader  # read under the lock: close() takes it to close the reader
+            if reader is None:
+                return _BUSY
             rows = reader.execute(_SELECT, (key,)).fetchall()
         except sqlite3.OperationalError as exc:
             if "locked" in str(exc) or "busy" in str(exc):
@@ -261,9 +280,16 @@ class CompletionCache:
         Rows from concurrent calls are committed together by one writer thread
         (:mod:`accord.llm.cache_writer`); no-op in replay mode.
         """
-        if self._conn is None or self.mode is not CacheMode.RW:
+        if self.mode is not CacheMode.RW:
             return
-        await self._writer.submit(_row(key, completion, endpoint, scope))
+        try:
+            if self._conn is None:
+                raise WriterClosedError
+            future = self._writer.submit(_row(key, completion, endpoint, scope))
+        except WriterClosedError:
+            raise CacheError(f"LLM cache {self.path} was closed; the answer was not "
+                             "recorded") from None
+        await future
 
     # maintenance ---------------------------------------------------------------
     def stats(self) -> dict[str, Any]:
@@ -322,6 +348,18 @@ _SELECT = ("SELECT text, finish_reason, prompt_tokens, completion_tokens, cached
 _INSERT = "INSERT OR IGNORE INTO completions VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 _BUSY = object()
 """A lookup that would have waited for a lock (:meth:`CompletionCache._get_inline`)."""
+
+
+def _insert(conn: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> None:
+    """``rows`` into ``completions`` in one transaction; rolled back on any failure."""
+    conn.execute("BEGIN IMMEDIATE")  # the write lock now (busy timeout), not mid-way
+    try:
+        conn.executemany(_INSERT, rows)
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:  # never leave the shared connection mid-transaction
+            conn.execute("ROLLBACK")
+        raise
 
 
 def _completion(rows: list[Any]) -> Completion | None:

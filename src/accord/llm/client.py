@@ -100,11 +100,14 @@ async def _close_at_shutdown(state: _LoopState) -> AsyncGenerator[None, None]:
     try:
         yield
     finally:
-        await _close_backends(state)
-        # the generator holds its loop (the loop's finalizer hook) and the state held the
-        # generator: a cycle through the runtime's loop table that kept every finished
-        # loop, its state and its closed SDK clients alive for the runtime's lifetime
-        state.closer = None
+        try:
+            await _close_backends(state)
+        finally:
+            # the generator holds its loop (the loop's finalizer hook) and the state held
+            # the generator: a cycle through the runtime's loop table that kept every
+            # finished loop, its state and its closed SDK clients alive for the runtime's
+            # lifetime
+            state.closer = None
 
 
 def _arm_closer(state: _LoopState) -> AsyncGenerator[None, None]:

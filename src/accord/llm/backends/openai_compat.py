@@ -27,8 +27,9 @@ NO_KEY = "not-needed"
 """Placeholder key for endpoints that need none (the SDK insists on a value)."""
 BYTES_BODY_SINCE = (1, 99)
 """The first ``openai`` release whose raw ``post`` sends a ``bytes`` body as it is."""
-MESSAGE_MEMO = 4096
-"""Messages whose JSON encoding is remembered (a few sweeps' worth of live sessions)."""
+MESSAGE_MEMO = 2048
+"""Messages whose JSON encoding is remembered (the live sessions of a sweep: 64 in flight
+with 20 messages each is 1,280)."""
 
 
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
@@ -51,7 +52,9 @@ def chat_body(model: str, messages: list[ChatMessage], params: Mapping[str, Any]
     """The Chat Completions body ``{"model", "messages", **params}``, byte for byte what
     the SDK would encode from that dict (tested), with each message's encoding memoised:
     a call re-encodes only its new messages."""
-    if "model" in params or "messages" in params:  # an extra field replacing one of ours
+    if "model" in params or "messages" in params or not all(
+            isinstance(key, str) for key in params):  # an extra field replacing one of ours,
+        # or a key JSON writes as text (1 -> "1")
         return _dumps({"model": model, "messages": messages, **params})
     parts = [b'{"model":', _dumps(model), b',"messages":[',
              b",".join([_message_json(m["role"], m["content"]) for m in messages]), b"]"]
@@ -126,13 +129,13 @@ class OpenAIBackend(Backend):
         url = self.endpoint.public_url
         params = request_params(self.endpoint, config)
         params.update(params.pop("extra_body", {}))
-        send: dict[str, Any] = {}
-        if self._body_mode == "dict":
-            send["body"] = {"model": model, "messages": messages, **params}
-        else:
+        send: dict[str, Any] = {"body": {"model": model, "messages": messages, **params}}
+        if self._body_mode != "dict":
             try:
-                send[self._body_mode] = chat_body(model, messages, params)
-            except (TypeError, ValueError) as exc:  # an extra field that is not JSON, or NaN
+                send = {self._body_mode: chat_body(model, messages, params)}
+            except TypeError:
+                pass  # a value only the SDK's encoder knows (a datetime, say): the SDK's dict
+            except ValueError as exc:  # NaN or infinity, which the SDK refuses too
                 raise LLMError(f"request to {url} cannot be encoded as JSON: {exc}") from None
         options: dict[str, Any] = {"timeout": timeout}
         if headers:
