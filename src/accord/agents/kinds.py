@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
@@ -90,7 +91,8 @@ class AgentRegistry(Generic[C, T]):
         self.name, self.what, self.lazy = name, what, tuple(lazy)
         self.label = label or f"{name} {what} kind"
         self._kinds: dict[str, Kind[C, T]] = {}
-        self._loaded = False
+        self._loaded = self._loading = False
+        self._load_lock = threading.RLock()
 
     def register(self, kind: str, factory: Callable[[AgentSpec, C], T], *,
                  check: SpecCheck | None = None) -> None:
@@ -150,10 +152,25 @@ class AgentRegistry(Generic[C, T]):
             raise AgentSpecError(f"bad options for {self.what} {str(spec)!r}: {exc}") from None
 
     def load(self) -> None:
-        """Import the lazy modules and the installed kinds once (idempotent)."""
+        """Import the lazy modules and the installed kinds once (idempotent).
+
+        Another thread asking meanwhile waits for the kinds instead of seeing none; a lazy
+        module importing this registry again (same thread) does not recurse; an entry
+        point that fails to load fails every lookup that needs it, not only the first.
+        """
         if self._loaded:
             return
-        self._loaded = True
+        with self._load_lock:
+            if self._loaded or self._loading:
+                return
+            self._loading = True
+            try:
+                self._load()
+            finally:
+                self._loading = False
+            self._loaded = True
+
+    def _load(self) -> None:
         for module in self.lazy:
             with contextlib.suppress(ImportError):
                 importlib.import_module(module)
