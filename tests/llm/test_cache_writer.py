@@ -47,7 +47,8 @@ async def test_a_failed_batch_fails_every_call_in_it() -> None:
     writer.close()
 
 
-async def test_a_cancelled_caller_does_not_stop_its_row() -> None:
+def _gated() -> tuple[GroupWriter, threading.Event, list[tuple[object, ...]]]:
+    """A writer whose writes wait for the returned gate, and the rows it wrote."""
     written: list[tuple[object, ...]] = []
     gate = threading.Event()
 
@@ -55,7 +56,11 @@ async def test_a_cancelled_caller_does_not_stop_its_row() -> None:
         gate.wait(5)
         written.extend(rows)
 
-    writer = GroupWriter(write)
+    return GroupWriter(write), gate, written
+
+
+async def test_a_cancelled_caller_does_not_stop_its_row() -> None:
+    writer, gate, written = _gated()
     future = writer.submit(("x",))
     future.cancel()
     gate.set()
@@ -163,14 +168,7 @@ def test_the_thread_ends_when_idle_and_restarts_on_demand(monkeypatch: pytest.Mo
 
 
 def test_a_row_whose_loop_closed_is_still_written() -> None:
-    written: list[tuple[object, ...]] = []
-    gate = threading.Event()
-
-    def write(rows: list[tuple[object, ...]]) -> None:
-        gate.wait(5)
-        written.extend(rows)
-
-    writer = GroupWriter(write)
+    writer, gate, written = _gated()
 
     async def submit_and_leave() -> None:
         writer.submit(("late",))
