@@ -485,6 +485,8 @@ def show_command(
         console.print(f"{c.plain(s.get('status'))}"
                       + (f" ({c.plain(s['reason'])})" if s.get("reason") else "")
                       + f", {s.get('rounds')} rounds")
+        if s.get("reason") == "stagnation" and s.get("detail"):  # says which option to change
+            console.print(c.plain(s["detail"]), highlight=False)
         print_record_fields(console, s.get("record") or {})
     if ep.metrics:
         t = Table("metric", "value", title="metrics")

@@ -12,6 +12,12 @@ from accord.cli.render import print_negotiation_record, print_transcript
 from accord.domains.bargaining import analyze, resolve_scenario, run_negotiation
 
 
+#: the mediator section's parameters: the mediator is asked first when the rule fires, so
+#: it acts (under walk-first a party below its BATNA would walk before it is asked)
+MEDIATED: dict[str, Any] = {"mediator": "midpoint", "stagnation_rounds": 3,
+                            "stagnation_order": "mediator-first"}
+
+
 def bargaining_tour(console: Console) -> None:
     """A multi-issue negotiation ending in an agreement artefact, then the analysis."""
     console.print(Rule("bargaining: buyer-seller (boulware vs conceder)"))
@@ -24,9 +30,14 @@ def bargaining_tour(console: Console) -> None:
     console.print(f"Pareto frontier: {len(info['pareto'])} of {info['outcomes']} outcomes; "
                   f"Nash point: {nash['outcome']} -> {nash['utilities']}")
     console.print(Rule("bargaining: sprint-planning, three parties with a mediator"))
+    console.print("[dim]Three Boulware parties hold their opening packages; after "
+                  f"{MEDIATED['stagnation_rounds']} rounds without a concession the stagnation "
+                  "rule asks the midpoint mediator for a package before anybody may walk "
+                  "(--mediator midpoint --stagnation-rounds 3 "
+                  "--stagnation-order mediator-first).[/]")
     sprint = resolve_scenario("sprint-planning")
     res3 = asyncio.run(run_negotiation(sprint, ["boulware", "boulware", "boulware"],
-                                       params={"mediator": "midpoint"}, seed=0))
+                                       params=MEDIATED, seed=0))
     print_transcript(console, res3.trajectory)
     print_negotiation_record(console, res3.summary())
 

@@ -146,7 +146,8 @@ def run(
                                      "spec (rules, or llm:MODEL)."),
     stagnation_rounds: int | None = typer.Option(
         None, "--stagnation-rounds", help="Bargaining: rounds without concession before the "
-        "stagnation rule fires (0 disables; default 3)."),
+        "stagnation rule fires (0 disables). Default: 3 when an LLM party, a mediator or an "
+        "LLM stagnation scorer takes part, else 0 (off) for code strategies and people."),
     stagnation: str | None = typer.Option(
         None, "--stagnation", metavar="code|llm:MODEL", help="Bargaining: who judges "
         "stagnation: the code check (default) or the seed's Stagnation Scorer as an LLM "

@@ -68,9 +68,46 @@ def describe_event(ev: Event) -> str | None:
     if ev.kind == "note":
         if ev.reason == "llm_call":
             return None  # kept in the log; too verbose for a transcript
+        if ev.reason in ("mediator_suggestion", "mediator_no_suggestion"):
+            return None  # the mediator's move line just above says it
+        said = note_sentence(ev.reason, ev.data or {}, who)
+        if said is not None:
+            return f"  r{ev.round:>2}  [cyan]{said}[/]"
         return f"  r{ev.round:>2}  [cyan]{plain(ev.reason)}[/] {_clip(ev.data or '')}"
     if ev.kind == "agent_error":
         return f"  r{ev.round:>2}  [red]{who} failed[/]: {_clip(ev.feedback)}"
+    return None
+
+
+def _utility(x: Any) -> str:
+    if isinstance(x, (int, float)):
+        return "nothing" if x == float("-inf") else f"{x:.2f}"
+    return plain(x)
+
+
+_THEN = {"walk": "a party below its BATNA walks", "mediator": "the mediator is asked",
+         "continue": "nobody is below its BATNA, so the negotiation goes on"}
+
+
+def note_sentence(reason: str | None, data: Mapping[str, Any], who: str) -> str | None:
+    """A protocol note of the stagnation rule as a sentence (markup-safe), or ``None``
+    for a note without one (printed as its name and data)."""
+    if reason == "stagnation":
+        if data.get("rule") == "scorer":
+            what = f"the stagnation scorer judged the last {data.get('rounds')} rounds STAGNANT"
+        else:
+            unit = "on any issue" if data.get("measure") == "issues" else "in utility"
+            what = (f"nobody moved more than {scalar_text(data.get('epsilon'))} {unit} for "
+                    f"{data.get('rounds')} rounds")
+        then = _THEN.get(str(data.get("then")), plain(data.get("then")))
+        return plain(f"The stagnation rule fired: {what}; {then}.")
+    if reason == "stagnation_walk":
+        best = data.get("best_available")
+        return (f"{who} walks: the best offer available to it ({_utility(best)}) is below "
+                f"its BATNA ({_utility(data.get('batna'))}).")
+    if reason == "stagnation_scorer":
+        return (f"the stagnation scorer says {plain(data.get('verdict'))}"
+                + (f": {_clip(data['why'])}" if data.get("why") else "."))
     return None
 
 
@@ -80,6 +117,14 @@ def print_transcript(console: Console, log: Trajectory) -> None:
         line = describe_event(ev)
         if line:
             console.print(line, highlight=False)
+
+
+def _detail(summary: Mapping[str, Any]) -> str:
+    """A no-deal's detail: the protocol's own sentences in full (the stagnation rule's
+    names the option that changes it), anything else clipped."""
+    if summary.get("reason") == "stagnation":
+        return plain(summary["detail"])
+    return _clip(summary["detail"])
 
 
 def print_negotiation_record(console: Console, summary: Mapping[str, Any]) -> None:
@@ -95,10 +140,16 @@ def print_negotiation_record(console: Console, summary: Mapping[str, Any]) -> No
     elif summary["status"] == "no_deal":
         console.print(f"\n[bold yellow]NO DEAL[/] ({plain(summary['reason'])}"
                       + (f", {plain(summary['who'])}" if summary.get("who") else "") + ")"
-                      + (f": {_clip(summary['detail'])}" if summary.get("detail") else ""))
+                      + (f": {_detail(summary)}" if summary.get("detail") else ""))
     else:
         console.print(f"\n[bold red]ERROR[/]: "
                       f"{_clip(summary.get('detail') or summary.get('reason'))}")
+    stag = rec.get("stagnation")
+    if isinstance(stag, Mapping):
+        k = stag.get("rounds")
+        console.print(plain(f"Stagnation rule: {'off' if k == 0 else f'K={k}'}, "
+                            f"{stag.get('why')}; change it with --stagnation-rounds K "
+                            "(0 = off)."), highlight=False)
     t = Table("party", "utility", "BATNA", "above BATNA")
     for p, u in rec.get("utilities", {}).items():
         b = rec["batna"][p]

@@ -43,6 +43,7 @@ from accord.protocols.negotiation import (
 )
 from accord.protocols.stagnation import (
     STAGNATION_ROLE,
+    Walker,
     check_measure,
     check_order,
     first_below_batna,
@@ -52,6 +53,26 @@ from accord.protocols.stagnation import (
 )
 
 MEDIATOR = "mediator"
+
+
+def stagnation_detail(cfg: AlternatingConfig, why: Mapping[str, Any], walker: Walker) -> str:
+    """The sentence of a no-deal the stagnation rule caused: what fired, who walked and
+    why, and the parameter that changes it (``stagnation_rounds``, ``--stagnation-rounds``
+    on ``accord run``)."""
+    k = cfg.stagnation_rounds
+    if why.get("rule") == "scorer":
+        rule = f"the stagnation scorer judged the last {k} rounds STAGNANT"
+    elif cfg.stagnation_measure == "issues":
+        rule = (f"no proposer moved further than {cfg.stagnation_epsilon:g} on any issue "
+                f"for {k} rounds")
+    else:
+        rule = f"nobody conceded more than {cfg.stagnation_epsilon:g} in utility for {k} rounds"
+    best = ("nothing" if walker.best_available == float("-inf")
+            else f"{walker.best_available:.2f}")
+    return (f"The stagnation rule ended the episode: {rule}, and the best offer available "
+            f"to {walker.party} ({best}) is below its BATNA ({walker.batna:.2f}), so "
+            f"{walker.party} walked (set --stagnation-rounds 0, or "
+            "the parameter stagnation_rounds: 0, to turn the rule off, or raise it).")
 
 
 @dataclass(frozen=True)
@@ -410,18 +431,8 @@ class AlternatingOffers(Protocol[NegotiationState]):
         if walker is not None:
             notes.append(Note("stagnation_walk", walker.party, {
                 "best_available": walker.best_available, "batna": walker.batna}))
-            if why["rule"] == "scorer":
-                rule = f"the stagnation scorer judged the last {cfg.stagnation_rounds} " \
-                       "rounds STAGNANT"
-            elif cfg.stagnation_measure == "issues":
-                rule = (f"no proposer moved further than {cfg.stagnation_epsilon:g} on any "
-                        f"issue for {cfg.stagnation_rounds} rounds")
-            else:
-                rule = (f"no concession above {cfg.stagnation_epsilon:g} in utility for "
-                        f"{cfg.stagnation_rounds} rounds")
             return self._end(state, Termination(
-                "no_deal", "stagnation", walker.party,
-                f"{rule}; best available offer is below {walker.party}'s BATNA"))
+                "no_deal", "stagnation", walker.party, stagnation_detail(cfg, why, walker)))
         if cfg.mediator:
             return _evolve(state, phase="mediate")
         return state

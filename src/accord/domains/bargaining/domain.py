@@ -100,6 +100,7 @@ def run_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
         "flags": summary["flags"],
         "who": summary.get("who"),
         "detail": summary.get("detail"),
+        "stagnation": rec.get("stagnation"),
     }
 
 

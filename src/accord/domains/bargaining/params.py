@@ -11,9 +11,12 @@ value is refused by name (``accord bench`` points at the config line).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from pydantic import Field, ValidationInfo, field_validator
 
+from accord.agents.spec import AgentSpec, parse_agent_spec
 from accord.core.outcomes import DEFAULT_MAX_OUTCOMES
 from accord.domains.params import DomainParams
 from accord.protocols.alternating import AlternatingConfig
@@ -27,6 +30,32 @@ _BOUNDS = Bounds()
 DEFAULT_JUDGE = "rules"
 #: the default of ``stagnation``: the code check (seed 002's detector), not a model
 CODE_STAGNATION = "code"
+#: K when the stagnation rule is on by default: seed 002's "reasonable starting point"
+SEED_STAGNATION_ROUNDS = _PROTOCOL.stagnation_rounds
+#: the value of ``stagnation_rounds`` that asks for the default rule (also ``None``)
+AUTO = "auto"
+
+
+@dataclass(frozen=True)
+class StagnationSetting:
+    """The stagnation rule an episode runs under: ``rounds`` (K, 0 = off), whether it was
+    set explicitly or chosen by the default rule (``rule``: ``explicit`` or ``auto``), and
+    ``why`` in one sentence - recorded in the episode's record so a reader knows which
+    rule applied."""
+
+    rounds: int
+    rule: str
+    why: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record's ``stagnation`` entry."""
+        return {"rounds": self.rounds, "rule": self.rule, "why": self.why}
+
+
+def is_model_agent(spec: AgentSpec | str) -> bool:
+    """Whether an agent spec names a model-driven kind (``llm``, ``llm-...``)."""
+    kind = parse_agent_spec(spec).kind
+    return kind == "llm" or kind.startswith("llm-")
 
 
 class BargainingParams(DomainParams):
@@ -39,9 +68,11 @@ class BargainingParams(DomainParams):
     turn_order: list[str] | None = Field(
         None if _PROTOCOL.turn_order is None else list(_PROTOCOL.turn_order),
         description="the proposers' order (each party once); default the scenario's")
-    stagnation_rounds: int = Field(_PROTOCOL.stagnation_rounds, ge=0, description="K: "
-                                   "rounds without movement before the detector fires "
-                                   "(0 disables it)")
+    stagnation_rounds: int | None = Field(
+        None, ge=0, description="K: rounds without movement before the stagnation rule "
+        f"fires (0 disables it); default 'auto': {SEED_STAGNATION_ROUNDS} (seed 002) when "
+        "an LLM party, a mediator or a model stagnation scorer takes part, else 0 (code "
+        "strategies and people keep to their own schedules; the round cap ends the episode)")
     stagnation_epsilon: float = Field(_PROTOCOL.stagnation_epsilon, ge=0, allow_inf_nan=False,
                                       description="a move up to this is no move")
     stagnation_measure: str = Field(_PROTOCOL.stagnation_measure, description="measure a "
@@ -65,6 +96,11 @@ class BargainingParams(DomainParams):
                                      "bound_hit")
     max_outcomes: int = Field(DEFAULT_MAX_OUTCOMES, ge=1, description="refuse a scenario "
                               "file with more outcomes than this")
+
+    @field_validator("stagnation_rounds", mode="before")
+    @classmethod
+    def _auto(cls, value: object) -> object:
+        return None if value == AUTO else value
 
     @field_validator("stagnation_measure", "stagnation_order")
     @classmethod
@@ -92,13 +128,43 @@ class BargainingParams(DomainParams):
             raise ValueError(f"bargaining parameter 'acceptance': must be at most the "
                              f"{len(parties)} parties of {scenario!r}, got {self.acceptance!r}")
 
-    def protocol_config(self) -> AlternatingConfig:
-        """The alternating-offers configuration these parameters ask for."""
+    def stagnation_setting(self, specs: Sequence[AgentSpec | str]) -> StagnationSetting:
+        """The stagnation rule for a line-up: an explicit ``stagnation_rounds`` always wins;
+        the default (``None`` / ``'auto'``) is seed 002's K where the rule is what the
+        line-up needs and off where it only cuts schedules short.
+
+        On: an LLM party (seed 002 proposes K=3 for LLM agents, which can repeat themselves
+        indefinitely), a configured mediator (it acts only when the rule fires) or a model
+        Stagnation Scorer (asked for by name). Off: code strategies and people only - a
+        time-dependent agent (Faratin et al.) that holds its package early is following
+        its schedule, not stalling, and the round cap bounds the episode.
+        """
+        if self.stagnation_rounds is not None:
+            return StagnationSetting(self.stagnation_rounds, "explicit", "set explicitly")
+        k = SEED_STAGNATION_ROUNDS
+        if any(is_model_agent(s) for s in specs):
+            return StagnationSetting(k, "auto", "the default when an LLM party negotiates "
+                                     "(seed 002)")
+        if self.mediator:
+            return StagnationSetting(k, "auto", "the default when a mediator is configured "
+                                     "(it acts only when the rule fires)")
+        if self.stagnation != CODE_STAGNATION:
+            return StagnationSetting(k, "auto", "the default when a model stagnation scorer "
+                                     "is configured")
+        return StagnationSetting(0, "auto", "the default when every party is a code "
+                                 "strategy or a person (they follow their own schedules; "
+                                 "the round cap ends the episode)")
+
+    def protocol_config(self, stagnation_rounds: int | None = None) -> AlternatingConfig:
+        """The alternating-offers configuration these parameters ask for; the stagnation
+        rule's K is ``stagnation_rounds`` (resolved by :meth:`stagnation_setting` for the
+        line-up), else the explicit value, else seed 002's K."""
+        k = stagnation_rounds if stagnation_rounds is not None else self.stagnation_rounds
         return AlternatingConfig(
             max_rounds=self.max_rounds,
             acceptance=self.acceptance,
             turn_order=None if self.turn_order is None else tuple(self.turn_order),
-            stagnation_rounds=self.stagnation_rounds,
+            stagnation_rounds=SEED_STAGNATION_ROUNDS if k is None else k,
             stagnation_epsilon=self.stagnation_epsilon,
             max_messages_per_turn=self.max_messages_per_turn,
             mediator=bool(self.mediator),
@@ -114,4 +180,5 @@ class BargainingParams(DomainParams):
                       wall_clock=self.wall_clock, max_retries=self.max_retries)
 
 
-__all__ = ["CODE_STAGNATION", "DEFAULT_JUDGE", "BargainingParams"]
+__all__ = ["AUTO", "CODE_STAGNATION", "DEFAULT_JUDGE", "SEED_STAGNATION_ROUNDS",
+           "BargainingParams", "StagnationSetting", "is_model_agent"]

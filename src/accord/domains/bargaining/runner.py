@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -77,10 +78,16 @@ def check_agents(scenario: Scenario, specs: Sequence[AgentSpec | str], seed: int
 async def run_negotiation(scenario: Scenario, specs: Sequence[AgentSpec | str], *,
                           params: Mapping[str, Any] | None = None, seed: int = 0,
                           ctx: Mapping[str, Any] | None = None) -> EpisodeResult:
-    """Build protocol, agents, mediator and judge and run one negotiation."""
+    """Build protocol, agents, mediator and judge and run one negotiation.
+
+    The stagnation rule's K is resolved for the line-up
+    (:meth:`~accord.domains.bargaining.params.BargainingParams.stagnation_setting`) and
+    recorded in the result's ``record["stagnation"]``.
+    """
     params = dict(params or {})
     p = check_params(params)
-    protocol = AlternatingOffers(scenario, p.protocol_config())
+    stagnation = p.stagnation_setting(specs)
+    protocol = AlternatingOffers(scenario, p.protocol_config(stagnation.rounds))
     context = dict(ctx or {})
     if not context.get("episode_id"):  # deterministic, so LLM cache entries replay
         from accord.domains.base import EpisodeSpec
@@ -100,4 +107,6 @@ async def run_negotiation(scenario: Scenario, specs: Sequence[AgentSpec | str], 
         sc.reset(np.random.default_rng([seed, 98]))
         agents[STAGNATION_ROLE] = sc
     judge = build_judge(parse_agent_spec(p.judge), context)
-    return await run_episode(protocol, agents, bounds=p.bounds(), judge=judge)
+    result = await run_episode(protocol, agents, bounds=p.bounds(), judge=judge)
+    return dataclasses.replace(result, record={**result.record,
+                                               "stagnation": stagnation.to_dict()})
