@@ -89,7 +89,11 @@ def test_bargaining_defaults_are_the_protocols_and_the_engines() -> None:
     assert p.protocol_config() == AlternatingConfig()
     assert p.bounds() == Bounds(max_rounds=AlternatingConfig().max_rounds)
     info = describe(BargainingParams)
-    assert info["stagnation_rounds"]["default"] == AlternatingConfig().stagnation_rounds
+    # 'auto' (None): resolved per line-up, to the protocol's (seed 002's) K where it is on
+    from accord.domains.bargaining.params import SEED_STAGNATION_ROUNDS
+
+    assert info["stagnation_rounds"]["default"] is None
+    assert SEED_STAGNATION_ROUNDS == AlternatingConfig().stagnation_rounds
     assert "Stagnation Scorer" in info["stagnation"]["description"]
     mixed = read_params(BargainingParams, {"turn_order": ["bob", "alice"], "mediator": "pareto",
                                            "stagnation": "llm:mock/stagnation",

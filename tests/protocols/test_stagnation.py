@@ -122,7 +122,8 @@ def test_walk_comes_before_the_mediator(split):
     assert note.data["then"] == "walk"
     walk = _notes(res, "stagnation_walk")[0]
     assert walk.party == "alice" and walk.data == {"best_available": 0.0, "batna": 0.2}
-    assert "below alice's BATNA" in res.detail and "2 rounds" in res.detail
+    assert "to alice (0.00) is below its BATNA (0.20), so alice walked" in res.detail
+    assert "2 rounds" in res.detail and "--stagnation-rounds 0" in res.detail
 
 
 def test_mediator_when_nobody_is_below_batna(split):

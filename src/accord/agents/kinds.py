@@ -38,12 +38,21 @@ SpecCheck = Callable[[AgentSpec], None]
 """Checks a spec without building anything (raises ``ValueError`` naming the problem)."""
 
 
+Randomness = bool | Callable[[AgentSpec], "bool | None"] | None
+"""Whether a kind's agents are stochastic: ``True`` (their moves depend on the episode's
+seed, e.g. ``random``), ``False`` (the same moves for every seed, e.g. ``boulware``),
+``None`` (not declared, or it varies: a person), or a function of the spec (an LLM at
+temperature 0 is not declared stochastic)."""
+
+
 @dataclass(frozen=True)
 class Kind(Generic[C, T]):
-    """One registered kind: its factory and its optional spec check."""
+    """One registered kind: its factory, its optional spec check and whether its agents
+    are stochastic (see :data:`Randomness`)."""
 
     factory: Callable[[AgentSpec, C], T]
     check: SpecCheck | None = None
+    stochastic: Randomness = None
 
 
 @dataclass(frozen=True)
@@ -95,9 +104,20 @@ class AgentRegistry(Generic[C, T]):
         self._load_lock = threading.RLock()
 
     def register(self, kind: str, factory: Callable[[AgentSpec, C], T], *,
-                 check: SpecCheck | None = None) -> None:
-        """Add (or replace) kind ``kind``."""
-        self._kinds[kind] = Kind(factory, check)
+                 check: SpecCheck | None = None, stochastic: Randomness = None) -> None:
+        """Add (or replace) kind ``kind``; ``stochastic`` declares whether its agents'
+        moves depend on the seed (``accord bench`` warns when a cell's agents are all
+        declared deterministic and it runs several seeds)."""
+        self._kinds[kind] = Kind(factory, check, stochastic)
+
+    def stochastic(self, spec: AgentSpec) -> bool | None:
+        """Whether agents of ``spec`` are stochastic: ``True``, ``False``, or ``None`` when
+        the kind is unknown or does not say."""
+        entry = self.get(spec.kind)
+        if entry is None:
+            return None
+        declared = entry.stochastic
+        return declared(spec) if callable(declared) else declared
 
     def __setitem__(self, kind: str, factory: Callable[[AgentSpec, C], T]) -> None:
         self.register(kind, factory)

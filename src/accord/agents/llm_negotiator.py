@@ -286,8 +286,15 @@ def _judge(spec: AgentSpec, ctx: Mapping[str, Any]) -> TerminationJudge:
     return LLMJudge(client, config, episode=ctx.get("episode_id"))
 
 
-register_negotiator("llm", _negotiator)
-register_mediator("llm", _mediator)
+def sampled(spec: AgentSpec) -> bool | None:
+    """A model samples (stochastic) unless its spec sets ``temperature=0``; at 0 nothing is
+    declared (a real endpoint may still vary)."""
+    temperature = spec.options.get("temperature")
+    return None if temperature is not None and temperature == 0 else True
+
+
+register_negotiator("llm", _negotiator, stochastic=sampled)
+register_mediator("llm", _mediator, stochastic=sampled)
 register_judge("llm", _judge)
 
 __all__ = ["JudgeFailure", "LLMJudge", "LLMMediator", "LLMNegotiator", "Walk", "parse_verdict"]

@@ -21,7 +21,7 @@ from accord.agents.concession import (
     TimeBasedAgent,
     TitForTatAgent,
 )
-from accord.agents.kinds import AgentRegistry
+from accord.agents.kinds import AgentRegistry, Randomness
 from accord.agents.mediator import MidpointMediator
 from accord.agents.pareto_mediator import ParetoMediator
 from accord.agents.spec import AgentSpec, AgentSpecError
@@ -53,6 +53,8 @@ NEGOTIATORS: AgentRegistry[Mapping[str, Any], Agent] = AgentRegistry(
 """Bargaining negotiator kinds; ``ctx`` carries ``party``, ``scenario``, ``llm`` and
 ``episode_id``."""
 
+# every concession strategy but ``random`` is a function of the offers alone (no draw from
+# its generator), so its moves are the same for every seed
 for _kind, _factory in {
     "boulware": _time_based(0.2, "boulware"),
     "linear": _time_based(1.0, "linear"),
@@ -60,10 +62,12 @@ for _kind, _factory in {
     "time-based": _time_based(1.0, "time-based"),
     "tit-for-tat": lambda s, c: TitForTatAgent(**_opts(s, {"initial_concession"})),
     "hardliner": lambda s, c: HardlinerAgent(**_opts(s, set())),
-    "random": lambda s, c: RandomAgent(**_opts(s, {"p_accept"})),
     "accept-all": lambda s, c: AcceptAllAgent(**_opts(s, set())),
 }.items():
-    NEGOTIATORS.register(_kind, _factory)
+    NEGOTIATORS.register(_kind, _factory, stochastic=False)
+NEGOTIATORS.register("random", lambda s, c: RandomAgent(**_opts(s, {"p_accept"})),
+                     stochastic=True)
+# a person is neither: nothing is declared
 NEGOTIATORS.register("human", lambda s, c: _human(s, c), check=lambda s: _no_options(s))
 
 
@@ -91,8 +95,8 @@ def _pareto(spec: AgentSpec, ctx: Mapping[str, Any]) -> Agent:
 
 MEDIATORS: AgentRegistry[Mapping[str, Any], Agent] = AgentRegistry(
     "bargaining.mediator", "mediator", lazy=_OPTIONAL, label="mediator")
-MEDIATORS.register("midpoint", lambda s, c: MidpointMediator())
-MEDIATORS.register("pareto", _pareto)
+MEDIATORS.register("midpoint", lambda s, c: MidpointMediator(), stochastic=False)
+MEDIATORS.register("pareto", _pareto, stochastic=False)
 
 JUDGES: AgentRegistry[Mapping[str, Any], TerminationJudge] = AgentRegistry(
     "bargaining.judge", "judge", lazy=_OPTIONAL, label="judge")
@@ -105,14 +109,15 @@ STAGNATION_SCORERS: AgentRegistry[Mapping[str, Any], Agent] = AgentRegistry(
 JudgeFactory = Callable[[AgentSpec, Mapping[str, Any]], TerminationJudge]
 
 
-def register_negotiator(kind: str, factory: Factory) -> None:
-    """Add a negotiation agent kind."""
-    NEGOTIATORS.register(kind, factory)
+def register_negotiator(kind: str, factory: Factory, *, stochastic: Randomness = None) -> None:
+    """Add a negotiation agent kind (``stochastic``: see
+    :data:`~accord.agents.kinds.Randomness`)."""
+    NEGOTIATORS.register(kind, factory, stochastic=stochastic)
 
 
-def register_mediator(kind: str, factory: Factory) -> None:
-    """Add a mediator kind."""
-    MEDIATORS.register(kind, factory)
+def register_mediator(kind: str, factory: Factory, *, stochastic: Randomness = None) -> None:
+    """Add a mediator kind (``stochastic``: see :data:`~accord.agents.kinds.Randomness`)."""
+    MEDIATORS.register(kind, factory, stochastic=stochastic)
 
 
 def register_judge(kind: str, factory: JudgeFactory) -> None:

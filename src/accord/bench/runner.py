@@ -24,6 +24,7 @@ from accord.bench.executors import Executor, make_executor, parse_executor
 from accord.bench.expand import Plan, PlannedEpisode, episode_ids_of, expand, subset
 from accord.bench.progress import BenchProgress
 from accord.bench.provenance import provenance
+from accord.bench.seeds import seed_warnings
 from accord.bench.store import Store
 from accord.bench.worker import EpisodeTask
 
@@ -61,6 +62,8 @@ class BenchReport:
     interrupted: bool = False
     stale: int = 0
     first_error: tuple[str, str] | None = None
+    #: sentences about the plan (e.g. cells of deterministic agents run with several seeds)
+    warnings: tuple[str, ...] = ()
 
     @property
     def remaining(self) -> int:
@@ -213,7 +216,8 @@ def run_bench(config: ExperimentConfig, options: BenchOptions | None = None,
             queue = queue[:options.limit]
         report = BenchReport(config.name, path, len(plan.episodes), done, skipped, len(queue),
                              duplicates=plan.duplicates,
-                             stale=len(statuses.keys() - set(episode_ids_of(plan.episodes))))
+                             stale=len(statuses.keys() - set(episode_ids_of(plan.episodes))),
+                             warnings=tuple(seed_warnings(config)))
         state = "interrupted"
         t1 = time.perf_counter()
         try:

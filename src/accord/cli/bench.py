@@ -74,7 +74,7 @@ def _report_json(rep: BenchReport, errored: int) -> dict[str, Any]:
             "failed": rep.failed, "skipped": rep.skipped_failed, "errored": errored,
             "duplicates": rep.duplicates, "stale": rep.stale,
             "wall_seconds": round(rep.seconds, 3), "run_seconds": round(rep.run_seconds, 3),
-            "interrupted": rep.interrupted,
+            "interrupted": rep.interrupted, "warnings": list(rep.warnings),
             "first_error": None if rep.first_error is None else
             {"episode": rep.first_error[0], "error": rep.first_error[1]}}
 
@@ -131,6 +131,10 @@ def bench_command(
                            retry_failed=retry_failed, retry_errors=retry_errors,
                            quiet=quiet or as_json, llm=llm,
                            data=None if data is None else str(data), limit=limit)
+    from accord.bench.seeds import seed_warnings
+
+    for line in seed_warnings(cfg):  # before the run, on stderr (stdout may carry JSON)
+        c.warn(line)
     if dry_run:
         _dry_run(cfg, plan, options, as_json)
         return

@@ -108,6 +108,13 @@ class Domain(ABC):
         command's options). The default reads ``REST`` as the scenario name."""
         return EpisodeSpec(self.name, rest, tuple(agents), dict(params), seed)
 
+    def deterministic(self, spec: EpisodeSpec) -> bool:
+        """Whether the episode's outcome cannot depend on its seed: every agent (and any
+        other seeded role) is declared deterministic. The default, ``False``, claims
+        nothing; ``accord bench`` warns about cells for which this is ``True`` and that run
+        several seeds (their episodes are identical)."""
+        return False
+
     def headline(self, spec: EpisodeSpec) -> str:
         """One line naming the episode before its transcript (plain text; the CLI escapes it)."""
         return f"{self.name}/{spec.scenario}: {', '.join(str(a) for a in spec.agents)}"

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from accord.agents.registry import NEGOTIATORS
-from accord.agents.spec import AgentSpec
+from accord.agents.registry import MEDIATORS, NEGOTIATORS
+from accord.agents.spec import AgentSpec, parse_agent_spec
 from accord.core.scenario import Scenario
 from accord.domains.bargaining.catalog import builtin_scenarios, resolve_scenario
 from accord.domains.bargaining.metrics import bargaining_metrics
-from accord.domains.bargaining.params import BargainingParams
+from accord.domains.bargaining.params import CODE_STAGNATION, DEFAULT_JUDGE, BargainingParams
 from accord.domains.bargaining.runner import check_agents, check_params, run_negotiation
 from accord.domains.base import Domain, EpisodeSpec, RunContext, register_domain
 from accord.protocols.engine import EpisodeResult
@@ -61,6 +61,17 @@ class BargainingDomain(Domain):
         """``bargaining/NAME`` or a scenario file's path; parameters checked up front."""
         check_params(params)
         return EpisodeSpec(self.name, rest, tuple(agents), dict(params), seed)
+
+    def deterministic(self, spec: EpisodeSpec) -> bool:
+        """Every party, the mediator (if any) and the judge are declared deterministic in
+        their registries, and no model judges stagnation (a code check is)."""
+        p = check_params(spec.params)
+        roles = [(NEGOTIATORS, a) for a in spec.agents]
+        if p.mediator:
+            roles.append((MEDIATORS, parse_agent_spec(p.mediator)))
+        judge = parse_agent_spec(p.judge)
+        return (p.stagnation == CODE_STAGNATION and judge.kind == DEFAULT_JUDGE
+                and all(reg.stochastic(parse_agent_spec(a)) is False for reg, a in roles))
 
     def headline(self, spec: EpisodeSpec) -> str:
         scenario = _scenario(spec)
