@@ -93,7 +93,7 @@ def test_bargaining_defaults_are_the_protocols_and_the_engines() -> None:
     from accord.domains.bargaining.params import SEED_STAGNATION_ROUNDS
 
     assert info["stagnation_rounds"]["default"] is None
-    assert SEED_STAGNATION_ROUNDS == AlternatingConfig().stagnation_rounds
+    assert AlternatingConfig().stagnation_rounds == SEED_STAGNATION_ROUNDS
     assert "Stagnation Scorer" in info["stagnation"]["description"]
     mixed = read_params(BargainingParams, {"turn_order": ["bob", "alice"], "mediator": "pareto",
                                            "stagnation": "llm:mock/stagnation",

@@ -43,11 +43,11 @@ def seed_warnings(config: ExperimentConfig) -> list[str]:
         shown = ", ".join(names[:MAX_NAMED]) + (f" and {len(names) - MAX_NAMED} more"
                                                 if len(names) > MAX_NAMED else "")
         where = "" if sweep.key == "<root>" else f" ({sweep.key})"
+        repeats = f" x {sweep.repeat} repeats" if sweep.repeat > 1 else ""
         out.append(f"{n} of {cells} cells{where} have only deterministic agents ({shown}) "
-                   f"and run {runs} times each ({len(sweep.seeds)} seeds"
-                   + (f" x {sweep.repeat} repeats" if sweep.repeat > 1 else "") + "): their episodes are identical, so their spread reads 0. Add a "
-                   "stochastic agent (e.g. random, or an LLM at temperature > 0) or use "
-                   "seeds: 1 for them.")
+                   f"and run {runs} times each ({len(sweep.seeds)} seeds{repeats}): their "
+                   "episodes are identical, so their spread reads 0. Add a stochastic agent "
+                   "(e.g. random, or an LLM at temperature > 0) or use seeds: 1 for them.")
     return out
 
 

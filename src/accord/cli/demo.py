@@ -11,7 +11,6 @@ from rich.rule import Rule
 from accord.cli.render import print_negotiation_record, print_transcript
 from accord.domains.bargaining import analyze, resolve_scenario, run_negotiation
 
-
 #: the mediator section's parameters: the mediator is asked first when the rule fires, so
 #: it acts (under walk-first a party below its BATNA would walk before it is asked)
 MEDIATED: dict[str, Any] = {"mediator": "midpoint", "stagnation_rounds": 3,
