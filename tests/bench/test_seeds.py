@@ -77,6 +77,9 @@ def test_bench_warns_on_stderr_and_in_its_json(write_config, tmp_path: Path) -> 
     doc = json.loads(res.stdout)
     assert len(doc["warnings"]) == 1 and "boulware vs conceder" in doc["warnings"][0]
     assert "only deterministic agents" in res.stderr
+    dry = runner.invoke(app, ["bench", str(path), "--out", str(tmp_path / "d.db"), "--json",
+                              "--dry-run"])
+    assert dry.exit_code == 0 and json.loads(dry.stdout)["warnings"] == doc["warnings"]
 
 
 def _shipped(name: str, seeds: int, write_config) -> Path:

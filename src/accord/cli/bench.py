@@ -133,10 +133,11 @@ def bench_command(
                            data=None if data is None else str(data), limit=limit)
     from accord.bench.seeds import seed_warnings
 
-    for line in seed_warnings(cfg):  # before the run, on stderr (stdout may carry JSON)
+    warnings = seed_warnings(cfg)
+    for line in warnings:  # before the run, on stderr (stdout may carry JSON)
         c.warn(line)
     if dry_run:
-        _dry_run(cfg, plan, options, as_json)
+        _dry_run(cfg, plan, options, as_json, warnings)
         return
     try:
         rep = run_bench(cfg, options, plan)
@@ -184,7 +185,8 @@ def _print_after_run(name: str, rep: BenchReport) -> None:
                       "--group-by FIELD,...")
 
 
-def _dry_run(cfg: Any, plan: Any, options: BenchOptions, as_json: bool) -> None:
+def _dry_run(cfg: Any, plan: Any, options: BenchOptions, as_json: bool,
+             warnings: list[str]) -> None:
     from accord.bench import Store, select, store_path
 
     name = cfg.name
@@ -197,7 +199,7 @@ def _dry_run(cfg: Any, plan: Any, options: BenchOptions, as_json: bool) -> None:
     if as_json:
         c.emit_json({"run": name, "store": str(path), "planned": len(plan.episodes),
                      "duplicates": plan.duplicates, "done": done, "failed": failed,
-                     "to_run": len(queue)})
+                     "to_run": len(queue), "warnings": warnings})
         return
     c.console().print(f"[bold]{c.plain(name)}[/]: {len(plan.episodes)} episodes"
                       + (f" ({plan.duplicates} duplicates dropped)" if plan.duplicates else "")
