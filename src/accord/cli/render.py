@@ -96,9 +96,10 @@ def note_sentence(reason: str | None, data: Mapping[str, Any], who: str) -> str 
         if data.get("rule") == "scorer":
             what = f"the stagnation scorer judged the last {data.get('rounds')} rounds STAGNANT"
         else:
-            unit = "on any issue" if data.get("measure") == "issues" else "in utility"
-            what = (f"nobody moved more than {scalar_text(data.get('epsilon'))} {unit} for "
-                    f"{data.get('rounds')} rounds")
+            eps, k = scalar_text(data.get("epsilon")), data.get("rounds")
+            what = (f"no proposer moved further than {eps} on any issue for {k} rounds"
+                    if data.get("measure") == "issues" else
+                    f"nobody conceded more than {eps} in utility for {k} rounds")
         then = _THEN.get(str(data.get("then")), plain(data.get("then")))
         return plain(f"The stagnation rule fired: {what}; {then}.")
     if reason == "stagnation_walk":

@@ -93,8 +93,8 @@ def test_human_output_says_the_rule_ended_it_in_sentences() -> None:
     assert res.exit_code == 0, res.output
     flat = " ".join(res.output.split())
     assert "{'rule'" not in res.output and "stagnation_walk" not in res.output
-    assert "The stagnation rule fired: nobody moved more than 1e-09 in utility for 3 rounds" \
-        in flat
+    assert "The stagnation rule fired: nobody conceded more than 1e-09 in utility for 3 " \
+        "rounds; a party below its BATNA walks." in flat
     assert "buyer walks: the best offer available to it (0.00) is below its BATNA (0.40)." \
         in flat
     assert "The stagnation rule ended the episode" in flat
