@@ -31,8 +31,12 @@ def test_kinds_declare_whether_they_are_stochastic() -> None:
         assert NEGOTIATORS.stochastic(parse_agent_spec(kind)) is False, kind
     assert NEGOTIATORS.stochastic(parse_agent_spec("random")) is True
     assert NEGOTIATORS.stochastic(parse_agent_spec("human")) is None
-    assert NEGOTIATORS.stochastic(parse_agent_spec("llm:mock/negotiator")) is True
-    assert NEGOTIATORS.stochastic(parse_agent_spec("llm:mock/negotiator?temperature=0")) is None
+    assert NEGOTIATORS.stochastic(parse_agent_spec("llm:openai/gpt-4.1-mini")) is True
+    assert NEGOTIATORS.stochastic(parse_agent_spec("llm:openai/gpt-4.1-mini?temperature=0")) \
+        is None
+    # the in-process mock model is a rule-based function of its prompt, at any temperature
+    assert NEGOTIATORS.stochastic(parse_agent_spec("llm:mock/negotiator?temperature=1")) \
+        is False
     assert MEDIATORS.stochastic(parse_agent_spec("pareto")) is False
 
 
@@ -42,6 +46,9 @@ def test_deterministic_declaration_holds_for_the_concession_strategies() -> None
     for pair in (["boulware", "tit-for-tat"], ["linear", "conceder"]):
         a, b = (asyncio.run(run_negotiation(sc, pair, seed=s)).record for s in (0, 1))
         assert a == b, pair
+    mock = ["llm:mock/negotiator?temperature=1", "boulware"]
+    a, b = (asyncio.run(run_negotiation(sc, mock, seed=s)).record for s in (0, 1))
+    assert a == b
     seen = {json.dumps(asyncio.run(run_negotiation(sc, ["random", "linear"], seed=s)).record,
                        sort_keys=True) for s in range(5)}
     assert len(seen) > 1  # random is declared stochastic: its seeds give other episodes
@@ -56,7 +63,7 @@ agents:
   - [linear, random]
 params:
   - {}
-  - {mediator: "llm:mock/mediator"}
+  - {mediator: "llm:openai/gpt-4.1-mini"}  # sampled: not deterministic (never run here)
 seeds: 3
 """
 
@@ -71,7 +78,7 @@ def test_warning_names_the_deterministic_cells(write_config) -> None:
 
 
 def test_bench_warns_on_stderr_and_in_its_json(write_config, tmp_path: Path) -> None:
-    path = write_config(SPEC.replace("  - {mediator: \"llm:mock/mediator\"}\n", ""))
+    path = write_config(SPEC.split("params:")[0] + "seeds: 3\n")  # runnable offline
     res = runner.invoke(app, ["bench", str(path), "--out", str(tmp_path / "s.db"), "--json"])
     assert res.exit_code == 0, res.output
     doc = json.loads(res.stdout)

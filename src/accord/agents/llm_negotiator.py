@@ -287,8 +287,12 @@ def _judge(spec: AgentSpec, ctx: Mapping[str, Any]) -> TerminationJudge:
 
 
 def sampled(spec: AgentSpec) -> bool | None:
-    """A model samples (stochastic) unless its spec sets ``temperature=0``; at 0 nothing is
-    declared (a real endpoint may still vary)."""
+    """Whether a model's replies vary with the seed: an in-process ``mock/`` model is a
+    rule-based function of its prompt (deterministic at any temperature); any other model
+    samples (stochastic) unless its spec sets ``temperature=0``, where nothing is declared
+    (a real endpoint may still vary)."""
+    if (spec.arg or "").startswith("mock/"):
+        return False
     temperature = spec.options.get("temperature")
     return None if temperature is not None and temperature == 0 else True
 
