@@ -32,11 +32,12 @@ from typing import Any
 
 import numpy as np
 
-from accord.agents.llm_support import LLMSession, generation_config, runtime_for
+from accord.agents.llm_support import LLMSession, runtime_for, seed_base
 from accord.agents.replies import strip_private
 from accord.agents.spec import AgentSpec, AgentSpecError
 from accord.core.moves import Accept, Malformed, Message, Move, Offer, Reject, Walk
 from accord.llm import Completion, GenerationConfig, LLMClient, LLMError
+from accord.llm.generation import check_for_endpoint, generation_config
 from accord.protocols.agent import Agent
 from accord.protocols.base import Observation
 from accord.protocols.engine import DEFAULT_MAX_RETRIES
@@ -70,7 +71,8 @@ def check_model_spec(spec: AgentSpec, options: Collection[str] = (), *,
     if not spec.arg:
         raise AgentSpecError(f"{spec.kind} needs a model: e.g. {spec.kind}:{example}")
     try:
-        return generation_config({k: v for k, v in spec.options.items() if k not in options})
+        return generation_config({k: v for k, v in spec.options.items()
+                                  if k not in options and k != "timeout"})
     except ValueError as exc:
         hint = f"; agent options: {sorted(options)}" if options else ""
         raise AgentSpecError(f"agent {spec}: {exc}{hint}") from None
@@ -86,11 +88,17 @@ def llm_client(spec: AgentSpec, settings: Mapping[str, Any] | None,
     no model, an unknown option (see :func:`check_model_spec`), an unknown provider, a
     missing key or base URL, a missing SDK - raise :class:`AgentSpecError` before any call.
     """
+    spec = with_run_options(spec, settings, options)
     config = check_model_spec(spec, options, example=example)
     assert spec.arg is not None
+    settings = dict(settings or {})
+    if "timeout" in spec.options:  # this agent's own deadline per call
+        settings["timeout"] = _timeout(spec)
     try:
         client = runtime_for(settings).client(spec.arg, config)
-    except LLMError as exc:  # unknown provider, missing key or base URL: a usage error
+        check_for_endpoint(client.endpoint, config)
+    except LLMError as exc:  # unknown provider, missing key or base URL, a setting the
+        # provider cannot take: a usage error
         raise AgentSpecError(f"agent {spec}: {exc}") from None
     sdk = missing_sdk(client)
     if sdk is not None:
@@ -99,8 +107,27 @@ def llm_client(spec: AgentSpec, settings: Mapping[str, Any] | None,
     return client, config
 
 
+def with_run_options(spec: AgentSpec, settings: Mapping[str, Any] | None,
+                     options: Collection[str] = ()) -> AgentSpec:
+    """``spec`` with the run's generation options under its own (``accord run --llm-option``,
+    a bench config's ``llm.options``: ``settings["options"]``); the spec's own win."""
+    run = dict((settings or {}).get("options") or {})
+    run = {k: v for k, v in run.items() if k not in spec.options and k not in options}
+    if not run:
+        return spec
+    return dataclasses.replace(spec, options={**run, **spec.options})
+
+
+def _timeout(spec: AgentSpec) -> float:
+    value = spec.options["timeout"]
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise AgentSpecError(f"agent {spec}: timeout must be a positive number of seconds, "
+                             f"got {value!r}")
+    return float(value)
+
+
 def llm_call_note(done: Completion, reply: str, *, lead: Mapping[str, Any] | None = None,
-                  detail: bool = False) -> dict[str, Any]:
+                  detail: bool = False, seed: int | None = None) -> dict[str, Any]:
     """The data of an ``llm_call`` note: which call, model, latency, cache, tokens, reply.
 
     ``lead`` (e.g. ``{"call": "talk"}`` or ``{"module": "planning"}``) comes first;
@@ -109,6 +136,8 @@ def llm_call_note(done: Completion, reply: str, *, lead: Mapping[str, Any] | Non
     """
     data: dict[str, Any] = {**(lead or {}), "model": done.model,
                             "latency": round(done.latency, 4), "from_cache": done.from_cache}
+    if seed is not None:
+        data["seed"] = seed
     if detail:
         data["finish_reason"] = done.finish_reason
     data["prompt_tokens"] = done.usage.prompt_tokens
@@ -148,6 +177,8 @@ class LLMConversation:
     record_calls: bool = True
     #: add finish reason and cached tokens to the ``llm_call`` notes
     detailed_notes: bool = False
+    #: what the sessions' sampling seeds derive from (set by :meth:`LLMAgent.reset`)
+    seeds: tuple[Any, ...] | None = None
 
     def __init__(self, client: LLMClient, config: GenerationConfig, *, episode: str | None,
                  max_retries: int = DEFAULT_MAX_RETRIES) -> None:
@@ -167,7 +198,8 @@ class LLMConversation:
 
     def open_session(self, system: str, agent: str) -> LLMSession:
         """A new append-only session with this fixed system prompt, scoped to ``agent``."""
-        return LLMSession(self.client, system, self.config, self.episode, agent)
+        return LLMSession(self.client, system, self.config, self.episode, agent,
+                          seeds=self.seeds)
 
     def public_reply(self, text: str) -> str:
         """What of a reply may be logged (default: without ``<THINK>``-style private text)."""
@@ -185,13 +217,14 @@ class LLMConversation:
         except LLMError as exc:
             raise self.call_failed(exc, who) from exc
         if self.record_calls:
-            self.note("llm_call", self.call_note(done, lead))
+            self.note("llm_call", self.call_note(done, lead, seed=session.last_seed))
         return done
 
-    def call_note(self, done: Completion, lead: Mapping[str, Any] | None) -> dict[str, Any]:
+    def call_note(self, done: Completion, lead: Mapping[str, Any] | None, *,
+                  seed: int | None = None) -> dict[str, Any]:
         """The data of this call's ``llm_call`` note (see :func:`llm_call_note`)."""
         return llm_call_note(done, self.public_reply(done.text), lead=lead,
-                             detail=self.detailed_notes)
+                             detail=self.detailed_notes, seed=seed)
 
     def note(self, name: str, data: Mapping[str, Any]) -> None:
         """Leave a note for the trajectory (``"flag": True`` in ``data`` counts it)."""
@@ -227,6 +260,7 @@ class LLMAgent(LLMConversation, Agent):
     def reset(self, rng: np.random.Generator | None = None) -> None:
         """Forget the session, the notes and anything the subclass keeps per episode."""
         super().reset(rng)
+        self.seeds = seed_base(rng)
         self.forget()
 
     def describe(self) -> str:
