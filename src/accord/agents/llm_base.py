@@ -32,9 +32,11 @@ from typing import Any
 
 import numpy as np
 
+from accord.agents import structured
 from accord.agents.llm_support import LLMSession, runtime_for, seed_base
 from accord.agents.replies import strip_private
 from accord.agents.spec import AgentSpec, AgentSpecError
+from accord.agents.templates import render
 from accord.core.moves import Accept, Malformed, Message, Move, Offer, Reject, Walk
 from accord.llm import Completion, GenerationConfig, LLMClient, LLMError
 from accord.llm.generation import check_for_endpoint, generation_config
@@ -97,6 +99,7 @@ def llm_client(spec: AgentSpec, settings: Mapping[str, Any] | None,
     try:
         client = runtime_for(settings).client(spec.arg, config)
         check_for_endpoint(client.endpoint, config)
+        structured.resolve_mode(config.structured, client.endpoint)
     except LLMError as exc:  # unknown provider, missing key or base URL, a setting the
         # provider cannot take: a usage error
         raise AgentSpecError(f"agent {spec}: {exc}") from None
@@ -210,10 +213,12 @@ class LLMConversation:
         return RuntimeError(f"LLM call failed for {who}: {type(exc).__name__}: {exc}")
 
     async def complete(self, session: LLMSession, prompt: str, *, who: str,
-                       lead: Mapping[str, Any] | None = None) -> Completion:
-        """Append ``prompt`` to ``session``, call the model, note the call, return the reply."""
+                       lead: Mapping[str, Any] | None = None,
+                       extra: Mapping[str, Any] | None = None) -> Completion:
+        """Append ``prompt`` to ``session``, call the model (``extra``: body fields of this
+        call), note the call, return the reply."""
         try:
-            done = await session.ask(prompt)
+            done = await session.ask(prompt, extra)
         except LLMError as exc:
             raise self.call_failed(exc, who) from exc
         if self.record_calls:
@@ -296,22 +301,56 @@ class LLMAgent(LLMConversation, Agent):
         """Fields that lead this turn's ``llm_call`` note (e.g. which call it is)."""
         return None
 
+    def reply_schema(self, obs: Any) -> Mapping[str, Any] | None:
+        """The JSON schema of this turn's valid replies for structured output (see
+        :mod:`accord.agents.structured`); ``None``: this agent has none (tags only)."""
+        return None
+
+    def structured_move(self, data: Mapping[str, Any], obs: Any) -> Move:
+        """The move a reply in :meth:`reply_schema`'s shape expresses (or ``Malformed``)."""
+        raise NotImplementedError
+
+    def structured_note(self, obs: Any) -> str | None:
+        """A sentence added under the structured reply's field list (e.g. how to counter)."""
+        return None
+
+    def structured_mode(self) -> str:
+        """``off``, ``json_schema`` or ``grammar``: what this agent sends on its endpoint."""
+        return structured.resolve_mode(self.config.structured, self.client.endpoint)
+
     # -- the turn ------------------------------------------------------------------------
-    async def ask(self, obs: Any, prompt: str, lead: Mapping[str, Any] | None = None
-                  ) -> Completion:
+    async def ask(self, obs: Any, prompt: str, lead: Mapping[str, Any] | None = None,
+                  extra: Mapping[str, Any] | None = None) -> Completion:
         """One call in the agent's session (opened with :meth:`system_prompt` if needed)."""
         if self.session is None:
             self.session = self.open_session(self.system_prompt(obs), obs.role)
-        return await self.complete(self.session, prompt, who=obs.role, lead=lead)
+        return await self.complete(self.session, prompt, who=obs.role, lead=lead,
+                                   extra=extra)
 
     async def act(self, observation: Observation) -> Move:
-        """Ask the model for this turn's move, parse the reply, guard the move."""
+        """Ask the model for this turn's move, parse the reply, guard the move.
+
+        With structured output on (and a :meth:`reply_schema` for the turn), the turn's
+        schema or grammar goes with the request, the prompt ends with the reply's fields,
+        and the JSON reply is read by :meth:`structured_move` instead of :meth:`parse`.
+        """
         obs = self.check(observation)
         if self.session is None:
             self.session = self.open_session(self.system_prompt(obs), obs.role)
         await self.prepare(obs)
-        done = await self.ask(obs, self.turn_prompt(obs), self.call_lead(obs))
-        move = self.parse(done.text, obs)
+        prompt = self.turn_prompt(obs)
+        mode = self.structured_mode()
+        schema = self.reply_schema(obs) if mode != "off" else None
+        if schema is None:
+            done = await self.ask(obs, prompt, self.call_lead(obs))
+            move = self.parse(done.text, obs)
+        else:
+            prompt += "\n\n" + render("structured_reply.j2", fields=structured.describe(schema),
+                                       note=self.structured_note(obs))
+            done = await self.ask(obs, prompt, self.call_lead(obs),
+                                  structured.request_fields(mode, schema))
+            data = structured.read_json(done.text, done.finish_reason)
+            move = data if isinstance(data, Malformed) else self.structured_move(data, obs)
         if isinstance(move, Malformed):
             return move
         return await self.guard(move, obs)

@@ -97,19 +97,23 @@ class LLMSession:
         self.seeds = seeds if client.endpoint.api != "anthropic" else None
         self.last_seed: int | None = config.seed
 
-    def call_config(self) -> GenerationConfig:
-        """This call's config: the session's, with the derived seed when it sets none."""
-        if self.seeds is None or self.config.seed is not None:
-            return self.config
-        self.last_seed = call_seed(self.seeds, self.calls, self.agent)
-        return self.config.model_copy(update={"seed": self.last_seed})
+    def call_config(self, extra: Mapping[str, Any] | None = None) -> GenerationConfig:
+        """This call's config: the session's, with the derived seed when it sets none and
+        ``extra`` body fields (a turn's reply schema) over the session's own."""
+        update: dict[str, Any] = {}
+        if self.seeds is not None and self.config.seed is None:
+            self.last_seed = update["seed"] = call_seed(self.seeds, self.calls, self.agent)
+        if extra:
+            update["extra"] = {**self.config.extra, **extra}
+        return self.config.model_copy(update=update) if update else self.config
 
-    async def ask(self, user: str) -> Completion:
-        """Append ``user``, call the model, append and return its answer."""
+    async def ask(self, user: str, extra: Mapping[str, Any] | None = None) -> Completion:
+        """Append ``user``, call the model (``extra``: body fields for this call only),
+        append and return its answer."""
         self.messages.append({"role": "user", "content": user})
         self.calls += 1
         scope = CallScope(episode=self.episode, agent=self.agent, turn=self.calls)
-        done = await self.client.complete(self.messages, self.call_config(), scope=scope)
+        done = await self.client.complete(self.messages, self.call_config(extra), scope=scope)
         self.messages.append({"role": "assistant", "content": done.text})
         return done
 

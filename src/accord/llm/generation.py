@@ -15,6 +15,9 @@ config, ``accord run --llm-option KEY=VALUE`` and a bench config's ``llm.options
     ``chat_template_kwargs.enable_thinking`` (how Qwen3-style models switch their
     internal thinking off, as seed 001 ran its models); OpenAI itself takes
     ``reasoning_effort`` instead;
+``structured``
+    ``off``, ``json_schema``, ``grammar`` or ``auto``: the LLM agent sends each turn's reply
+    schema (:mod:`accord.agents.structured`);
 ``extra_body.PATH=VALUE``
     any other request-body field, dotted paths nesting (``extra_body.chat_template_kwargs.
     enable_thinking=false``), values read as YAML; an ``extra_body`` mapping in YAML too.
@@ -40,7 +43,10 @@ from accord.llm.types import GenerationConfig
 
 #: generation options an agent spec may set (besides ``extra_body.PATH`` keys)
 GENERATION_OPTIONS = frozenset({"temperature", "max_tokens", "max_completion_tokens", "top_p",
-                                 "seed", "stop", "reasoning_effort", "thinking", "extra_body"})
+                                 "seed", "stop", "reasoning_effort", "thinking", "extra_body",
+                                 "structured"})
+#: the values of ``structured`` (:mod:`accord.agents.structured` uses them)
+STRUCTURED_MODES: tuple[str, ...] = ("off", "json_schema", "grammar", "auto")
 #: the prefix of a pass-through body field given as one option
 EXTRA_PREFIX = "extra_body."
 #: ``thinking=on`` on Anthropic: the budget when none is given (the API's minimum)
@@ -112,6 +118,13 @@ def generation_config(options: Mapping[str, Any]) -> GenerationConfig:
                 raise ValueError(f"reasoning_effort must be a word such as minimal, low, "
                                  f"medium or high, got {value!r}")
             fields["reasoning_effort"] = value
+        elif key == "structured":
+            if value is False:  # YAML reads a bare off as false
+                value = "off"
+            if value not in STRUCTURED_MODES:
+                raise ValueError(f"structured must be one of {', '.join(STRUCTURED_MODES)}, "
+                                 f"got {value!r}")
+            fields["structured"] = value
         elif key == "stop":
             stops = [value] if isinstance(value, str) else value
             if not isinstance(stops, list | tuple) or not all(isinstance(s, str) and s
@@ -168,6 +181,6 @@ def anthropic_thinking(config: GenerationConfig) -> dict[str, Any] | None:
     return {"type": "enabled", "budget_tokens": budget}
 
 
-__all__ = ["ANTHROPIC_MIN_BUDGET", "EXTRA_PREFIX", "GENERATION_OPTIONS",
+__all__ = ["ANTHROPIC_MIN_BUDGET", "EXTRA_PREFIX", "GENERATION_OPTIONS", "STRUCTURED_MODES",
            "anthropic_thinking", "check_for_endpoint", "generation_config",
            "is_generation_option", "merge", "thinking_body"]

@@ -63,6 +63,9 @@ class GenerationConfig(BaseModel):
     reasoning_effort: str | None = None
     #: internal thinking off (``False``), on (``True``) or a token budget (Anthropic)
     thinking: bool | int | None = None
+    #: structured output (``off``, ``json_schema``, ``grammar``, ``auto``): read by the
+    #: LLM agent, which adds the turn's schema or grammar to each request
+    structured: str | None = None
     prompt_cache: bool = True
     extra: dict[str, Any] = Field(default_factory=dict)
 
