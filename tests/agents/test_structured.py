@@ -104,7 +104,7 @@ def test_modes_per_provider(monkeypatch: pytest.MonkeyPatch) -> None:
     assert st.resolve_mode("grammar", ep) == "grammar"
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-000000000000")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-0000000000000000")
-    with pytest.raises(AgentSpecError, match="'anthropic'.*structured=json_schema"):
+    with pytest.raises(AgentSpecError, match=r"'anthropic'.*structured=json_schema"):
         llm_client(parse_agent_spec("llm:anthropic/claude-x?structured=json_schema"), None)
     with pytest.raises(AgentSpecError, match="'openai' takes no GBNF"):
         llm_client(parse_agent_spec("llm:openai/gpt-4.1-mini?structured=grammar"), None)
