@@ -32,11 +32,14 @@ from typing import Any
 
 import numpy as np
 
-from accord.agents.llm_support import LLMSession, generation_config, runtime_for
+from accord.agents import structured
+from accord.agents.llm_support import LLMSession, runtime_for, seed_base
 from accord.agents.replies import strip_private
 from accord.agents.spec import AgentSpec, AgentSpecError
+from accord.agents.templates import render
 from accord.core.moves import Accept, Malformed, Message, Move, Offer, Reject, Walk
 from accord.llm import Completion, GenerationConfig, LLMClient, LLMError
+from accord.llm.generation import check_for_endpoint, generation_config
 from accord.protocols.agent import Agent
 from accord.protocols.base import Observation
 from accord.protocols.engine import DEFAULT_MAX_RETRIES
@@ -70,7 +73,8 @@ def check_model_spec(spec: AgentSpec, options: Collection[str] = (), *,
     if not spec.arg:
         raise AgentSpecError(f"{spec.kind} needs a model: e.g. {spec.kind}:{example}")
     try:
-        return generation_config({k: v for k, v in spec.options.items() if k not in options})
+        return generation_config({k: v for k, v in spec.options.items()
+                                  if k not in options and k != "timeout"})
     except ValueError as exc:
         hint = f"; agent options: {sorted(options)}" if options else ""
         raise AgentSpecError(f"agent {spec}: {exc}{hint}") from None
@@ -86,11 +90,18 @@ def llm_client(spec: AgentSpec, settings: Mapping[str, Any] | None,
     no model, an unknown option (see :func:`check_model_spec`), an unknown provider, a
     missing key or base URL, a missing SDK - raise :class:`AgentSpecError` before any call.
     """
+    spec = with_run_options(spec, settings, options)
     config = check_model_spec(spec, options, example=example)
     assert spec.arg is not None
+    settings = dict(settings or {})
+    if "timeout" in spec.options:  # this agent's own deadline per call
+        settings["timeout"] = _timeout(spec)
     try:
         client = runtime_for(settings).client(spec.arg, config)
-    except LLMError as exc:  # unknown provider, missing key or base URL: a usage error
+        check_for_endpoint(client.endpoint, config)
+        structured.resolve_mode(config.structured, client.endpoint)
+    except LLMError as exc:  # unknown provider, missing key or base URL, a setting the
+        # provider cannot take: a usage error
         raise AgentSpecError(f"agent {spec}: {exc}") from None
     sdk = missing_sdk(client)
     if sdk is not None:
@@ -99,8 +110,27 @@ def llm_client(spec: AgentSpec, settings: Mapping[str, Any] | None,
     return client, config
 
 
+def with_run_options(spec: AgentSpec, settings: Mapping[str, Any] | None,
+                     options: Collection[str] = ()) -> AgentSpec:
+    """``spec`` with the run's generation options under its own (``accord run --llm-option``,
+    a bench config's ``llm.options``: ``settings["options"]``); the spec's own win."""
+    run = dict((settings or {}).get("options") or {})
+    run = {k: v for k, v in run.items() if k not in spec.options and k not in options}
+    if not run:
+        return spec
+    return dataclasses.replace(spec, options={**run, **spec.options})
+
+
+def _timeout(spec: AgentSpec) -> float:
+    value = spec.options["timeout"]
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise AgentSpecError(f"agent {spec}: timeout must be a positive number of seconds, "
+                             f"got {value!r}")
+    return float(value)
+
+
 def llm_call_note(done: Completion, reply: str, *, lead: Mapping[str, Any] | None = None,
-                  detail: bool = False) -> dict[str, Any]:
+                  detail: bool = False, seed: int | None = None) -> dict[str, Any]:
     """The data of an ``llm_call`` note: which call, model, latency, cache, tokens, reply.
 
     ``lead`` (e.g. ``{"call": "talk"}`` or ``{"module": "planning"}``) comes first;
@@ -109,6 +139,8 @@ def llm_call_note(done: Completion, reply: str, *, lead: Mapping[str, Any] | Non
     """
     data: dict[str, Any] = {**(lead or {}), "model": done.model,
                             "latency": round(done.latency, 4), "from_cache": done.from_cache}
+    if seed is not None:
+        data["seed"] = seed
     if detail:
         data["finish_reason"] = done.finish_reason
     data["prompt_tokens"] = done.usage.prompt_tokens
@@ -148,6 +180,8 @@ class LLMConversation:
     record_calls: bool = True
     #: add finish reason and cached tokens to the ``llm_call`` notes
     detailed_notes: bool = False
+    #: what the sessions' sampling seeds derive from (set by :meth:`LLMAgent.reset`)
+    seeds: tuple[Any, ...] | None = None
 
     def __init__(self, client: LLMClient, config: GenerationConfig, *, episode: str | None,
                  max_retries: int = DEFAULT_MAX_RETRIES) -> None:
@@ -167,7 +201,8 @@ class LLMConversation:
 
     def open_session(self, system: str, agent: str) -> LLMSession:
         """A new append-only session with this fixed system prompt, scoped to ``agent``."""
-        return LLMSession(self.client, system, self.config, self.episode, agent)
+        return LLMSession(self.client, system, self.config, self.episode, agent,
+                          seeds=self.seeds)
 
     def public_reply(self, text: str) -> str:
         """What of a reply may be logged (default: without ``<THINK>``-style private text)."""
@@ -178,20 +213,23 @@ class LLMConversation:
         return RuntimeError(f"LLM call failed for {who}: {type(exc).__name__}: {exc}")
 
     async def complete(self, session: LLMSession, prompt: str, *, who: str,
-                       lead: Mapping[str, Any] | None = None) -> Completion:
-        """Append ``prompt`` to ``session``, call the model, note the call, return the reply."""
+                       lead: Mapping[str, Any] | None = None,
+                       extra: Mapping[str, Any] | None = None) -> Completion:
+        """Append ``prompt`` to ``session``, call the model (``extra``: body fields of this
+        call), note the call, return the reply."""
         try:
-            done = await session.ask(prompt)
+            done = await session.ask(prompt, extra)
         except LLMError as exc:
             raise self.call_failed(exc, who) from exc
         if self.record_calls:
-            self.note("llm_call", self.call_note(done, lead))
+            self.note("llm_call", self.call_note(done, lead, seed=session.last_seed))
         return done
 
-    def call_note(self, done: Completion, lead: Mapping[str, Any] | None) -> dict[str, Any]:
+    def call_note(self, done: Completion, lead: Mapping[str, Any] | None, *,
+                  seed: int | None = None) -> dict[str, Any]:
         """The data of this call's ``llm_call`` note (see :func:`llm_call_note`)."""
         return llm_call_note(done, self.public_reply(done.text), lead=lead,
-                             detail=self.detailed_notes)
+                             detail=self.detailed_notes, seed=seed)
 
     def note(self, name: str, data: Mapping[str, Any]) -> None:
         """Leave a note for the trajectory (``"flag": True`` in ``data`` counts it)."""
@@ -227,6 +265,7 @@ class LLMAgent(LLMConversation, Agent):
     def reset(self, rng: np.random.Generator | None = None) -> None:
         """Forget the session, the notes and anything the subclass keeps per episode."""
         super().reset(rng)
+        self.seeds = seed_base(rng)
         self.forget()
 
     def describe(self) -> str:
@@ -262,22 +301,56 @@ class LLMAgent(LLMConversation, Agent):
         """Fields that lead this turn's ``llm_call`` note (e.g. which call it is)."""
         return None
 
+    def reply_schema(self, obs: Any) -> Mapping[str, Any] | None:
+        """The JSON schema of this turn's valid replies for structured output (see
+        :mod:`accord.agents.structured`); ``None``: this agent has none (tags only)."""
+        return None
+
+    def structured_move(self, data: Mapping[str, Any], obs: Any) -> Move:
+        """The move a reply in :meth:`reply_schema`'s shape expresses (or ``Malformed``)."""
+        raise NotImplementedError
+
+    def structured_note(self, obs: Any) -> str | None:
+        """A sentence added under the structured reply's field list (e.g. how to counter)."""
+        return None
+
+    def structured_mode(self) -> str:
+        """``off``, ``json_schema`` or ``grammar``: what this agent sends on its endpoint."""
+        return structured.resolve_mode(self.config.structured, self.client.endpoint)
+
     # -- the turn ------------------------------------------------------------------------
-    async def ask(self, obs: Any, prompt: str, lead: Mapping[str, Any] | None = None
-                  ) -> Completion:
+    async def ask(self, obs: Any, prompt: str, lead: Mapping[str, Any] | None = None,
+                  extra: Mapping[str, Any] | None = None) -> Completion:
         """One call in the agent's session (opened with :meth:`system_prompt` if needed)."""
         if self.session is None:
             self.session = self.open_session(self.system_prompt(obs), obs.role)
-        return await self.complete(self.session, prompt, who=obs.role, lead=lead)
+        return await self.complete(self.session, prompt, who=obs.role, lead=lead,
+                                   extra=extra)
 
     async def act(self, observation: Observation) -> Move:
-        """Ask the model for this turn's move, parse the reply, guard the move."""
+        """Ask the model for this turn's move, parse the reply, guard the move.
+
+        With structured output on (and a :meth:`reply_schema` for the turn), the turn's
+        schema or grammar goes with the request, the prompt ends with the reply's fields,
+        and the JSON reply is read by :meth:`structured_move` instead of :meth:`parse`.
+        """
         obs = self.check(observation)
         if self.session is None:
             self.session = self.open_session(self.system_prompt(obs), obs.role)
         await self.prepare(obs)
-        done = await self.ask(obs, self.turn_prompt(obs), self.call_lead(obs))
-        move = self.parse(done.text, obs)
+        prompt = self.turn_prompt(obs)
+        mode = self.structured_mode()
+        schema = self.reply_schema(obs) if mode != "off" else None
+        if schema is None:
+            done = await self.ask(obs, prompt, self.call_lead(obs))
+            move = self.parse(done.text, obs)
+        else:
+            prompt += "\n\n" + render("structured_reply.j2", fields=structured.describe(schema),
+                                       note=self.structured_note(obs))
+            done = await self.ask(obs, prompt, self.call_lead(obs),
+                                  structured.request_fields(mode, schema))
+            data = structured.read_json(done.text, done.finish_reason)
+            move = data if isinstance(data, Malformed) else self.structured_move(data, obs)
         if isinstance(move, Malformed):
             return move
         return await self.guard(move, obs)

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from accord.agents import structured as st
 from accord.agents.base import Agent
 from accord.agents.guards import Leak, PrivateValue, find_leaks, quote_counterpart
 from accord.agents.guards.judge import LeakJudge
@@ -46,7 +47,7 @@ from accord.agents.utility_render import (
     labelled_private_values,
     utility_payload,
 )
-from accord.core.moves import Message, Move, Offer, Reject, Walk
+from accord.core.moves import Accept, Malformed, Message, Move, Offer, Reject, Suggest, Walk
 from accord.llm import GenerationConfig, LLMClient, LLMError
 from accord.protocols.base import Observation, Termination
 from accord.protocols.engine import DEFAULT_MAX_RETRIES
@@ -109,6 +110,39 @@ class LLMNegotiator(LLMAgent):
     def parse(self, text: str, obs: NegotiationObservation) -> Move:
         issues = {k: list(v) for k, v in obs.issue_values().items()}
         return parse_negotiation_reply(text, issues, obs.phase, current=obs.current_offer)
+
+    def reply_schema(self, obs: NegotiationObservation) -> Mapping[str, Any]:
+        """The moves of this turn: offer or walk when proposing; accept, reject (the
+        package is the counter-offer) or walk when answering; a full package always."""
+        moves = ["offer", "walk"] if obs.phase == "propose" else ["accept", "reject", "walk"]
+        package = st.obj({k: st.enum(v) for k, v in obs.issue_values().items()})
+        return st.obj({"move": st.enum(moves), "package": package, "message": st.text()})
+
+    def structured_note(self, obs: NegotiationObservation) -> str | None:
+        if obs.phase == "propose":
+            return "The package is your offer (with move walk it is ignored)."
+        return ("With move reject, the package is your counter-offer; with accept or walk it "
+                "is ignored.")
+
+    def structured_move(self, data: Mapping[str, Any], obs: NegotiationObservation) -> Move:
+        move = data.get("move")
+        message = data.get("message")
+        message = message.strip() or None if isinstance(message, str) else None
+        package = data.get("package")
+        legal = st.enum_of(self.reply_schema(obs), "move")
+        if move not in legal:
+            return Malformed("invalid_move", f"move must be one of {', '.join(legal)}; got "
+                             f"{str(move)[:40]!r}.", raw=json.dumps(data)[:200])
+        if move == "walk":
+            return Walk(message or "walked away")
+        if move == "accept":
+            return Accept(message=message)
+        if not isinstance(package, dict):
+            return Malformed("invalid_json", "package must be an object with a value for "
+                             "every issue.", raw=json.dumps(data)[:200])
+        if move == "reject":
+            return Reject(counter=Offer(package), message=message)
+        return Offer(package, message=message)
 
     async def guard(self, move: Move, obs: NegotiationObservation) -> Move:
         if isinstance(move, Message):
@@ -190,6 +224,18 @@ class LLMMediator(LLMAgent):
 
     def parse(self, text: str, obs: MediatorObservation) -> Move:
         return parse_mediator_reply(text)
+
+    def reply_schema(self, obs: MediatorObservation) -> Mapping[str, Any]:
+        """A full package to suggest and the rationale for it."""
+        package = st.obj({k: st.enum(v) for k, v in self._issues(obs).items()})
+        return st.obj({"package": package, "rationale": st.text()})
+
+    def structured_move(self, data: Mapping[str, Any], obs: MediatorObservation) -> Move:
+        package, why = data.get("package"), data.get("rationale")
+        if not isinstance(package, dict):
+            return Malformed("invalid_json", "package must be an object with a value for "
+                             "every issue.", raw=json.dumps(data)[:200])
+        return Suggest(package, rationale=why if isinstance(why, str) and why else None)
 
     def call_failed(self, exc: LLMError, who: str) -> Exception:
         return RuntimeError(f"LLM mediator call failed ({self.client.model}): "

@@ -84,9 +84,11 @@ class LLMStagnationScorer(LLMAgent):
     def parse(self, text: str, obs: StagnationObservation) -> Move:
         return parse_stagnation_reply(text)
 
-    def call_note(self, done: Completion, lead: Mapping[str, Any] | None) -> dict[str, Any]:
-        """The scorer's short note: model, cache hit and the first 500 characters."""
+    def call_note(self, done: Completion, lead: Mapping[str, Any] | None, *,
+                  seed: int | None = None) -> dict[str, Any]:
+        """The scorer's short note: model, cache hit, seed and the first 500 characters."""
         return {"model": done.model, "from_cache": done.from_cache,
+                **({"seed": seed} if seed is not None else {}),
                 "reply": strip_private(done.text)[:500]}
 
     def call_failed(self, exc: LLMError, who: str) -> Exception:

@@ -9,8 +9,11 @@ episodes.
 from __future__ import annotations
 
 import threading
+import zlib
 from collections.abc import Mapping
 from typing import Any
+
+import numpy as np
 
 from accord.llm import (
     CallScope,
@@ -20,12 +23,14 @@ from accord.llm import (
     LLMClient,
     LLMRuntime,
 )
+from accord.llm.generation import GENERATION_OPTIONS, generation_config
+
+__all__ = ["GENERATION_OPTIONS", "LLMSession", "call_seed", "generation_config", "runtime_for",
+           "seed_base"]
 
 _RUNTIMES: dict[tuple[Any, ...], LLMRuntime] = {}
 _LOCK = threading.Lock()
 
-#: generation options an agent spec may set (``llm:MODEL?temperature=0.2``)
-GENERATION_OPTIONS = {"temperature", "max_tokens", "top_p", "seed"}
 
 
 def runtime_for(settings: Mapping[str, Any] | None) -> LLMRuntime:
@@ -50,30 +55,65 @@ def runtime_for(settings: Mapping[str, Any] | None) -> LLMRuntime:
         return rt
 
 
-def generation_config(options: Mapping[str, Any]) -> GenerationConfig:
-    """A generation config from agent-spec options (unknown keys are rejected)."""
-    bad = sorted(set(options) - GENERATION_OPTIONS)
-    if bad:
-        raise ValueError(f"unknown LLM option(s) {bad}; allowed: {sorted(GENERATION_OPTIONS)}")
-    return GenerationConfig(**dict(options))
+#: the spawn-key word that keeps the sampling seeds' stream apart from the agent's own draws
+SEED_STREAM = 0x5EED
+
+
+def seed_base(rng: np.random.Generator | None) -> tuple[Any, ...] | None:
+    """What an agent's sampling seeds derive from: its generator's seed sequence
+    (``default_rng([episode_seed, party_index])`` in every domain), read without
+    drawing from the generator; ``None`` for a generator that has none."""
+    seq = getattr(getattr(rng, "bit_generator", None), "seed_seq", None)
+    if not isinstance(seq, np.random.SeedSequence) or seq.entropy is None:
+        return None
+    return (seq.entropy, tuple(seq.spawn_key))
+
+
+def call_seed(base: tuple[Any, ...], call: int, session: str = "") -> int:
+    """The sampling seed of call ``call`` (1, 2, ...) of a session: a 31-bit value derived
+    from (episode seed, party, session label, call index), so the same episode seed gives
+    the same requests and another seed other samples (seed 002's "rotate seeds")."""
+    entropy, spawn_key = base
+    label = zlib.crc32(session.encode("utf-8", "replace"))
+    seq = np.random.SeedSequence(entropy, spawn_key=(*spawn_key, SEED_STREAM, label, call))
+    return int(seq.generate_state(1, np.uint32)[0] >> 1)
 
 
 class LLMSession:
-    """One configured model session: a fixed system prompt plus appended turns."""
+    """One configured model session: a fixed system prompt plus appended turns.
+
+    With a ``seeds`` base (see :func:`seed_base`) and no ``seed`` in the config, each call
+    carries its own derived sampling seed (:func:`call_seed`) where the provider takes one
+    (not Anthropic); ``last_seed`` is the seed of the latest call (``None``: none sent).
+    """
 
     def __init__(self, client: LLMClient, system: str, config: GenerationConfig,
-                 episode: str | None, agent: str) -> None:
+                 episode: str | None, agent: str,
+                 seeds: tuple[Any, ...] | None = None) -> None:
         self.client, self.config = client, config
         self.episode, self.agent = episode, agent
         self.messages: list[dict[str, str]] = [{"role": "system", "content": system}]
         self.calls = 0
+        self.seeds = seeds if client.endpoint.api != "anthropic" else None
+        self.last_seed: int | None = config.seed
 
-    async def ask(self, user: str) -> Completion:
-        """Append ``user``, call the model, append and return its answer."""
+    def call_config(self, extra: Mapping[str, Any] | None = None) -> GenerationConfig:
+        """This call's config: the session's, with the derived seed when it sets none and
+        ``extra`` body fields (a turn's reply schema) over the session's own."""
+        update: dict[str, Any] = {}
+        if self.seeds is not None and self.config.seed is None:
+            self.last_seed = update["seed"] = call_seed(self.seeds, self.calls, self.agent)
+        if extra:
+            update["extra"] = {**self.config.extra, **extra}
+        return self.config.model_copy(update=update) if update else self.config
+
+    async def ask(self, user: str, extra: Mapping[str, Any] | None = None) -> Completion:
+        """Append ``user``, call the model (``extra``: body fields for this call only),
+        append and return its answer."""
         self.messages.append({"role": "user", "content": user})
         self.calls += 1
         scope = CallScope(episode=self.episode, agent=self.agent, turn=self.calls)
-        done = await self.client.complete(self.messages, self.config, scope=scope)
+        done = await self.client.complete(self.messages, self.call_config(extra), scope=scope)
         self.messages.append({"role": "assistant", "content": done.text})
         return done
 

@@ -62,7 +62,7 @@ SWEEP_KEYS = ("domain", "scenarios", "scenario", "agents", "params", "seeds", "r
 TOP_KEYS = ("name", "description", "plugins", "sweeps", "store", "concurrency", "executor",
             "timeout", "llm", "data", "require_approval")
 #: keys of the ``llm`` block (what :func:`accord.agents.llm_support.runtime_for` reads)
-LLM_KEYS = ("cache", "cache_mode", "timeout", "concurrency")
+LLM_KEYS = ("cache", "cache_mode", "timeout", "concurrency", "options")
 #: episodes one run may plan unless ``--max-episodes`` raises it
 MAX_EPISODES = 1_000_000
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]*$")
@@ -315,6 +315,16 @@ def parse_config(data: Any, source: str = "<config>", lines: Mapping[str, int] |
     if not isinstance(llm, Mapping):
         raise w.error("llm", "expected a mapping such as {cache: PATH, cache_mode: rw}")
     _check_keys(w, llm, "llm", LLM_KEYS)
+    if llm.get("options") is not None:
+        from accord.llm.generation import generation_config
+
+        if not isinstance(llm["options"], Mapping):
+            raise w.error("llm.options", "expected a mapping of generation settings such as "
+                          "{thinking: off, reasoning_effort: low}")
+        try:
+            generation_config(llm["options"])
+        except ValueError as exc:
+            raise w.error("llm.options", str(exc)) from None
     conc = data.get("concurrency")
     timeout = data.get("timeout")
     if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))

@@ -100,6 +100,8 @@ def bench_command(
     as_json: bool = c.json_option(),
     cache: Path | None = c.cache_option(),
     cache_mode: str | None = c.cache_mode_option(None),
+    llm_option: list[str] = c.llm_option_option(),
+    llm_timeout: float | None = c.llm_timeout_option(),
     data: Path | None = c.data_option(),
     limit: int | None = typer.Option(None, "--limit", min=0,
                                      help="Run at most N of the pending episodes."),
@@ -125,7 +127,8 @@ def bench_command(
         raise c.fail(str(exc.args[0])) from None
     except (ConfigError, AgentSpecError) as exc:
         raise c.fail(str(exc)) from None
-    llm = c.llm_settings(cache, cache_mode, cfg.llm)
+    llm = c.llm_settings(cache, cache_mode, cfg.llm, options=c.parse_llm_options(llm_option),
+                         timeout=llm_timeout)
     options = BenchOptions(store=None if out is None else str(out), executor=executor,
                            concurrency=concurrency,
                            retry_failed=retry_failed, retry_errors=retry_errors,

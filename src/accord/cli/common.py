@@ -110,6 +110,49 @@ def cache_mode_option(default: str | None = "rw") -> Any:
                         "makes no request and needs --cache).", metavar="MODE")
 
 
+def llm_option_option() -> Any:
+    """``--llm-option KEY=VALUE`` (repeatable): a generation setting for every LLM agent."""
+    return typer.Option([], "--llm-option", metavar="KEY=VALUE", help="A generation "
+                        "setting for every LLM agent of the run (repeatable; an agent spec's "
+                        "own option wins): temperature, top_p, max_tokens, "
+                        "max_completion_tokens, seed, stop, reasoning_effort, thinking "
+                        "(off|on|BUDGET), extra_body.PATH (any body field); VALUE read as "
+                        "YAML.")
+
+
+def llm_timeout_option() -> Any:
+    """``--llm-timeout SECONDS``: the deadline of each LLM call."""
+    return typer.Option(None, "--llm-timeout", min=0.001, metavar="SECONDS",
+                        help="Seconds each LLM call may take (default: $ACCORD_LLM_TIMEOUT, "
+                        "else 60; local CPU servers may need several minutes).")
+
+
+def parse_llm_options(items: list[str]) -> dict[str, Any]:
+    """``--llm-option KEY=VALUE`` pairs, checked as generation options (exit 2 if not)."""
+    from accord.core.safeload import LoadError, parse_yaml
+    from accord.llm.generation import generation_config
+
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, text = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise fail(f"--llm-option wants KEY=VALUE, got {item!r}")
+        try:
+            out[key] = parse_yaml(text, f"--llm-option {key[:100]}").data if text.strip() else ""
+        except LoadError as exc:
+            raise fail(str(exc)) from None
+    try:
+        generation_config(out)
+    except ValueError as exc:
+        raise fail(f"--llm-option: {exc}") from None
+    return out
+
+
+#: the environment variable of the LLM call deadline (``--llm-timeout`` wins)
+TIMEOUT_ENV = "ACCORD_LLM_TIMEOUT"
+
+
 def alias_option(*names: str) -> Any:
     """A hidden old spelling of an option, kept for one release."""
     return typer.Option(None, *names, hidden=True)
@@ -213,11 +256,16 @@ def emit_json(obj: Any) -> None:
 # -- LLM settings ----------------------------------------------------------------------
 
 def llm_settings(cache: Path | str | None, cache_mode: str | None,
-                 config_llm: dict[str, Any] | None = None) -> dict[str, Any]:
-    """LLM settings from ``--cache``/``--cache-mode`` (over a config's ``llm:`` block).
+                 config_llm: dict[str, Any] | None = None, *,
+                 options: dict[str, Any] | None = None,
+                 timeout: float | None = None) -> dict[str, Any]:
+    """LLM settings from ``--cache``/``--cache-mode``, ``--llm-option`` and
+    ``--llm-timeout`` (over a config's ``llm:`` block; the timeout over
+    ``$ACCORD_LLM_TIMEOUT`` over the config's).
 
     The one check every command shares: a bad mode, or replay with no cache to replay
-    from (which would silently make paid calls), is a usage error (exit 2).
+    from (which would silently make paid calls), or a timeout that is not a positive
+    number, is a usage error (exit 2).
     """
     if cache_mode is not None and cache_mode not in CACHE_MODES:
         raise fail(f"--cache-mode must be one of {', '.join(CACHE_MODES)}, got {cache_mode!r}")
@@ -226,6 +274,18 @@ def llm_settings(cache: Path | str | None, cache_mode: str | None,
         out["cache"] = str(cache)
     if cache_mode is not None:
         out["cache_mode"] = cache_mode
+    if options:
+        out["options"] = {**(out.get("options") or {}), **options}
+    env_timeout = os.environ.get(TIMEOUT_ENV, "").strip()
+    if timeout is None and env_timeout:
+        try:
+            timeout = float(env_timeout)
+        except ValueError:
+            raise fail(f"{TIMEOUT_ENV}={env_timeout[:40]!r} is not a number of seconds") from None
+        if not 0 < timeout < float("inf"):
+            raise fail(f"{TIMEOUT_ENV} must be a positive number of seconds, got {env_timeout!r}")
+    if timeout is not None:
+        out["timeout"] = timeout
     mode = out.get("cache_mode", "rw")
     if mode == "replay":
         if not out.get("cache"):

@@ -12,6 +12,8 @@ model string                       endpoint
 ``openai-api/<name>/<model>``      any OpenAI-compatible endpoint at ``<NAME>_BASE_URL``
                                    with ``<NAME>_API_KEY`` (``<NAME>`` is ``name``
                                    upper-cased, non-alphanumerics as ``_``)
+``llamacpp/<path>.gguf``           a local GGUF model, served by llama.cpp in this process
+                                   (``accord[local]``; :mod:`accord.llm.local`); no key
 ``mock/<policy>``                  in process, answered by the stub policy ``<policy>``
 =================================  ==========================================================
 
@@ -185,6 +187,15 @@ def _openai_api(rest: str, spec: str, env: Mapping[str, str]) -> Endpoint:
     prefix = env_prefix(name)
     url = _base_url(env, f"{prefix}_BASE_URL", spec)
     return Endpoint(f"openai-api/{name}", model, "openai", url, f"{prefix}_API_KEY", True, spec)
+
+
+@register_provider("llamacpp")
+def _llamacpp(rest: str, spec: str, env: Mapping[str, str]) -> Endpoint:
+    # starts llama.cpp's server in this process the first time (accord[local])
+    from accord.llm.local import local_base_url, model_path
+
+    url = local_base_url(model_path(rest, spec), env)
+    return Endpoint("llamacpp", rest, "openai", url, None, False, spec)
 
 
 @register_provider("mock")

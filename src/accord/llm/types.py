@@ -42,7 +42,8 @@ def normalize_messages(messages: Sequence[Mapping[str, Any]]) -> list[ChatMessag
 class GenerationConfig(BaseModel):
     """How to sample: every field here is part of the cache key.
 
-    ``None`` leaves the provider's default. ``prompt_cache`` asks providers that need
+    ``None`` leaves the provider's default (:mod:`accord.llm.generation` reads them from
+    agent-spec options and maps them per provider). ``prompt_cache`` asks providers that need
     explicit markers (Anthropic) to cache the session prefix; OpenAI-compatible
     endpoints cache prefixes automatically. ``extra`` is passed through as extra
     request-body fields.
@@ -55,6 +56,16 @@ class GenerationConfig(BaseModel):
     top_p: float | None = Field(default=None, gt=0.0, le=1.0)
     seed: int | None = None
     stop: tuple[str, ...] | None = None
+    #: OpenAI's name for the completion budget, sent as given (``max_tokens`` is mapped
+    #: to it for OpenAI itself)
+    max_completion_tokens: int | None = Field(default=None, gt=0)
+    #: reasoning models' effort (``minimal``, ``low``, ``medium``, ``high``, ...)
+    reasoning_effort: str | None = None
+    #: internal thinking off (``False``), on (``True``) or a token budget (Anthropic)
+    thinking: bool | int | None = None
+    #: structured output (``off``, ``json_schema``, ``grammar``, ``auto``): read by the
+    #: LLM agent, which adds the turn's schema or grammar to each request
+    structured: str | None = None
     prompt_cache: bool = True
     extra: dict[str, Any] = Field(default_factory=dict)
 

@@ -18,6 +18,7 @@ import anthropic
 from accord.llm.backends.base import Backend, RawReply, error_message, garbled_body, status_failure
 from accord.llm.backends.transport import connection_failure, http_client
 from accord.llm.errors import InvalidMessagesError, LLMError
+from accord.llm.generation import anthropic_thinking
 from accord.llm.providers import Endpoint
 from accord.llm.retry import Transient
 from accord.llm.types import ChatMessage, GenerationConfig, Usage
@@ -56,8 +57,17 @@ def to_anthropic(messages: list[ChatMessage], prompt_cache: bool = True
 
 
 def request_params(config: GenerationConfig) -> dict[str, Any]:
-    """Messages API keyword arguments for ``config`` (``seed`` is not supported there)."""
-    params: dict[str, Any] = {"max_tokens": config.max_tokens or DEFAULT_MAX_TOKENS}
+    """Messages API keyword arguments for ``config``: ``thinking`` as Anthropic's block
+    (:func:`~accord.llm.generation.anthropic_thinking`); ``seed`` and ``reasoning_effort``
+    are refused before any call (:func:`~accord.llm.generation.check_for_endpoint`), a
+    derived per-call seed is never sent here."""
+    thinking = anthropic_thinking(config)
+    budget = thinking.get("budget_tokens", 0) if thinking else 0
+    limit = config.max_tokens or config.max_completion_tokens
+    # thinking counts against max_tokens, which must exceed the budget
+    params: dict[str, Any] = {"max_tokens": limit or DEFAULT_MAX_TOKENS + budget}
+    if thinking is not None:
+        params["thinking"] = thinking
     if config.temperature is not None:
         params["temperature"] = min(config.temperature, 1.0)
     if config.top_p is not None:

@@ -19,6 +19,7 @@ from accord.llm.backends.base import (
 )
 from accord.llm.backends.transport import connection_failure, http_client
 from accord.llm.errors import LLMError
+from accord.llm.generation import merge, thinking_body
 from accord.llm.providers import Endpoint
 from accord.llm.retry import Transient
 from accord.llm.types import ChatMessage, GenerationConfig, Usage
@@ -90,7 +91,10 @@ def request_params(endpoint: Endpoint, config: GenerationConfig) -> dict[str, An
     """Chat Completions keyword arguments for ``config`` (``None`` fields left out).
 
     OpenAI itself takes ``max_completion_tokens`` (its reasoning models refuse
-    ``max_tokens``); other compatible servers take ``max_tokens``.
+    ``max_tokens``); other compatible servers take ``max_tokens``. ``thinking`` becomes
+    ``chat_template_kwargs.enable_thinking`` (:func:`~accord.llm.generation.thinking_body`;
+    :func:`~accord.llm.generation.check_for_endpoint` refused it for OpenAI itself), under
+    any ``extra`` fields, which reach the body as they are.
     """
     params: dict[str, Any] = {}
     if config.temperature is not None:
@@ -104,8 +108,13 @@ def request_params(endpoint: Endpoint, config: GenerationConfig) -> dict[str, An
     if config.max_tokens is not None:
         key = "max_completion_tokens" if endpoint.provider == "openai" else "max_tokens"
         params[key] = config.max_tokens
-    if config.extra:
-        params["extra_body"] = dict(config.extra)
+    if config.max_completion_tokens is not None:
+        params["max_completion_tokens"] = config.max_completion_tokens
+    if config.reasoning_effort is not None:
+        params["reasoning_effort"] = config.reasoning_effort
+    extra = merge(thinking_body(config), config.extra)
+    if extra:
+        params["extra_body"] = extra
     return params
 
 

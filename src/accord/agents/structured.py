@@ -1,0 +1,181 @@
+"""Structured output: the exact shape of a valid reply, sent so the model must keep to it.
+
+A small model cannot follow a free-form tag format; every serious server can force a
+reply into a JSON schema (OpenAI ``response_format: json_schema``, vLLM structured
+outputs, llama.cpp's ``response_format`` / ``json_schema``) or a GBNF grammar
+(llama.cpp ``grammar``). An LLM agent with ``structured=json_schema|grammar|auto`` (a
+generation option, so part of the cache key) derives, per turn, the schema of the moves
+its protocol allows now (issue values, actions, ...), sends it, and reads the JSON reply
+into the same typed move the tag parser would give; the protocol validates it as always.
+Free text (a message) stays free inside the schema, bounded in length.
+
+The subset of JSON Schema used here (objects with fixed, required properties; ``enum``;
+strings with ``maxLength``; integers) converts to GBNF by :func:`to_gbnf`, so ``grammar``
+needs no other library.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from accord.core.moves import Malformed
+from accord.llm.errors import ConfigurationError
+from accord.llm.generation import STRUCTURED_MODES as MODES
+from accord.llm.providers import Endpoint
+
+#: the longest free-text field a schema allows (a bound also keeps small models from rambling)
+MESSAGE_CHARS = 300
+#: the most characters of a structured reply read as JSON (a schema-bound reply is short)
+MAX_REPLY_CHARS = 20_000
+_FENCE = re.compile(r"\A\s*```[a-zA-Z]*[ \t]*\n?(.*?)\n?[ \t]*```\s*\Z", re.S)
+
+
+def resolve_mode(mode: str | None, endpoint: Endpoint) -> str:
+    """What ``mode`` means on ``endpoint``: ``auto`` is ``json_schema`` on OpenAI-compatible
+    endpoints and ``off`` elsewhere (the in-process mock answers in tags; Anthropic takes no
+    response schema); an explicit mode the endpoint cannot take is a
+    :class:`ConfigurationError` naming the provider."""
+    if mode in (None, "off"):
+        return "off"
+    if mode == "auto":
+        return "json_schema" if endpoint.api == "openai" else "off"
+    if endpoint.api == "anthropic":
+        raise ConfigurationError(f"provider {endpoint.provider!r} (Anthropic) takes no "
+                                 f"structured={mode} (no response schema or grammar); use "
+                                 "structured=off or auto")
+    if mode == "grammar" and endpoint.provider == "openai":
+        raise ConfigurationError("provider 'openai' takes no GBNF grammar; use "
+                                 "structured=json_schema")
+    return mode
+
+
+def request_fields(mode: str, schema: Mapping[str, Any], name: str = "reply"
+                   ) -> dict[str, Any]:
+    """The request-body fields that send ``schema`` under ``mode``."""
+    if mode == "json_schema":
+        return {"response_format": {"type": "json_schema", "json_schema": {
+            "name": name, "strict": True, "schema": dict(schema)}}}
+    if mode == "grammar":
+        return {"grammar": to_gbnf(schema)}
+    return {}
+
+
+def obj(properties: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """An object schema whose every property is required and nothing else is allowed
+    (what OpenAI's strict mode asks for)."""
+    return {"type": "object", "properties": dict(properties), "required": list(properties),
+            "additionalProperties": False}
+
+
+def enum(values: Sequence[Any]) -> dict[str, Any]:
+    """A schema admitting exactly ``values``."""
+    return {"enum": list(values)}
+
+
+def enum_of(schema: Mapping[str, Any], key: str) -> list[Any]:
+    """The values property ``key`` of an object ``schema`` admits."""
+    return list(schema["properties"][key]["enum"])
+
+
+def text(max_chars: int = MESSAGE_CHARS) -> dict[str, Any]:
+    """A free-text string of at most ``max_chars`` characters."""
+    return {"type": "string", "maxLength": max_chars}
+
+
+def read_json(reply: str, finish_reason: str | None) -> dict[str, Any] | Malformed:
+    """The JSON object of a structured reply, or a :class:`Malformed` move with feedback
+    (cut off by the token budget, not JSON, not an object, too long)."""
+    if finish_reason == "length":
+        return Malformed("truncated", "Your reply was cut off before it ended (the token "
+                         "budget ran out): answer with a shorter JSON object, keeping the "
+                         "message brief.", raw=reply[:200])
+    if len(reply) > MAX_REPLY_CHARS:
+        return Malformed("reply_too_long", f"Your reply has {len(reply)} characters; answer "
+                         "with one short JSON object.", raw=reply[:200])
+    body = reply.strip()
+    fenced = _FENCE.match(body)
+    if fenced:
+        body = fenced.group(1)
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError) as exc:
+        why = exc.msg if isinstance(exc, json.JSONDecodeError) else type(exc).__name__
+        return Malformed("invalid_json", f"Your reply is not valid JSON ({why}); answer with "
+                         "one JSON object of the requested shape.", raw=reply[:200])
+    if not isinstance(data, dict):
+        return Malformed("invalid_json", "Your reply must be one JSON object, not "
+                         f"{type(data).__name__}.", raw=reply[:200])
+    return data
+
+
+def describe(schema: Mapping[str, Any], indent: str = "") -> list[str]:
+    """One line per property of an object ``schema``: its name and what it may hold, for
+    the prompt that asks for the JSON reply."""
+    lines: list[str] = []
+    for key, node in schema.get("properties", {}).items():
+        if "enum" in node:
+            what = "one of " + ", ".join(json.dumps(v, ensure_ascii=False) for v in node["enum"])
+        elif node.get("type") == "object":
+            lines.append(f"{indent}- {key}: an object with")
+            lines.extend(describe(node, indent + "  "))
+            continue
+        elif node.get("type") == "string":
+            what = f"free text of at most {node.get('maxLength', MESSAGE_CHARS)} characters"
+        else:
+            what = str(node.get("type", "a value"))
+        lines.append(f"{indent}- {key}: {what}")
+    return lines
+
+
+# -- GBNF ------------------------------------------------------------------------------------
+_WS = 'ws ::= [ \\t\\n]{0,2}'
+_CHAR = r'char ::= [^"\\\x7F\x00-\x1F] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F]{4})'
+
+
+def _literal(value: Any) -> str:
+    """A GBNF literal matching the JSON encoding of ``value``."""
+    return json.dumps(json.dumps(value, ensure_ascii=False), ensure_ascii=False)
+
+
+def to_gbnf(schema: Mapping[str, Any]) -> str:
+    """A GBNF grammar (llama.cpp) for ``schema``, in the subset :mod:`structured` writes.
+
+    Properties come in the schema's order, all required; ``enum`` values are literals;
+    strings are JSON strings of at most ``maxLength`` characters; ``integer`` an optional
+    minus and digits. Anything else is a ``ValueError`` (the schemas are accord's own)."""
+    rules: dict[str, str] = {}
+
+    def rule(node: Mapping[str, Any], name: str) -> str:
+        rules[name] = ""  # a parent's rule comes before its parts'
+        if "enum" in node:
+            rules[name] = " | ".join(_literal(v) for v in node["enum"])
+        elif "anyOf" in node:
+            alts = [rule(sub, f"{name}-{i}") for i, sub in enumerate(node["anyOf"])]
+            rules[name] = " | ".join(alts)
+        elif node.get("type") == "object":
+            props = node.get("properties", {})
+            parts = ['"{" ws']
+            for i, (key, sub) in enumerate(props.items()):
+                sep = '"," ws ' if i else ""
+                parts.append(f'{sep}{_literal(key)} ws ":" ws {rule(sub, f"{name}-{i}")} ws')
+            parts.append('"}"')
+            rules[name] = " ".join(parts)
+        elif node.get("type") == "string":
+            most = int(node.get("maxLength", MESSAGE_CHARS))
+            rules[name] = f'"\\"" char{{0,{most}}} "\\""'
+        elif node.get("type") == "integer":
+            rules[name] = '"-"? [0-9]{1,12}'
+        else:
+            raise ValueError(f"to_gbnf: unsupported schema part {dict(node)!r}")
+        return name
+
+    rule(schema, "root")
+    body = [f"{name} ::= {expr}" for name, expr in rules.items()]
+    return "\n".join([*body, _WS, _CHAR]) + "\n"
+
+
+__all__ = ["MAX_REPLY_CHARS", "MESSAGE_CHARS", "MODES", "describe", "enum", "enum_of", "obj",
+           "read_json", "request_fields", "resolve_mode", "text", "to_gbnf"]
