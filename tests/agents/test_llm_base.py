@@ -65,6 +65,7 @@ def test_malformed_gets_the_parsers_feedback_and_a_retry_until_the_budget(stub_e
         stub_env(stub)
         res = _episode(_walker(stub, "junk"), max_retries=2)
         prompts = [r.messages[-1]["content"] for r in stub.completion_requests]
+        sessions = [r.messages for r in stub.completion_requests]
     assert (res.status, res.who) == ("error", "buyer")
     invalid = res.trajectory.of_kind("invalid")
     assert [e.reason for e in invalid] == ["no_walk_tag"] * 3  # 1 + Bounds.max_retries
@@ -72,8 +73,38 @@ def test_malformed_gets_the_parsers_feedback_and_a_retry_until_the_budget(stub_e
     assert "3 invalid attempts" in (res.detail or "") and FEEDBACK in (res.detail or "")
     assert len(prompts) == 3
     assert prompts[0] == "Round 1: your move."
-    assert prompts[1] == f"Refused (no_walk_tag): {FEEDBACK} This is attempt 2 of 3."
-    assert prompts[2] == f"Refused (no_walk_tag): {FEEDBACK} This is attempt 3 of 3."
+    # a retry resends the turn's prompt with the feedback; the broken reply is not shown
+    assert prompts[1] == ("Round 1: your move.\n\n"
+                          f"Refused (no_walk_tag): {FEEDBACK} This is attempt 2 of 3.")
+    assert prompts[2] == ("Round 1: your move.\n\n"
+                          f"Refused (no_walk_tag): {FEEDBACK} This is attempt 3 of 3.")
+    assert all([m["role"] for m in msgs] == ["system", "user"] for msgs in sessions)
+    assert not any("no idea" in m["content"] for msgs in sessions for m in msgs)
+
+
+def test_keep_failed_replies_keeps_the_old_session(stub_env: Any) -> None:
+    with StubServer(policies={"junk": ScriptedPolicy(["no idea"], cycle=True)}) as stub:
+        stub_env(stub)
+        agent = _walker(stub, "junk")
+        agent.keep_failed_replies = True
+        _episode(agent, max_retries=1)
+        last = stub.completion_requests[-1].messages
+    assert [m["role"] for m in last] == ["system", "user", "assistant", "user"]
+    assert last[2]["content"] == "no idea"
+    assert last[3]["content"].startswith("Refused (no_walk_tag)")
+
+
+def test_a_cut_off_reply_is_told_so(stub_env: Any) -> None:
+    from accord.agents.llm_base import CUT_OFF
+
+    with StubServer(policies={"long": ScriptedPolicy(["word " * 400, "<WALK>"])}) as stub:
+        stub_env(stub)
+        client = runtime_for({"concurrency": 2}).client("openai-api/stub/long")
+        agent = Walker(client, GenerationConfig(max_tokens=20), episode=None)
+        res = _episode(agent, max_retries=2)
+    invalid = res.trajectory.of_kind("invalid")
+    assert len(invalid) == 1 and (invalid[0].feedback or "").startswith(CUT_OFF)
+    assert res.reason == "walk"
 
 
 def test_a_retry_that_parses_is_the_move(stub_env: Any) -> None:
@@ -84,8 +115,9 @@ def test_a_retry_that_parses_is_the_move(stub_env: Any) -> None:
         history = stub.completion_requests[-1].messages
     assert (res.status, res.reason, res.who) == ("no_deal", "walk", "buyer")
     assert [e.reason for e in res.trajectory.of_kind("invalid")] == ["no_walk_tag"]
-    # one append-only session: system, turn, reply, retry prompt
-    assert [m["role"] for m in history] == ["system", "user", "assistant", "user"]
+    # one session: system, then the turn's prompt with the feedback (the failed attempt
+    # is taken out)
+    assert [m["role"] for m in history] == ["system", "user"]
     assert history[0]["content"] == "You are buyer. Answer <WALK>."
 
 

@@ -32,7 +32,7 @@ def test_each_provider_resolves() -> None:
 
 
 def test_configuration_errors_are_specific() -> None:
-    with pytest.raises(UnknownProviderError, match="known providers: anthropic, mock"):
+    with pytest.raises(UnknownProviderError, match="known providers: anthropic, llamacpp, mock"):
         resolve_model("bedrock/claude", {})
     with pytest.raises(UnknownProviderError, match="'gpt-4'"):
         resolve_model("gpt-4", {})

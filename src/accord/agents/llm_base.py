@@ -151,6 +151,19 @@ def llm_call_note(done: Completion, reply: str, *, lead: Mapping[str, Any] | Non
     return data
 
 
+#: what a reply cut off by its token budget is told, before the parser's own feedback
+CUT_OFF = ("Your reply was cut off before it ended (it reached the token budget, "
+           "max_tokens): answer shorter, with the move first.")
+
+
+def cut_off(move: Malformed, done: Completion) -> Malformed:
+    """``move`` with the cut-off feedback first when the reply hit its token budget
+    (finish reason ``length``): the model is told why, not only what is missing."""
+    if done.finish_reason != "length" or move.reason == "truncated":
+        return move
+    return dataclasses.replace(move, feedback=f"{CUT_OFF} {move.feedback or ''}".strip())
+
+
 def withhold(move: Move, *, walk_reason: str | None = "walked away") -> Move:
     """``move`` without its public text: what a disclosure guard in ``block`` mode sends.
 
@@ -255,17 +268,22 @@ class LLMAgent(LLMConversation, Agent):
     """
 
     name = "llm"
+    #: keep failed attempts (prompt and broken reply) in the session on a retry, as
+    #: accord did before 0.2 (default: the retry resends the turn's prompt with feedback)
+    keep_failed_replies: bool = False
 
     def __init__(self, client: LLMClient, config: GenerationConfig, *, episode: str | None,
                  max_retries: int = DEFAULT_MAX_RETRIES) -> None:
         LLMConversation.__init__(self, client, config, episode=episode,
                                  max_retries=max_retries)
+        self._turn_prompt: str | None = None
         self.reset()
 
     def reset(self, rng: np.random.Generator | None = None) -> None:
         """Forget the session, the notes and anything the subclass keeps per episode."""
         super().reset(rng)
         self.seeds = seed_base(rng)
+        self._turn_prompt = None
         self.forget()
 
     def describe(self) -> str:
@@ -338,7 +356,7 @@ class LLMAgent(LLMConversation, Agent):
         if self.session is None:
             self.session = self.open_session(self.system_prompt(obs), obs.role)
         await self.prepare(obs)
-        prompt = self.turn_prompt(obs)
+        prompt = self.retry_prompt(obs, self.session)
         mode = self.structured_mode()
         schema = self.reply_schema(obs) if mode != "off" else None
         if schema is None:
@@ -352,8 +370,25 @@ class LLMAgent(LLMConversation, Agent):
             data = structured.read_json(done.text, done.finish_reason)
             move = data if isinstance(data, Malformed) else self.structured_move(data, obs)
         if isinstance(move, Malformed):
-            return move
+            return cut_off(move, done)
         return await self.guard(move, obs)
+
+    def retry_prompt(self, obs: Any, session: LLMSession) -> str:
+        """This call's user message. A retry (``obs.feedback`` set) does not show the model
+        its own failed reply again: the failed attempt (prompt and reply) is taken out of
+        the session and the turn's original prompt is sent again with the feedback, so
+        retry k does not see k-1 copies of a broken answer. :attr:`keep_failed_replies`
+        keeps the failed attempts in the session instead."""
+        prompt = self.turn_prompt(obs)
+        if getattr(obs, "feedback", None) is None or self._turn_prompt is None:
+            self._turn_prompt = prompt
+            return prompt
+        if self.keep_failed_replies:
+            return prompt
+        msgs = session.messages
+        if len(msgs) >= 3 and msgs[-1]["role"] == "assistant" and msgs[-2]["role"] == "user":
+            del msgs[-2:]
+        return self._turn_prompt + "\n\n" + prompt
 
 
 __all__ = ["WITHHELD", "LLMAgent", "LLMConversation", "check_model_spec", "llm_call_note",

@@ -237,7 +237,7 @@ def test_bad_action_is_retried_with_feedback(stub_env: Point, reply: str, reason
     assert res.status == "agreement" and res.record["profile"] == ["defect", "defect"]
     invalid = [e for e in res.trajectory if e.kind == "invalid"]
     assert [(e.party, e.reason) for e in invalid] == [("Alice", reason)]
-    retry = last_user(alice[1])
+    retry = last_user(alice[1]).split("\n\n")[-1]
     assert f"could not be used ({reason})" in retry and hint in retry
     assert "attempt 2 of 6" in retry and "cooperate, defect" in retry
     assert game_state(alice[1])["retry"] == {"reason": reason, "attempt": 2}

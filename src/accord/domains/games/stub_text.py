@@ -207,7 +207,7 @@ def parse_state(request: PolicyRequest) -> dict[str, Any]:
     """Read the turn from the conversation's text, as a model would.
 
     The phase comes from the latest prompt that is not a retry (a retry repeats the
-    feedback only); the talk so far from every quoted message of the others and this
+    feedback only, sent after the turn's prompt in one message); the talk so far from every quoted message of the others and this
     player's own ``<MESSAGE>`` replies, in conversation order.
     """
     system = request.system()
@@ -219,7 +219,11 @@ def parse_state(request: PolicyRequest) -> dict[str, Any]:
     users = [str(m.get("content", "")) for m in request.messages if m.get("role") == "user"]
     if not users:
         raise PolicyError("games policy: no user message to answer")
-    turns = [u for u in users if not u.startswith(_RETRY)]
+    # a retry is sent with the turn's prompt ("TURN\n\nRETRY"), or alone
+    split = [u.split("\n\n" + _RETRY, 1) for u in users]
+    turns = [parts[0] for parts in split if not parts[0].startswith(_RETRY)]
+    last_retry = (users[-1] if users[-1].startswith(_RETRY)
+                  else _RETRY + split[-1][1] if len(split[-1]) == 2 else None)
     if not turns:
         raise PolicyError("games policy: only retry prompts, no turn to answer")
     turn = turns[-1]
@@ -233,9 +237,9 @@ def parse_state(request: PolicyRequest) -> dict[str, Any]:
             messages += [{"round": 0, "speaker": me, "text": body.strip()}
                          for body in _MESSAGE.findall(text)]
     retry = None
-    if users[-1].startswith(_RETRY):
-        why = re.search(r"could not be used \(([^)]*)\)", users[-1])
-        attempt = re.search(r"attempt (\d+) of \d+", users[-1])
+    if last_retry is not None:
+        why = re.search(r"could not be used \(([^)]*)\)", last_retry)
+        attempt = re.search(r"attempt (\d+) of \d+", last_retry)
         retry = {"reason": why.group(1) if why else "", "attempt": int(attempt.group(1))
                  if attempt else 0}
     moves = re.search(r"^Moves so far: (.*)\.$", turn, re.M)

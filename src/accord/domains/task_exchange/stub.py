@@ -184,6 +184,15 @@ def parse_turn(text: str, partner: str, table: dict[str, list[str]] | None
     return state, table
 
 
+_USED = re.compile(r"\(attempt (\d+) of \d+ used\)")
+
+
+def _used(prompt: str) -> int:
+    """Failed attempts of its turn a (retry) prompt says were used before it."""
+    found = _USED.search(prompt)
+    return int(found.group(1)) if found else 0
+
+
 def parse_mistakes(mistakes: str | Sequence[str]) -> tuple[str, ...]:
     """``"UNK+OVL*2"`` (or a list of codes) as a tuple of pattern codes."""
     parts = re.split(r"[+, ]+", mistakes) if isinstance(mistakes, str) else list(mistakes)
@@ -349,7 +358,13 @@ class TaskExchangePolicy(Policy):
             return Reply(f"<CONSIDER>My original task {setup.fmt(setup.original[setup.role])} "
                          f"is worth {game.u0:.2f} to me and my best split {best:.2f}. Plan: "
                          f"start high and concede towards {game.u0:.2f}, {how}.</CONSIDER>")
-        done = sum(1 for x in game.states[:-1] if x.get("phase") != "consider")
+        # a retry resends the turn's prompt with the feedback (the failed replies are not in
+        # the session): a prompt that says "attempt K of N used" stands for K failed
+        # attempts before it, so attempts so far = each earlier turn's (K + 1) + this K
+        users = [str(m.get("content", "")) for m in request.messages if m.get("role") == "user"]
+        done = _used(users[-1]) + sum(_used(text) + 1 for x, text in
+                                      zip(game.states[:-1], users[:-1], strict=True)
+                                      if x.get("phase") != "consider")
         respond = st.get("phase") == "respond"
         if done < len(self.mistakes) and self.mistakes[done] != "OK":
             lead = "<CONSIDER>sloppy on purpose</CONSIDER>\n" + (REJECT + "\n" if respond
