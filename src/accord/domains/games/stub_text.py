@@ -203,6 +203,17 @@ def _kind_of_step(header: str) -> str:
     raise PolicyError(f"games policy: unknown workflow step {header!r}")
 
 
+def _split_retry(text: str) -> tuple[str, str | None]:
+    """``(turn prompt, retry feedback)`` of one user message: a retry comes alone or after
+    the turn's prompt it repeats ("TURN\n\nRETRY")."""
+    if text.startswith(_RETRY):
+        return "", text
+    cuts = [i for i in (text.find("\n\n" + lead) for lead in _RETRY) if i >= 0]
+    if not cuts:
+        return text, None
+    return text[:min(cuts)], text[min(cuts) + 2:]
+
+
 def parse_state(request: PolicyRequest) -> dict[str, Any]:
     """Read the turn from the conversation's text, as a model would.
 
@@ -220,10 +231,9 @@ def parse_state(request: PolicyRequest) -> dict[str, Any]:
     if not users:
         raise PolicyError("games policy: no user message to answer")
     # a retry is sent with the turn's prompt ("TURN\n\nRETRY"), or alone
-    split = [u.split("\n\n" + _RETRY, 1) for u in users]
-    turns = [parts[0] for parts in split if not parts[0].startswith(_RETRY)]
-    last_retry = (users[-1] if users[-1].startswith(_RETRY)
-                  else _RETRY + split[-1][1] if len(split[-1]) == 2 else None)
+    split = [_split_retry(u) for u in users]
+    turns = [turn for turn, _ in split if turn and not turn.startswith(_RETRY)]
+    last_retry = split[-1][1]
     if not turns:
         raise PolicyError("games policy: only retry prompts, no turn to answer")
     turn = turns[-1]
