@@ -78,3 +78,24 @@ def test_accord_deliberation_list_imports_no_solver(tmp_path: Path) -> None:
     assert got["code"] == 0 and got["loaded"] == []
     assert json.loads(str(got["out"]))["settings"] == {
         "menu-numeric": 60, "menu-semantic": 60, "task-allocation": 60}
+
+
+def test_a_broken_plugin_is_skipped_with_a_note(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One plug-in that fails to import does not take ``accord scenarios`` down."""
+    from importlib.metadata import EntryPoint
+
+    from typer.testing import CliRunner
+
+    import accord.domains as domains
+    from accord.cli.main import app
+
+    real = domains.domain_entry_points()
+    broken = EntryPoint("broken", "accord_no_such_module_xyz:DOMAIN", "accord.domains")
+    monkeypatch.setattr(domains, "domain_entry_points", lambda: {**real, "broken": broken})
+    with pytest.raises(ImportError, match=r"domain 'broken'.*failed to load"):
+        list_domain_scenarios("broken")
+    res = CliRunner().invoke(app, ["scenarios", "--json"])
+    assert res.exit_code == 0, res.output
+    listed = json.loads(res.stdout)["domains"]
+    assert "broken" not in listed and "buyer-seller" in listed["bargaining"]["scenarios"]
+    assert "domain 'broken'" in " ".join(res.stderr.split())
