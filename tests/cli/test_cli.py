@@ -65,7 +65,29 @@ def test_analyze_json_contract():
     assert data["outcomes"] == 9 * 3 * 4
     for key in ("nash", "kalai", "kalai_smorodinsky", "max_welfare"):
         assert set(data[key]) >= {"outcome", "utilities"}
-    assert data["pareto"] and all(set(p) == {"outcome", "utilities"} for p in data["pareto"])
+    assert data["pareto"] and all(
+        set(p) == {"outcome", "utilities", "individually_rational", "below_batna"}
+        for p in data["pareto"])
+
+
+def test_analyze_marks_frontier_points_below_a_batna():
+    """The frontier table says which Pareto-optimal outcomes a party would refuse."""
+    res = runner.invoke(app, ["analyze", "bargaining/procurement"], env={"COLUMNS": "200"})
+    assert res.exit_code == 0, res.output
+    assert "16 Pareto-optimal (8 of them individually rational)" in res.stdout
+    assert "individually rational" in res.stdout.splitlines()[10]  # the frontier header
+    row = next(ln for ln in res.stdout.splitlines() if "price=40, sla=99.9%, term_months=12" in ln)
+    assert "0.963" in row and "0.220" in row and "no: vendor below BATNA" in row
+    assert "8 of the 16 Pareto-optimal outcomes leave a party below its BATNA" in res.stdout
+
+
+def test_run_json_utilities_carry_no_float_noise():
+    res = runner.invoke(app, ["run", "bargaining/procurement", "--agents", "linear,linear",
+                              "--stagnation-rounds", "0", "--json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert data["status"] == "agreement"
+    assert data["utilities"] == {"procurement": 0.66, "vendor": 0.59}  # was 0.5900000000000001
 
 
 def test_analyze_no_ir_outcomes(tmp_path, laptop_dict):

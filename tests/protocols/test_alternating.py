@@ -135,6 +135,11 @@ def test_bound_hit_path(split):
     res = run(proto, {"alice": a, "bob": b}, max_rounds=6)
     assert (res.status, res.reason, res.detail) == ("no_deal", "bound_hit", "max_rounds")
     assert res.rounds == 6
+    # one round numbering: the record, the end event and the last move all say round 6
+    # (the record used to name round 7, the unplayed round after the bound)
+    assert res.record["round"] == 6
+    assert res.trajectory.events[-1].round == 6
+    assert max(e.round for e in res.trajectory.of_kind("move")) == 6
     offers = [e for e in res.trajectory.of_kind("move") if e.move["kind"] == "offer"]
     assert len(offers) == 1  # the rest are counters carried by rejects
 
@@ -152,6 +157,7 @@ def test_max_offers_bound(split, cap):
     assert len(offers) >= cap and len(table) <= 2
     # exactly `cap` offers were put on the table: the last counter is not carried
     assert res.rounds == cap
+    assert res.record["round"] == cap  # the record's round is the engine's rounds
 
 
 def test_no_agent_keeps_running_after_the_episode_ends():

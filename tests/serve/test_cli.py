@@ -39,6 +39,23 @@ def test_serve_refuses_bad_settings_with_exit_2(tmp_path, gated_store, args, mes
     assert proc.stdout == ""
 
 
+def test_serve_with_its_port_taken_says_so_before_announcing(tmp_path, gated_store):
+    """A taken port is refused with exit 2 and a hint, and nothing claims to be serving
+    (it used to print "accord serve: ... on http://..." and then die of Errno 98)."""
+    import socket
+
+    with socket.socket() as blocker:
+        blocker.bind(("127.0.0.1", 0))
+        blocker.listen()
+        port = blocker.getsockname()[1]
+        proc = accord("serve", str(gated_store), "--port", str(port), cwd=tmp_path)
+    text = " ".join(proc.stderr.split())
+    assert proc.returncode == 2, proc.stderr
+    assert f"port {port} is in use; try --port N" in text and "--port 0" in text
+    assert "accord serve:" not in text and "Errno" not in text
+    assert proc.stdout == ""
+
+
 def test_serve_without_stores_and_no_runs_folder(tmp_path):
     proc = accord("serve", cwd=tmp_path)
     assert proc.returncode == 2 and "no stores given and none in ./runs" in proc.stderr

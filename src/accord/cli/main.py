@@ -98,11 +98,17 @@ def _root(version: bool = typer.Option(False, "--version", "-V", callback=_versi
 @app.command(epilog=c.example("accord scenarios", "accord scenarios --json"))
 def scenarios(as_json: bool = c.json_option()) -> None:
     """List the built-in scenarios of every domain."""
-    from accord.domains import all_domains
+    from accord.domains import domain_names, list_domain_scenarios, registered_domains
 
-    rows = {name: dom.scenarios() for name, dom in sorted(all_domains().items())}
-    hints = {name: getattr(dom, "scenarios_hint", "none installed")
-             for name, dom in all_domains().items()}
+    # each domain lists its names without importing its agents or LLM layer (a cheap
+    # listing); a plug-in that fails to load is skipped with a warning, as before
+    rows: dict[str, list[str]] = {}
+    hints: dict[str, str] = {}
+    for name in sorted({*domain_names(), *registered_domains()}):
+        try:
+            rows[name], hints[name] = list_domain_scenarios(name)
+        except ImportError as exc:
+            c.warn(str(exc))
     if as_json:
         c.emit_json({"domains": {name: {"scenarios": items, **(
             {} if items else {"hint": hints[name]})} for name, items in rows.items()}})

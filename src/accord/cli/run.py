@@ -205,10 +205,12 @@ def analyze_target(target: str, as_json: bool, max_outcomes: int | None) -> None
     from rich.table import Table
 
     console = c.console()
+    parties = data["parties"]
+    pareto = data["pareto"]
+    n_ir = data["pareto_individually_rational"]
     console.print(f"[bold]{c.plain(data['scenario'])}[/]: {data['outcomes']} outcomes, "
                   f"{data['individually_rational']} individually rational, "
-                  f"{len(data['pareto'])} Pareto-optimal")
-    parties = data["parties"]
+                  f"{len(pareto)} Pareto-optimal ({n_ir} of them individually rational)")
     t = Table("point", "outcome", *[c.plain(p) for p in parties])
     for key in ("nash", "kalai", "kalai_smorodinsky", "max_welfare"):
         pt = data[key]
@@ -218,11 +220,23 @@ def analyze_target(target: str, as_json: bool, max_outcomes: int | None) -> None
             t.add_row(key, c.plain(", ".join(f"{k}={v}" for k, v in pt["outcome"].items())),
                       *[f"{pt['utilities'][p]:.3f}" for p in parties])
     console.print(t)
-    f = Table("Pareto-optimal outcome", *[c.plain(p) for p in parties])
-    for pt in data["pareto"]:
+    f = Table("Pareto-optimal outcome", *[c.plain(p) for p in parties],
+              "individually rational")
+    for pt in pareto:
+        below = pt["below_batna"]
         f.add_row(c.plain(", ".join(f"{k}={v}" for k, v in pt["outcome"].items())),
-                  *[f"{pt['utilities'][p]:.3f}" for p in parties])
+                  *[f"{pt['utilities'][p]:.3f}" for p in parties],
+                  "yes" if not below else f"no: {c.plain(', '.join(below))} below BATNA")
     console.print(f)
+    batnas = ", ".join(f"{c.plain(p)} {data['batna'][p]:.2f}" for p in parties)
+    if n_ir < len(pareto):
+        console.print(f"{len(pareto) - n_ir} of the {len(pareto)} Pareto-optimal outcomes "
+                      f"leave a party below its BATNA ({batnas}): no rational party agrees "
+                      "to them. The solution points are chosen among individually rational "
+                      "outcomes only.")
+    else:
+        console.print(f"Every Pareto-optimal outcome is individually rational (BATNAs: "
+                      f"{batnas}).")
 
 
 def _episode_id(spec: Any) -> str:

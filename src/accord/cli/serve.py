@@ -6,7 +6,9 @@ the web stack (starlette, uvicorn, jinja2) is imported only when a command runs.
 
 from __future__ import annotations
 
+import errno
 import ipaddress
+import socket
 from pathlib import Path
 
 import typer
@@ -91,6 +93,7 @@ def serve_command(
     if require_approval and not play:
         raise c.fail("--require-approval gates games played in the browser; it needs --play")
     paths = _stores(stores, play)
+    sock = _bind(host, port)  # before anything says it is serving: a taken port is bad input
     import uvicorn
 
     from accord.serve.app import create_app
@@ -101,7 +104,9 @@ def serve_command(
                          play_require_approval=require_approval,
                          allowed_hosts=None if is_loopback(host) else ["*"])
     except RuntimeError as exc:
+        sock.close()
         raise c.fail(str(exc)) from None
+    port = sock.getsockname()[1]  # the one the system chose for --port 0
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{port}/"
     # the token is a secret: never printed (open the URL once with ?token=...)
@@ -109,10 +114,27 @@ def serve_command(
                                  f"{c.plain(url)}"
                                  + (" (needs the token: open it once as URL?token=TOKEN)"
                                     if token else "") + " (Ctrl-C stops)")
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False)
+    with sock:
+        uvicorn.Server(config).run(sockets=[sock])
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """The listening address, bound now (as uvicorn would bind it), so a port that is taken
+    fails with a hint before anything is announced, and nothing can take it in between."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family=family)
     try:
-        uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
-    except OSError as exc:  # pragma: no cover - port in use and the like
-        raise c.fail(f"cannot serve on {host}:{port}: {exc}") from None
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # TIME_WAIT, as uvicorn
+        sock.bind((host.strip("[]"), port))
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise c.fail(f"port {port} is in use; try --port N (another free port on "
+                         f"{host}), or --port 0 to let the system choose one") from None
+        raise c.fail(f"cannot serve on {host}:{port}: {exc.strerror or exc}") from None
+    sock.set_inheritable(True)
+    return sock
 
 
 def approve_command(

@@ -99,6 +99,36 @@ def load_builtin_domains() -> None:
             print(f"warning: {exc}", file=sys.stderr)
 
 
+def list_domain_scenarios(name: str) -> tuple[list[str], str]:
+    """``(scenario names, hint)`` of the domain ``name``; the hint says why the list is
+    empty (e.g. data not installed).
+
+    A domain package may export ``list_scenarios()`` (and ``scenarios_hint``) from a module
+    that imports no agents, protocols, LLM clients or numpy; then the domain itself is not
+    imported, which keeps ``accord scenarios`` cheap. Every built-in domain does. Other
+    domains are loaded and asked (``Domain.scenarios()`` and ``scenarios_hint``). A
+    plug-in that fails to import raises ``ImportError`` naming it.
+    """
+    import importlib
+
+    ep = domain_entry_points().get(name)
+    if ep is not None:
+        try:
+            package = importlib.import_module(ep.module)
+        except Exception as exc:  # a third-party module can fail in any way
+            raise ImportError(f"domain {name!r} (entry point {ep.value!r}) failed to load: "
+                              f"{type(exc).__name__}: {exc}") from exc
+        lister = getattr(package, "list_scenarios", None)
+        if callable(lister):
+            return list(lister()), str(getattr(package, "scenarios_hint", "none installed"))
+    from accord.domains.base import registered_domains
+
+    domain = registered_domains().get(name) or load_domain(name)
+    if domain is None:
+        raise ImportError(f"no domain {name!r} is installed")
+    return domain.scenarios(), str(getattr(domain, "scenarios_hint", "none installed"))
+
+
 def domain_module(name: str) -> str | None:
     """The module that registers the installed domain ``name`` (``None`` for others).
 
@@ -119,6 +149,7 @@ __all__ = [
     "domain_module",
     "domain_names",
     "get_domain",
+    "list_domain_scenarios",
     "load_builtin_domains",
     "load_domain",
     "register_domain",

@@ -11,13 +11,15 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from accord.agents.spec import AgentSpec
 from accord.core.names import unknown_name
-from accord.domains.params import DomainParams, read_params
-from accord.protocols.engine import EpisodeResult
-from accord.protocols.kit import ProtocolKit
+
+if TYPE_CHECKING:  # annotations only: the interface module stays light (no pydantic, numpy)
+    from accord.agents.spec import AgentSpec
+    from accord.domains.params import DomainParams
+    from accord.protocols.engine import EpisodeResult
+    from accord.protocols.kit import ProtocolKit
 
 
 @dataclass(frozen=True)
@@ -93,6 +95,8 @@ class Domain(ABC):
     def params(self, spec: EpisodeSpec) -> DomainParams:
         """The spec's parameters read through :attr:`params_model` (``ValueError`` naming
         the key when one is unknown or wrong)."""
+        from accord.domains.params import read_params
+
         if self.params_model is None:
             raise TypeError(f"domain {self.name!r} declares no params_model")
         return read_params(self.params_model, spec.params, self.name)

@@ -483,7 +483,12 @@ class AlternatingOffers(Protocol[NegotiationState]):
 
     # -- records -----------------------------------------------------------------
     def result(self, state: NegotiationState, termination: Termination) -> dict[str, Any]:
+        """The agreement artefact or no-deal record; ``round`` is the last round played,
+        the engine's ``rounds`` (a bound hit leaves the state at the next round's unmade
+        opening offer, which was never played)."""
         batna = {p.name: p.batna for p in self.scenario.parties}
+        prog = self.progress(state)
+        played = max(0, prog.round - int(prog.offer_due))
         if termination.status == "agreement" and state.agreement is not None:
             pkg = state.agreement.package
             utils = {p.name: p.utility(pkg) for p in self.scenario.parties}
@@ -503,7 +508,7 @@ class AlternatingOffers(Protocol[NegotiationState]):
             "reason": termination.reason,
             "who": termination.who,
             "detail": termination.detail,
-            "round": state.round,
+            "round": played,
             "last_offers": {p: dict(r.package) for p, r in state.latest.items()},
             "utilities": dict(batna),
             "batna": batna,

@@ -169,6 +169,26 @@ def test_download_from_file_url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     assert res.exit_code == 1 and "does not match" in flat(res.output)
 
 
+@pytest.mark.parametrize("where", ["closed-port", "missing-folder"])
+def test_download_offline_says_how_to_proceed(tmp_path: Path, where: str) -> None:
+    """An unreachable upstream names the URL and points at --base-url file:// and
+    ACCORD_DATA (it used to stop at "download failed: <urlopen error ...>")."""
+    import socket
+
+    with socket.socket() as closed:  # bound, never listening: connections are refused
+        closed.bind(("127.0.0.1", 0))
+        base = (f"http://127.0.0.1:{closed.getsockname()[1]}/" if where == "closed-port"
+                else (tmp_path / "nowhere").as_uri() + "/")
+        res = runner.invoke(app, ["download", "--data", str(tmp_path / "d"), "--base-url",
+                                  base, "--json"])
+    text = flat(res.output)
+    assert res.exit_code == 1 and res.stdout == ""
+    assert f"cannot fetch {base}test.txt" in text
+    assert "Offline? Copy test.txt, val.txt, data.txt" in text and "sample50.txt" in text
+    assert "accord dond download --base-url file:///path/to/folder/" in text
+    assert "ACCORD_DATA=/path/to/folder" in text
+
+
 def test_meta_game_with_code_agents(dond_dir: Path) -> None:
     res = runner.invoke(app, ["meta", "--data", str(dond_dir), "--hardest", "8", "--json"])
     assert res.exit_code == 0, res.output

@@ -146,3 +146,18 @@ def test_upstream_names_a_source_for_every_shipped_sum() -> None:
     assert set(urls) == set(dl.expected_sums())
     assert urls["test.txt"].endswith("/src/data/negotiate/test.txt")
     assert "Wenyueh/game_theory" in urls["sample50.txt"]
+
+
+def test_unreachable_url_is_a_fetch_error_naming_it(tmp_path: Path) -> None:
+    """A port bound but not listening refuses connections: offline without the internet."""
+    import socket
+
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        base = f"http://127.0.0.1:{closed.getsockname()[1]}/"
+        with pytest.raises(dl.FetchError, match=f"cannot fetch {base}test.txt"):
+            dl.download(tmp_path / "d", names=["test.txt"], base_url=base, timeout=10)
+    missing = (tmp_path / "nowhere").as_uri() + "/"
+    with pytest.raises(dl.FetchError, match="cannot fetch file://"):
+        dl.download(tmp_path / "d", names=["test.txt"], base_url=missing)
+    assert not list((tmp_path / "d").rglob("*.txt"))  # nothing half-written

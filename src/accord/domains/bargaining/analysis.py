@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from accord.core.pareto import pareto_indices
+import numpy as np
+
+from accord.core.pareto import canonical_utilities, pareto_indices
 from accord.core.scenario import Scenario
 from accord.core.solutions import (
     individually_rational,
@@ -15,29 +17,51 @@ from accord.core.solutions import (
 )
 
 
-def _point(scenario: Scenario, index: int | None) -> dict[str, Any] | None:
+def _point(scenario: Scenario, u: np.ndarray, index: int | None) -> dict[str, Any] | None:
     if index is None:
         return None
-    u = scenario.utility_matrix[index]
     return {"outcome": scenario.space.package(index),
-            "utilities": {p: float(x) for p, x in zip(scenario.party_names, u, strict=True)}}
+            "utilities": {p: float(x) for p, x in zip(scenario.party_names, u[index],
+                                                       strict=True)}}
+
+
+def _frontier_point(scenario: Scenario, u: np.ndarray, d: np.ndarray,
+                    index: int) -> dict[str, Any]:
+    """A frontier point with its individual-rationality marker: which parties (if any) it
+    leaves below their BATNA."""
+    point = _point(scenario, u, index)
+    assert point is not None
+    below = [p for p, x, b in zip(scenario.party_names, u[index], d, strict=True) if x < b]
+    point["individually_rational"] = not below
+    point["below_batna"] = below
+    return point
 
 
 def analyze(scenario: Scenario) -> dict[str, Any]:
     """Every Pareto-optimal outcome (not filtered by BATNA) and the solution points.
 
+    Each frontier point carries ``individually_rational`` (every party at or above its
+    BATNA) and ``below_batna`` (the parties it leaves below theirs, in party order);
+    ``pareto_individually_rational`` counts the frontier points that are.
+
     Nash, Kalai (egalitarian), Kalai-Smorodinsky and max-welfare points are computed over
     individually rational outcomes; each is ``None`` when there is none. ``max_welfare``
     then falls back to all outcomes and is marked ``"individually_rational": false``, so
     the most efficient outcome is always reported.
+
+    Utilities are rounded to 12 significant decimals of their scale
+    (:func:`~accord.core.pareto.canonical_utilities`) before anything is compared or
+    reported: a scenario's weights and scores are decimals, so the sum of products
+    ``0.9624999999999999`` is reported as the ``0.9625`` it stands for, and a package worth
+    exactly a party's BATNA is individually rational rather than a rounding error below.
     """
-    u = scenario.utility_matrix
-    d = scenario.batnas
-    pareto = [_point(scenario, int(i)) for i in pareto_indices(u)]
+    u = canonical_utilities(scenario.utility_matrix)
+    d = np.asarray(scenario.batnas, dtype=np.float64)
+    pareto = [_frontier_point(scenario, u, d, int(i)) for i in pareto_indices(u)]
     ir = individually_rational(u, d)
-    mw = _point(scenario, max_welfare_point(u, d))
+    mw = _point(scenario, u, max_welfare_point(u, d))
     if mw is None:
-        mw = _point(scenario, max_welfare_point(u))
+        mw = _point(scenario, u, max_welfare_point(u))
         assert mw is not None
         mw["individually_rational"] = False
     return {
@@ -46,9 +70,10 @@ def analyze(scenario: Scenario) -> dict[str, Any]:
         "batna": {p.name: p.batna for p in scenario.parties},
         "outcomes": scenario.space.size,
         "individually_rational": int(ir.sum()),
+        "pareto_individually_rational": sum(1 for p in pareto if p["individually_rational"]),
         "pareto": pareto,
-        "nash": _point(scenario, nash_point(u, d)),
-        "kalai": _point(scenario, kalai_point(u, d)),
-        "kalai_smorodinsky": _point(scenario, kalai_smorodinsky_point(u, d)),
+        "nash": _point(scenario, u, nash_point(u, d)),
+        "kalai": _point(scenario, u, kalai_point(u, d)),
+        "kalai_smorodinsky": _point(scenario, u, kalai_smorodinsky_point(u, d)),
         "max_welfare": mw,
     }

@@ -10,6 +10,7 @@ from accord.core.names import unknown_name
 from accord.core.outcomes import DEFAULT_MAX_OUTCOMES
 from accord.core.safeload import clip, exists, parse_yaml
 from accord.core.scenario import Scenario
+from accord.domains.bargaining.listing import builtin_names, list_scenarios
 from accord.domains.bargaining.load import (
     ScenarioError,
     parse_scenario,
@@ -20,16 +21,13 @@ from accord.domains.bargaining.load import (
 _DATA = "accord.domains.bargaining"
 
 
-@lru_cache(maxsize=1)
 def _builtin_names() -> tuple[str, ...]:
-    # the package's data folder does not change while the process runs: list it once
-    root = resources.files(_DATA).joinpath("data")
-    return tuple(sorted(p.name[:-5] for p in root.iterdir() if p.name.endswith(".yaml")))
+    return builtin_names()  # one listing of the data folder (cached there)
 
 
 def builtin_scenarios() -> list[str]:
     """Names of the built-in scenarios."""
-    return list(_builtin_names())
+    return list_scenarios()
 
 
 @lru_cache(maxsize=64)

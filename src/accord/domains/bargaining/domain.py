@@ -105,7 +105,7 @@ def run_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
         "status": summary["status"],
         "reason": summary["reason"],
         "agreement": rec.get("agreement") if summary["status"] == "agreement" else None,
-        "utilities": rec.get("utilities", {}),
+        "utilities": _decimal(rec.get("utilities", {})),
         "batna": rec.get("batna", {}),
         "rounds": summary["rounds"],
         "flags": summary["flags"],
@@ -113,6 +113,17 @@ def run_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
         "detail": summary.get("detail"),
         "stagnation": rec.get("stagnation"),
     }
+
+
+def _decimal(utilities: Mapping[str, float]) -> dict[str, float]:
+    """Utilities without float noise: a sum of decimal weights times decimal scores reads
+    ``0.59``, not ``0.5900000000000001`` (12 significant decimals of their scale, as the
+    analysis and the Pareto frontier round them)."""
+    from accord.core.pareto import canonical_utilities
+
+    names = list(utilities)
+    values = canonical_utilities([float(utilities[n]) for n in names])
+    return {n: float(v) for n, v in zip(names, values, strict=True)}
 
 
 def _scenario(spec: EpisodeSpec) -> Scenario:

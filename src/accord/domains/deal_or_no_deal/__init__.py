@@ -10,7 +10,8 @@ Public face (imported lazily, on first use):
 - the domain: ``DOMAIN`` (registered as ``deal-or-no-deal``) and ``DealOrNoDealDomain``;
 - data: ``Datapoint``, ``Outcome``, ``load_split``, ``load_datapoints``, ``load_selection``
   (the paper's hardest-first selection), ``download``, ``dataset_stats``,
-  ``DataFormatError`` and ``DataNotFoundError``;
+  ``DataFormatError`` and ``DataNotFoundError``; ``list_scenarios`` and ``scenarios_hint``
+  (the dialogue ids, read without importing the domain: what ``accord scenarios`` asks);
 - the protocol: ``DondProtocol``, ``DondState`` and ``DondObservation``;
 - agents built by hand: ``BayesianWorkflowAgent``, ``GreedyAgent``, ``HumanReplayAgent``
   (agents from specs go through ``DOMAIN``);
@@ -34,6 +35,7 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     ".domain": ("DOMAIN", "DealOrNoDealDomain"),
     ".episode": ("load_datapoints", "play_datapoint"),
     ".fetch": ("download",),
+    ".listing": ("list_scenarios", "scenarios_hint"),
     ".load": ("DataFormatError", "Datapoint", "Outcome", "load_split"),
     ".location": ("DataNotFoundError",),
     ".metrics": ("episode_metrics", "estimation_metrics", "human_metrics", "outcome_metrics"),
@@ -48,6 +50,7 @@ if TYPE_CHECKING:
     from accord.domains.deal_or_no_deal.domain import DOMAIN, DealOrNoDealDomain
     from accord.domains.deal_or_no_deal.episode import load_datapoints, play_datapoint
     from accord.domains.deal_or_no_deal.fetch import download
+    from accord.domains.deal_or_no_deal.listing import list_scenarios, scenarios_hint
     from accord.domains.deal_or_no_deal.load import DataFormatError, Datapoint, Outcome, load_split
     from accord.domains.deal_or_no_deal.location import DataNotFoundError
     from accord.domains.deal_or_no_deal.metrics import (
@@ -79,9 +82,11 @@ __all__ = [
     "episode_metrics",
     "estimation_metrics",
     "human_metrics",
+    "list_scenarios",
     "load_datapoints",
     "load_selection",
     "load_split",
     "outcome_metrics",
     "play_datapoint",
+    "scenarios_hint",
 ]

@@ -153,13 +153,15 @@ def download_command(
     attribution. Offline, copy the files into a folder and point --data at it.
     """
     from accord.domains.deal_or_no_deal import download
-    from accord.domains.deal_or_no_deal.fetch import ChecksumError
+    from accord.domains.deal_or_no_deal.fetch import ChecksumError, FetchError
 
     where = c.pick(data, dest, "--dest", "--data")
     err = c.console(stderr=True)
     try:
         reports = download(_data(where), base_url=base_url, force=force,
                            progress=None if as_json else lambda m: err.print(c.plain(m)))
+    except FetchError as exc:  # offline, or a wrong URL: say how to do without the network
+        raise _fail(f"download failed: {exc}. {_offline_hint()}", 1) from exc
     except (ChecksumError, OSError, KeyError) as exc:
         raise _fail(f"download failed: {exc}", 1) from exc
     if as_json:
@@ -170,6 +172,23 @@ def download_command(
     for r in reports:
         console.print(f"{r.status:8} {c.plain(r.path)} (sha256 {r.sha256[:12]}...)")
     console.print("License: CC BY-NC 4.0 (non-commercial use, with attribution).")
+
+
+def _offline_hint() -> str:
+    """How to install the data without reaching upstream (files copied by other means)."""
+    from accord.domains.deal_or_no_deal.fetch import _file_urls, upstream
+
+    meta = upstream()
+    base = str(meta["base_url"])
+    urls = _file_urls(meta)
+    under = [n for n, u in urls.items() if u == base.rstrip("/") + "/" + n]
+    elsewhere = [f"{n} (from {u})" for n, u in urls.items() if n not in under]
+    files = ", ".join([*under[:-1], f"{under[-1]} (from {base})"] if under else []) \
+        + "".join(f" and {e}" for e in elsewhere)
+    return (f"Offline? Copy {files} into one folder by other means, then either verify and "
+            "install them with `accord dond download --base-url file:///path/to/folder/`, or "
+            "use them where they are with ACCORD_DATA=/path/to/folder (or --data "
+            "/path/to/folder)")
 
 
 def _specs(agents: str) -> list[AgentSpec]:

@@ -29,6 +29,7 @@ from accord.domains.deal_or_no_deal.episode import (
     load_datapoints,
     play_datapoint,
 )
+from accord.domains.deal_or_no_deal.listing import scenarios_hint as SCENARIOS_HINT
 from accord.domains.deal_or_no_deal.location import DataNotFoundError
 from accord.domains.deal_or_no_deal.metrics import episode_metrics
 from accord.domains.deal_or_no_deal.selection import (
@@ -81,8 +82,7 @@ class DealOrNoDealDomain(Domain):
     run_options: ClassVar[Mapping[str, str]] = {"max_rounds": "rounds"}
 
     #: shown by ``accord scenarios`` when the data is not installed
-    scenarios_hint = ("data not found: run `accord dond download` or set ACCORD_DATA "
-                      "to a folder holding dealornodeal/")
+    scenarios_hint = SCENARIOS_HINT
 
     def scenarios(self) -> list[str]:
         """Ids of the unique test dialogues (empty when the data is not installed)."""

@@ -10,7 +10,9 @@ the network.
 from __future__ import annotations
 
 import hashlib
+import http.client
 import os
+import urllib.error
 import urllib.request
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -26,6 +28,11 @@ _CHUNK = 1 << 16
 
 class ChecksumError(ValueError):
     """A file whose SHA-256 digest differs from the expected one."""
+
+
+class FetchError(OSError):
+    """A file that could not be fetched (no network, a wrong URL, an HTTP error); the
+    message names the URL. Errors writing the destination stay plain ``OSError``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,10 +133,15 @@ def _fetch(url: str, target: Path, expected: str, timeout: float) -> str:
     tmp = target.with_name(f".{target.name}.part")
     h = hashlib.sha256()
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as resp, tmp.open("wb") as out:
-            while chunk := resp.read(_CHUNK):
-                h.update(chunk)
-                out.write(chunk)
+        try:
+            with urllib.request.urlopen(url, timeout=timeout) as resp, tmp.open("wb") as out:
+                while chunk := resp.read(_CHUNK):
+                    h.update(chunk)
+                    out.write(chunk)
+        except (urllib.error.URLError, TimeoutError, ConnectionError,
+                http.client.HTTPException) as exc:
+            reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
+            raise FetchError(f"cannot fetch {url}: {reason}") from exc
         got = h.hexdigest()
         if got != expected:
             raise ChecksumError(f"{url}: SHA-256 {got} does not match the expected {expected}; "

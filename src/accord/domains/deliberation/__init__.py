@@ -7,7 +7,8 @@ Public face (imported lazily, on first use):
 - the domain: ``DOMAIN`` (registered as ``deliberation``) and ``DeliberationDomain``;
 - instances: ``Instance``, ``MenuInstance``, ``TaskInstance``, ``load_instance``,
   ``parse_instance``, ``shipped_instance``, ``instance_paths``, ``SETTINGS``,
-  ``DataError`` and ``InstanceError``;
+  ``DataError`` and ``InstanceError``; ``list_scenarios`` (the settings, without importing
+  the domain: what ``accord scenarios`` asks);
 - the protocol (Algorithm 1): ``DeliberationProtocol``, ``DeliberationState``,
   ``DeliberationObservation``;
 - agents built by hand: ``NaiveAgent``, ``SharingAgent`` (agents from specs go through
@@ -34,6 +35,7 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     ".domain": ("DOMAIN", "DeliberationDomain"),
     ".errors": ("DataError", "InstanceError"),
     ".ilp": ("Optimum", "optimum"),
+    ".listing": ("list_scenarios",),
     ".load": ("Instance", "MenuInstance", "SETTINGS", "TaskInstance", "load_instance",
         "parse_instance"),
     ".metrics": ("episode_metrics",),
@@ -47,6 +49,7 @@ if TYPE_CHECKING:
     from accord.domains.deliberation.domain import DOMAIN, DeliberationDomain
     from accord.domains.deliberation.errors import DataError, InstanceError
     from accord.domains.deliberation.ilp import Optimum, optimum
+    from accord.domains.deliberation.listing import list_scenarios
     from accord.domains.deliberation.load import (
         SETTINGS,
         Instance,
@@ -80,6 +83,7 @@ __all__ = [
     "TaskInstance",
     "episode_metrics",
     "instance_paths",
+    "list_scenarios",
     "load_instance",
     "optimum",
     "parse_instance",

@@ -99,10 +99,10 @@ def solve(path: Path = typer.Argument(..., help="Instance JSON file."),
 def list_(setting: str = typer.Argument(None, help="Show the instances of one setting."),
           as_json: bool = c.json_option()) -> None:
     """List the settings and their shipped instances."""
-    from accord.domains.deliberation import SETTINGS, MenuInstance, optimum, shipped_instance
     from accord.domains.deliberation.catalog import instance_count
+    from accord.domains.deliberation.listing import SETTINGS
 
-    if setting is None:
+    if setting is None:  # a listing of files: no instance is parsed, no solver imported
         counts = {s: instance_count(s) for s in SETTINGS}
         if as_json:
             c.emit_json({"settings": counts})
@@ -111,6 +111,8 @@ def list_(setting: str = typer.Argument(None, help="Show the instances of one se
                 typer.echo(f"{s:16} {n} instances")
         return
     _setting(setting)
+    from accord.domains.deliberation import MenuInstance, optimum, shipped_instance
+
     rows = []
     for i in range(instance_count(setting)):
         inst = shipped_instance(setting, i)

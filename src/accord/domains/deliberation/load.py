@@ -52,12 +52,10 @@ from accord.domains.deliberation.errors import (
     key_path,
 )
 
-MENU_SETTINGS: tuple[str, ...] = ("menu-numeric", "menu-semantic")
-"""The two menu-design settings."""
-TASK_SETTING = "task-allocation"
-"""The task-allocation setting."""
-SETTINGS: tuple[str, ...] = (*MENU_SETTINGS, TASK_SETTING)
-"""All settings, in the paper's order."""
+# the settings live with the listing (which must not import this module's parsers)
+from accord.domains.deliberation.listing import MENU_SETTINGS as MENU_SETTINGS
+from accord.domains.deliberation.listing import SETTINGS as SETTINGS
+from accord.domains.deliberation.listing import TASK_SETTING as TASK_SETTING
 
 Number = int | float
 

@@ -5,7 +5,8 @@ Public face (imported lazily, on first use):
 - the domain: ``DOMAIN`` (registered as ``games``) and ``GamesDomain``;
 - games and files: ``Game``, ``NormalFormGame``, ``ExtensiveGame``, ``load_game``,
   ``parse_game``, ``save_game``, ``GameFileError``; the catalog: ``catalog_names``,
-  ``load_catalog_game``, ``resolve_game``;
+  ``load_catalog_game``, ``resolve_game``; ``list_scenarios`` (the catalog names, read
+  without importing the domain: what ``accord scenarios`` asks);
 - the cheap-talk-then-play protocol: ``GameProtocol``, ``GameState``, ``GameObservation``,
   and a PettingZoo-style environment: ``make_aec_env``;
 - agents built by hand: ``RationalAgent``, ``RandomAgent``, ``FixedAgent`` (agents from
@@ -31,6 +32,7 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     ".analysis": ("Solution", "solve_game"),
     ".catalog": ("catalog_names", "load_catalog_game", "resolve_game"),
     ".domain": ("DOMAIN", "GamesDomain"),
+    ".listing": ("list_scenarios",),
     ".load": ("GameFileError", "load_game", "parse_game", "save_game"),
     ".metrics": ("action_distribution", "episode_metrics"),
     ".model": ("ExtensiveGame", "Game", "NormalFormGame"),
@@ -43,6 +45,7 @@ if TYPE_CHECKING:
     from accord.domains.games.analysis import Solution, solve_game
     from accord.domains.games.catalog import catalog_names, load_catalog_game, resolve_game
     from accord.domains.games.domain import DOMAIN, GamesDomain
+    from accord.domains.games.listing import list_scenarios
     from accord.domains.games.load import GameFileError, load_game, parse_game, save_game
     from accord.domains.games.metrics import action_distribution, episode_metrics
     from accord.domains.games.model import ExtensiveGame, Game, NormalFormGame
@@ -65,6 +68,7 @@ __all__ = [
     "action_distribution",
     "catalog_names",
     "episode_metrics",
+    "list_scenarios",
     "load_catalog_game",
     "load_game",
     "make_aec_env",

@@ -5,7 +5,8 @@ Public face (imported lazily, on first use):
 - the domain: ``DOMAIN`` (registered as ``task-exchange``) and ``TaskExchangeDomain``;
 - scenarios: ``Scenario``, ``TaskUniverse``, ``AtomicTask``, ``MainTask``,
   ``ScenarioError``, ``load_scenario``, ``get_scenario``, ``builtin_scenarios`` and the
-  LLM scenario generator ``generate_scenario``;
+  LLM scenario generator ``generate_scenario``; ``list_scenarios`` (the names, read without
+  importing the domain: what ``accord scenarios`` asks);
 - the protocol: ``TaskExchangeProtocol``, ``TaskExchangeState``,
   ``TaskExchangeObservation``;
 - agents built by hand: ``UtilityAwareAgent``, ``ScriptedAgent`` (agents from specs go
@@ -29,6 +30,7 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     ".agents": ("UtilityAwareAgent",),
     ".domain": ("DOMAIN", "TaskExchangeDomain"),
     ".generators": ("generate_scenario",),
+    ".listing": ("list_scenarios",),
     ".load": ("builtin_scenarios", "get_scenario", "load_scenario"),
     ".metrics": ("episode_metrics", "table1_row", "table2_row"),
     ".protocol": ("TaskExchangeObservation", "TaskExchangeProtocol", "TaskExchangeState"),
@@ -41,6 +43,7 @@ if TYPE_CHECKING:
     from accord.domains.task_exchange.agents import UtilityAwareAgent
     from accord.domains.task_exchange.domain import DOMAIN, TaskExchangeDomain
     from accord.domains.task_exchange.generators import generate_scenario
+    from accord.domains.task_exchange.listing import list_scenarios
     from accord.domains.task_exchange.load import builtin_scenarios, get_scenario, load_scenario
     from accord.domains.task_exchange.metrics import episode_metrics, table1_row, table2_row
     from accord.domains.task_exchange.protocol import (
@@ -75,6 +78,7 @@ __all__ = [
     "episode_metrics",
     "generate_scenario",
     "get_scenario",
+    "list_scenarios",
     "load_scenario",
     "paper_tables",
     "table1_row",
