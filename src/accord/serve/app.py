@@ -32,6 +32,7 @@ from starlette.staticfiles import StaticFiles
 from accord.bench.approvals import ApprovalError
 from accord.bench.store import StoreError
 from accord.serve import views
+from accord.serve.bodies import read_form, read_json_object
 from accord.serve.security import Guard, csrf_field, csrf_token
 from accord.serve.stores import Ambiguous, EpisodeRef, NotFound, Query, Stores
 
@@ -160,14 +161,9 @@ class Pages:
         ref = await run_in_threadpool(self._ref, request)
         ctype = request.headers.get("content-type", "")
         if ctype.startswith("application/json"):
-            try:
-                data = await request.json()
-            except ValueError:
-                raise HTTPException(400, "body is not JSON") from None
-            if not isinstance(data, dict):
-                raise HTTPException(400, "body must be a JSON object")
+            data = await read_json_object(request)
         else:
-            data = dict(await request.form())
+            data = dict(await read_form(request, max_files=0))
         decision = str(data.get("decision") or "")
         state = {"approve": "approved", "reject": "rejected"}.get(decision, decision)
         comment = data.get("comment")
