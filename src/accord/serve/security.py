@@ -183,7 +183,7 @@ class Guard:
                 await _text(send, 401, "accord serve: this server needs its access token; "
                             "open the URL printed by accord serve (it ends in ?token=...)")
                 return
-        csrf = cookies.get(CSRF_COOKIE)
+        csrf = cookies.get(CSRF_COOKIE) or ""
         if not self.issued(csrf):  # none yet, or not ours (planted): a fresh one
             csrf = self.issue()
             extra.append((b"set-cookie", f"{CSRF_COOKIE}={csrf}; Path=/; HttpOnly; "
