@@ -17,6 +17,8 @@ the whole app, mounted apps included (:mod:`accord.serve.security`).
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -293,10 +295,23 @@ def create_app(paths: list[Path] | list[str], token: str | None = None,
         Route("/api/episodes/{eid}/approval", pages.api_approve, methods=["POST"]),
         Mount("/static", StaticFiles(packages=[("accord.serve", "static")]), name="static"),
     ]
+    mounted: Any = None
     if play:
-        routes.append(Mount("/play", load_play_app(played, play_require_approval)))
+        mounted = load_play_app(played, play_require_approval)
+        routes.append(Mount("/play", mounted))
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Any) -> AsyncIterator[None]:
+        yield
+        # a mounted app gets no lifespan of its own: stop its running games here
+        games = getattr(getattr(getattr(mounted, "state", None), "play", None), "games",
+                        None)
+        if games is not None:
+            await run_in_threadpool(games.shutdown)
+
     app = Starlette(routes=routes, exception_handlers={
-        NotFound: _not_found, StoreError: _store_error, HTTPException: _http_error})
+        NotFound: _not_found, StoreError: _store_error, HTTPException: _http_error},
+        lifespan=lifespan)
     app.state.stores = stores
     hosts = allowed_hosts if allowed_hosts is not None else [
         "127.0.0.1", "localhost", "[::1]", "::1"]
