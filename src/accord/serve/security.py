@@ -263,9 +263,12 @@ async def _form_field(scope: Scope, body: bytes) -> str | None:
             sent = True
             return {"type": "http.request", "body": body, "more_body": False}
 
+        from accord.serve.bodies import MAX_FIELDS, MAX_FILES, MAX_PART
+
         try:
-            form = await Request(dict(scope), once).form()
-        except Exception:  # a malformed form has no token
+            form = await Request(dict(scope), once).form(
+                max_fields=MAX_FIELDS, max_files=MAX_FILES, max_part_size=MAX_PART)
+        except Exception:  # a malformed (or oversized) form has no token
             return None
         field = form.get(CSRF_FIELD)
         await form.close()

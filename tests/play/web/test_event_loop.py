@@ -25,17 +25,23 @@ from .conftest import Server
 STALL = 60.0  # seconds before a stalled server counts as a failure (never reached when it works)
 
 
-@pytest.fixture
-def stuck_parse(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[threading.Event,
-                                                                    threading.Event]]:
-    """Make reading the person's reply block (like a parser burning CPU) until released."""
+@pytest.fixture(params=["blocked", "busy"])
+def stuck_parse(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+                ) -> Iterator[tuple[threading.Event, threading.Event]]:
+    """Make reading the person's reply hang until released: blocked in a call (as a
+    parser inside one long C call would look to the loop) or busy in Python bytecode
+    (a parser burning CPU)."""
     entered, release = threading.Event(), threading.Event()
     real = BargainingView.move
 
     def slow_move(self: BargainingView, obs: Any, reply: Any) -> Any:
         if "stall" in (reply.get("text"), reply.get("message")):
             entered.set()
-            release.wait()  # holds this thread as a long CPU-bound parse would
+            if request.param == "blocked":
+                release.wait()
+            else:
+                while not release.is_set():  # CPU-bound Python, never awaiting
+                    sum(range(1000))
         return real(self, obs, reply)
 
     monkeypatch.setattr(BargainingView, "move", slow_move)
