@@ -151,8 +151,8 @@ def test_games_started_at_once_are_capped(client: TestClient) -> None:
 
 # -- the form opens only what the app serves (issue 24) -----------------------------------
 GAME_FILE = """\
-{"name": "my-game", "players": ["A", "B"], "actions": [["C", "D"], ["C", "D"]],
- "payoffs": [[[3, 3], [0, 5]], [[5, 0], [1, 1]]]}
+{"name": "my-game", "type": "normal", "players": ["Ann", "Ben"],
+ "actions": [["C", "D"], ["C", "D"]], "payoffs": [[[3, 3], [0, 5]], [[5, 0], [1, 1]]]}
 """
 
 
@@ -240,3 +240,24 @@ def test_malformed_forms_are_400_not_500(client: TestClient) -> None:
     r = client.post("/new", content=b"--x\r\nbroken", headers={
         "content-type": "multipart/form-data; boundary=x"})
     assert r.status_code in (400, 403)
+
+
+def test_an_uploaded_game_file_is_validated_kept_and_played(client: TestClient,
+                                                            tmp_path: Path) -> None:
+    form = {"csrf": token(client), "domain": "games", "scenario.games": "stag-hunt",
+            "opponent": "rational", "seat": "0"}
+    r = client.post("/new", data=form, follow_redirects=False,
+                    files={"upload.games": ("g.json", GAME_FILE.encode(), "application/json")})
+    assert r.status_code == 303, r.text
+    url = r.headers["location"]
+    until(client, url, "your_turn")
+    assert "my-game" in client.get(url).text or "Ann" in client.get(url).text
+    kept = list((tmp_path / "play.sqlite.scenarios").glob("game-*.json"))
+    assert len(kept) == 1 and kept[0].read_text() == GAME_FILE
+    bad = GAME_FILE.replace('"normal"', '"chess"')
+    r = client.post("/new", data=form, follow_redirects=False,
+                    files={"upload.games": ("g.json", bad.encode(), "application/json")})
+    assert r.status_code == 400 and "uploaded game" in r.text
+    r = client.post("/new", data=form, follow_redirects=False,
+                    files={"upload.games": ("g.yaml", b"players: [a", "text/yaml")})
+    assert r.status_code == 400 and "uploaded game" in r.text

@@ -88,7 +88,7 @@ class PlayApp:
         """
         if cross_site(request.scope):
             raise _Forbidden("cross-site request refused")
-        form = await read_form(request, max_files=1, max_fields=200)
+        form = await read_form(request, max_files=2, max_fields=200)
         sent = form.get(CSRF_FIELD)
         if not same_secret(sent if isinstance(sent, str) else None, csrf_token(request) or None):
             raise _Forbidden("missing or wrong CSRF token: reload the page and try again")
@@ -125,12 +125,15 @@ class PlayApp:
             if domain not in DOMAINS:
                 raise PlayError(f"unknown domain {domain[:40]!r}; choose one of "
                                 f"{', '.join(DOMAINS)}")
-            upload = str(form.get("upload") or "")
-            if domain == "bargaining" and upload.strip():
+            upload = str(form.get({"bargaining": "upload", "games": "upload.games"}.get(
+                domain, "")) or "")
+            if upload.strip():
                 # parsed (safe loader, under its budgets) off the server's event loop
-                scenario = await run_in_threadpool(self.games.save_upload, upload)
-            if not scenario:
+                scenario = await run_in_threadpool(self.games.save_upload, upload, domain)
+            elif not scenario:
                 raise PlayError("choose a scenario")
+            else:  # a name from the form: the catalog only (an upload is never named)
+                self.games.check_scenario(domain, scenario, uploads=False)
             seed = _whole(str(form.get("seed") or "0").strip(), "seed", 0)
             params = _params(domain, str(form.get("rounds") or "").strip())
             # only catalog names, DoND ids and this app's own uploads pass Games.start

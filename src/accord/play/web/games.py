@@ -123,6 +123,24 @@ def catalog(domain: str) -> list[str]:
     return list(get_domain(domain).scenarios())
 
 
+def _check_game_text(text: str) -> str:
+    """The file suffix of ``text`` as a game file (``.json`` or ``.yaml``); ``PlayError``
+    unless it is a valid game."""
+    from accord.core.safeload import LoadError, parse_json, parse_yaml
+    from accord.domains.games.load import GameFileError, parse_game
+
+    is_json = text.lstrip()[:1] in ("{", "[")
+    try:
+        doc = (parse_json if is_json else parse_yaml)(text, "uploaded game")
+        parse_game(doc.data, source="uploaded game", lines=doc.lines or None)
+    except LoadError as exc:
+        at = f", line {exc.line}" if exc.line else ""
+        raise PlayError(f"uploaded game{at}: {exc.problem}") from None
+    except GameFileError as exc:
+        raise PlayError(str(exc)) from None
+    return ".json" if is_json else ".yaml"
+
+
 def _named(text: str) -> str:
     """A name from a request, shortened and quoted for an error message."""
     return repr(text[:40] + ("..." if len(text) > 40 else ""))
@@ -144,33 +162,42 @@ class Games:
         """Where uploaded scenario files are kept."""
         return self.settings.uploads or self.store.with_name(self.store.name + ".scenarios")
 
-    def save_upload(self, text: str) -> str:
-        """Validate an uploaded bargaining scenario with the loader; keep it; its path."""
-        from accord.domains.bargaining.load import ScenarioError, parse_text
-
+    def save_upload(self, text: str, domain: str = "bargaining") -> str:
+        """Validate an uploaded bargaining scenario or game file (JSON or YAML) with the
+        domain's own loader (safe YAML, under its budgets); keep it; its path."""
+        if domain not in ("bargaining", "games"):
+            raise PlayError(f"{domain} takes no uploaded files")
+        what = "scenario" if domain == "bargaining" else "game"
         if len(text.encode("utf-8")) > self.settings.max_upload:
-            raise PlayError(f"the scenario file is larger than {self.settings.max_upload} bytes")
-        try:
-            scenario = parse_text(text, "uploaded scenario")
-        except ScenarioError as exc:
-            raise PlayError(str(exc)) from None
+            raise PlayError(f"the {what} file is larger than {self.settings.max_upload} bytes")
+        suffix = ".yaml"
+        if domain == "bargaining":
+            from accord.domains.bargaining.load import ScenarioError, parse_text
+
+            try:
+                parse_text(text, "uploaded scenario")
+            except ScenarioError as exc:
+                raise PlayError(str(exc)) from None
+        else:
+            suffix = _check_game_text(text)
         digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
         self.uploads.mkdir(parents=True, exist_ok=True)
-        path = self.uploads / f"{digest}.yaml"
+        # bargaining files keep their old names (games played before link to them)
+        path = self.uploads / (f"{digest}{suffix}" if domain == "bargaining"
+                               else f"game-{digest}{suffix}")
         path.write_text(text, encoding="utf-8")
-        del scenario
         with self._lock:
             self.uploaded.add(str(path))
         return str(path)
 
-    def check_scenario(self, domain: str, scenario: str) -> None:
-        """``PlayError`` unless ``scenario`` is in ``domain``'s catalog or a file this app
-        saved from an upload (Deal-or-No-Deal ids are checked by the domain). The error
-        names only the catalog: nothing about files on the server."""
+    def check_scenario(self, domain: str, scenario: str, uploads: bool = True) -> None:
+        """``PlayError`` unless ``scenario`` is in ``domain``'s catalog or (``uploads``) a
+        file this app saved from an upload (Deal-or-No-Deal ids are checked by the
+        domain). The error names only the catalog: nothing about files on the server."""
         if domain == "deal-or-no-deal":
             return
         with self._lock:
-            if scenario in self.uploaded:
+            if uploads and scenario in self.uploaded:
                 return
         known = catalog(domain)
         if scenario not in known:
