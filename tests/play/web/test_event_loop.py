@@ -93,3 +93,34 @@ def test_a_slow_step_in_one_game_does_not_stall_other_routes(
         assert after["version"] > state["version"]
         page = c.get(url).text
         assert "stall" in page
+
+
+def test_a_slow_parse_of_a_model_reply_does_not_stall_the_server(
+        server: Server, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same for the opponent's side: an LLM agent's reply parser stuck on a reply."""
+    import accord.agents.replies as replies
+
+    entered, release = threading.Event(), threading.Event()
+    real = replies.parse_tags
+
+    def slow_parse(text: str, grammar: Any) -> Any:
+        entered.set()
+        release.wait()
+        return real(text, grammar)
+
+    monkeypatch.setattr(replies, "parse_tags", slow_parse)
+    try:
+        with httpx.Client(base_url=server.url, timeout=STALL, follow_redirects=True) as c:
+            csrf = _csrf(c.get("/").text)
+            r = c.post("/new", data={"csrf": csrf, "domain": "bargaining",
+                                     "scenario.bargaining": "buyer-seller",
+                                     "opponent": "llm:mock/negotiator", "seat": "1"})
+            url = str(r.url.path)
+            assert entered.wait(STALL), "the opponent's reply was never parsed"
+            assert c.get("/").status_code == 200
+            assert c.get(url + "/state").json()["status"] == "waiting"
+            assert not release.is_set()
+            release.set()
+            _state(c, url, "your_turn")  # the opponent's move went through
+    finally:
+        release.set()
