@@ -261,3 +261,17 @@ def test_an_uploaded_game_file_is_validated_kept_and_played(client: TestClient,
     r = client.post("/new", data=form, follow_redirects=False,
                     files={"upload.games": ("g.yaml", b"players: [a", "text/yaml")})
     assert r.status_code == 400 and "uploaded game" in r.text
+
+
+def test_stopping_the_server_stops_running_games_and_their_threads(tmp_path: Path) -> None:
+    app = create_app(tmp_path / "play.sqlite", PlaySettings())
+    with TestClient(app, base_url="http://127.0.0.1") as c:
+        c.get("/")
+        url = new(c).headers["location"]
+        until(c, url, "your_turn")
+        game = next(iter(app.state.play.games.games.values()))
+        assert game.thread is not None and game.thread.is_alive()
+        assert game.loop is not None and game.thread.name == f"accord-play-{game.id}"
+    # the lifespan's shutdown cancelled it: the thread ended, nothing was stored
+    assert not game.thread.is_alive()
+    assert game.done and "stopped" in str(game.error) and game.episode is None

@@ -240,7 +240,12 @@ class Games:
             self.games[game.id] = game
         game.thread = threading.Thread(target=self._thread, args=(game,), daemon=True,
                                        name=f"accord-play-{game.id}")
-        game.thread.start()
+        try:
+            game.thread.start()
+        except RuntimeError as exc:  # no thread to be had: the game never existed
+            with self._lock:
+                self.games.pop(game.id, None)
+            raise PlayError(f"the server cannot start another game now ({exc})") from None
         return game
 
     def _check_room(self) -> None:
@@ -259,6 +264,8 @@ class Games:
         try:
             asyncio.run(main())
         except asyncio.CancelledError:  # the server is shutting down: nothing to store
+            pass
+        finally:  # never left "running" (it would hold one of max_games forever)
             if game.error is None and game.result is None:
                 game.error = "the server stopped before the game ended"
 
