@@ -263,11 +263,11 @@ async def _form_field(scope: Scope, body: bytes) -> str | None:
             sent = True
             return {"type": "http.request", "body": body, "more_body": False}
 
-        from accord.serve.bodies import MAX_FIELDS, MAX_FILES, MAX_PART
+        from accord.serve.bodies import MAX_FIELDS, MAX_PART
 
-        try:
+        try:  # only the token is read here: each handler applies its own file limits
             form = await Request(dict(scope), once).form(
-                max_fields=MAX_FIELDS, max_files=MAX_FILES, max_part_size=MAX_PART)
+                max_fields=MAX_FIELDS, max_files=MAX_FIELDS, max_part_size=MAX_PART)
         except Exception:  # a malformed (or oversized) form has no token
             return None
         field = form.get(CSRF_FIELD)

@@ -275,3 +275,18 @@ def test_stopping_the_server_stops_running_games_and_their_threads(tmp_path: Pat
     # the lifespan's shutdown cancelled it: the thread ended, nothing was stored
     assert not game.thread.is_alive()
     assert game.done and "stopped" in str(game.error) and game.episode is None
+
+
+def test_a_browser_form_with_both_empty_file_inputs_starts_a_game(client: TestClient) -> None:
+    """Browsers send every file input, empty ones as ``filename=""`` parts."""
+    parts = {"csrf": token(client), "domain": "bargaining", "scenario.bargaining":
+             "buyer-seller", "opponent": "boulware", "seat": "0", "seed": "0"}
+    body = b"".join(f'--B\r\nContent-Disposition: form-data; name="{k}"\r\n\r\n{v}\r\n'.encode()
+                    for k, v in parts.items())
+    for name in ("upload", "upload.games"):
+        body += (f'--B\r\nContent-Disposition: form-data; name="{name}"; filename=""\r\n'
+                 "Content-Type: application/octet-stream\r\n\r\n\r\n").encode()
+    body += b"--B--\r\n"
+    r = client.post("/new", content=body, follow_redirects=False,
+                    headers={"content-type": "multipart/form-data; boundary=B"})
+    assert r.status_code == 303, r.text
