@@ -81,3 +81,15 @@ def test_parse_json_bounds_depth_and_reads_the_rest():
         parse_json(b"[" * (MAX_DEPTH + 1) + b"]" * (MAX_DEPTH + 1))
     assert exc.value.status_code == 400
     assert parse_json(b"[" * MAX_DEPTH + b"]" * MAX_DEPTH) is not None
+
+
+def test_hostile_store_numbers_in_urls_are_404_not_500(make_client, store):
+    c = make_client(store)
+    for url in ("/stores/" + "9" * 5000 + "/runs/gated", "/api/stores/" + "9" * 5000
+                + "/runs/gated/episodes", "/stores/²/runs/gated", "/stores/-1/runs/gated",
+                "/api/stores/99999999999/runs/gated/aggregate", "/episodes/abc?store="
+                + "9" * 5000, "/api/episodes/abc?store=٣"):
+        r = c.get(url)
+        assert r.status_code == 404, (url[:40], r.status_code)
+    assert c.get("/stores/0/runs/gated").status_code == 200
+    assert c.get("/api/stores/0/runs/gated/episodes").status_code == 200

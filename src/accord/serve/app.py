@@ -74,19 +74,13 @@ class Pages:
 
     @staticmethod
     def _store(request: Request) -> int:
-        try:
-            return int(request.path_params["store"])
-        except (KeyError, ValueError):
-            raise HTTPException(404, "no such store") from None
+        return _store_index(request.path_params.get("store"))
 
     def _ref(self, request: Request) -> EpisodeRef:
         eid = str(request.path_params["eid"])
         store: int | None = None
         if request.query_params.get("store"):
-            try:
-                store = int(request.query_params["store"])
-            except ValueError:
-                raise HTTPException(404, "no such store") from None
+            store = _store_index(request.query_params["store"])
         run = request.query_params.get("run") or None
         return self.stores.resolve(eid, store, run)
 
@@ -191,6 +185,15 @@ class Pages:
                              "approval": appr.to_dict()})
 
 
+def _store_index(text: Any) -> int:
+    """A store's position from a URL: ASCII digits, at most 9 (Starlette's ``int``
+    convertor took any length, and 5,000 digits broke ``int()``: a 500); 404 otherwise."""
+    text = str(text or "")
+    if not (text.isascii() and text.isdigit()) or len(text) > 9:
+        raise HTTPException(404, "no such store")
+    return int(text)
+
+
 def views_sorts() -> list[str]:
     """Column keys the run table can sort by."""
     from accord.serve.stores import SORTS
@@ -285,10 +288,10 @@ def create_app(paths: list[Path] | list[str], token: str | None = None,
     routes: list[Any] = [
         Route("/", pages.index),
         Route("/api/stores", pages.api_stores),
-        Route("/stores/{store:int}/runs/{run}", pages.run_page),
-        Route("/stores/{store:int}/runs/{run}/aggregate", pages.aggregate_fragment),
-        Route("/api/stores/{store:int}/runs/{run}/episodes", pages.api_run),
-        Route("/api/stores/{store:int}/runs/{run}/aggregate", pages.api_aggregate),
+        Route("/stores/{store}/runs/{run}", pages.run_page),
+        Route("/stores/{store}/runs/{run}/aggregate", pages.aggregate_fragment),
+        Route("/api/stores/{store}/runs/{run}/episodes", pages.api_run),
+        Route("/api/stores/{store}/runs/{run}/aggregate", pages.api_aggregate),
         Route("/episodes/{eid}", pages.episode_page),
         Route("/api/episodes/{eid}", pages.api_episode),
         Route("/episodes/{eid}/approval", pages.approve, methods=["POST"]),
