@@ -49,7 +49,7 @@ def main() -> None:
     print(f"{machine()}; load average {os.getloadavg()}")
     with httpx.Client(base_url=f"http://127.0.0.1:{port}") as c:
         c.get("/")
-        tok = c.cookies["accord_play_csrf"]
+        tok = c.cookies["accord_csrf"]
         r = c.post("/new", data={"csrf": tok, "domain": "bargaining", "seat": "1",
                                  "scenario.bargaining": "buyer-seller", "opponent": "boulware",
                                  "rounds": "1000"})

@@ -64,6 +64,34 @@ def test_play_is_mounted_with_serves_csrf(tmp_path: Path, gated_copy: Path) -> N
         assert c.get("/play/new").status_code == 405  # state changes are POST only
 
 
+def test_play_under_serve_opens_no_server_path_and_refuses_origin_null(
+        tmp_path: Path, gated_copy: Path) -> None:
+    """Issue 24: ``POST /play/new`` with a path played any readable scenario file and
+    told whether a path existed; ``Origin: null`` and planted cookies passed CSRF."""
+    secret = tmp_path / "creds.yaml"
+    secret.write_text("db_host: 10.0.0.1\n")
+    app = create_app([gated_copy], play=True, play_store=tmp_path / "play.db")
+    with TestClient(app, base_url="http://127.0.0.1") as c:
+        token = _csrf_in(c.get("/play/").text)
+        errors = set()
+        for path in ("/etc/passwd", "/proc/self/environ", "../../../../etc/passwd",
+                     "/dev/zero", "/dev/stdin", str(secret), "/no/such.yaml"):
+            r = c.post("/play/new", data={**GAME, "csrf": token,
+                                           "scenario.bargaining": path})
+            assert r.status_code == 400 and "unknown bargaining scenario" in r.text, path
+            assert "db_host" not in r.text and "No such file" not in r.text
+            errors.add(re.sub(r"&#39;.*?&#39;;", "NAME;", re.search(
+                r'id="error">(.*?)</p>', r.text, re.S).group(1)))  # type: ignore[union-attr]
+        assert len(errors) == 1, errors
+        r = c.post("/play/new", data={**GAME, "csrf": token}, headers={"origin": "null"},
+                   follow_redirects=False)
+        assert r.status_code == 403
+        planted = "planted-cookie-value-0123456789"
+        c.cookies.set("accord_csrf", planted)
+        r = c.post("/play/new", data={**GAME, "csrf": planted}, follow_redirects=False)
+        assert r.status_code == 403
+
+
 def test_cross_site_posts_to_serve_are_refused(gated_copy: Path) -> None:
     with TestClient(create_app([gated_copy]), base_url="http://127.0.0.1") as c:
         c.get("/")

@@ -154,3 +154,71 @@ def test_play_without_the_play_feature_is_a_clear_error(monkeypatch, gated_store
 
     with pytest.raises(RuntimeError, match=r"--play needs accord\.play\.web:create_app"):
         create_app([gated_store], play=True, play_store=tmp_path / "play.db")
+
+
+def test_origin_null_is_refused_on_state_changes(make_client, csrf, tmp_path, gated_store):
+    """Sandboxed frames and ``file:``/``data:`` pages send ``Origin: null``: never ours."""
+    store = tmp_path / "n.db"
+    store.write_bytes(gated_store.read_bytes())
+    c = make_client(store)
+    eid = _first(store, "gated")
+    token = csrf(c)
+    for origin in ("null", "NULL", " null"):
+        r = c.post(f"/api/episodes/{eid}/approval", json={"decision": "approve"},
+                   headers={"X-CSRF-Token": token, "origin": origin})
+        assert r.status_code == 403 and "cross-site" in r.text, origin
+    r = c.post(f"/episodes/{eid}/approval", data={"decision": "approve", "csrf": token},
+               headers={"origin": "null"}, follow_redirects=False)
+    assert r.status_code == 403
+    assert c.get(f"/api/episodes/{eid}").json()["approval"]["state"] == "pending"
+    # the same request from the page's own origin passes
+    r = c.post(f"/api/episodes/{eid}/approval", json={"decision": "approve"},
+               headers={"X-CSRF-Token": token, "origin": "http://127.0.0.1"})
+    assert r.status_code == 200 and r.json()["approval"]["state"] == "approved"
+
+
+def test_a_planted_csrf_cookie_does_not_count(make_client, tmp_path, gated_store):
+    """A cookie the server did not issue (set by another page or service on the host) is
+    replaced, and a request repeating the planted value is refused."""
+    store = tmp_path / "p.db"
+    store.write_bytes(gated_store.read_bytes())
+    c = make_client(store)
+    eid = _first(store, "gated")
+    planted = "attacker-chosen-value-0123456789abcdef"
+    for origin in ({}, {"origin": "null"}):
+        c.cookies.set("accord_csrf", planted)
+        r = c.post(f"/api/episodes/{eid}/approval", json={"decision": "approve"},
+                   headers={"X-CSRF-Token": planted, **origin})
+        assert r.status_code == 403, origin
+        c.cookies.set("accord_csrf", planted)
+        r = c.post(f"/episodes/{eid}/approval", data={"decision": "approve",
+                                                      "csrf": planted, **origin},
+                   follow_redirects=False)
+        assert r.status_code == 403, origin
+    assert c.get(f"/api/episodes/{eid}").json()["approval"]["state"] == "pending"
+    # a planted cookie is answered with a fresh one the server signed
+    c.cookies.clear()
+    c.cookies.set("accord_csrf", planted)
+    fresh = c.get("/").headers["set-cookie"]
+    assert fresh.startswith("accord_csrf=") and planted not in fresh
+    # nor does a token issued by another server (another secret) count here
+    other = make_client(store)
+    other.get("/")
+    foreign = str(other.cookies.get("accord_csrf"))
+    c.cookies.clear()
+    c.cookies.set("accord_csrf", foreign)
+    r = c.post(f"/api/episodes/{eid}/approval", json={"decision": "approve"},
+               headers={"X-CSRF-Token": foreign})
+    assert r.status_code == 403
+
+
+def test_issued_tokens_are_signed_by_the_guard():
+    guard = Guard(PlainTextResponse("x"))
+    token = guard.issue()
+    assert guard.issued(token) and token != guard.issue()
+    nonce, _, mac = token.rpartition(".")
+    assert not guard.issued(f"{nonce}x.{mac}") and not guard.issued(f"{nonce}.{mac[:-1]}")
+    assert not guard.issued("") and not guard.issued(None) and not guard.issued(mac)
+    assert not Guard(PlainTextResponse("x")).issued(token)  # another secret
+    assert Guard(PlainTextResponse("x"), secret=b"k" * 32).issued(
+        Guard(PlainTextResponse("x"), secret=b"k" * 32).issue())

@@ -17,6 +17,8 @@ the whole app, mounted apps included (:mod:`accord.serve.security`).
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +34,7 @@ from starlette.staticfiles import StaticFiles
 from accord.bench.approvals import ApprovalError
 from accord.bench.store import StoreError
 from accord.serve import views
+from accord.serve.bodies import read_form, read_json_object
 from accord.serve.security import Guard, csrf_field, csrf_token
 from accord.serve.stores import Ambiguous, EpisodeRef, NotFound, Query, Stores
 
@@ -71,19 +74,13 @@ class Pages:
 
     @staticmethod
     def _store(request: Request) -> int:
-        try:
-            return int(request.path_params["store"])
-        except (KeyError, ValueError):
-            raise HTTPException(404, "no such store") from None
+        return _store_index(request.path_params.get("store"))
 
     def _ref(self, request: Request) -> EpisodeRef:
         eid = str(request.path_params["eid"])
         store: int | None = None
         if request.query_params.get("store"):
-            try:
-                store = int(request.query_params["store"])
-            except ValueError:
-                raise HTTPException(404, "no such store") from None
+            store = _store_index(request.query_params["store"])
         run = request.query_params.get("run") or None
         return self.stores.resolve(eid, store, run)
 
@@ -160,14 +157,9 @@ class Pages:
         ref = await run_in_threadpool(self._ref, request)
         ctype = request.headers.get("content-type", "")
         if ctype.startswith("application/json"):
-            try:
-                data = await request.json()
-            except ValueError:
-                raise HTTPException(400, "body is not JSON") from None
-            if not isinstance(data, dict):
-                raise HTTPException(400, "body must be a JSON object")
+            data = await read_json_object(request)
         else:
-            data = dict(await request.form())
+            data = dict(await read_form(request, max_files=0))
         decision = str(data.get("decision") or "")
         state = {"approve": "approved", "reject": "rejected"}.get(decision, decision)
         comment = data.get("comment")
@@ -191,6 +183,15 @@ class Pages:
             return JSONResponse({"error": str(exc)}, status_code=409)
         return JSONResponse({"store": ref.store, "run": ref.run, "id": ref.id,
                              "approval": appr.to_dict()})
+
+
+def _store_index(text: Any) -> int:
+    """A store's position from a URL: ASCII digits, at most 9 (Starlette's ``int``
+    convertor took any length, and 5,000 digits broke ``int()``: a 500); 404 otherwise."""
+    text = str(text or "")
+    if not (text.isascii() and text.isdigit()) or len(text) > 9:
+        raise HTTPException(404, "no such store")
+    return int(text)
 
 
 def views_sorts() -> list[str]:
@@ -287,20 +288,33 @@ def create_app(paths: list[Path] | list[str], token: str | None = None,
     routes: list[Any] = [
         Route("/", pages.index),
         Route("/api/stores", pages.api_stores),
-        Route("/stores/{store:int}/runs/{run}", pages.run_page),
-        Route("/stores/{store:int}/runs/{run}/aggregate", pages.aggregate_fragment),
-        Route("/api/stores/{store:int}/runs/{run}/episodes", pages.api_run),
-        Route("/api/stores/{store:int}/runs/{run}/aggregate", pages.api_aggregate),
+        Route("/stores/{store}/runs/{run}", pages.run_page),
+        Route("/stores/{store}/runs/{run}/aggregate", pages.aggregate_fragment),
+        Route("/api/stores/{store}/runs/{run}/episodes", pages.api_run),
+        Route("/api/stores/{store}/runs/{run}/aggregate", pages.api_aggregate),
         Route("/episodes/{eid}", pages.episode_page),
         Route("/api/episodes/{eid}", pages.api_episode),
         Route("/episodes/{eid}/approval", pages.approve, methods=["POST"]),
         Route("/api/episodes/{eid}/approval", pages.api_approve, methods=["POST"]),
         Mount("/static", StaticFiles(packages=[("accord.serve", "static")]), name="static"),
     ]
+    mounted: Any = None
     if play:
-        routes.append(Mount("/play", load_play_app(played, play_require_approval)))
+        mounted = load_play_app(played, play_require_approval)
+        routes.append(Mount("/play", mounted))
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Any) -> AsyncIterator[None]:
+        yield
+        # a mounted app gets no lifespan of its own: stop its running games here
+        games = getattr(getattr(getattr(mounted, "state", None), "play", None), "games",
+                        None)
+        if games is not None:
+            await run_in_threadpool(games.shutdown)
+
     app = Starlette(routes=routes, exception_handlers={
-        NotFound: _not_found, StoreError: _store_error, HTTPException: _http_error})
+        NotFound: _not_found, StoreError: _store_error, HTTPException: _http_error},
+        lifespan=lifespan)
     app.state.stores = stores
     hosts = allowed_hosts if allowed_hosts is not None else [
         "127.0.0.1", "localhost", "[::1]", "::1"]

@@ -7,11 +7,16 @@ checks cover mounted apps (``/play``) without their cooperation:
   an ``X-Accord-Token`` header or the ``accord_token`` cookie. Opening any page once with
   ``?token=T`` sets the cookie (HttpOnly, SameSite=Strict) and redirects to the same URL
   without the token, so it does not linger in the address bar or in links.
-* **CSRF**: each browser gets a random ``accord_csrf`` cookie (HttpOnly, SameSite=Strict).
-  Every state-changing request (POST, PUT, PATCH, DELETE) must repeat that value, in an
-  ``X-CSRF-Token`` header or a ``csrf`` form field; otherwise it is refused with 403
-  before the app sees it. A state-changing request whose ``Origin`` names another site
-  is refused too. Bodies of such requests are capped at :data:`MAX_BODY` bytes.
+* **CSRF**: each browser gets an ``accord_csrf`` cookie (HttpOnly, SameSite=Strict) that
+  this server issued: a random nonce and its HMAC under a secret drawn when the guard is
+  made (:meth:`Guard.issue`). A cookie the server did not sign (planted by another page
+  or another service on the same host) is replaced by a fresh one, so it never counts.
+  Every state-changing request (POST, PUT, PATCH, DELETE) must repeat the cookie's
+  value, in an ``X-CSRF-Token`` header or a ``csrf`` form field; otherwise it is refused
+  with 403 before the app sees it. A state-changing request whose ``Origin`` names
+  another site, or is ``null`` (sandboxed frames, ``file:`` and ``data:`` pages,
+  cross-site redirects), is refused too. Bodies of such requests are capped at
+  :data:`MAX_BODY` bytes (413).
 
 This is the one CSRF/token scheme of accord's web apps. An app that also runs on its own
 (``python -m accord.play.web``) wraps itself in a :class:`Guard` too: a guard nested in
@@ -25,6 +30,8 @@ it, and :func:`check_csrf` is there for code that wants to check again explicitl
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import hmac
 import secrets
 from collections.abc import Awaitable, Callable, MutableMapping
@@ -68,12 +75,16 @@ def _header(scope: Scope, name: bytes) -> str | None:
 
 
 def cross_site(scope: Scope) -> bool:
-    """Whether the request's ``Origin`` header names a site other than its ``Host``
-    (browsers send ``Origin`` on every cross-site POST; no header or ``null`` is not
-    taken as cross-site: the CSRF token still has to match)."""
+    """Whether the request's ``Origin`` header names a site other than its ``Host``, or
+    is the opaque ``null`` (browsers send ``Origin`` on every POST; ``null`` comes from
+    sandboxed frames, ``file:``/``data:`` pages and cross-site redirects, never from
+    this app's own pages). No header at all is not taken as cross-site (scripts, curl):
+    the CSRF token still has to match."""
     origin = _header(scope, b"origin")
-    if not origin or origin == "null":
+    if origin is None or origin == "":
         return False
+    if origin.strip().lower() == "null":
+        return True
     return urlsplit(origin).netloc.lower() != (_header(scope, b"host") or "").lower()
 
 
@@ -120,11 +131,31 @@ async def _text(send: Send, status: int, text: str,
 class Guard:
     """ASGI middleware: token check, CSRF cookie, CSRF check of unsafe requests."""
 
-    def __init__(self, app: ASGIApp, token: str | None = None) -> None:
+    def __init__(self, app: ASGIApp, token: str | None = None,
+                 secret: bytes | None = None) -> None:
         self.app = app
         self.token = token or None
+        # signs the CSRF cookies this guard issues; a new one per server unless given
+        # (e.g. shared by several worker processes behind one address)
+        self._secret = secret or secrets.token_bytes(32)
         #: the wrapped app's ``state`` (Starlette), for code that reaches it through us
         self.state: Any = getattr(app, "state", None)
+
+    def _mac(self, nonce: str) -> str:
+        digest = hmac.new(self._secret, nonce.encode(), hashlib.sha256).digest()
+        return base64.urlsafe_b64encode(digest).decode().rstrip("=")
+
+    def issue(self) -> str:
+        """A new CSRF token: ``NONCE.MAC``, the MAC under this guard's secret."""
+        nonce = secrets.token_urlsafe(18)
+        return f"{nonce}.{self._mac(nonce)}"
+
+    def issued(self, token: str | None) -> bool:
+        """Whether ``token`` is one this guard issued (its MAC checks out)."""
+        if not token or len(token) > 200:
+            return False
+        nonce, dot, mac = token.rpartition(".")
+        return bool(dot and nonce) and same_secret(mac, self._mac(nonce))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket") or SCOPE_KEY in scope:
@@ -152,15 +183,16 @@ class Guard:
                 await _text(send, 401, "accord serve: this server needs its access token; "
                             "open the URL printed by accord serve (it ends in ?token=...)")
                 return
-        csrf = cookies.get(CSRF_COOKIE)
-        if not csrf or len(csrf) < 16:
-            csrf = secrets.token_urlsafe(24)
+        csrf = cookies.get(CSRF_COOKIE) or ""
+        if not self.issued(csrf):  # none yet, or not ours (planted): a fresh one
+            csrf = self.issue()
             extra.append((b"set-cookie", f"{CSRF_COOKIE}={csrf}; Path=/; HttpOnly; "
                           "SameSite=Strict".encode()))
         scope[SCOPE_KEY] = csrf
         if scope["type"] == "http" and scope["method"] in UNSAFE:
             if cross_site(scope):
-                await _text(send, 403, "accord: cross-site request refused")
+                await _text(send, 403, "accord: cross-site request refused (the Origin "
+                            "header names another site or is null)")
                 return
             receive = await self._checked(scope, receive, send, csrf)  # type: ignore[assignment]
             if receive is None:
@@ -231,9 +263,12 @@ async def _form_field(scope: Scope, body: bytes) -> str | None:
             sent = True
             return {"type": "http.request", "body": body, "more_body": False}
 
-        try:
-            form = await Request(dict(scope), once).form()
-        except Exception:  # a malformed form has no token
+        from accord.serve.bodies import MAX_FIELDS, MAX_PART
+
+        try:  # only the token is read here: each handler applies its own file limits
+            form = await Request(dict(scope), once).form(
+                max_fields=MAX_FIELDS, max_files=MAX_FIELDS, max_part_size=MAX_PART)
+        except Exception:  # a malformed (or oversized) form has no token
             return None
         field = form.get(CSRF_FIELD)
         await form.close()

@@ -147,3 +147,146 @@ def test_games_started_at_once_are_capped(client: TestClient) -> None:
         assert new(client).status_code == 303
     r = new(client)
     assert r.status_code == 400 and "games are running" in r.text
+
+
+# -- the form opens only what the app serves (issue 24) -----------------------------------
+GAME_FILE = """\
+{"name": "my-game", "type": "normal", "players": ["Ann", "Ben"],
+ "actions": [["C", "D"], ["C", "D"]], "payoffs": [[[3, 3], [0, 5]], [[5, 0], [1, 1]]]}
+"""
+
+
+def _error_of(page: str) -> str:
+    found = re.search(r'<p class="error" id="error">(.*?)</p>', page, re.S)
+    assert found, page[:500]
+    return found.group(1)
+
+
+def test_the_form_never_opens_a_server_path(client: TestClient, tmp_path: Path) -> None:
+    """Paths in the scenario fields are unknown names: refused with the same message
+    whether the path exists, is a device, a directory, a secret-looking YAML file or even
+    a valid scenario or game file -- nothing about the file system shows."""
+    secret = tmp_path / "secret.yaml"
+    secret.write_text("db_host: 10.0.0.1\ndb_password: hunter2\n")
+    real = tmp_path / "real.yaml"
+    real.write_text(SCENARIO)  # a valid scenario file on the server: still not playable
+    game = tmp_path / "real.json"
+    game.write_text(GAME_FILE)
+    paths = ["/etc/passwd", "/proc/self/environ", "../../../../etc/passwd", "/dev/zero",
+             "/dev/stdin", "/etc", "/no/such/file.yaml", str(secret), str(real), str(game),
+             "bargaining/../../etc/passwd.yaml"]
+    for domain in ("bargaining", "games"):
+        messages = set()
+        for path in paths:
+            r = new(client, domain=domain, **{f"scenario.{domain}": path})
+            assert r.status_code == 400, (domain, path, r.status_code)
+            error = _error_of(r.text)
+            assert "unknown" in error and "choose one of" in error, error
+            for leak in ("db_host", "hunter2", "root:", "No such file", "directory",
+                         "Errno", "device", "not a file", "exist"):
+                assert leak not in error, (path, error)
+            from markupsafe import escape
+
+            shown = str(escape(repr(path[:40] + ("..." if len(path) > 40 else ""))))
+            messages.add(error.replace(shown, "NAME"))
+        assert len(messages) == 1, messages  # one message, whatever the path is
+    for path in ("/etc/passwd", "../../../../etc/passwd", "/dev/zero"):
+        r = new(client, domain="deal-or-no-deal", **{"scenario.deal-or-no-deal": path})
+        assert r.status_code == 400 and "must look like test/" in _error_of(r.text)
+    assert not any(g for g in client.app.state.play.games.games.values())  # none started
+    # catalog names still play, and an upload is kept under the app's own name
+    assert new(client).status_code == 303
+    assert new(client, domain="games", opponent="rational",
+               **{"scenario.games": "stag-hunt"}).status_code == 303
+
+
+def test_an_uploaded_file_is_the_only_path_a_game_may_name(client: TestClient,
+                                                           tmp_path: Path) -> None:
+    games = client.app.state.play.games
+    r = client.post("/new", data={"csrf": token(client), "domain": "bargaining",
+                                  "opponent": "boulware", "seat": "1"},
+                    files={"upload": ("tiny.yaml", SCENARIO.encode(), "text/yaml")},
+                    follow_redirects=False)
+    assert r.status_code == 303, r.text
+    saved = next(iter(games.uploaded))
+    assert Path(saved).parent == tmp_path / "play.sqlite.scenarios"
+    # naming that same file in the form (instead of uploading it) is refused too: a
+    # request never names a path, even one the app wrote
+    r = new(client, **{"scenario.bargaining": saved})
+    assert r.status_code == 400 and "unknown bargaining scenario" in r.text
+    # an oversized upload is refused before it is parsed
+    big = b"name: x\n" + b"#" * (300 * 1024)
+    r = client.post("/new", data={"csrf": token(client), "domain": "bargaining",
+                                  "opponent": "boulware", "seat": "0"},
+                    files={"upload": ("big.yaml", big, "text/yaml")}, follow_redirects=False)
+    assert r.status_code == 400 and "larger than" in r.text
+
+
+def test_whole_numbers_are_ascii_digits_of_sane_length(client: TestClient) -> None:
+    for seed in ("²", "٣", "9" * 5000, "-1", "1e3"):
+        r = new(client, seed=seed)
+        assert r.status_code == 400 and "seed must be a whole number" in r.text, seed
+    for rounds in ("²", "9" * 5000, "0"):
+        r = new(client, rounds=rounds)
+        assert r.status_code == 400 and "rounds must be a whole number" in r.text, rounds
+
+
+def test_malformed_forms_are_400_not_500(client: TestClient) -> None:
+    two = {"upload": ("a.yaml", b"x", "text/yaml"), "other": ("b.yaml", b"y", "text/yaml")}
+    r = client.post("/new", data={"csrf": token(client), "domain": "bargaining"}, files=two)
+    assert r.status_code in (400, 403)
+    r = client.post("/new", data={"csrf": token(client), **{f"f{i}": "x" for i in range(300)}})
+    assert r.status_code in (400, 403)
+    r = client.post("/new", content=b"--x\r\nbroken", headers={
+        "content-type": "multipart/form-data; boundary=x"})
+    assert r.status_code in (400, 403)
+
+
+def test_an_uploaded_game_file_is_validated_kept_and_played(client: TestClient,
+                                                            tmp_path: Path) -> None:
+    form = {"csrf": token(client), "domain": "games", "scenario.games": "stag-hunt",
+            "opponent": "rational", "seat": "0"}
+    r = client.post("/new", data=form, follow_redirects=False,
+                    files={"upload.games": ("g.json", GAME_FILE.encode(), "application/json")})
+    assert r.status_code == 303, r.text
+    url = r.headers["location"]
+    until(client, url, "your_turn")
+    assert "my-game" in client.get(url).text or "Ann" in client.get(url).text
+    kept = list((tmp_path / "play.sqlite.scenarios").glob("game-*.json"))
+    assert len(kept) == 1 and kept[0].read_text() == GAME_FILE
+    bad = GAME_FILE.replace('"normal"', '"chess"')
+    r = client.post("/new", data=form, follow_redirects=False,
+                    files={"upload.games": ("g.json", bad.encode(), "application/json")})
+    assert r.status_code == 400 and "uploaded game" in r.text
+    r = client.post("/new", data=form, follow_redirects=False,
+                    files={"upload.games": ("g.yaml", b"players: [a", "text/yaml")})
+    assert r.status_code == 400 and "uploaded game" in r.text
+
+
+def test_stopping_the_server_stops_running_games_and_their_threads(tmp_path: Path) -> None:
+    app = create_app(tmp_path / "play.sqlite", PlaySettings())
+    with TestClient(app, base_url="http://127.0.0.1") as c:
+        c.get("/")
+        url = new(c).headers["location"]
+        until(c, url, "your_turn")
+        game = next(iter(app.state.play.games.games.values()))
+        assert game.thread is not None and game.thread.is_alive()
+        assert game.loop is not None and game.thread.name == f"accord-play-{game.id}"
+    # the lifespan's shutdown cancelled it: the thread ended, nothing was stored
+    assert not game.thread.is_alive()
+    assert game.done and "stopped" in str(game.error) and game.episode is None
+
+
+def test_a_browser_form_with_both_empty_file_inputs_starts_a_game(client: TestClient) -> None:
+    """Browsers send every file input, empty ones as ``filename=""`` parts."""
+    parts = {"csrf": token(client), "domain": "bargaining", "scenario.bargaining":
+             "buyer-seller", "opponent": "boulware", "seat": "0", "seed": "0"}
+    body = b"".join(f'--B\r\nContent-Disposition: form-data; name="{k}"\r\n\r\n{v}\r\n'.encode()
+                    for k, v in parts.items())
+    for name in ("upload", "upload.games"):
+        body += (f'--B\r\nContent-Disposition: form-data; name="{name}"; filename=""\r\n'
+                 "Content-Type: application/octet-stream\r\n\r\n\r\n").encode()
+    body += b"--B--\r\n"
+    r = client.post("/new", content=body, follow_redirects=False,
+                    headers={"content-type": "multipart/form-data; boundary=B"})
+    assert r.status_code == 303, r.text

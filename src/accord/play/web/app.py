@@ -26,6 +26,8 @@ internet.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -33,6 +35,7 @@ from urllib.parse import quote
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
@@ -40,6 +43,7 @@ from starlette.staticfiles import StaticFiles
 
 from accord.play.web.forms import reply_from_form, scenario_choices
 from accord.play.web.games import DOMAINS, Game, Games, PlayError, PlaySettings
+from accord.serve.bodies import read_form
 from accord.serve.security import (
     CSRF_COOKIE,
     CSRF_FIELD,
@@ -84,7 +88,7 @@ class PlayApp:
         """
         if cross_site(request.scope):
             raise _Forbidden("cross-site request refused")
-        form = await request.form(max_files=1, max_fields=200)
+        form = await read_form(request, max_files=2, max_fields=200)
         sent = form.get(CSRF_FIELD)
         if not same_secret(sent if isinstance(sent, str) else None, csrf_token(request) or None):
             raise _Forbidden("missing or wrong CSRF token: reload the page and try again")
@@ -121,18 +125,21 @@ class PlayApp:
             if domain not in DOMAINS:
                 raise PlayError(f"unknown domain {domain[:40]!r}; choose one of "
                                 f"{', '.join(DOMAINS)}")
-            upload = str(form.get("upload") or "")
-            if domain == "bargaining" and upload.strip():
-                scenario = self.games.save_upload(upload)
-            if not scenario:
+            upload = str(form.get({"bargaining": "upload", "games": "upload.games"}.get(
+                domain, "")) or "")
+            if upload.strip():
+                # parsed (safe loader, under its budgets) off the server's event loop
+                scenario = await run_in_threadpool(self.games.save_upload, upload, domain)
+            elif not scenario:
                 raise PlayError("choose a scenario")
-            seed_text = str(form.get("seed") or "0").strip()
-            if not seed_text.isdigit():
-                raise PlayError(f"seed must be a whole number, got {seed_text[:20]!r}")
+            else:  # a name from the form: the catalog only (an upload is never named)
+                self.games.check_scenario(domain, scenario, uploads=False)
+            seed = _whole(str(form.get("seed") or "0").strip(), "seed", 0)
             params = _params(domain, str(form.get("rounds") or "").strip())
-            game = self.games.start(domain, scenario, str(form.get("opponent", "")).strip(),
-                                    1 if str(form.get("seat")) == "1" else 0,
-                                    int(seed_text), params)
+            # only catalog names, DoND ids and this app's own uploads pass Games.start
+            game = await run_in_threadpool(
+                self.games.start, domain, scenario, str(form.get("opponent", "")).strip(),
+                1 if str(form.get("seat")) == "1" else 0, seed, params)
         except PlayError as exc:
             return await self.new_page(request, str(exc), 400, form)
         return RedirectResponse(f"{_base(request)}/g/{game.id}", status_code=303)
@@ -192,11 +199,19 @@ def _base(request: Request) -> str:
     return str(request.scope.get("root_path", "")).rstrip("/")
 
 
+def _whole(text: str, name: str, least: int) -> int:
+    """A whole number typed into the form (ASCII digits, at most 18 of them)."""
+    if not (text.isascii() and text.isdigit()) or len(text) > 18 or int(text) < least:
+        raise PlayError(f"{name} must be a whole number"
+                        + (f" of at least {least}" if least else "")
+                        + f" (at most 18 digits), got {text[:20]!r}")
+    return int(text)
+
+
 def _params(domain: str, rounds: str) -> dict[str, Any]:
     if not rounds:
         return {}
-    if not rounds.isdigit() or int(rounds) < 1:
-        raise PlayError(f"rounds must be a whole number of at least 1, got {rounds[:20]!r}")
+    _whole(rounds, "rounds", 1)
     key = {"bargaining": "max_rounds", "deal-or-no-deal": "rounds",
            "games": "negotiation_rounds"}[domain]
     return {key: int(rounds)}
@@ -274,9 +289,21 @@ def create_app(store: str | Path, settings: PlaySettings | None = None) -> Guard
         Mount("/static", app=static, name="static"),
     ]
     app = Starlette(routes=routes, exception_handlers={_Forbidden: forbidden,
-                                                       _NotFound: not_found})
+                                                       _NotFound: not_found},
+                    lifespan=_lifespan(app_))
     app.state.play = app_
     return Guard(app)
+
+
+def _lifespan(app_: PlayApp) -> Any:
+    """Stop the running games when the server stops (their threads end with it)."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Any) -> AsyncIterator[None]:
+        yield
+        await run_in_threadpool(app_.games.shutdown)
+
+    return lifespan
 
 
 def _esc(text: str) -> str:

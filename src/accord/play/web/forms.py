@@ -12,12 +12,12 @@ DOND_EXAMPLES = ("test/0", "test/1", "test/2", "test/L7", "train/0")
 
 
 def scenario_choices(data: str | None = None) -> dict[str, list[str]]:
-    """The built-in scenarios a person can pick, per domain."""
-    from accord.domains.bargaining import builtin_scenarios
-    from accord.domains.games.catalog import catalog_names
+    """The built-in scenarios a person can pick, per domain: the same catalogs the app
+    accepts (:func:`accord.play.web.games.catalog`), example ids for Deal or No Deal."""
+    from accord.play.web.games import catalog
 
-    return {"bargaining": list(builtin_scenarios()), "deal-or-no-deal": list(DOND_EXAMPLES),
-            "games": [n for n in catalog_names()]}
+    return {"bargaining": catalog("bargaining"), "deal-or-no-deal": list(DOND_EXAMPLES),
+            "games": catalog("games")}
 
 
 def _text(form: Mapping[str, Any], key: str) -> str | None:

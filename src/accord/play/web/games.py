@@ -1,19 +1,30 @@
 """Browser games: start an episode with a person in one seat, run it, store it.
 
-A :class:`Game` is one episode running on the server's event loop through the domain's
-ordinary ``run_episode`` with a :class:`~accord.play.web.seat.WebSeat` handed down in
-``RunContext.extra["seat"]`` -- the same path ``accord bench`` takes, so the person's
-moves meet the same protocol validation, feedback, bounds, judge and records. When it
-ends, its record is committed with :meth:`accord.bench.store.Store.write` under the run
-``play`` (one session per game), like any benched episode.
+A :class:`Game` is one episode run through the domain's ordinary ``run_episode`` with a
+:class:`~accord.play.web.seat.WebSeat` handed down in ``RunContext.extra["seat"]`` -- the
+same path ``accord bench`` takes, so the person's moves meet the same protocol
+validation, feedback, bounds, judge and records. When it ends, its record is committed
+with :meth:`accord.bench.store.Store.write` under the run ``play`` (one session per
+game), like any benched episode.
+
+Each game runs on an event loop of its own, in a thread of its own, never on the
+server's loop: whatever an episode does between two awaits (reading a person's reply,
+parsing a model's answer, the leak guard over a long message) can then never stall the
+pages of the server or the other games.
+
+The scenario of a game is a name from its domain's catalog, a Deal-or-No-Deal dialogue
+id (``test/3``, checked by the domain), or a file a person uploaded to this app
+(:meth:`Games.save_upload`) -- never a path from a request.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import hashlib
 import secrets
+import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -68,7 +79,10 @@ class Game:
     roles: tuple[str, ...]
     seat: WebSeat
     created: float = field(default_factory=time.time)
+    #: the episode's own loop, task and thread (set once the thread runs)
+    loop: asyncio.AbstractEventLoop | None = None
     task: asyncio.Task[None] | None = None
+    thread: threading.Thread | None = None
     result: EpisodeResult | None = None
     episode: str | None = None
     error: str | None = None
@@ -101,6 +115,37 @@ def roles_of(domain: str, scenario: str, data: str | None) -> tuple[str, ...]:
     return tuple(resolve_game(scenario).players)
 
 
+def catalog(domain: str) -> list[str]:
+    """The scenario names a person may pick in ``domain``: the domain's own catalog
+    (installed domains included); Deal or No Deal has ids instead (``test/3``)."""
+    if domain == "deal-or-no-deal":
+        return []
+    return list(get_domain(domain).scenarios())
+
+
+def _check_game_text(text: str) -> str:
+    """The file suffix of ``text`` as a game file (``.json`` or ``.yaml``); ``PlayError``
+    unless it is a valid game."""
+    from accord.core.safeload import LoadError, parse_json, parse_yaml
+    from accord.domains.games.load import GameFileError, parse_game
+
+    is_json = text.lstrip()[:1] in ("{", "[")
+    try:
+        doc = (parse_json if is_json else parse_yaml)(text, "uploaded game")
+        parse_game(doc.data, source="uploaded game", lines=doc.lines or None)
+    except LoadError as exc:
+        at = f", line {exc.line}" if exc.line else ""
+        raise PlayError(f"uploaded game{at}: {exc.problem}") from None
+    except GameFileError as exc:
+        raise PlayError(str(exc)) from None
+    return ".json" if is_json else ".yaml"
+
+
+def _named(text: str) -> str:
+    """A name from a request, shortened and quoted for an error message."""
+    return repr(text[:40] + ("..." if len(text) > 40 else ""))
+
+
 class Games:
     """The games of one app: start, look up, and record them in the store."""
 
@@ -108,37 +153,66 @@ class Games:
         self.store = Path(store)
         self.settings = settings
         self.games: dict[str, Game] = {}
+        #: scenario files this app saved from uploads (the only paths a game may name)
+        self.uploaded: set[str] = set()
+        self._lock = threading.Lock()
 
     @property
     def uploads(self) -> Path:
         """Where uploaded scenario files are kept."""
         return self.settings.uploads or self.store.with_name(self.store.name + ".scenarios")
 
-    def save_upload(self, text: str) -> str:
-        """Validate an uploaded bargaining scenario with the loader; keep it; its path."""
-        from accord.domains.bargaining.load import ScenarioError, parse_text
-
+    def save_upload(self, text: str, domain: str = "bargaining") -> str:
+        """Validate an uploaded bargaining scenario or game file (JSON or YAML) with the
+        domain's own loader (safe YAML, under its budgets); keep it; its path."""
+        if domain not in ("bargaining", "games"):
+            raise PlayError(f"{domain} takes no uploaded files")
+        what = "scenario" if domain == "bargaining" else "game"
         if len(text.encode("utf-8")) > self.settings.max_upload:
-            raise PlayError(f"the scenario file is larger than {self.settings.max_upload} bytes")
-        try:
-            scenario = parse_text(text, "uploaded scenario")
-        except ScenarioError as exc:
-            raise PlayError(str(exc)) from None
+            raise PlayError(f"the {what} file is larger than {self.settings.max_upload} bytes")
+        suffix = ".yaml"
+        if domain == "bargaining":
+            from accord.domains.bargaining.load import ScenarioError, parse_text
+
+            try:
+                parse_text(text, "uploaded scenario")
+            except ScenarioError as exc:
+                raise PlayError(str(exc)) from None
+        else:
+            suffix = _check_game_text(text)
         digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
         self.uploads.mkdir(parents=True, exist_ok=True)
-        path = self.uploads / f"{digest}.yaml"
+        # bargaining files keep their old names (games played before link to them)
+        path = self.uploads / (f"{digest}{suffix}" if domain == "bargaining"
+                               else f"game-{digest}{suffix}")
         path.write_text(text, encoding="utf-8")
-        del scenario
+        with self._lock:
+            self.uploaded.add(str(path))
         return str(path)
+
+    def check_scenario(self, domain: str, scenario: str, uploads: bool = True) -> None:
+        """``PlayError`` unless ``scenario`` is in ``domain``'s catalog or (``uploads``) a
+        file this app saved from an upload (Deal-or-No-Deal ids are checked by the
+        domain). The error names only the catalog: nothing about files on the server."""
+        if domain == "deal-or-no-deal":
+            return
+        with self._lock:
+            if uploads and scenario in self.uploaded:
+                return
+        known = catalog(domain)
+        if scenario not in known:
+            what = "bargaining scenario" if domain == "bargaining" else f"{domain} scenario"
+            upload = " or upload a scenario file" if domain == "bargaining" else ""
+            raise PlayError(f"unknown {what} {_named(scenario)}; choose one of "
+                            f"{', '.join(known)}{upload}")
 
     def start(self, domain: str, scenario: str, opponent: str, seat: int, seed: int = 0,
               params: Mapping[str, Any] | None = None) -> Game:
         """Check everything, then start the episode in the background; the new game."""
         if domain not in DOMAINS:
             raise PlayError(f"unknown domain {domain[:40]!r}; choose one of {', '.join(DOMAINS)}")
-        running = sum(1 for g in self.games.values() if not g.done)
-        if running >= self.settings.max_games:
-            raise PlayError(f"{running} games are running; finish one first")
+        self._check_room()
+        self.check_scenario(domain, scenario)
         try:
             opp = parse_agent_spec(opponent)
             if opp.kind == "human":
@@ -161,9 +235,52 @@ class Games:
             raise PlayError(str(exc.args[0]) if isinstance(exc, KeyError) else str(exc)
                             ) from None
         game = Game(secrets.token_urlsafe(12), spec, roles[seat], roles, WebSeat())
-        self.games[game.id] = game
-        game.task = asyncio.get_running_loop().create_task(self._run(game))
+        with self._lock:
+            self._check_room()
+            self.games[game.id] = game
+        game.thread = threading.Thread(target=self._thread, args=(game,), daemon=True,
+                                       name=f"accord-play-{game.id}")
+        try:
+            game.thread.start()
+        except RuntimeError as exc:  # no thread to be had: the game never existed
+            with self._lock:
+                self.games.pop(game.id, None)
+            raise PlayError(f"the server cannot start another game now ({exc})") from None
         return game
+
+    def _check_room(self) -> None:
+        running = sum(1 for g in list(self.games.values()) if not g.done)
+        if running >= self.settings.max_games:
+            raise PlayError(f"{running} games are running; finish one first")
+
+    def _thread(self, game: Game) -> None:
+        """The game's thread: its episode on a loop of its own."""
+
+        async def main() -> None:
+            game.loop = asyncio.get_running_loop()
+            game.task = asyncio.current_task()
+            await self._run(game)
+
+        try:
+            asyncio.run(main())
+        except asyncio.CancelledError:  # the server is shutting down: nothing to store
+            pass
+        finally:  # never left "running" (it would hold one of max_games forever)
+            if game.error is None and game.result is None:
+                game.error = "the server stopped before the game ended"
+
+    def shutdown(self, timeout: float = 5.0) -> None:
+        """Stop every running game (the server is stopping; unfinished games are not
+        stored) and wait up to ``timeout`` seconds for their threads."""
+        games = list(self.games.values())
+        for game in games:
+            loop, task = game.loop, game.task
+            if loop is not None and task is not None and not game.done:
+                with contextlib.suppress(RuntimeError):  # its loop has just closed
+                    loop.call_soon_threadsafe(task.cancel)
+        for game in games:
+            if game.thread is not None:
+                game.thread.join(timeout)
 
     async def _run(self, game: Game) -> None:
         from accord.bench.worker import EpisodeRecord, format_error
@@ -184,7 +301,7 @@ class Games:
         rec.wall_time = time.perf_counter() - t0
         rec.finished = time.time()
         try:
-            game.episode = await asyncio.to_thread(self._store, game, rec)
+            game.episode = self._store(game, rec)  # this game's own thread: may block
         except Exception as exc:  # the store failed: say so on the page, keep the server
             error = (error or "") + f" (not stored: {type(exc).__name__}: {exc})"
         # set last: a game shows as done only once it is in the store
