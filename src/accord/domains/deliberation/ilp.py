@@ -11,23 +11,27 @@ from accord.solvers.ilp import max_value_assignment, max_weight_selection
 
 @dataclass(frozen=True)
 class Optimum:
-    """The maximum reward and one decision that reaches it."""
+    """The maximum reward and one decision that reaches it; with a time limit that ran
+    out, the best decision found and ``optimal=False`` (not proven the maximum)."""
 
     reward: float
     decision: Decision
+    optimal: bool = True
 
 
-def menu_optimum(inst: MenuInstance) -> Optimum:
+def menu_optimum(inst: MenuInstance, time_limit: float | None = None) -> Optimum:
     """``max c^T x  s.t.  A x <= S^I, x in {0,1}`` (paper A.1.1)."""
     dishes = inst.dishes
     ings = sorted({i for r in inst.recipes.values() for i in r} | set(inst.ingredients))
     usage = [[inst.recipes[d].get(i, 0) for d in dishes] for i in ings]
     capacity = [inst.ingredients.get(i, 0) for i in ings]
-    res = max_weight_selection([inst.dish_value_exact(d) for d in dishes], usage, capacity)
-    return Optimum(res.objective, tuple(d for d, x in zip(dishes, res.x, strict=True) if x))
+    res = max_weight_selection([inst.dish_value_exact(d) for d in dishes], usage, capacity,
+                               time_limit)
+    return Optimum(res.objective, tuple(d for d, x in zip(dishes, res.x, strict=True) if x),
+                   res.optimal)
 
 
-def task_optimum(inst: TaskInstance) -> Optimum:
+def task_optimum(inst: TaskInstance, time_limit: float | None = None) -> Optimum:
     """``max sum v_ij x_ij`` with one agent per task, private and pooled public limits."""
     tasks = list(inst.tasks)
     priv = inst.private_keys()
@@ -38,14 +42,15 @@ def task_optimum(inst: TaskInstance) -> Optimum:
         [[inst.private_resources.get(a, {}).get(r, 0) for r in priv] for a in inst.agents],
         [[inst.requirements.get(t, {}).get(p, 0) for t in tasks] for p in pub],
         [inst.public_resources[p] for p in pub],
+        time_limit,
     )
     decision = {t: inst.agents[a] for t, a in zip(tasks, res.agent_of, strict=True)
                 if a is not None}
-    return Optimum(res.objective, decision)
+    return Optimum(res.objective, decision, res.optimal)
 
 
-def optimum(inst: Instance) -> Optimum:
-    """The optimum of either kind of instance."""
+def optimum(inst: Instance, time_limit: float | None = None) -> Optimum:
+    """The optimum of either kind of instance (see :class:`Optimum` for ``time_limit``)."""
     if isinstance(inst, MenuInstance):
-        return menu_optimum(inst)
-    return task_optimum(inst)
+        return menu_optimum(inst, time_limit)
+    return task_optimum(inst, time_limit)
