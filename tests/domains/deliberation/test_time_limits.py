@@ -80,7 +80,6 @@ def test_solve_refuses_a_bad_time_limit(limit: str) -> None:
     (["--keep", "0", "--candidates", "3"], "--keep must be 1..1,000, got 0"),
     (["--seed", "-1", "--candidates", "3"], "--seed must be a non-negative integer"),
     (["--candidates", "-1"], "--candidates must be 1..100,000"),
-    (["--candidates", "1000000000"], "got 1,000,000,000"),
 ])
 def test_generate_refuses_hostile_options(tmp_path: Path, options: list[str],
                                           message: str) -> None:

@@ -22,9 +22,9 @@ from collections.abc import Sequence
 #: allocations of one datapoint's items (the product of count + 1)
 MAX_ALLOCATIONS = 10_000
 #: cells of one belief table: allocations x the valuation enumeration's steps
-MAX_BELIEF_CELLS = 250_000
+MAX_BELIEF_CELLS = 100_000
 #: allocations summed over the dialogues of one file (bounds a file's work and caches)
-MAX_FILE_ALLOCATIONS = 1_000_000
+MAX_FILE_ALLOCATIONS = 250_000
 
 
 def allocation_count(counts: Sequence[int]) -> int:
