@@ -15,6 +15,7 @@ from collections.abc import Callable
 import pytest
 
 from accord.llm import LLMRuntime, LLMTimeoutError, RetryPolicy
+from accord.llm.backends.transport import Transport, aiohttp_available
 from accord.testing.stub import DripPolicy, ScriptedPolicy, StubServer
 
 MODEL = "openai-api/stub/test-model"
@@ -24,13 +25,17 @@ GOOD = '<PROPOSAL>{"price": 20}</PROPOSAL>'
 #: seconds between bytes: a ~300-byte body takes ~15 s, thirty times the timeout
 INTERVAL = 0.05
 HANG_GUARD = 60.0
+#: both HTTP transports under the SDKs (aiohttp only where it is installed)
+TRANSPORTS: list[Transport] = ["httpx", *(["aiohttp"] if aiohttp_available() else [])]
 
 
-async def test_a_dripping_answer_times_out_every_attempt(stub_env: Callable[..., None]) -> None:
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_a_dripping_answer_times_out_every_attempt(stub_env: Callable[..., None],
+                                                         transport: Transport) -> None:
     with StubServer(DripPolicy(INTERVAL, inner=ScriptedPolicy([GOOD], cycle=True))) as stub:
         stub_env(stub)
         async with LLMRuntime(retry=RetryPolicy(max_attempts=2, base_delay=0.01),
-                              timeout=0.5) as rt:
+                              timeout=0.5, transport=transport) as rt:
             with pytest.raises(LLMTimeoutError, match="timed out 2 time") as info:
                 await asyncio.wait_for(rt.client(MODEL).complete(MESSAGES), HANG_GUARD)
         assert info.value.attempts == 2
