@@ -139,3 +139,18 @@ def test_an_unlimited_budget_draws_every_candidate() -> None:
     select_menu_instances("menu-numeric", np.random.default_rng(1), candidates=4, keep=1,
                           budget=budget)
     assert budget.drawn == budget.planned == 4 and not budget.stopped
+
+
+def test_the_solver_tool_stops_on_its_time_limit(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from accord.domains.deliberation import MenuInstance, agent_tools
+    from accord.domains.deliberation.observations import shared_info
+
+    inst = load_instance(hard_instance(tmp_path / "hard.json"))
+    assert isinstance(inst, MenuInstance)
+    monkeypatch.setattr(agent_tools, "SOLVER_TOOL_SECONDS", 0.05)
+    estimate = {"total_ingredients": dict(inst.ingredients),
+                "overall_preference": {d: inst.dish_value(d) for d in inst.dishes}}
+    out = agent_tools.solver_tool(shared_info(inst), estimate)
+    assert out["proven_optimal"] is False
+    assert check_decision(inst, out["best_menu"]).valid
