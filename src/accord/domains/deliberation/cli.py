@@ -18,7 +18,7 @@ app = c.group_app(
 
 
 #: default ``--time-limit`` of ``accord deliberation solve`` (seconds)
-DEFAULT_SOLVE_SECONDS = 60.0
+DEFAULT_SOLVE_SECONDS = 60.0  # = accord.domains.deliberation.ilp.DEFAULT_TIME_LIMIT
 
 
 def _fail(message: str) -> None:

@@ -8,6 +8,10 @@ from accord.domains.deliberation.load import Instance, MenuInstance, TaskInstanc
 from accord.domains.deliberation.rewards import Decision
 from accord.solvers.ilp import max_value_assignment, max_weight_selection
 
+#: seconds any optimum here may search unless the caller says otherwise: the shipped
+#: instances solve in milliseconds, a hostile one inside the size caps can take hours
+DEFAULT_TIME_LIMIT = 60.0
+
 
 @dataclass(frozen=True)
 class Optimum:
@@ -19,7 +23,8 @@ class Optimum:
     optimal: bool = True
 
 
-def menu_optimum(inst: MenuInstance, time_limit: float | None = None) -> Optimum:
+def menu_optimum(inst: MenuInstance, time_limit: float | None = DEFAULT_TIME_LIMIT
+                 ) -> Optimum:
     """``max c^T x  s.t.  A x <= S^I, x in {0,1}`` (paper A.1.1)."""
     dishes = inst.dishes
     ings = sorted({i for r in inst.recipes.values() for i in r} | set(inst.ingredients))
@@ -31,7 +36,8 @@ def menu_optimum(inst: MenuInstance, time_limit: float | None = None) -> Optimum
                    res.optimal)
 
 
-def task_optimum(inst: TaskInstance, time_limit: float | None = None) -> Optimum:
+def task_optimum(inst: TaskInstance, time_limit: float | None = DEFAULT_TIME_LIMIT
+                 ) -> Optimum:
     """``max sum v_ij x_ij`` with one agent per task, private and pooled public limits."""
     tasks = list(inst.tasks)
     priv = inst.private_keys()
@@ -49,8 +55,9 @@ def task_optimum(inst: TaskInstance, time_limit: float | None = None) -> Optimum
     return Optimum(res.objective, decision, res.optimal)
 
 
-def optimum(inst: Instance, time_limit: float | None = None) -> Optimum:
-    """The optimum of either kind of instance (see :class:`Optimum` for ``time_limit``)."""
+def optimum(inst: Instance, time_limit: float | None = DEFAULT_TIME_LIMIT) -> Optimum:
+    """The optimum of either kind of instance, searched for at most ``time_limit`` seconds
+    (``None``: no limit; see :class:`Optimum` for an answer cut short)."""
     if isinstance(inst, MenuInstance):
         return menu_optimum(inst, time_limit)
     return task_optimum(inst, time_limit)
