@@ -154,3 +154,22 @@ def test_the_solver_tool_stops_on_its_time_limit(tmp_path: Path,
     out = agent_tools.solver_tool(shared_info(inst), estimate)
     assert out["proven_optimal"] is False
     assert check_decision(inst, out["best_menu"]).valid
+
+
+def test_metrics_say_when_the_maximum_was_not_proven(monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+    import dataclasses
+
+    from accord.agents.spec import parse_agent_list
+    from accord.domains.base import EpisodeSpec, RunContext
+    from accord.domains.deliberation import DOMAIN, optimum
+    from accord.domains.deliberation import domain as domain_module
+
+    spec = EpisodeSpec("deliberation", "menu-numeric", tuple(parse_agent_list("share,share")),
+                       {"instance": 0, "tools": False}, 0)
+    result = asyncio.run(DOMAIN.run_episode(spec, RunContext(episode_id="t")))
+    assert "max_reward_proven" not in DOMAIN.metrics(spec, result)
+    # the same episode when the optimum's search was cut by its time limit
+    monkeypatch.setattr(domain_module, "optimum",
+                        lambda inst: dataclasses.replace(optimum(inst), optimal=False))
+    assert DOMAIN.metrics(spec, result)["max_reward_proven"] is False
