@@ -9,9 +9,6 @@ whose peak RSS must stay under 500 MB.
 from __future__ import annotations
 
 import os
-import resource
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -24,6 +21,7 @@ from accord.core.loadlimits import (
     outcome_space_bytes,
 )
 from accord.domains.bargaining.load import ScenarioError, parse_text
+from accord.testing.memory import accord_argv, run_capped
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 ADDRESS_CAP = 1536 * 1024 * 1024
@@ -68,20 +66,14 @@ def test_a_raised_outcome_cap_does_not_lift_the_memory_budget(
     assert parse_text(scenario_text(25, 5), "big.yaml", max_outcomes=10**8).space.size == 25**5
 
 
-def _cap_memory() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_CAP, ADDRESS_CAP))
-
-
 def test_the_cli_refuses_in_bounded_memory(tmp_path: Path) -> None:
     path = tmp_path / "big.yaml"
     path.write_text(scenario_text(25, 5))
     env = {k: v for k, v in os.environ.items() if k != MEMORY_ENV}
     env["PYTHONPATH"] = SRC
-    proc = subprocess.run([sys.executable, "-m", "accord", "run", str(path), "--agents",
-                           "boulware,conceder", "--max-outcomes", "100000000", "--json"],
-                          capture_output=True, text=True, env=env, timeout=300,
-                          preexec_fn=_cap_memory)
-    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    assert proc.returncode == 2, proc.stderr[-2000:]
-    assert "need about 1.5 GiB of memory" in proc.stderr and "Traceback" not in proc.stderr
-    assert peak_kb < 500 * 1024
+    run = run_capped(accord_argv("run", str(path), "--agents", "boulware,conceder",
+                                 "--max-outcomes", "100000000", "--json"),
+                     env=env, cap_bytes=ADDRESS_CAP)
+    assert run.returncode == 2, run.stderr[-2000:]
+    assert "need about 1.5 GiB of memory" in run.stderr and "Traceback" not in run.stderr
+    assert run.peak_kb < 500 * 1024

@@ -9,9 +9,6 @@ MemoryError instead of taking the machine), and its peak RSS must stay under 500
 from __future__ import annotations
 
 import os
-import resource
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -25,6 +22,7 @@ from accord.domains.deal_or_no_deal.budget import (
 )
 from accord.domains.deal_or_no_deal.load import DataFormatError, parse_line, read_views
 from accord.domains.deal_or_no_deal.rules import _frontier
+from accord.testing.memory import CappedRun, accord_argv, run_capped
 
 SRC = str(Path(__file__).resolve().parents[3] / "src")
 #: a hang guard only (the refusal takes a second or two); never the assertion
@@ -44,21 +42,11 @@ def dond_line(counts: tuple[int, int, int], you: tuple[int, int, int],
             "</partner_input>\n")
 
 
-def _cap_memory() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_CAP, ADDRESS_CAP))
-
-
-def run_cli(*args: str) -> tuple[subprocess.CompletedProcess[str], int]:
-    """``accord ARGS`` in a child with capped address space: the result and the child's
-    peak RSS in KB."""
-    env = {**os.environ, "PYTHONPATH": SRC}
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    proc = subprocess.run([sys.executable, "-m", "accord", *args], capture_output=True,
-                          text=True, env=env, timeout=HANG_GUARD, preexec_fn=_cap_memory)
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    # ru_maxrss of children is the largest child so far; a larger earlier child would hide
-    # this one's figure, but only ever upwards (the bound stays conservative)
-    return proc, max(peak, before)
+def run_cli(*args: str) -> tuple[CappedRun, int]:
+    """``accord ARGS`` in a child with capped address space: the run and its peak RSS (KB)."""
+    run = run_capped(accord_argv(*args), env={**os.environ, "PYTHONPATH": SRC},
+                     cap_bytes=ADDRESS_CAP, timeout=HANG_GUARD)
+    return run, run.peak_kb
 
 
 def test_the_budget_figures() -> None:
