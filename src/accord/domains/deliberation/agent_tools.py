@@ -63,7 +63,7 @@ def _as_json(inst: Instance, decision: Any) -> Any:
 
 
 #: seconds the Solver tool's ILP may search inside an episode (the shipped instances take
-#: milliseconds; a hostile instance within the size caps can take hours)
+#: milliseconds; a hostile instance within the size caps runs for minutes or more)
 SOLVER_TOOL_SECONDS = 10.0
 
 

@@ -79,7 +79,8 @@ def solve(path: Path = typer.Argument(..., help="Instance JSON file."),
               DEFAULT_SOLVE_SECONDS, "--time-limit", metavar="SECONDS", min=0.001, max=1e6,
               help="Stop the ILP search after SECONDS and report the best decision found, "
                    "marked not proven optimal (JSON: optimal false). The shipped instances "
-                   "solve in milliseconds; a hostile one within the size caps can take hours."),
+                   "solve in milliseconds; a hostile one within the size caps runs for "
+                   "minutes or more."),
           as_json: bool = c.json_option()) -> None:
     """Solve an instance exactly (ILP with HiGHS) and print the optimal reward and decision."""
     from accord.domains.deliberation import DataError, load_instance, optimum

@@ -9,7 +9,7 @@ from accord.domains.deliberation.rewards import Decision
 from accord.solvers.ilp import max_value_assignment, max_weight_selection
 
 #: seconds any optimum here may search unless the caller says otherwise: the shipped
-#: instances solve in milliseconds, a hostile one inside the size caps can take hours
+#: instances solve in milliseconds, a hostile one inside the size caps runs for minutes or more
 DEFAULT_TIME_LIMIT = 60.0
 
 

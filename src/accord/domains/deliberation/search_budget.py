@@ -1,7 +1,7 @@
 """Bounds on instance generation: option ranges and a clock-time budget for the search.
 
 ``accord deliberation generate`` draws random candidates and solves an ILP for each
-(~80 ms a menu candidate), so ``--candidates 1000000000`` ran for days and a negative
+(~80 ms a menu candidate), so ``--candidates 1000000000`` would take years and a negative
 ``--keep`` silently dropped instances. :func:`check_generate_options` refuses options
 outside :data:`MAX_CANDIDATES` / :data:`MAX_KEEP` with a clear message, and a
 :class:`SearchBudget` stops drawing when its seconds are spent, recording how far the
