@@ -160,3 +160,17 @@ def test_expected_partner_utility_uniform() -> None:
     # giving everything away: the partner expects its full total
     assert expected_partner_utility(b, m.share_index((0, 0, 0))) == 10
     assert expected_partner_utility(b, m.share_index((1, 1, 1))) == 0
+
+
+def test_spaces_past_the_cap_are_refused_before_enumerating() -> None:
+    # sizes just past the cap (the old code enumerated them in a second or two and the
+    # issue's counts of 100,000 until the kernel killed it)
+    from accord.solvers.bayes import MAX_MODEL_CELLS, BeliefSpaceTooLarge, belief_model
+
+    with pytest.raises(BeliefSpaceTooLarge, match="a belief model holds at most"):
+        belief_model((1, 1, 1), (400, 0, 0))  # 8 shares x 401^2 valuation steps
+    with pytest.raises(BeliefSpaceTooLarge, match=f"at most {MAX_MODEL_CELLS:,}"):
+        valuation_space((1, 1, 1), 1_100)  # 1,101^2 steps
+    with pytest.raises(BeliefSpaceTooLarge):
+        belief_model((100_000, 100_000, 100_000), (1, 0, 0))
+    assert belief_model((4, 4, 4), (1, 1, 1)).n_valuations > 0  # within the cap

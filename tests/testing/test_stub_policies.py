@@ -120,3 +120,16 @@ def test_bad_request_fault_and_always_policies() -> None:
     garbage = make_policy("always-malformed")
     texts = [garbage.respond(REQ) for _ in range(3)]
     assert all(isinstance(t, Reply) and "<" not in t.text for t in texts)
+
+
+def test_drip_policy_marks_replies_then_stops_dripping() -> None:
+    from accord.testing.stub import DripPolicy, PolicyRequest
+
+    policy = DripPolicy(0.25, times=1, inner=ScriptedPolicy(["a", "b"]))
+    request = PolicyRequest(({"role": "user", "content": "hi"},), "m", {}, 0, "c")
+    first, second = policy.respond(request), policy.respond(request)
+    assert isinstance(first, Reply) and first.text == "a" and first.drip == 0.25
+    assert isinstance(second, Reply) and second.text == "b" and second.drip == 0.0
+    with pytest.raises(PolicyError, match="drip interval must be a positive"):
+        DripPolicy(0)
+    assert isinstance(make_policy("drip"), DripPolicy)

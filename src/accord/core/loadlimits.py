@@ -185,3 +185,45 @@ def check_data(doc: Document, source: str, limits: Limits | None = None) -> None
         problem = number_problem(value, lim)
         if problem is not None:
             raise LoadError(source, ("key " if is_key else "") + problem, path, doc.line(path))
+
+
+#: memory the whole-space arrays of one scenario may take (bytes); ``ACCORD_MAX_MEMORY_MB``
+#: overrides it. Raising ``--max-outcomes`` alone never lifts this budget.
+MAX_MEMORY_BYTES = 1024 * 1024 * 1024
+#: environment variable that sets the memory budget, in MiB
+MEMORY_ENV = "ACCORD_MAX_MEMORY_MB"
+
+
+def memory_budget(env: Mapping[str, str] | None = None) -> int:
+    """The memory budget in bytes: ``$ACCORD_MAX_MEMORY_MB`` MiB when set, else 1 GiB."""
+    raw = (os.environ if env is None else env).get(MEMORY_ENV, "").strip()
+    if raw.isdigit() and 0 < int(raw) < 2**40:
+        return int(raw) * 1024 * 1024
+    return MAX_MEMORY_BYTES
+
+
+def outcome_space_bytes(outcomes: int, issues: int, parties: int) -> int:
+    """Estimated peak bytes of the arrays over every outcome that an episode builds.
+
+    The outcome grid (int64, one column per issue) and each party's sorted copy of it,
+    plus each party's utilities and ranking (float64 and int64, 8 bytes each, with a
+    temporary of the same size). Measured: a 6.25-million-outcome, 4-issue, 2-party
+    scenario peaked at ~0.74 GB, this estimate says ~0.9 GB (a safe side).
+    """
+    return outcomes * (8 * issues * (1 + parties) + 24 * parties)
+
+
+def outcome_memory_problem(outcomes: int, issues: int, parties: int,
+                           env: Mapping[str, str] | None = None) -> str | None:
+    """Why a space of ``outcomes`` is over the memory budget, or ``None`` if it fits."""
+    need, budget = outcome_space_bytes(outcomes, issues, parties), memory_budget(env)
+    if need <= budget:
+        return None
+    return (f"{outcomes:,} outcomes x {issues} issues x {parties} parties need about "
+            f"{_gib(need)} of memory, more than the budget of {_gib(budget)}; use fewer "
+            f"issues or values, or raise the budget with {MEMORY_ENV}=N (MiB) if the "
+            "machine has the memory")
+
+
+def _gib(n: int) -> str:
+    return f"{n / 2**30:.1f} GiB" if n >= 2**30 else f"{n / 2**20:.0f} MiB"

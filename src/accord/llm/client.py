@@ -342,11 +342,21 @@ class LLMClient:
             attempt += 1
             async with rt.semaphore(ep):
                 started = time.monotonic()
+                deadline = asyncio.timeout(rt.timeout)
                 try:
-                    raw = await backend.send(msgs, cfg, model=ep.model, timeout=rt.timeout,
-                                             headers=headers)
+                    # a deadline on the whole attempt, not the SDK's per-read timeout: an
+                    # endpoint that sends headers and then a byte every few seconds never
+                    # trips a read timeout (issue 24)
+                    async with deadline:
+                        raw = await backend.send(msgs, cfg, model=ep.model, timeout=rt.timeout,
+                                                 headers=headers)
                 except Transient as exc:
                     failure = exc
+                except TimeoutError:
+                    if not deadline.expired():
+                        raise
+                    failure = Transient("timeout", f"no complete answer within "
+                                                   f"{rt.timeout:g} s")
                 else:
                     return Completion(self._redactor.text(raw.text), raw.usage,
                                       time.monotonic() - started, self.model, ep.provider,

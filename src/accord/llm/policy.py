@@ -59,11 +59,17 @@ class PolicyRequest:
 
 @dataclass(frozen=True)
 class Reply:
-    """A successful completion: ``text`` after ``delay`` seconds."""
+    """A successful completion: ``text`` after ``delay`` seconds.
+
+    ``drip`` > 0 sends the answer's headers at once and then its body one byte every
+    ``drip`` seconds (an endpoint that keeps a connection alive without answering: a
+    per-read timeout never fires, only a deadline per call does).
+    """
 
     text: str
     delay: float = 0.0
     finish_reason: str = "stop"
+    drip: float = 0.0
 
 
 @dataclass(frozen=True)

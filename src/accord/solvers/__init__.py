@@ -5,6 +5,7 @@ Pareto optimality, backward induction, perturbations and binary integer programs
 from accord.solvers.bayes import (
     Belief,
     BeliefModel,
+    BeliefSpaceTooLarge,
     belief_model,
     expected_partner_utility,
     offer_likelihood,
@@ -20,6 +21,7 @@ __all__ = [
     *globals().get("__all__", []),
     "Belief",
     "BeliefModel",
+    "BeliefSpaceTooLarge",
     "belief_model",
     "expected_partner_utility",
     "offer_likelihood",

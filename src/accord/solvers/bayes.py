@@ -25,6 +25,7 @@ positive threshold to make ``lam`` bite. Shares are always the *proposer's own* 
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -34,6 +35,31 @@ from typing import Literal
 import numpy as np
 
 Vector = tuple[int, ...]
+
+#: most cells (own shares x partner valuations) a belief model may hold: ~8 arrays of
+#: that many 8-byte entries, so ~64 MB at the cap. Callers with data from files check a
+#: tighter budget first (:mod:`accord.domains.deal_or_no_deal.budget`).
+MAX_MODEL_CELLS = 1_000_000
+
+
+class BeliefSpaceTooLarge(ValueError):
+    """The shares or valuations to enumerate exceed :data:`MAX_MODEL_CELLS`."""
+
+
+def check_model_size(counts: Sequence[int], total: int) -> None:
+    """:class:`BeliefSpaceTooLarge` before enumerating a space past :data:`MAX_MODEL_CELLS`.
+
+    The valuation enumeration walks the product of ``total // count + 1`` over every item
+    but the last; the shares are the product of ``count + 1``.
+    """
+    if any(c <= 0 for c in counts):
+        raise ValueError(f"item counts must be positive, got {tuple(counts)}")
+    shares = math.prod(int(c) + 1 for c in counts)
+    steps = math.prod(max(0, total) // int(c) + 1 for c in counts[:-1])
+    if shares * steps > MAX_MODEL_CELLS:
+        raise BeliefSpaceTooLarge(
+            f"counts {tuple(counts)} with total {total} need {shares:.3g} shares x "
+            f"{steps:.3g} valuation steps; a belief model holds at most {MAX_MODEL_CELLS:,}")
 
 
 def as_fraction(x: float | int | str | Fraction) -> Fraction:
@@ -47,6 +73,10 @@ def valuation_space(counts: Sequence[int], total: int) -> tuple[Vector, ...]:
     """Omega of Definition 10 on the integer lattice: all ``w >= 0`` with ``counts . w = total``."""
     if any(c <= 0 for c in counts):
         raise ValueError(f"item counts must be positive, got {tuple(counts)}")
+    steps = math.prod(max(0, total) // int(c) + 1 for c in counts[:-1])
+    if steps > MAX_MODEL_CELLS:
+        raise BeliefSpaceTooLarge(f"counts {tuple(counts)} with total {total} need {steps:.3g} "
+                                  f"valuation steps; at most {MAX_MODEL_CELLS:,}")
     out: list[Vector] = []
     ranges = [range(total // c + 1) for c in counts[:-1]]
     for head in itertools.product(*ranges):
@@ -114,6 +144,7 @@ def belief_model(counts: Vector, own: Vector, total: int | None = None) -> Belie
     counts, own = tuple(int(c) for c in counts), tuple(int(v) for v in own)
     if total is None:
         total = sum(c * v for c, v in zip(counts, own, strict=True))
+    check_model_size(counts, total)
     shares = np.array(list(itertools.product(*(range(c + 1) for c in counts))), dtype=np.int64)
     vals = np.array(valuation_space(counts, total), dtype=np.int64).reshape(-1, len(counts))
     cvec = np.asarray(counts, dtype=np.int64)

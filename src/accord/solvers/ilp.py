@@ -8,6 +8,11 @@ Constraint rows are scaled to integers from the exact decimal value of every
 coefficient (``Fraction``), so HiGHS never accepts a solution that is infeasible by a
 rounding hair; the MIP gaps are set to zero so the objective is the true optimum.
 Every returned solution is re-checked in exact arithmetic.
+
+A ``time_limit`` (seconds) bounds HiGHS's search: when it runs out, the best solution
+found so far is returned with ``optimal=False`` (all zeros, always feasible here since
+capacities are non-negative, when HiGHS found none), so callers can say the answer is not
+proven optimal.
 """
 
 from __future__ import annotations
@@ -28,10 +33,12 @@ class ILPError(RuntimeError):
 
 @dataclass(frozen=True)
 class ILPResult:
-    """An optimal 0/1 solution ``x`` and its objective value."""
+    """A 0/1 solution ``x`` and its objective value; ``optimal`` is false when a time
+    limit stopped the search before optimality was proven."""
 
     x: tuple[int, ...]
     objective: float
+    optimal: bool = True
 
 
 def _frac(x: Number) -> Fraction:
@@ -53,12 +60,16 @@ def solve_binary_program(
     values: Sequence[Number],
     rows: Sequence[Sequence[Number]],
     rhs: Sequence[Number],
+    time_limit: float | None = None,
 ) -> ILPResult:
     """Maximize ``values @ x`` over ``x in {0,1}^n`` subject to ``rows @ x <= rhs``.
 
     Variables with a non-positive value are fixed to 0 (they can never help). Raises
-    :class:`ValueError` on shape mismatch and :class:`ILPError` if HiGHS fails.
+    :class:`ValueError` on shape mismatch or a bad ``time_limit`` and :class:`ILPError`
+    if HiGHS fails. With ``time_limit`` seconds the answer may be a feasible, unproven
+    one (``optimal=False``).
     """
+    check_time_limit(time_limit)
     n = len(values)
     if len(rows) != len(rhs):
         raise ValueError(f"{len(rows)} constraint rows but {len(rhs)} right-hand sides")
@@ -73,54 +84,78 @@ def solve_binary_program(
     upper = [1.0 if float(v) > 0 else 0.0 for v in values]
     if n == 0 or not any(upper):
         return ILPResult((0,) * n, 0.0)
-    x = _highs(np.array([-float(v) for v in values]), int_rows, int_rhs, upper)
+    found, optimal = _highs(np.array([-float(v) for v in values]), int_rows, int_rhs, upper,
+                            time_limit)
+    x = [0] * n if found is None else found
     for row, b in zip(int_rows, int_rhs, strict=True):  # exact re-check
         if sum(a * xi for a, xi in zip(row, x, strict=True)) > b:
+            if found is None:
+                raise ILPError(f"no feasible solution found within the time limit of "
+                               f"{time_limit:g} s")
             raise ILPError("HiGHS returned a solution that violates a constraint")
     return ILPResult(tuple(x), float(sum(_frac(v) for v, xi in zip(values, x, strict=True)
-                                         if xi)))
+                                         if xi)), optimal)
 
 
-def _highs(cost: np.ndarray, rows: list[list[int]], rhs: list[int], upper: list[float]
-           ) -> list[int]:
+def check_time_limit(time_limit: float | None) -> None:
+    """``ValueError`` unless ``time_limit`` is ``None`` or a positive, finite number."""
+    if time_limit is not None and not (isinstance(time_limit, int | float)
+                                       and 0 < time_limit < math.inf):
+        raise ValueError(f"time limit must be a positive number of seconds, got "
+                         f"{time_limit!r}")
+
+
+def _highs(cost: np.ndarray, rows: list[list[int]], rhs: list[int], upper: list[float],
+           time_limit: float | None = None) -> tuple[list[int] | None, bool]:
     """Solve with HiGHS through ``scipy.optimize.milp`` (scipy bundles the same solver).
 
     highspy 1.16 prints its copyright banner from the ``Highs`` constructor, before any
     option can switch output off (ERGO-Code/HiGHS issues 1932 and 2749), which broke
     ``--json`` on stdout; scipy's build honours ``disp=False`` from the start.
+
+    Returns the solution (``None`` when a time limit stopped HiGHS before it found one)
+    and whether it is proven optimal.
     """
     from scipy.optimize import Bounds, LinearConstraint, milp
     from scipy.sparse import csc_array
 
     n, m = len(cost), len(rows)
     a = csc_array(np.array(rows, dtype=float).reshape(m, n))
+    options: dict[str, object] = {"disp": False, "mip_rel_gap": 0.0, "presolve": True}
+    if time_limit is not None:
+        options["time_limit"] = float(time_limit)
     res = milp(cost, integrality=np.ones(n), bounds=Bounds(np.zeros(n), np.array(upper)),
                constraints=[LinearConstraint(a, -np.inf, np.array(rhs, dtype=float))],
-               options={"disp": False, "mip_rel_gap": 0.0, "presolve": True})
+               options=options)
+    if res.status == 1 and time_limit is not None:  # the time limit: best found, unproven
+        return (None if res.x is None else [round(v) for v in res.x]), False
     if res.status != 0 or res.x is None:
         raise ILPError(f"HiGHS status {res.status}: {res.message}")
-    return [round(v) for v in res.x]
+    return [round(v) for v in res.x], True
 
 
 def max_weight_selection(
     values: Sequence[Number],
     usage: Sequence[Sequence[Number]],
     capacity: Sequence[Number],
+    time_limit: float | None = None,
 ) -> ILPResult:
     """Choose items (each at most once) to maximize total value within capacities.
 
     ``usage[r][j]`` is how much of resource ``r`` item ``j`` uses; ``capacity[r]`` what
     exists. This is the menu-design program ``max c^T x s.t. A x <= S``.
     """
-    return solve_binary_program(values, usage, capacity)
+    return solve_binary_program(values, usage, capacity, time_limit)
 
 
 @dataclass(frozen=True)
 class Assignment:
-    """An optimal assignment: ``agent_of[t]`` is the agent index of task ``t`` or None."""
+    """An assignment: ``agent_of[t]`` is the agent index of task ``t`` or None;
+    ``optimal`` is false when a time limit stopped the search before proving optimality."""
 
     agent_of: tuple[int | None, ...]
     objective: float
+    optimal: bool = True
 
 
 def max_value_assignment(
@@ -129,6 +164,7 @@ def max_value_assignment(
     private_capacity: Sequence[Sequence[Number]],
     public_need: Sequence[Sequence[Number]],
     public_capacity: Sequence[Number],
+    time_limit: float | None = None,
 ) -> Assignment:
     """Assign each task to at most one agent to maximize the total value.
 
@@ -166,10 +202,10 @@ def max_value_assignment(
     for p, cap in enumerate(public_capacity):
         rows.append([public_need[p][t] for _a in range(n_a) for t in range(n_t)])
         rhs.append(cap)
-    res = solve_binary_program(flat, rows, rhs)
+    res = solve_binary_program(flat, rows, rhs, time_limit)
     agent_of: list[int | None] = [None] * n_t
     for a in range(n_a):
         for t in range(n_t):
             if res.x[a * n_t + t]:
                 agent_of[t] = a
-    return Assignment(tuple(agent_of), res.objective)
+    return Assignment(tuple(agent_of), res.objective, res.optimal)

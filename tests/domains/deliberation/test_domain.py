@@ -80,7 +80,8 @@ def test_cli_solve_list_check_run(tmp_path: Path) -> None:
                                 "guest_scores": {"Alice": {"fried rice": 3.2}}}))
     res = runner.invoke(app, ["solve", str(path), "--json"])
     assert res.exit_code == 0, res.output
-    assert json.loads(res.output) == {"reward": 3.2, "decision": ["fried rice"]}
+    assert json.loads(res.output) == {"reward": 3.2, "decision": ["fried rice"], "optimal": True,
+                                      "time_limit": 60.0}
     task = instance_paths("task-allocation")[0]
     out = json.loads(runner.invoke(app, ["solve", str(task), "--json"]).output)
     assert isinstance(out["decision"], dict) and out["reward"] > 0

@@ -38,6 +38,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from accord.core.loadlimits import outcome_memory_problem
 from accord.core.outcomes import DEFAULT_MAX_OUTCOMES, Issue, OutcomeSpace, OutcomeSpaceTooLarge
 from accord.core.safeload import (
     LoadError,
@@ -230,6 +231,10 @@ def parse_scenario(data: Any, source: str = "<scenario>",
     parties_raw = _mapping(source, "parties", root.get("parties"))
     if len(parties_raw) < 2:
         raise ScenarioError(source, "parties", "at least two parties are required")
+    # the outcome cap can be raised by hand; the memory the arrays would take cannot
+    too_big = outcome_memory_problem(space.size, len(space.issues), len(parties_raw))
+    if too_big is not None:
+        raise ScenarioError(source, "issues", too_big)
     parties = []
     for pname, pspec in parties_raw.items():
         key = f"parties.{pname}"

@@ -21,6 +21,11 @@ from pathlib import Path
 from typing import Literal
 
 from accord.core.safeload import LoadError, clip, read_text, short
+from accord.domains.deal_or_no_deal.budget import (
+    MAX_FILE_ALLOCATIONS,
+    allocation_count,
+    space_problem,
+)
 
 ITEMS: tuple[str, ...] = ("book", "hat", "ball")
 """Item names in data order: ``item0`` = book, ``item1`` = hat, ``item2`` = ball."""
@@ -213,6 +218,9 @@ def parse_line(text: str, path: str = "<string>", line: int = 1) -> View:
     if tot_you != tot_them:
         raise DataFormatError(path, line, f"the two sides' total values differ ({tot_you} vs "
                                           f"{tot_them}); Definition 9 needs a common total")
+    too_large = space_problem(counts, tot_you)
+    if too_large is not None:
+        raise DataFormatError(path, line, too_large)
     turns, selection_by = _turns(path, line, m.group("dialogue"))
     kind, you_share, them_share = _output(path, line, m.group("output"), counts)
     return View(path, line, counts, you, them, turns, selection_by, kind, you_share, them_share)
@@ -231,12 +239,20 @@ def read_views(path: str | Path) -> list[View]:
     except LoadError as exc:
         raise DataFormatError(exc.source, exc.line or 0, exc.problem) from None
     views: list[View] = []
+    work = 0  # allocations summed over the file (see accord.domains.deal_or_no_deal.budget)
     for num, line in enumerate(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"), 1):
         if len(line) > MAX_LINE:
             raise DataFormatError(str(p), num, f"line of {len(line):,} characters; a dialogue "
                                                f"line has at most {MAX_LINE:,}")
         if line.strip():
-            views.append(parse_line(line, str(p), num))
+            view = parse_line(line, str(p), num)
+            work += allocation_count(view.counts)
+            if work > MAX_FILE_ALLOCATIONS:
+                raise DataFormatError(str(p), num, f"the dialogues up to this line have "
+                                                   f"{work:,} allocations in all; a file may "
+                                                   f"have at most {MAX_FILE_ALLOCATIONS:,} (the "
+                                                   "real test.txt has ~24,000)")
+            views.append(view)
     if not views:
         raise DataFormatError(str(p), 0, "the file holds no dialogues (it is empty or blank); "
                                          "expected lines like '<input> ... </partner_input>'")

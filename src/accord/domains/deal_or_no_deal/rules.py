@@ -71,9 +71,16 @@ def scores(counts: Sequence[int], alice: Sequence[int], bob: Sequence[int],
 
 @lru_cache(maxsize=_CACHE)
 def _frontier(counts: Vector, alice: Vector, bob: Vector) -> frozenset[tuple[int, int]]:
-    pts = {scores(counts, alice, bob, a) for a in allocations(counts)}
-    return frozenset(p for p in pts
-                     if not any(q[0] >= p[0] and q[1] >= p[1] and q != p for q in pts))
+    pts = sorted({scores(counts, alice, bob, a) for a in allocations(counts)}, reverse=True)
+    # one sweep, best alice first (then best bob): a point is undominated when its bob
+    # score beats every point before it (O(n log n); the pairwise test was O(n^2))
+    front: set[tuple[int, int]] = set()
+    top = None
+    for p in pts:
+        if top is None or p[1] > top:
+            front.add(p)
+            top = p[1]
+    return frozenset(front)
 
 
 def is_pareto_optimal(counts: Sequence[int], alice: Sequence[int], bob: Sequence[int],

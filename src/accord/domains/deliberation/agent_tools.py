@@ -62,16 +62,28 @@ def _as_json(inst: Instance, decision: Any) -> Any:
     return list(decision) if isinstance(inst, MenuInstance) else dict(decision)
 
 
+#: seconds the Solver tool's ILP may search inside an episode (the shipped instances take
+#: milliseconds; a hostile instance within the size caps runs for minutes or more)
+SOLVER_TOOL_SECONDS = 10.0
+
+
 def solver_tool(shared: Mapping[str, Any], estimate: Mapping[str, Any]) -> dict[str, Any]:
-    """Solver: the best decision for the estimated state, its estimated value, or an error."""
+    """Solver: the best decision for the estimated state, its estimated value, or an error.
+
+    The search stops after :data:`SOLVER_TOOL_SECONDS`; the answer then carries
+    ``"proven_optimal": false`` (the key is absent when the answer is the optimum).
+    """
     try:
         inst = estimate_instance(shared, estimate)
     except InstanceError as exc:
         return {"tool": "solver", "error": f"cannot solve: {exc.key}: {exc.problem}"}
-    best = optimum(inst)
+    best = optimum(inst, SOLVER_TOOL_SECONDS)
     key = "best_menu" if isinstance(inst, MenuInstance) else "best_allocation"
-    return {"tool": "solver", key: _as_json(inst, best.decision), "estimated_value": best.reward,
-            "decision": _as_json(inst, best.decision)}
+    out = {"tool": "solver", key: _as_json(inst, best.decision), "estimated_value": best.reward,
+           "decision": _as_json(inst, best.decision)}
+    if not best.optimal:
+        out["proven_optimal"] = False
+    return out
 
 
 def calculator_tool(shared: Mapping[str, Any], estimate: Mapping[str, Any],

@@ -17,6 +17,10 @@ app = c.group_app(
     "and task allocation.")
 
 
+#: default ``--time-limit`` of ``accord deliberation solve`` (seconds)
+DEFAULT_SOLVE_SECONDS = 60.0  # = accord.domains.deliberation.ilp.DEFAULT_TIME_LIMIT
+
+
 def _fail(message: str) -> None:
     raise c.fail(message)
 
@@ -71,21 +75,41 @@ def run_target(setting: str, instance: int | str = 0, agents: list[str] | None =
 
 @app.command(epilog=c.example("accord deliberation solve my-instance.json --json"))
 def solve(path: Path = typer.Argument(..., help="Instance JSON file."),
+          time_limit: float = typer.Option(
+              DEFAULT_SOLVE_SECONDS, "--time-limit", metavar="SECONDS", min=0.001, max=1e6,
+              help="Stop the ILP search after SECONDS and report the best decision found, "
+                   "marked not proven optimal (JSON: optimal false). The shipped instances "
+                   "solve in milliseconds; a hostile one within the size caps runs for "
+                   "minutes or more."),
           as_json: bool = c.json_option()) -> None:
     """Solve an instance exactly (ILP with HiGHS) and print the optimal reward and decision."""
     from accord.domains.deliberation import DataError, load_instance, optimum
+    from accord.solvers.ilp import ILPError, check_time_limit
 
+    try:
+        check_time_limit(time_limit)
+    except ValueError as exc:
+        _fail(f"--time-limit: {exc}")
     try:
         inst = load_instance(path)
     except DataError as exc:
         _fail(str(exc))
         return
-    best = optimum(inst)
+    try:
+        best = optimum(inst, time_limit)
+    except ILPError as exc:
+        _fail(f"{path}: {exc}")
+        return
     decision: Any = list(best.decision) if isinstance(best.decision, tuple) else best.decision
     if as_json:
-        c.emit_json({"reward": best.reward, "decision": decision})
+        c.emit_json({"reward": best.reward, "decision": decision, "optimal": best.optimal,
+                     "time_limit": time_limit})
         return
-    typer.echo(f"{inst.setting} {inst.id or path}: optimal reward {best.reward:g}")
+    if best.optimal:
+        typer.echo(f"{inst.setting} {inst.id or path}: optimal reward {best.reward:g}")
+    else:
+        typer.echo(f"{inst.setting} {inst.id or path}: best reward found {best.reward:g}, not "
+                   f"proven optimal (the time limit of {time_limit:g} s ran out first)")
     if isinstance(decision, list):
         for dish in decision:
             typer.echo(f"  - {dish}")
@@ -189,10 +213,22 @@ def generate(setting: str = typer.Argument(..., help="Setting to generate."),
              seed: int = c.seed_option(None, "Generator seed (default: the shipped seed)."),
              candidates: int = typer.Option(None, "--candidates",
                                             help="Candidate instances to draw."),
-             keep: int = typer.Option(None, "--keep", help="Instances to keep.")) -> None:
+             keep: int = typer.Option(None, "--keep", help="Instances to keep."),
+             time_limit: float = typer.Option(
+                 None, "--time-limit", metavar="SECONDS",
+                 help="Stop drawing candidates after SECONDS and select from those drawn "
+                      "(the set is then partial and says so; default: no limit).")) -> None:
     """Generate instances with the paper's selection principles (shipped set: default seed)."""
     from accord.domains.deliberation.generator import write_setting
+    from accord.domains.deliberation.search_budget import SearchBudget, check_generate_options
 
     _setting(setting)
-    paths = write_setting(setting, out, seed, candidates=candidates, keep=keep)
+    try:
+        check_generate_options(candidates, keep, seed, time_limit)
+    except ValueError as exc:
+        _fail(str(exc))
+    budget = SearchBudget(time_limit)
+    paths = write_setting(setting, out, seed, candidates=candidates, keep=keep, budget=budget)
     typer.echo(f"wrote {len(paths)} instances to {out / setting}")
+    if budget.stopped:
+        c.warn(f"partial: {budget.sentence()}")

@@ -282,7 +282,10 @@ class DeliberationDomain(Domain):
 
     def metrics(self, spec: EpisodeSpec, result: EpisodeResult) -> dict[str, Any]:
         inst = resolve_instance(spec)
-        out = episode_metrics(inst, result.record, optimum(inst).reward)
+        best = optimum(inst)
+        out = episode_metrics(inst, result.record, best.reward)
+        if not best.optimal:  # NR is then against the best reward found, not the maximum
+            out["max_reward_proven"] = False
         out.update(decided=result.record.get("decision") is not None,
                    rounds=result.record.get("rounds_used", result.rounds))
         return out

@@ -12,7 +12,8 @@ those whose optimum assigns at least 3 tasks, and rank by
 ``P = w_p p_done + w_u U_res + w_r R_max/n``.
 
 All randomness comes from the ``numpy.random.Generator`` passed in. Settings live in
-``data/generator.yaml``.
+``data/generator.yaml``. A :class:`~.search_budget.SearchBudget` bounds the clock time of
+the candidate search (the result is then partial, and says so).
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from accord.domains.deliberation.load import (
 from accord.domains.deliberation.observations import sample_observation_spec
 from accord.domains.deliberation.preferences import dish_value
 from accord.domains.deliberation.rewards import check_assignment, check_menu
+from accord.domains.deliberation.search_budget import SearchBudget
 
 
 def generator_config(data_dir: Path = DATA_DIR) -> dict[str, Any]:
@@ -207,14 +209,26 @@ def _normalized_scores(feats: Sequence[Mapping[str, float]], weights: Mapping[st
 
 def select_menu_instances(setting: str, rng: np.random.Generator, *,
                           candidates: int | None = None, keep: int | None = None,
-                          data_dir: Path = DATA_DIR) -> list[MenuInstance]:
-    """Generate, filter and rank menu candidates; return the kept instances with ids."""
+                          data_dir: Path = DATA_DIR, budget: SearchBudget | None = None
+                          ) -> list[MenuInstance]:
+    """Generate, filter and rank menu candidates; return the kept instances with ids.
+
+    ``budget`` stops drawing candidates when its time is spent (and records how many were
+    drawn); selection then ranks the candidates drawn so far.
+    """
     if setting not in MENU_SETTINGS:
         raise ValueError(f"not a menu setting: {setting!r}")
     cfg = generator_config(data_dir)["menu"]
     db = load_menu_database(data_dir)
+    budget = budget or SearchBudget()
     pool: list[Candidate] = []
-    for _ in range(candidates or cfg["candidates"]):
+    n_candidates = candidates or cfg["candidates"]
+    budget.plan(n_candidates)
+    budget.start()
+    for _ in range(n_candidates):
+        if not budget.allows():
+            break
+        budget.drew()
         inst = menu_candidate(db, setting, rng, cfg)
         feats = menu_features(inst, cfg)
         if feats is not None:
@@ -231,15 +245,26 @@ def select_menu_instances(setting: str, rng: np.random.Generator, *,
 
 
 def select_task_instances(rng: np.random.Generator, *, candidates: int | None = None,
-                          keep: int | None = None, data_dir: Path = DATA_DIR
-                          ) -> list[TaskInstance]:
-    """Per sub-domain: generate, filter and rank candidates; return the kept instances."""
+                          keep: int | None = None, data_dir: Path = DATA_DIR,
+                          budget: SearchBudget | None = None) -> list[TaskInstance]:
+    """Per sub-domain: generate, filter and rank candidates; return the kept instances.
+
+    ``budget``'s time is split evenly over the sub-domains (each stops at its share).
+    """
     cfg = generator_config(data_dir)["tasks"]
     tdb = load_teamwork_database(data_dir)
+    budget = budget or SearchBudget()
     out: list[TaskInstance] = []
-    for sub in tdb.subdomains.values():
+    n_candidates = candidates or cfg["candidates"]
+    subs = list(tdb.subdomains.values())
+    budget.plan(n_candidates * len(subs))
+    budget.start()
+    for k, sub in enumerate(subs):
         pool: list[Candidate] = []
-        for _ in range(candidates or cfg["candidates"]):
+        for _ in range(n_candidates):
+            if not budget.allows((k + 1) / len(subs)):
+                break
+            budget.drew()
             inst = task_candidate(sub, rng, cfg)
             feats = task_features(inst, cfg)
             if feats is not None:
@@ -269,7 +294,10 @@ def default_seed(setting: str, data_dir: Path = DATA_DIR) -> int:
 
 
 def write_setting(setting: str, out_dir: Path, seed: int | None = None, **kw: Any) -> list[Path]:
-    """Generate a setting with ``seed`` (default: the shipped one) into ``out_dir/<setting>/``."""
+    """Generate a setting with ``seed`` (default: the shipped one) into ``out_dir/<setting>/``.
+
+    Keyword arguments go to the selection (``candidates``, ``keep``, ``budget``).
+    """
     rng = np.random.default_rng(default_seed(setting) if seed is None else seed)
     target = out_dir / setting
     target.mkdir(parents=True, exist_ok=True)

@@ -17,7 +17,14 @@ from collections.abc import Mapping
 
 from accord.llm.backends.base import Backend, RawReply, status_failure
 from accord.llm.errors import RequestError
-from accord.llm.policy import HttpError, Policy, PolicyError, PolicyRequest, make_policy
+from accord.llm.policy import (
+    HttpError,
+    Policy,
+    PolicyError,
+    PolicyRequest,
+    Reply,
+    make_policy,
+)
 from accord.llm.providers import Endpoint
 from accord.llm.retry import Transient
 from accord.llm.tokens import PrefixTracker, count_tokens, message_tokens, truncate_tokens
@@ -52,11 +59,14 @@ class MockBackend(Backend):
             outcome = self.policy.respond(request)
         except PolicyError as exc:
             raise RequestError(url, 400, str(exc)) from exc
-        if outcome.delay > timeout:
+        # a dripped body takes ~``drip`` seconds per byte of its text
+        delay = outcome.delay + (len(outcome.text.encode()) * outcome.drip
+                                 if isinstance(outcome, Reply) else 0.0)
+        if delay > timeout:
             await asyncio.sleep(timeout)
             raise Transient("timeout", f"no answer within {timeout:g} s")
-        if outcome.delay > 0:
-            await asyncio.sleep(outcome.delay)
+        if delay > 0:
+            await asyncio.sleep(delay)
         if isinstance(outcome, HttpError):
             raise status_failure(url, outcome.status, outcome.message, outcome.headers)
         text, cut = outcome.text, False

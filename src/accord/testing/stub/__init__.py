@@ -12,6 +12,7 @@ time it is asked for.
 from accord.testing.stub.policies import (
     FAULTS,
     POLICIES,
+    DripPolicy,
     EchoPolicy,
     FaultyPolicy,
     FixedLatencyPolicy,
@@ -32,6 +33,7 @@ from accord.testing.stub.tokens import PrefixTracker, count_tokens, message_toke
 __all__ = [
     "FAULTS",
     "POLICIES",
+    "DripPolicy",
     "EchoPolicy",
     "FaultyPolicy",
     "FixedLatencyPolicy",

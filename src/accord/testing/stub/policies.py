@@ -12,7 +12,8 @@ rule-based party, e.g. ``deal-or-no-deal``), :func:`make_policy` builds one. The
 stub server routes a request to the policy named by its ``model`` field when no
 policy was configured for that model explicitly.
 
-Built-ins: ``echo``, ``scripted``, ``fixed-latency``, ``faulty``, ``negotiator`` (in
+Built-ins: ``echo``, ``scripted``, ``fixed-latency``, ``faulty``, ``drip`` (headers at
+once, then the body a byte at a time), ``negotiator`` (in
 :mod:`accord.domains.bargaining.stub`) and the shortcuts ``faulty-malformed``,
 ``faulty-unclosed``, ``faulty-invalid-json``, ``faulty-unknown-fields``,
 ``faulty-rate-limit``, ``faulty-server-error``, ``faulty-bad-request`` and ``slow``: one
@@ -215,6 +216,39 @@ class FaultyPolicy(Policy):
         if self.fault == "delay":
             return Reply(out.text, delay=out.delay + self.delay, finish_reason=out.finish_reason)
         return Reply(corrupt(out.text, self.fault), out.delay, out.finish_reason)
+
+
+@register_policy("drip")
+class DripPolicy(Policy):
+    """Answers like ``inner`` but sends each body one byte every ``interval`` seconds.
+
+    The answer's headers go out at once; the body trickles, so an HTTP client with a
+    per-read timeout waits ``interval`` x body length in all. ``times`` dripping answers
+    (``None``: every one), then plain ones.
+    """
+
+    name = "drip"
+
+    def __init__(self, interval: float = 2.0, times: int | None = None,
+                 inner: Policy | str = "echo") -> None:
+        if not float(interval) > 0:
+            raise PolicyError(f"drip interval must be a positive number of seconds, "
+                              f"got {interval!r}")
+        self.interval = float(interval)
+        self.times = times
+        self.inner = as_policy(inner)
+        self._count = 0
+        self._lock = threading.Lock()
+
+    def respond(self, request: PolicyRequest) -> Outcome:
+        """The inner outcome, dripped while drips remain."""
+        with self._lock:
+            dripping = self.times is None or self._count < self.times
+            self._count += 1
+        out = self.inner.respond(request)
+        if not dripping or not isinstance(out, Reply):
+            return out
+        return Reply(out.text, out.delay, out.finish_reason, drip=self.interval)
 
 
 def _faulty(fault: str) -> PolicyFactory:

@@ -233,7 +233,8 @@ class StubServer:
         entry.cached_tokens = self._prefix.observe(entry.conversation, prompt)
         entry.completion_tokens = count_tokens(text)
         entry.reply = text
-        return 200, {}, Reply(text, finish_reason="length" if cut else outcome.finish_reason)
+        return 200, {}, Reply(text, finish_reason="length" if cut else outcome.finish_reason,
+                              drip=outcome.drip)
 
 
 def _conversation(headers: Mapping[str, str], messages: list[dict[str, str]]) -> str:
@@ -332,7 +333,8 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         return  # the request log replaces stderr chatter
 
-    def _send(self, status: int, body: Any, headers: Mapping[str, str] | None = None) -> None:
+    def _send(self, status: int, body: Any, headers: Mapping[str, str] | None = None,
+              drip: float = 0.0) -> None:
         data = json.dumps(body).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
@@ -340,7 +342,26 @@ class _Handler(BaseHTTPRequestHandler):
         for k, v in (headers or {}).items():
             self.send_header(k, v)
         self.end_headers()
-        self.wfile.write(data)
+        if drip > 0:
+            self._drip(data, drip)
+        else:
+            self.wfile.write(data)
+
+    def _drip(self, data: bytes, interval: float) -> None:
+        """``data`` one byte every ``interval`` seconds, until done, the client hangs up
+        or the server stops (then the connection closes with the body unfinished)."""
+        stop = self.server.stub._stop
+        self.wfile.flush()
+        for i in range(len(data)):
+            try:
+                self.wfile.write(data[i:i + 1])
+                self.wfile.flush()
+            except OSError:  # the client gave up (its deadline): nothing left to send to
+                self.close_connection = True
+                return
+            if i + 1 < len(data) and stop.wait(interval):
+                self.close_connection = True
+                return
 
     def _error(self, status: int, message: str, kind: str, anthropic: bool,
                headers: Mapping[str, str] | None = None) -> None:
@@ -411,9 +432,9 @@ class _Handler(BaseHTTPRequestHandler):
                 kind = "rate_limit_error" if anthropic and status == 429 else outcome.error_type
                 self._error(status, outcome.message, kind, anthropic, extra)
             elif anthropic:
-                self._send(200, _anthropic_body(entry, outcome))
+                self._send(200, _anthropic_body(entry, outcome), drip=outcome.drip)
             else:
-                self._send(200, _openai_body(entry, outcome, index))
+                self._send(200, _openai_body(entry, outcome, index), drip=outcome.drip)
         finally:
             if not booked:
                 stub.end(entry, 500)
