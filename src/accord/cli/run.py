@@ -132,6 +132,8 @@ def run_target(target: str, agents: str, seed: int, options: dict[str, Any],
     if name == "bargaining":  # the agreement artefact / no-deal record as a table
         print_negotiation_record(console, result.summary())
     else:
+        if (verdict := dom.outcome_text(record)) is not None:
+            console.print(c.plain(verdict), highlight=False)
         print_record_fields(console, record)
     if out is not None and not quiet:
         console.print(f"trajectory log: {c.plain(out)}")

@@ -61,6 +61,7 @@ from accord.solvers.nash import (
     is_pure_nash,
     pure_nash,
     pure_nash_mask,
+    strict_nash_mask,
 )
 from accord.solvers.nash_mixed import is_mixed_nash, mixed_nash
 from accord.solvers.payoff_arrays import exact_array, integer_payoffs, to_fraction
@@ -105,6 +106,7 @@ __all__ = [
     "pure_nash_mask",
     "same_equilibria",
     "spe_outcomes",
+    "strict_nash_mask",
     "subgame_perfect_equilibria",
     "to_fraction",
 ]

@@ -35,7 +35,7 @@ async def test_run_episode_with_params_and_metrics() -> None:
     s = spec("golden-balls", "rational", negotiation_rounds=2, first_speaker="Bob",
              jackpot=500)
     res = await DOMAIN.run_episode(s, RunContext())
-    assert res.status == "agreement"
+    assert res.status == "completed"
     assert [m["speaker"] for m in res.record["messages"]] == ["Bob", "Alice", "Bob", "Alice"]
     assert res.record["profile"] == ["steal", "steal"]
     metrics = DOMAIN.metrics(s, res)

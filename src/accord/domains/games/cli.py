@@ -198,7 +198,9 @@ def play(
     except KeyError as exc:
         raise _fail(str(exc.args[0])) from None
     dist = action_distribution(records)
-    summary = {"episodes": repeat, "nash_rate": rate(metrics, "nash"),
+    summary = {"episodes": repeat, "completed": sum(bool(m["completed"]) for m in metrics),
+               "coordinated_rate": rate(metrics, "coordinated"),
+               "nash_rate": rate(metrics, "nash"),
                "pareto_optimal_nash_rate": rate(metrics, "pareto_optimal_nash"),
                "pareto_optimal_rate": rate(metrics, "pareto_optimal"),
                "action_distribution": dist}
@@ -220,19 +222,25 @@ def _print_play(episodes: list[dict[str, Any]], summary: dict[str, Any],
         for msg in ep["messages"] or []:
             console.print(f"  [dim]round {msg['round']}[/] {c.plain(msg['speaker'])}: "
                           f"{c.plain(msg['text'])}")
-        if ep["status"] != "agreement":
+        if ep["status"] != "completed":
             console.print(f"seed {ep['seed']}: [red]{c.plain(ep['status'])}[/] "
                           f"({c.plain(ep['detail'])})")
             continue
         pays = ", ".join(f"{p} {v}" for p, v in (ep["payoffs"] or {}).items())
-        flags = " ".join(k for k in ("nash", "pareto_optimal_nash") if ep["metrics"].get(k))
+        m = ep["metrics"]
+        flags = " ".join([*(["coordinated" if m["coordinated"] else "miscoordinated"]
+                            if m.get("coordinated") is not None else []),
+                          *(k for k in ("nash", "pareto_optimal_nash") if m.get(k))])
         console.print(f"seed {ep['seed']}: ({c.plain(', '.join(ep['outcome']))})  payoffs "
                       f"{c.plain(pays)}  {flags}")
 
     def pct(v: float | None) -> str:
         return "n/a" if v is None else f"{v:.0%}"
 
-    console.print(f"[bold]{summary['episodes']} episode(s):[/] Nash {pct(summary['nash_rate'])}"
+    coord = summary["coordinated_rate"]
+    console.print(f"[bold]{summary['episodes']} episode(s), {summary['completed']} completed:"
+                  "[/]" + ("" if coord is None else f" coordinated {pct(coord)},")
+                  + f" Nash {pct(summary['nash_rate'])}"
                   f", Pareto-optimal Nash {pct(summary['pareto_optimal_nash_rate'])}, "
                   f"Pareto optimal {pct(summary['pareto_optimal_rate'])}")
     for player, shares in summary["action_distribution"]["players"].items():
