@@ -38,7 +38,8 @@ class Termination:
     the parties agreed, ``completed`` when a game was played to its outcome (nobody agreed
     to anything; the game's metrics say whether the players coordinated). ``reason`` is
     ``None`` for an agreement or a completed game, otherwise ``walk``, ``bound_hit``,
-    ``stagnation``, ``error``, ``judge`` or a domain reason; ``who`` names the party responsible, when there is one.
+    ``stagnation``, ``error``, ``judge`` or a domain reason; ``who`` names the party
+    responsible, when there is one.
     """
 
     status: Status
