@@ -163,7 +163,9 @@ def _store(store: Path | None, spec: Any, result: Any, require_approval: bool,
     c.console(stderr=True).print(
         f"stored as {eid} in {c.plain(store)} (run {RUN_NAME})"
         + (f"; the agreement awaits approval: accord approve {c.plain(store)} {eid[:8]} "
-           "[--reject --comment TEXT], or accord serve" if gated else ""))
+           "[--reject --comment TEXT], or accord serve" if gated else "")
+        + (f"; nothing to approve: the episode ended {result.status}, not in an agreement"
+           if require_approval and not gated else ""))
     return {"stored": {"store": str(store), "run": RUN_NAME, "id": eid,
                        "approval": "pending" if gated else None}}
 
