@@ -7,7 +7,9 @@ Conventions, the same for both game types:
   ``pareto_optimal_nash`` the equilibria that no other equilibrium Pareto-dominates (the
   seed's "Pareto optimal Nash Equilibrium": the only equilibrium of the Prisoner's
   Dilemma counts, since Tables 5-8 score it so). Two-player games add ``mixed_nash``,
-  every (extreme) mixed equilibrium.
+  every (extreme) mixed equilibrium, found by vertex enumeration within a time budget:
+  ``mixed_complete`` is false when the budget ran out first (the equilibria listed are
+  exact and verified, the list may miss some).
 - Extensive form: a *profile* is an outcome, the path of action names from the root to a
   leaf. ``pure_nash`` are the outcomes of all pure Nash equilibria (which include
   non-credible threats, e.g. staying out in ``monopoly``), ``pareto_optimal`` the leaves no
@@ -19,7 +21,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from math import comb
 from typing import Any
 
 from accord.domains.games.load import number_out
@@ -29,15 +30,14 @@ from accord.solvers.backward_induction import (
     nash_outcomes,
     subgame_perfect_equilibria,
 )
+from accord.solvers.budget import TimeBudget
 from accord.solvers.game_pareto import pareto_optimal_profiles, undominated
 from accord.solvers.game_tree import Path, leaves
 from accord.solvers.nash import pure_nash
-from accord.solvers.nash_mixed import mixed_nash
+from accord.solvers.nash_mixed import MemoryBudgetError, mixed_nash_within
 
 Names = tuple[str, ...]
 
-#: above this many support systems per player, mixed equilibria are not attempted
-MIXED_WORK_LIMIT = 2_000_000
 
 
 @dataclass(frozen=True)
@@ -51,31 +51,31 @@ class Solution:
     mixed_nash: list[tuple[dict[str, Fraction], ...]] | None = None
     spe: list[SubgamePerfectEquilibrium] | None = None
     mixed_skipped: str | None = None
+    #: ``False`` when the time budget ran out before every mixed equilibrium was found
+    mixed_complete: bool | None = None
 
 
-def mixed_work(rows: int, cols: int) -> int:
-    """Number of square systems support enumeration solves per player."""
-    return sum(comb(rows, k) * comb(cols, k) for k in range(1, min(rows, cols) + 1))
-
-
-def _solve_normal(game: NormalFormGame, mixed: bool) -> Solution:
+def _solve_normal(game: NormalFormGame, mixed: bool, budget: TimeBudget | None) -> Solution:
     eqs = pure_nash(game.payoffs)
     vecs = [game.payoff(e) for e in eqs]
     pone = [e for e, keep in zip(eqs, undominated(vecs), strict=True) if keep]
     mixed_out: list[tuple[dict[str, Fraction], ...]] | None = None
     skipped = None
+    complete = None
     if len(game.players) == 2 and mixed:
-        work = mixed_work(*game.payoffs.shape[:2])
-        if work > MIXED_WORK_LIMIT:
-            skipped = (f"mixed equilibria skipped: support enumeration would solve {work} "
-                       f"systems (limit {MIXED_WORK_LIMIT})")
+        a, b = game.matrices()
+        try:
+            res = mixed_nash_within(a, b, budget)
+        except MemoryBudgetError as exc:
+            skipped = f"mixed equilibria skipped: {exc}"
         else:
-            a, b = game.matrices()
+            complete = res.complete
             mixed_out = [tuple({act: p for act, p in zip(game.actions[i], strat, strict=True)}
-                               for i, strat in enumerate(eq)) for eq in mixed_nash(a, b)]
+                               for i, strat in enumerate(eq)) for eq in res.equilibria]
     return Solution("normal", [game.profile_names(e) for e in eqs],
                     [game.profile_names(p) for p in pareto_optimal_profiles(game.payoffs)],
-                    [game.profile_names(e) for e in pone], mixed_out, None, skipped)
+                    [game.profile_names(e) for e in pone], mixed_out, None, skipped,
+                    complete)
 
 
 def _solve_extensive(game: ExtensiveGame, spe_limit: int) -> Solution:
@@ -90,10 +90,15 @@ def _solve_extensive(game: ExtensiveGame, spe_limit: int) -> Solution:
     return Solution("extensive", [p for p, _ in outcomes], po, pone, None, spe)
 
 
-def solve_game(game: Game, *, mixed: bool = True, spe_limit: int = 100_000) -> Solution:
-    """Equilibria and Pareto optima of ``game`` with action names (exact)."""
+def solve_game(game: Game, *, mixed: bool = True, spe_limit: int = 100_000,
+               budget: TimeBudget | None = None) -> Solution:
+    """Equilibria and Pareto optima of ``game`` with action names (exact).
+
+    ``budget`` bounds the time spent on mixed equilibria (``None``: no bound); see
+    :attr:`Solution.mixed_complete`.
+    """
     if isinstance(game, NormalFormGame):
-        return _solve_normal(game, mixed)
+        return _solve_normal(game, mixed, budget)
     return _solve_extensive(game, spe_limit)
 
 
@@ -115,6 +120,7 @@ def solution_json(solution: Solution) -> dict[str, Any]:
         out["mixed_nash"] = (None if solution.mixed_nash is None else
                              [[{a: float(p) for a, p in strat.items()} for strat in eq]
                               for eq in solution.mixed_nash])
+        out["mixed_complete"] = solution.mixed_complete
     if solution.spe is not None:
         out["spe"] = [{"path": list(e.path), "payoff": [number_out(v) for v in e.payoff],
                        "strategy": {node_key(p): a for p, a in e.strategy.items()}}

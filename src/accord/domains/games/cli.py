@@ -98,21 +98,34 @@ def solve(
                                            help="game parameter NAME=VALUE (repeatable)"),
     mixed: bool = typer.Option(True, "--mixed/--no-mixed",
                                help="two-player games: also compute mixed equilibria"),
+    time_limit: float = typer.Option(60.0, "--time-limit", min=0.0,
+                                     help="CPU seconds for the mixed equilibria; past them "
+                                     "the ones found so far are shown, marked incomplete"),
 ) -> None:
     """Equilibria and Pareto optima of a game."""
     from accord.domains.games import solve_game
     from accord.domains.games.analysis import solution_json
     from accord.domains.games.describe import fmt_number, render_game
+    import time
+
+    from accord.solvers.budget import TimeBudget
 
     game = _resolve(target, _params(param))
-    try:
-        sol = solve_game(game, mixed=mixed)
+    try:  # CPU time: the budget measures the solver's work, not how busy the machine is
+        sol = solve_game(game, mixed=mixed, budget=TimeBudget(time_limit, time.process_time))
     except ValueError as exc:
         raise _fail(str(exc)) from None
     data = solution_json(sol)
+    partial = None
+    if sol.mixed_complete is False:
+        found = len(sol.mixed_nash or [])
+        partial = (f"time limit of {time_limit:g} CPU seconds reached: {found} mixed "
+                   f"{'equilibrium' if found == 1 else 'equilibria'} found so far (each one "
+                   "exact), there may be more; raise --time-limit for all of them")
     if as_json:
-        if sol.mixed_skipped:
-            c.warn(sol.mixed_skipped)
+        for note in (sol.mixed_skipped, partial):
+            if note:
+                c.warn(note)
         c.emit_json(data)
         return
     console = c.console()
@@ -126,8 +139,9 @@ def solve(
             parts = ["{" + ", ".join(f"{a}: {fmt_number(p)}" for a, p in strat.items() if p)
                      + "}" for strat in eq]
             console.print(f"[bold]mixed equilibrium:[/] {c.plain(' / '.join(parts))}")
-    if sol.mixed_skipped:
-        console.print(f"[yellow]{c.plain(sol.mixed_skipped)}[/]")
+    for note in (sol.mixed_skipped, partial):
+        if note:
+            console.print(f"[yellow]{c.plain(note)}[/]")
     for e in sol.spe or []:
         console.print(f"[bold]subgame-perfect equilibrium:[/] path "
                       f"{c.plain(' -> '.join(e.path))}, "
