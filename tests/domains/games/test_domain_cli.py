@@ -95,7 +95,8 @@ def test_cli_list() -> None:
 def test_cli_solve_json_shapes() -> None:
     pd = _json(["solve", "prisoners-dilemma", "--json"])
     assert set(pd) == {"type", "pure_nash", "pareto_optimal", "pareto_optimal_nash",
-                       "mixed_nash"}
+                       "mixed_nash", "mixed_complete"}
+    assert pd["mixed_complete"] is True
     assert pd["type"] == "normal" and pd["pure_nash"] == [["defect", "defect"]]
     assert pd["pareto_optimal_nash"] == [["defect", "defect"]]
     assert ["cooperate", "cooperate"] in pd["pareto_optimal"]
