@@ -103,11 +103,11 @@ def solve(
                                      "the ones found so far are shown, marked incomplete"),
 ) -> None:
     """Equilibria and Pareto optima of a game."""
+    import time
+
     from accord.domains.games import solve_game
     from accord.domains.games.analysis import solution_json
     from accord.domains.games.describe import fmt_number, render_game
-    import time
-
     from accord.solvers.budget import TimeBudget
 
     game = _resolve(target, _params(param))
