@@ -15,6 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 
+class BudgetExhausted(Exception):
+    """A solver that cannot give a meaningful partial answer stopped at its time budget."""
+
+
 @dataclass
 class TimeBudget:
     """``seconds`` of ``clock`` from construction (``None``: unlimited)."""
@@ -38,6 +42,11 @@ class TimeBudget:
         """Whether the time is up (never, when unlimited)."""
         left = self.remaining()
         return left is not None and left <= 0.0
+
+    def check(self, what: str) -> None:
+        """Raise :class:`BudgetExhausted` (naming ``what`` was cut short) once exhausted."""
+        if self.exhausted():
+            raise BudgetExhausted(f"{what}: time limit of {self.seconds:g} s reached")
 
     def share(self, fraction: float) -> TimeBudget:
         """A budget of ``fraction`` of the time left now, on the same clock (for a step

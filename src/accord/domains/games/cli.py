@@ -122,26 +122,26 @@ def solve(
         partial = (f"time limit of {time_limit:g} CPU seconds reached: {found} mixed "
                    f"{'equilibrium' if found == 1 else 'equilibria'} found so far (each one "
                    "exact), there may be more; raise --time-limit for all of them")
+    notes = [n for n in (*sol.notes, partial) if n]  # the skipped parts are in sol.notes
     if as_json:
-        for note in (sol.mixed_skipped, partial):
-            if note:
-                c.warn(note)
+        for note in notes:
+            c.warn(note)
         c.emit_json(data)
         return
     console = c.console()
     console.print(c.plain(render_game(game)))
     _profiles("pure Nash equilibria" if sol.type == "normal" else
               "Nash equilibrium outcomes", data["pure_nash"], console)
-    _profiles("Pareto optimal", data["pareto_optimal"], console)
+    if data["pareto_optimal"] is not None:
+        _profiles("Pareto optimal", data["pareto_optimal"], console)
     _profiles("Pareto-optimal equilibria", data["pareto_optimal_nash"], console)
     if sol.mixed_nash is not None:
         for eq in sol.mixed_nash:
             parts = ["{" + ", ".join(f"{a}: {fmt_number(p)}" for a, p in strat.items() if p)
                      + "}" for strat in eq]
             console.print(f"[bold]mixed equilibrium:[/] {c.plain(' / '.join(parts))}")
-    for note in (sol.mixed_skipped, partial):
-        if note:
-            console.print(f"[yellow]{c.plain(note)}[/]")
+    for note in notes:
+        console.print(f"[yellow]{c.plain(note)}[/]")
     for e in sol.spe or []:
         console.print(f"[bold]subgame-perfect equilibrium:[/] path "
                       f"{c.plain(' -> '.join(e.path))}, "
