@@ -102,7 +102,9 @@ def test_cli_solve_json_shapes() -> None:
     assert ["cooperate", "cooperate"] in pd["pareto_optimal"]
     assert pd["mixed_nash"] == [[{"cooperate": 0.0, "defect": 1.0}] * 2]
     esc = _json(["solve", "escalation", "--json"])
-    assert set(esc) == {"type", "pure_nash", "pareto_optimal", "pareto_optimal_nash", "spe"}
+    assert set(esc) == {"type", "pure_nash", "pareto_optimal", "pareto_optimal_nash", "spe",
+                        "spe_complete"}
+    assert esc["spe_complete"] is True
     assert esc["spe"] == [{"path": ["choice_1"], "payoff": [0, 0], "strategy": {
         "/": "choice_1", "/choice_2": "choice_2", "/choice_2/choice_2": "choice_2"}}]
     gb = _json(["solve", "golden-balls", "--json", "--param", "jackpot=3"])
