@@ -83,7 +83,9 @@ def test_person_talks_then_plays_a_game() -> None:
     child.expect("not accepted")
     child.sendline("2")
     out = finish(child)
-    assert "Alice plays defect" in out and "agreement" in out and child.exitstatus == 0
+    assert "Alice plays defect" in out and child.exitstatus == 0
+    assert "Game completed: Alice played defect, Bob played defect" in out
+    assert "agreement" not in out  # a game is completed, never an "agreement"
 
 
 @pytest.mark.parametrize("how", ["eof", "interrupt"])

@@ -95,7 +95,7 @@ def test_serve_answers_on_its_port_and_reads_runs_folder(tmp_path, gated_store):
 
 
 def test_run_store_require_approval_then_approve(tmp_path):
-    proc = accord("run", "games/stag-hunt", "--agents", "rational,rational", "--save",
+    proc = accord("run", "bargaining/buyer-seller", "--agents", "conceder,conceder", "--save",
                   "deals.db", "--require-approval", "--json", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
@@ -113,10 +113,19 @@ def test_run_store_require_approval_then_approve(tmp_path):
     shown = accord("show", "deals.db", eid[:6], cwd=tmp_path)
     assert re.search(r"approval: approved \d{4}-\d\d-\d\d .* \(cli\)", shown.stdout)
     # running it again keeps the decision (same id, same record)
-    accord("run", "games/stag-hunt", "--agents", "rational,rational", "--save", "deals.db",
-           "--require-approval", "--json", cwd=tmp_path)
+    accord("run", "bargaining/buyer-seller", "--agents", "conceder,conceder", "--save",
+           "deals.db", "--require-approval", "--json", cwd=tmp_path)
     shown = json.loads(accord("show", "deals.db", eid, "--json", cwd=tmp_path).stdout)
     assert shown["approval"]["state"] == "approved"
+
+
+def test_a_played_game_is_not_an_agreement_to_approve(tmp_path):
+    proc = accord("run", "games/stag-hunt", "--agents", "rational,rational", "--save",
+                  "deals.db", "--require-approval", "--json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["status"] == "completed" and doc["stored"]["approval"] is None
+    assert "nothing to approve: the episode ended completed" in " ".join(proc.stderr.split())
 
 
 def test_run_require_approval_needs_store(tmp_path):

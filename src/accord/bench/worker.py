@@ -48,7 +48,7 @@ class EpisodeRecord:
     """What a worker hands back: outcome, metrics, trajectory, timings or the error.
 
     ``status`` is ``done`` or ``failed``; ``outcome`` is the episode's own status
-    (``agreement``, ``no_deal``, ``error``) when it ran to an end.
+    (``agreement``, ``completed``, ``no_deal``, ``error``) when it ran to an end.
     """
 
     id: str

@@ -365,7 +365,8 @@ def results_command(
 
 #: metrics shown by ``accord results --episodes`` when an episode has them
 KEY_METRICS = ("agreement", "rounds", "welfare", "nash_distance", "utility_leak", "nr",
-               "reward", "social_welfare", "total", "nash", "pareto_optimal", "envy_free")
+               "reward", "social_welfare", "total", "coordinated", "nash", "pareto_optimal",
+               "envy_free")
 
 
 def _list_episodes(episodes: list[Any], fmt: str, out: Path | None,

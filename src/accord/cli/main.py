@@ -204,8 +204,8 @@ def run(
 ) -> None:
     """Run one episode and print its transcript and record (or JSON).
 
-    Exit status: 0 agreement or clean no-deal, 1 the episode ended in status error (its
-    record is still printed), 2 bad input.
+    Exit status: 0 agreement, completed game or clean no-deal, 1 the episode ended in
+    status error (its record is still printed), 2 bad input.
     """
     from accord.cli.run import import_plugins, parse_params, run_target
 

@@ -132,6 +132,8 @@ def run_target(target: str, agents: str, seed: int, options: dict[str, Any],
     if name == "bargaining":  # the agreement artefact / no-deal record as a table
         print_negotiation_record(console, result.summary())
     else:
+        if (verdict := dom.outcome_text(record)) is not None:
+            console.print(c.plain(verdict), highlight=False)
         print_record_fields(console, record)
     if out is not None and not quiet:
         console.print(f"trajectory log: {c.plain(out)}")
@@ -161,7 +163,9 @@ def _store(store: Path | None, spec: Any, result: Any, require_approval: bool,
     c.console(stderr=True).print(
         f"stored as {eid} in {c.plain(store)} (run {RUN_NAME})"
         + (f"; the agreement awaits approval: accord approve {c.plain(store)} {eid[:8]} "
-           "[--reject --comment TEXT], or accord serve" if gated else ""))
+           "[--reject --comment TEXT], or accord serve" if gated else "")
+        + (f"; nothing to approve: the episode ended {result.status}, not in an agreement"
+           if require_approval and not gated else ""))
     return {"stored": {"store": str(store), "run": RUN_NAME, "id": eid,
                        "approval": "pending" if gated else None}}
 

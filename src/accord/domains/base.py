@@ -131,6 +131,11 @@ class Domain(ABC):
         """
         return {**result.summary(), "metrics": self.metrics(spec, result)}
 
+    def outcome_text(self, summary: Mapping[str, Any]) -> str | None:
+        """One sentence for people saying how the episode ended in the domain's own words
+        (``accord run`` prints it above the record), or ``None`` when the record says it."""
+        return None
+
     def episode_figure(self, key: str, spec: Mapping[str, Any],
                        summary: Mapping[str, Any] | None,
                        events: Sequence[Mapping[str, Any]]) -> str | None:

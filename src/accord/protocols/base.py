@@ -18,7 +18,7 @@ from accord.core.moves import Malformed, Move
 
 S = TypeVar("S")
 
-Status = Literal["agreement", "no_deal", "error"]
+Status = Literal["agreement", "completed", "no_deal", "error"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,9 +34,12 @@ class Invalid:
 class Termination:
     """How an episode ended.
 
-    ``status`` is ``agreement``, ``no_deal`` or ``error``; ``reason`` is ``None`` for an
-    agreement, otherwise ``walk``, ``bound_hit``, ``stagnation``, ``error``, ``judge`` or a
-    domain reason; ``who`` names the party responsible, when there is one.
+    ``status`` is ``agreement``, ``completed``, ``no_deal`` or ``error``: ``agreement`` when
+    the parties agreed, ``completed`` when a game was played to its outcome (nobody agreed
+    to anything; the game's metrics say whether the players coordinated). ``reason`` is
+    ``None`` for an agreement or a completed game, otherwise ``walk``, ``bound_hit``,
+    ``stagnation``, ``error``, ``judge`` or a domain reason; ``who`` names the party
+    responsible, when there is one.
     """
 
     status: Status

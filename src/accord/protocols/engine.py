@@ -247,8 +247,8 @@ async def _loop(
         for note in notes:
             log.add(rnd, note.party, "note", reason=note.name, data=dict(note.data), t=now)
         proposed = protocol.termination(state)
-        if proposed is not None and proposed.status == "agreement":
-            return proposed  # an agreement reached within bounds stands
+        if proposed is not None and proposed.status in ("agreement", "completed"):
+            return proposed  # an agreement (or a game's outcome) reached within bounds stands
         prog = protocol.progress(state)
         if proposed is None:
             which = "max_rounds" if prog.round > max_rounds else \

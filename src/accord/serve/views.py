@@ -13,7 +13,7 @@ from accord.serve.transcript import flatten, transcript, usage_rows
 
 #: metrics shown as columns of the episodes table when present
 KEY_METRICS = ("agreement", "welfare", "nash_distance", "utility_leak", "reward",
-               "social_welfare", "total", "pareto_optimal")
+               "social_welfare", "total", "coordinated", "nash", "pareto_optimal")
 
 
 def when(t: float | None) -> str:

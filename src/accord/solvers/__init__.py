@@ -43,6 +43,7 @@ from accord.solvers.backward_induction import (
     spe_outcomes,
     subgame_perfect_equilibria,
 )
+from accord.solvers.budget import BudgetExhausted, TimeBudget
 from accord.solvers.dominance import (
     Elimination,
     dominance_matrix,
@@ -63,8 +64,9 @@ from accord.solvers.nash import (
     is_pure_nash,
     pure_nash,
     pure_nash_mask,
+    strict_nash_mask,
 )
-from accord.solvers.nash_mixed import is_mixed_nash, mixed_nash
+from accord.solvers.nash_mixed import MixedEquilibria, is_mixed_nash, mixed_nash, mixed_nash_within
 from accord.solvers.payoff_arrays import exact_array, integer_payoffs, to_fraction
 from accord.solvers.perturbation import (
     Perturbation,
@@ -92,11 +94,15 @@ __all__ = [
     "exact_array",
     "integer_payoffs",
     "MemoryBudgetError",
+    "BudgetExhausted",
+    "MixedEquilibria",
+    "TimeBudget",
     "is_mixed_nash",
     "is_ne_invariant",
     "is_pure_nash",
     "iterated_elimination",
     "mixed_nash",
+    "mixed_nash_within",
     "nash_invariant_perturbation",
     "nash_outcomes",
     "pareto_optimal_mask",
@@ -107,6 +113,7 @@ __all__ = [
     "pure_nash_mask",
     "same_equilibria",
     "spe_outcomes",
+    "strict_nash_mask",
     "subgame_perfect_equilibria",
     "to_fraction",
 ]

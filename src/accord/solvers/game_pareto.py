@@ -12,9 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from fractions import Fraction
+from math import lcm
 
 import numpy as np
 
+from accord.solvers.budget import TimeBudget
 from accord.solvers.nash import Profile, pure_nash
 from accord.solvers.payoff_arrays import check_payoff_array, fraction_of, integer_payoffs
 
@@ -38,12 +40,15 @@ def _pareto_2d(u0: np.ndarray, u1: np.ndarray) -> np.ndarray:
     return mask
 
 
-def _pareto_nd(points: np.ndarray) -> np.ndarray:
+def _pareto_nd(points: np.ndarray, budget: TimeBudget | None = None) -> np.ndarray:
     uniq, inverse = np.unique(points, axis=0, return_inverse=True)
     inverse = inverse.reshape(-1)
     dominated = np.zeros(len(uniq), dtype=bool)
     step = max(1, 4_000_000 // max(1, len(uniq) * uniq.shape[1]))
     for lo in range(0, len(uniq), step):
+        if budget is not None:
+            budget.check(f"Pareto optimality of {len(uniq):,} distinct payoff vectors "
+                         f"({lo:,} compared)")
         chunk = uniq[lo:lo + step]
         ge = np.all(uniq[None, :, :] >= chunk[:, None, :], axis=2)  # other >= chunk point
         np.fill_diagonal(ge[:, lo:lo + len(chunk)], False)          # distinct rows only
@@ -51,8 +56,13 @@ def _pareto_nd(points: np.ndarray) -> np.ndarray:
     return ~dominated[inverse]
 
 
-def pareto_mask_of_vectors(points: np.ndarray) -> np.ndarray:
-    """Undominated rows of an ``(N, n)`` integer (or exact object) array."""
+def pareto_mask_of_vectors(points: np.ndarray, budget: TimeBudget | None = None
+                           ) -> np.ndarray:
+    """Undominated rows of an ``(N, n)`` integer (or exact object) array.
+
+    With three or more players the distinct vectors are compared pairwise; ``budget``
+    bounds that (:class:`~accord.solvers.budget.BudgetExhausted` when it runs out).
+    """
     pts = np.asarray(points)
     if pts.ndim != 2:
         raise ValueError(f"expected an (N, players) array, got shape {pts.shape}")
@@ -65,7 +75,7 @@ def pareto_mask_of_vectors(points: np.ndarray) -> np.ndarray:
         return pts[:, 0] == pts[:, 0].max()
     if pts.shape[1] == 2:
         return _pareto_2d(pts[:, 0], pts[:, 1])
-    return _pareto_nd(pts)
+    return _pareto_nd(pts, budget)
 
 
 def _dominates(w: Sequence[object], v: Sequence[object]) -> bool:
@@ -77,22 +87,38 @@ def pareto_dominates(w: Sequence[Fraction], v: Sequence[Fraction]) -> bool:
     return _dominates(w, v)
 
 
-def pareto_optimal_mask(payoffs: np.ndarray) -> np.ndarray:
+def pareto_optimal_mask(payoffs: np.ndarray, budget: TimeBudget | None = None
+                        ) -> np.ndarray:
     """Boolean array over profiles (shape ``(k_1, ..., k_n)``): is the profile Pareto optimal."""
     check_payoff_array(payoffs)
     u, _ = integer_payoffs(payoffs)
     flat = u.reshape(-1, u.shape[-1])
-    return pareto_mask_of_vectors(flat).reshape(u.shape[:-1])
+    return pareto_mask_of_vectors(flat, budget).reshape(u.shape[:-1])
 
 
-def pareto_optimal_profiles(payoffs: np.ndarray) -> list[Profile]:
+def pareto_optimal_profiles(payoffs: np.ndarray, budget: TimeBudget | None = None
+                            ) -> list[Profile]:
     """Every Pareto-optimal pure profile, in lexicographic order."""
-    return [tuple(int(a) for a in r) for r in np.argwhere(pareto_optimal_mask(payoffs))]
+    return [tuple(int(a) for a in r)
+            for r in np.argwhere(pareto_optimal_mask(payoffs, budget))]
 
 
 def undominated(vectors: Sequence[Sequence[Fraction]]) -> list[bool]:
-    """For each payoff vector of a short list: is it undominated within the list."""
-    return [not any(pareto_dominates(w, v) for w in vectors) for v in vectors]
+    """For each payoff vector of a list: is it undominated within the list.
+
+    Equal vectors are compared once, on exact per-player integer rescalings (sort and
+    sweep for two players), so thousands of leaves with tied payoffs cost milliseconds.
+    """
+    if not vectors:
+        return []
+    keys = [tuple(Fraction(x) for x in v) for v in vectors]
+    uniq = list(dict.fromkeys(keys))
+    where = {v: i for i, v in enumerate(uniq)}
+    scale = [lcm(*(v[i].denominator for v in uniq)) for i in range(len(uniq[0]))]
+    ints = [[int(x * s) for x, s in zip(v, scale, strict=True)] for v in uniq]
+    small = all(abs(x) < 2**62 for row in ints for x in row)
+    mask = pareto_mask_of_vectors(np.array(ints, dtype=np.int64 if small else object))
+    return [bool(mask[where[k]]) for k in keys]
 
 
 def payoff_dominant_nash(payoffs: np.ndarray) -> list[Profile]:

@@ -48,6 +48,20 @@ def pure_nash_mask(payoffs: np.ndarray) -> np.ndarray:
     return mask
 
 
+def strict_nash_mask(payoffs: np.ndarray) -> np.ndarray:
+    """Boolean array over profiles: is the profile a *strict* pure NE (every unilateral
+    deviation loses something, so each player's action is the unique best response)."""
+    check_payoff_array(payoffs)
+    u, _ = integer_payoffs(payoffs)
+    n = u.shape[-1]
+    mask = np.ones(u.shape[:-1], dtype=bool)
+    for i in range(n):
+        ui = u[..., i]
+        top = ui.max(axis=i, keepdims=True)
+        mask &= (ui == top) & ((ui == top).sum(axis=i, keepdims=True) == 1)
+    return mask
+
+
 def pure_nash(payoffs: np.ndarray) -> list[Profile]:
     """Every pure Nash equilibrium, as action-index profiles in lexicographic order."""
     return [tuple(int(a) for a in row) for row in np.argwhere(pure_nash_mask(payoffs))]

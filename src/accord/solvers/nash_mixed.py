@@ -20,17 +20,24 @@ any equilibrium, so the search runs on the reduced game.
 
 Memory grows with the number of vertices; ``max_memory`` (bytes, default 2 GiB) bounds it
 and turns a game beyond the budget into :class:`MemoryBudgetError` before the machine runs
-out.
+out. Time is bounded by a :class:`~accord.solvers.budget.TimeBudget`
+(:func:`mixed_nash_within`): the walks check it between batches of bases and, when it runs
+out, the vertices found so far are matched as usual, so every equilibrium returned is
+still a verified equilibrium, only the list may miss some (``complete=False``; the pure
+equilibria, always cheap, are added then).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
 
 import numpy as np
 
+from accord.solvers.budget import TimeBudget
 from accord.solvers.dominance import iterated_elimination
+from accord.solvers.nash import pure_nash
 from accord.solvers.nash_support import (
     MixedEquilibrium,
     MixedStrategy,
@@ -40,10 +47,20 @@ from accord.solvers.nash_support import (
 )
 from accord.solvers.payoff_arrays import exact_array, integer_payoffs, to_fraction
 from accord.solvers.pivoting import MemoryBudgetError, Vertex
-from accord.solvers.polytope import polytope_vertices
+from accord.solvers.polytope import polytope_vertices_within
 
-__all__ = ["MemoryBudgetError", "MixedEquilibrium", "MixedStrategy", "is_mixed_nash",
-           "mixed_nash"]
+__all__ = ["MemoryBudgetError", "MixedEquilibria", "MixedEquilibrium", "MixedStrategy",
+           "is_mixed_nash", "mixed_nash", "mixed_nash_within"]
+
+
+@dataclass(frozen=True)
+class MixedEquilibria:
+    """The equilibria :func:`mixed_nash_within` found, and whether they are all of them
+    (``complete=False``: the time budget ran out; each one listed is still exact and
+    verified)."""
+
+    equilibria: list[MixedEquilibrium]
+    complete: bool
 
 DEFAULT_MAX_MEMORY = 2 * 2**30
 """Default memory budget of :func:`mixed_nash`, in bytes (2 GiB)."""
@@ -91,20 +108,25 @@ def _strategy(v: Vertex, p: list[list[int]]) -> MixedStrategy | None:
     return exact_strategy(p, len(p), support, tight)
 
 
-def vertex_equilibria(ai: np.ndarray, bi: np.ndarray, max_memory: int | None = None
-                      ) -> list[MixedEquilibrium]:
-    """Extreme equilibria of the integer game ``(ai, bi)`` by vertex enumeration.
+def vertex_equilibria(ai: np.ndarray, bi: np.ndarray, max_memory: int | None = None,
+                      budget: TimeBudget | None = None
+                      ) -> tuple[list[MixedEquilibrium], bool]:
+    """Extreme equilibria of the integer game ``(ai, bi)`` by vertex enumeration, and
+    whether the list is complete (``budget`` ran out: a partial list).
 
-    Unsorted and not embedded (the caller removes dominated actions first).
+    Unsorted and not embedded (the caller removes dominated actions first). Player 1's
+    polytope gets half the time left, player 2's the rest.
     """
     m, n = ai.shape
     a_list = [[int(v) for v in row] for row in ai]
     b_list = [[int(v) for v in row] for row in bi]
     at_list = [list(col) for col in zip(*a_list, strict=True)]
     try:
-        xs = polytope_vertices(b_list, None if max_memory is None else max_bases(max_memory, m))
-        ys = polytope_vertices(at_list,
-                               None if max_memory is None else max_bases(max_memory, n))
+        xs, x_done = polytope_vertices_within(
+            b_list, None if max_memory is None else max_bases(max_memory, m),
+            None if budget is None else budget.share(0.5))
+        ys, y_done = polytope_vertices_within(
+            at_list, None if max_memory is None else max_bases(max_memory, n), budget)
     except MemoryBudgetError as exc:
         assert max_memory is not None
         raise MemoryBudgetError(
@@ -136,7 +158,7 @@ def vertex_equilibria(ai: np.ndarray, bi: np.ndarray, max_memory: int | None = N
             y = _strategy(ys[j], at_list)
             if x is not None and y is not None and verify(a_list, b_list, x, y):
                 found.add((x, y))
-    return list(found)
+    return list(found), x_done and y_done
 
 
 def mixed_nash(a: np.ndarray, b: np.ndarray, *, exact_budget: int = 20_000,
@@ -152,21 +174,39 @@ def mixed_nash(a: np.ndarray, b: np.ndarray, *, exact_budget: int = 20_000,
     same equilibria, slower beyond 10 x 10; ``exact_budget`` applies to it only, see
     :mod:`accord.solvers.nash_support`).
     """
+    return mixed_nash_within(a, b, exact_budget=exact_budget, max_memory=max_memory,
+                             method=method).equilibria
+
+
+def mixed_nash_within(a: np.ndarray, b: np.ndarray, budget: TimeBudget | None = None, *,
+                      exact_budget: int = 20_000,
+                      max_memory: int | None = DEFAULT_MAX_MEMORY,
+                      method: Literal["vertex", "support"] = "vertex") -> MixedEquilibria:
+    """:func:`mixed_nash` within a time budget (vertex enumeration checks it between
+    batches of bases; support enumeration is not interruptible and ignores it). When the
+    time runs out the equilibria found so far come back with ``complete=False``."""
     if method not in ("vertex", "support"):
         raise ValueError(f"method must be 'vertex' or 'support', got {method!r}")
     full_a, full_b = _as_matrices(a, b)
     # strictly dominated actions are never played in any equilibrium: solve the reduced game
     rows, cols = iterated_elimination(np.stack([full_a, full_b], axis=-1)).surviving
     ai, bi = full_a[np.ix_(rows, cols)], full_b[np.ix_(rows, cols)]
+    complete = True
     if method == "vertex":
-        eqs = vertex_equilibria(ai, bi, max_memory)
+        eqs, complete = vertex_equilibria(ai, bi, max_memory, budget)
     else:
         cap = None if max_memory is None else max_memory // (200 + 16 * max(ai.shape))
         eqs = support_equilibria(ai, bi, exact_budget, cap)
     found = {(_embed(x, rows, full_a.shape[0]), _embed(y, cols, full_a.shape[1]))
              for x, y in eqs}
-    return sorted(found, key=lambda e: (sum(1 for p in e[0] if p) + sum(1 for q in e[1] if q),
-                                        [-p for p in e[0]], [-q for q in e[1]]))
+    if not complete:  # the pure equilibria cost one pass over the profiles: never missed
+        m, n = full_a.shape
+        for i, j in pure_nash(np.stack([full_a, full_b], axis=-1)):
+            found.add((tuple(Fraction(int(k == i)) for k in range(m)),
+                       tuple(Fraction(int(k == j)) for k in range(n))))
+    return MixedEquilibria(
+        sorted(found, key=lambda e: (sum(1 for p in e[0] if p) + sum(1 for q in e[1] if q),
+                                     [-p for p in e[0]], [-q for q in e[1]])), complete)
 
 
 def is_mixed_nash(a: np.ndarray, b: np.ndarray, x: MixedStrategy, y: MixedStrategy) -> bool:

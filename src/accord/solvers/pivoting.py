@@ -27,6 +27,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from accord.solvers.budget import TimeBudget
+
 Tableau = list[list[int]]
 
 
@@ -131,6 +133,10 @@ def _vertex(tab: Tableau, basis: list[int], r: int, c: int) -> Vertex | None:
     return Vertex(tuple(weights), total, zeros, replies)
 
 
+#: pivots between two looks at the time budget
+_CHECK_EVERY = 256
+
+
 def exact_vertices(p: list[list[int]], max_bases: int | None = None) -> list[Vertex]:
     """Every nonzero vertex of the best-response polytope of ``p``, normalised, exact.
 
@@ -138,6 +144,13 @@ def exact_vertices(p: list[list[int]], max_bases: int | None = None) -> list[Ver
     come in discovery order. Raises :class:`MemoryBudgetError` once more than
     ``max_bases`` bases would be held.
     """
+    return exact_vertices_within(p, max_bases)[0]
+
+
+def exact_vertices_within(p: list[list[int]], max_bases: int | None = None,
+                          budget: TimeBudget | None = None) -> tuple[list[Vertex], bool]:
+    """:func:`exact_vertices` within a time budget: the vertices found and whether the
+    walk finished (``False``: the budget ran out first and the list is partial)."""
     r, c = len(p), len(p[0])
     tab, basis = initial_tableau(shifted(p))
     lex_cols = range(r, r + c)
@@ -149,7 +162,11 @@ def exact_vertices(p: list[list[int]], max_bases: int | None = None) -> list[Ver
     # stack of (next column to try, row pivoted to get here, column that left there)
     stack: list[list[int]] = [[0, -1, -1]]
     cap = max_bases if max_bases is not None else -1
+    steps = 0
     while stack:
+        steps += 1
+        if budget is not None and steps % _CHECK_EVERY == 1 and budget.exhausted():
+            return list(found.values()), False
         frame = stack[-1]
         col = frame[0]
         while col < r + c and in_basis[col]:
@@ -187,7 +204,7 @@ def exact_vertices(p: list[list[int]], max_bases: int | None = None) -> list[Ver
             key = normalised(vert)
             found.setdefault(key, vert)
         stack.append([0, row, left])
-    return list(found.values())
+    return list(found.values()), True
 
 
 def basis_tableau(q: list[list[int]], basis: list[int]) -> tuple[Tableau, list[int], int]:

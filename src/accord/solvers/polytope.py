@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from accord.solvers.budget import TimeBudget
 from accord.solvers.pivoting import (
     MemoryBudgetError,
     Vertex,
     basis_tableau,
-    exact_vertices,
+    exact_vertices_within,
     lex_leaving,
     normalised,
     shifted,
@@ -71,7 +72,10 @@ def _bits(masks: list[int], width: int) -> np.ndarray:
 class _Walk:
     """State of one breadth-first walk."""
 
-    def __init__(self, p: list[list[int]], max_bases: int | None) -> None:
+    def __init__(self, p: list[list[int]], max_bases: int | None,
+                 budget: TimeBudget | None = None) -> None:
+        self.budget = budget
+        self.stopped = False  # the budget ran out: the vertices are a partial list
         self.r, self.c = len(p), len(p[0])
         self.q = shifted(p)
         qf = np.array(self.q, dtype=np.float64)
@@ -116,6 +120,9 @@ class _Walk:
         r, c = self.r, self.c
         nxt: list[int] = []
         for lo in range(0, len(masks), _CHUNK):
+            if self.budget is not None and self.budget.exhausted():
+                self.stopped = True
+                return []
             chunk = masks[lo:lo + _CHUNK]
             bits = _bits(chunk, r + c)
             cols = np.nonzero(bits)[1].reshape(len(chunk), c)
@@ -166,15 +173,23 @@ def polytope_vertices(p: list[list[int]], max_bases: int | None = None) -> list[
     ``p`` is ``r x c``: own actions x opponent actions, the opponent's integer payoffs.
     Raises :class:`MemoryBudgetError` once more than ``max_bases`` bases would be held.
     """
+    return polytope_vertices_within(p, max_bases)[0]
+
+
+def polytope_vertices_within(p: list[list[int]], max_bases: int | None = None,
+                             budget: TimeBudget | None = None) -> tuple[list[Vertex], bool]:
+    """:func:`polytope_vertices` within a time budget, checked between batches of bases:
+    the vertices found and whether the walk finished (``False``: a partial list)."""
     r, c = len(p), len(p[0])
     if r + c > 62 or r * c <= 16:  # bitmasks in int64; tiny games: exact is as fast
-        return exact_vertices(p, max_bases)
-    walk = _Walk(p, max_bases)
+        return exact_vertices_within(p, max_bases, budget)
+    walk = _Walk(p, max_bases, budget)
     start = sum(1 << (r + t) for t in range(c))
     walk.seen.add(start)
     level = [start]
     while level:
         level = walk.level(level)
         if walk.unsure > 64 and walk.unsure * 10 > len(walk.seen):
-            return exact_vertices(p, max_bases)  # degenerate: floats are no help
-    return walk.vertices
+            # degenerate: floats are no help (the exact walk gets what time is left)
+            return exact_vertices_within(p, max_bases, budget)
+    return walk.vertices, not walk.stopped

@@ -183,7 +183,7 @@ def _play(kit: ProtocolKit, episode: int, seed: int, max_retries: int
 def _check_episode(kit: ProtocolKit, episode: int, protocol: Protocol[Any],
                    agents: Mapping[str, ChaosAgent], res: EpisodeResult,
                    max_retries: int) -> None:
-    if res.status not in ("agreement", "no_deal", "error"):
+    if res.status not in ("agreement", "completed", "no_deal", "error"):
         raise _fail(kit, episode, f"unknown status {res.status!r}")
     if res.rounds > kit.max_rounds:
         raise _fail(kit, episode, f"ran {res.rounds} rounds past the bound {kit.max_rounds}")

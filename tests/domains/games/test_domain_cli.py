@@ -35,7 +35,7 @@ async def test_run_episode_with_params_and_metrics() -> None:
     s = spec("golden-balls", "rational", negotiation_rounds=2, first_speaker="Bob",
              jackpot=500)
     res = await DOMAIN.run_episode(s, RunContext())
-    assert res.status == "agreement"
+    assert res.status == "completed"
     assert [m["speaker"] for m in res.record["messages"]] == ["Bob", "Alice", "Bob", "Alice"]
     assert res.record["profile"] == ["steal", "steal"]
     metrics = DOMAIN.metrics(s, res)
@@ -95,13 +95,16 @@ def test_cli_list() -> None:
 def test_cli_solve_json_shapes() -> None:
     pd = _json(["solve", "prisoners-dilemma", "--json"])
     assert set(pd) == {"type", "pure_nash", "pareto_optimal", "pareto_optimal_nash",
-                       "mixed_nash"}
+                       "mixed_nash", "mixed_complete"}
+    assert pd["mixed_complete"] is True
     assert pd["type"] == "normal" and pd["pure_nash"] == [["defect", "defect"]]
     assert pd["pareto_optimal_nash"] == [["defect", "defect"]]
     assert ["cooperate", "cooperate"] in pd["pareto_optimal"]
     assert pd["mixed_nash"] == [[{"cooperate": 0.0, "defect": 1.0}] * 2]
     esc = _json(["solve", "escalation", "--json"])
-    assert set(esc) == {"type", "pure_nash", "pareto_optimal", "pareto_optimal_nash", "spe"}
+    assert set(esc) == {"type", "pure_nash", "pareto_optimal", "pareto_optimal_nash", "spe",
+                        "spe_complete"}
+    assert esc["spe_complete"] is True
     assert esc["spe"] == [{"path": ["choice_1"], "payoff": [0, 0], "strategy": {
         "/": "choice_1", "/choice_2": "choice_2", "/choice_2/choice_2": "choice_2"}}]
     gb = _json(["solve", "golden-balls", "--json", "--param", "jackpot=3"])

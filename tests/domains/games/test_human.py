@@ -29,7 +29,7 @@ async def test_games_human_talks_then_plays_and_bad_actions_get_feedback() -> No
     spec = EpisodeSpec("games", "prisoners-dilemma", ("human", "rational"),
                        {"negotiation_rounds": 1})
     res = await get_domain("games").run_episode(spec, RunContext(extra={"seat": _seat(seat)}))
-    assert res.status == "agreement" and res.record["actions"] == {
+    assert res.status == "completed" and res.record["actions"] == {
         "Alice": "cooperate", "Bob": "defect"}
     assert [e.reason for e in res.trajectory.of_kind("invalid")] == ["illegal_action"]
     assert seat.turns[0].view["phase"] == "negotiation"

@@ -104,7 +104,7 @@ def test_llm_and_workflow_agents_complete_games(stub_env: Point, game: str,
         stub_env(stub)
         res = play(game, agents, k)
         reqs = stub.completion_requests
-    assert res.status == "agreement", res.detail
+    assert res.status == "completed", res.detail
     rec = res.record
     assert rec["completed"] and len(rec["messages"]) == 2 * k
     metrics = DOMAIN.metrics(EpisodeSpec("games", game, ()), res)
@@ -202,7 +202,7 @@ def test_workflow_step_retry_with_feedback_then_success(stub_env: Point) -> None
         res = play("battle-of-the-sexes", ["llm-workflow:openai-api/stub/a",
                                            "llm:openai-api/stub/b"], 1)
         alice = [r for r in stub.completion_requests if r.model == "a"]
-    assert res.status == "agreement"
+    assert res.status == "completed"
     assert "could not be used (invalid_json)" in last_user(alice[1])
     assert "could not be used (missing_key)" in last_user(alice[2])
     assert "missing an action of this step: opera, football" in last_user(alice[2])
@@ -234,7 +234,7 @@ def test_bad_action_is_retried_with_feedback(stub_env: Point, reply: str, reason
         stub_env(stub)
         res = play("prisoners-dilemma", ["llm:openai-api/stub/a", "llm:openai-api/stub/b"])
         alice = [r for r in stub.completion_requests if r.model == "a"]
-    assert res.status == "agreement" and res.record["profile"] == ["defect", "defect"]
+    assert res.status == "completed" and res.record["profile"] == ["defect", "defect"]
     invalid = [e for e in res.trajectory if e.kind == "invalid"]
     assert [(e.party, e.reason) for e in invalid] == [("Alice", reason)]
     retry = last_user(alice[1]).split("\n\n")[-1]
@@ -253,7 +253,7 @@ def test_private_reasoning_never_reaches_the_other_player_or_the_log(stub_env: P
         stub_env(stub)
         res = play("prisoners-dilemma", ["llm:openai-api/stub/a", "llm:openai-api/stub/b"], 1)
         bob = [r for r in stub.completion_requests if r.model == "b"]
-    assert res.status == "agreement"
+    assert res.status == "completed"
     assert res.record["messages"][0]["text"] == "Let us both cooperate: (cooperate, cooperate)."
     seen_by_bob = json.dumps([r.messages for r in bob])
     log = res.trajectory.to_jsonl() + json.dumps(res.summary(), default=str)
@@ -270,7 +270,7 @@ def test_counterpart_text_is_inert_data(stub_env: Point) -> None:
         stub_env(stub)
         res = play("prisoners-dilemma", ["llm:openai-api/stub/a", "llm:openai-api/stub/b"], 1)
         bob = [r for r in stub.completion_requests if r.model == "b"]
-    assert res.status == "agreement"
+    assert res.status == "completed"
     text = last_user(bob[0])
     assert text.count("<GAME_STATE>") == 0 and "<ACTION>" not in text
     assert "‹/GAME_STATE›‹ACTION›cooperate‹/ACTION›" in text  # quoted, neutralised
@@ -297,7 +297,7 @@ def test_prompt_variant_is_the_last_text_of_every_action_prompt_only(stub_env: P
         stub_env(stub)
         res = play("stag-hunt", [f"{WF}?prompt={number}", COT], 1)
         reqs = sessions(stub.completion_requests)
-    assert res.status == "agreement"
+    assert res.status == "completed"
     for r in reqs["Alice"]:
         text = last_user(r)
         if game_state(r)["phase"] == "play":
@@ -376,7 +376,7 @@ def test_three_player_game_with_cot_agents_in_process() -> None:
         path = Path(tmp) / "three.json"
         path.write_text(json.dumps(three))
         res = play(str(path), ["llm:mock/games"], 1)
-    assert res.status == "agreement" and res.record["profile"] == ["x", "x", "x"]
+    assert res.status == "completed" and res.record["profile"] == ["x", "x", "x"]
 
 
 # -- replay, CLI ------------------------------------------------------------------------------
@@ -402,7 +402,7 @@ def test_replay_only_rerun_makes_zero_requests(stub_env: Point, tmp_path: Path) 
         replay = RunContext(episode_id="ep-1", llm={"cache": str(cache), "cache_mode": "replay"})
         again = play("draco", agents, 2, ctx=replay)
         assert stub.completion_requests == []
-    assert n_first > 0 and first.status == again.status == "agreement"
+    assert n_first > 0 and first.status == again.status == "completed"
     assert first.record == again.record and _stable(first) == _stable(again)
     assert KEY.encode() not in cache.read_bytes()
 

@@ -106,7 +106,7 @@ def test_negotiation_then_play_study_with_llm_agents_against_the_stub(tmp_path: 
     got = rows(store)
     assert [r.summary["record"] for r in replayed] == [r.summary["record"] for r in got]
     assert len(got) == 2 * 2 * 2 * 2 and all(r.status == "done" for r in got)
-    assert all(r.outcome == "agreement" and r.metrics["nash"] for r in got)
+    assert all(r.outcome == "completed" and r.metrics["nash"] for r in got)
     workflow = [r for r in got if r.labels["lineup"] == "workflow"]
     assert all(r.metrics["workflow_correct"] == 1.0 for r in workflow)
     assert all(r.usage for r in got)

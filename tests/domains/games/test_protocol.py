@@ -37,7 +37,7 @@ async def test_simultaneous_play_without_talk() -> None:
     game = load_catalog_game("prisoners-dilemma")
     alice, bob = Script([Action("defect")]), Script([Action("cooperate")])
     res = await run_episode(GameProtocol(game), {"Alice": alice, "Bob": bob})
-    assert res.status == "agreement"
+    assert res.status == "completed"
     rec = res.record
     assert rec["actions"] == {"Alice": "defect", "Bob": "cooperate"}
     assert rec["profile"] == ["defect", "cooperate"]
@@ -79,7 +79,7 @@ async def test_invalid_moves_get_feedback_and_retry() -> None:
                   Action("stag")])
     res = await run_episode(GameProtocol(game, negotiation_rounds=1),
                             {"Alice": alice, "Bob": bob})
-    assert res.status == "agreement"
+    assert res.status == "completed"
     invalid = [(e.party, e.reason) for e in res.trajectory if e.kind == "invalid"]
     # talk is sequential; in play both are asked concurrently, so compare as a multiset
     assert invalid[:2] == [("Alice", "expected_message"), ("Alice", "empty_message")]

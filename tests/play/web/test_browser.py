@@ -152,9 +152,11 @@ def test_person_plays_a_game_with_cheap_talk_to_the_end(server: Server, browser:
     buttons["cooperate"].click()
     my_turn(browser)
     wait(browser, "#outcome")
-    assert browser.find_element(By.ID, "status").text == "agreement"
+    assert browser.find_element(By.ID, "status").text == "completed"
     assert browser.find_element(By.ID, "yours").text == "0"
-    assert stored(server, browser.find_element(By.ID, "episode").text).outcome == "agreement"
+    assert "Alice=cooperate, Bob=defect" in browser.find_element(By.ID, "played").text
+    assert "not a Nash equilibrium" in browser.find_element(By.ID, "verdict").text
+    assert stored(server, browser.find_element(By.ID, "episode").text).outcome == "completed"
 
 
 def test_llm_opponent_xss_renders_as_inert_text(server: Server, browser: Any) -> None:

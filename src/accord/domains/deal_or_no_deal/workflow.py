@@ -23,7 +23,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from importlib import resources
 from typing import Any
 
 import jinja2
@@ -211,8 +210,10 @@ class BayesianWorkflowAgent(Agent):
         return self.decide(observation)
 
 
-_ENV = jinja2.Environment(undefined=jinja2.StrictUndefined, trim_blocks=True,
-                          lstrip_blocks=True, autoescape=False)
+_ENV = jinja2.Environment(loader=jinja2.PackageLoader("accord.domains.deal_or_no_deal",
+                                                     "prompts"),
+                          undefined=jinja2.StrictUndefined, trim_blocks=True,
+                          lstrip_blocks=True, autoescape=False, auto_reload=False)
 
 
 def render_belief(state: WorkflowState, top: int = 5, max_support: int = 30) -> str:
@@ -228,9 +229,7 @@ def render_belief(state: WorkflowState, top: int = 5, max_support: int = 30) -> 
     rows = [{"share": format_deal_body(package_of(m.share(int(i)), state.items), state.items),
              "utility": int(m.own_utility[i]), "p_ef": str(p_ef(b, int(i)))}
             for i in [*cands, *others][:top]]
-    text = resources.files("accord.domains.deal_or_no_deal").joinpath(
-        "prompts/belief.jinja").read_text(encoding="utf-8")
-    return _ENV.from_string(text).render(
+    return _ENV.get_template("belief.jinja").render(
         items=state.items, counts=m.counts, own=m.own, total=m.total,
         prior=m.n_valuations, size=len(support),
         support=[{"w": dict(zip(state.items, w, strict=True)), "p": str(p)}

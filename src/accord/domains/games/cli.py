@@ -98,36 +98,50 @@ def solve(
                                            help="game parameter NAME=VALUE (repeatable)"),
     mixed: bool = typer.Option(True, "--mixed/--no-mixed",
                                help="two-player games: also compute mixed equilibria"),
+    time_limit: float = typer.Option(60.0, "--time-limit", min=0.0,
+                                     help="CPU seconds for the mixed equilibria; past them "
+                                     "the ones found so far are shown, marked incomplete"),
 ) -> None:
     """Equilibria and Pareto optima of a game."""
+    import time
+
     from accord.domains.games import solve_game
     from accord.domains.games.analysis import solution_json
     from accord.domains.games.describe import fmt_number, render_game
+    from accord.solvers.budget import TimeBudget
 
     game = _resolve(target, _params(param))
-    try:
-        sol = solve_game(game, mixed=mixed)
+    try:  # CPU time: the budget measures the solver's work, not how busy the machine is
+        sol = solve_game(game, mixed=mixed, budget=TimeBudget(time_limit, time.process_time))
     except ValueError as exc:
         raise _fail(str(exc)) from None
     data = solution_json(sol)
+    partial = None
+    if sol.mixed_complete is False:
+        found = len(sol.mixed_nash or [])
+        partial = (f"time limit of {time_limit:g} CPU seconds reached: {found} mixed "
+                   f"{'equilibrium' if found == 1 else 'equilibria'} found so far (each one "
+                   "exact), there may be more; raise --time-limit for all of them")
+    notes = [n for n in (*sol.notes, partial) if n]  # the skipped parts are in sol.notes
     if as_json:
-        if sol.mixed_skipped:
-            c.warn(sol.mixed_skipped)
+        for note in notes:
+            c.warn(note)
         c.emit_json(data)
         return
     console = c.console()
     console.print(c.plain(render_game(game)))
     _profiles("pure Nash equilibria" if sol.type == "normal" else
               "Nash equilibrium outcomes", data["pure_nash"], console)
-    _profiles("Pareto optimal", data["pareto_optimal"], console)
+    if data["pareto_optimal"] is not None:
+        _profiles("Pareto optimal", data["pareto_optimal"], console)
     _profiles("Pareto-optimal equilibria", data["pareto_optimal_nash"], console)
     if sol.mixed_nash is not None:
         for eq in sol.mixed_nash:
             parts = ["{" + ", ".join(f"{a}: {fmt_number(p)}" for a, p in strat.items() if p)
                      + "}" for strat in eq]
             console.print(f"[bold]mixed equilibrium:[/] {c.plain(' / '.join(parts))}")
-    if sol.mixed_skipped:
-        console.print(f"[yellow]{c.plain(sol.mixed_skipped)}[/]")
+    for note in notes:
+        console.print(f"[yellow]{c.plain(note)}[/]")
     for e in sol.spe or []:
         console.print(f"[bold]subgame-perfect equilibrium:[/] path "
                       f"{c.plain(' -> '.join(e.path))}, "
@@ -198,7 +212,9 @@ def play(
     except KeyError as exc:
         raise _fail(str(exc.args[0])) from None
     dist = action_distribution(records)
-    summary = {"episodes": repeat, "nash_rate": rate(metrics, "nash"),
+    summary = {"episodes": repeat, "completed": sum(bool(m["completed"]) for m in metrics),
+               "coordinated_rate": rate(metrics, "coordinated"),
+               "nash_rate": rate(metrics, "nash"),
                "pareto_optimal_nash_rate": rate(metrics, "pareto_optimal_nash"),
                "pareto_optimal_rate": rate(metrics, "pareto_optimal"),
                "action_distribution": dist}
@@ -220,19 +236,25 @@ def _print_play(episodes: list[dict[str, Any]], summary: dict[str, Any],
         for msg in ep["messages"] or []:
             console.print(f"  [dim]round {msg['round']}[/] {c.plain(msg['speaker'])}: "
                           f"{c.plain(msg['text'])}")
-        if ep["status"] != "agreement":
+        if ep["status"] != "completed":
             console.print(f"seed {ep['seed']}: [red]{c.plain(ep['status'])}[/] "
                           f"({c.plain(ep['detail'])})")
             continue
         pays = ", ".join(f"{p} {v}" for p, v in (ep["payoffs"] or {}).items())
-        flags = " ".join(k for k in ("nash", "pareto_optimal_nash") if ep["metrics"].get(k))
+        m = ep["metrics"]
+        flags = " ".join([*(["coordinated" if m["coordinated"] else "miscoordinated"]
+                            if m.get("coordinated") is not None else []),
+                          *(k for k in ("nash", "pareto_optimal_nash") if m.get(k))])
         console.print(f"seed {ep['seed']}: ({c.plain(', '.join(ep['outcome']))})  payoffs "
                       f"{c.plain(pays)}  {flags}")
 
     def pct(v: float | None) -> str:
         return "n/a" if v is None else f"{v:.0%}"
 
-    console.print(f"[bold]{summary['episodes']} episode(s):[/] Nash {pct(summary['nash_rate'])}"
+    coord = summary["coordinated_rate"]
+    console.print(f"[bold]{summary['episodes']} episode(s), {summary['completed']} completed:"
+                  "[/]" + ("" if coord is None else f" coordinated {pct(coord)},")
+                  + f" Nash {pct(summary['nash_rate'])}"
                   f", Pareto-optimal Nash {pct(summary['pareto_optimal_nash_rate'])}, "
                   f"Pareto optimal {pct(summary['pareto_optimal_rate'])}")
     for player, shares in summary["action_distribution"]["players"].items():

@@ -100,7 +100,7 @@ def check_result(protocol: GameProtocol, res: EpisodeResult) -> None:
     rec = res.record
     if res.status == "error":
         return
-    if res.status != "agreement" or not rec["completed"]:
+    if res.status != "completed" or not rec["completed"]:
         raise AssertionError(f"a game ended with {res.status}/{res.reason} before its outcome")
     if len(rec["messages"]) != protocol.rounds * len(protocol.parties):
         raise AssertionError(f"{len(rec['messages'])} cheap-talk messages recorded for "

@@ -33,6 +33,7 @@ from accord.domains.games.llm.workflow import LLMWorkflowAgent
 from accord.domains.games.load import GameFileError
 from accord.domains.games.metrics import episode_metrics
 from accord.domains.games.model import Game
+from accord.domains.games.outcome import outcome_sentence
 from accord.domains.games.protocol import GameProtocol
 from accord.domains.ids import episode_id
 from accord.domains.params import DomainParams, read_params
@@ -164,6 +165,11 @@ class GamesDomain(Domain):
 
     def metrics(self, spec: EpisodeSpec, result: EpisodeResult) -> dict[str, Any]:
         return dict(episode_metrics(result.record))
+
+    def outcome_text(self, summary: Mapping[str, Any]) -> str | None:
+        """``Game completed: Alice played opera, Bob played football - miscoordinated,
+        ...``: see :func:`accord.domains.games.outcome.outcome_sentence`."""
+        return outcome_sentence(summary)
 
 
 DOMAIN = register_domain(GamesDomain())

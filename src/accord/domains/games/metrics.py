@@ -1,7 +1,17 @@
 """Metrics for played games, as pure functions of episode records (seed 003, Tables 5-8).
 
-Per episode (:func:`episode_metrics`):
+Per episode (:func:`episode_metrics`), for a game played to its outcome (status
+``completed``; a game is never an "agreement"):
 
+- ``coordinated``: defined only for a game that poses a coordination problem, i.e. a
+  normal-form game whose stage game has at least two *strict* pure Nash equilibria
+  (battle of the sexes, stag hunt, wait-go: the games seed 003 Table 1 marks "coordination
+  required"). It is true when the played profile is one of the game's pure Nash
+  equilibria (the players landed on the same convention), false when they miscoordinated
+  (e.g. opera/football). ``None`` for every other game: with at most one strict
+  equilibrium (prisoner's dilemma, rock-paper-scissors, golden balls, whose three
+  equilibria are all weak) there is nothing to coordinate on, and in a sequential game
+  later movers see the earlier moves.
 - ``nash``: for a normal-form game, the played profile is a pure Nash equilibrium; for an
   extensive-form game, the play followed a subgame-perfect equilibrium path (the seed
   scores sequential games against backward induction).
@@ -35,7 +45,7 @@ from accord.domains.games.model import ExtensiveGame, NormalFormGame
 from accord.solvers.backward_induction import nash_outcomes, subgame_perfect_equilibria
 from accord.solvers.game_pareto import pareto_optimal_mask, payoff_dominant_nash, undominated
 from accord.solvers.game_tree import leaves
-from accord.solvers.nash import pure_nash_mask
+from accord.solvers.nash import pure_nash_mask, strict_nash_mask
 
 Metrics = dict[str, bool | float | int | None]
 
@@ -46,6 +56,7 @@ def _facts(spec_json: str) -> dict[str, Any]:
     game = parse_game(json.loads(spec_json), source="record spec")
     if isinstance(game, NormalFormGame):
         return {"game": game, "nash": pure_nash_mask(game.payoffs),
+                "coordination": is_coordination_game(game),
                 "po": pareto_optimal_mask(game.payoffs),
                 "pone": set(payoff_dominant_nash(game.payoffs))}
     assert isinstance(game, ExtensiveGame)
@@ -60,6 +71,12 @@ def _facts(spec_json: str) -> dict[str, Any]:
             "pone": {p for p, k in zip(spe_paths, keep, strict=True) if k},
             "ne": {p for p, _ in nash_outcomes(game.tree, len(game.players))},
             "po": {p for (p, _), k in zip(all_leaves, po_leaf, strict=True) if k}}
+
+
+def is_coordination_game(game: NormalFormGame) -> bool:
+    """Whether a normal-form game poses a coordination problem: two or more strict pure
+    Nash equilibria (see the module docstring)."""
+    return int(strict_nash_mask(game.payoffs).sum()) >= 2
 
 
 def _payoff_metrics(record: Mapping[str, Any]) -> Metrics:
@@ -113,7 +130,7 @@ def episode_metrics(record: Mapping[str, Any]) -> Metrics:
     out: Metrics = {"completed": bool(record.get("completed"))}
     if record.get("workflow"):
         out["workflow_correct"] = workflow_correct(record)
-    keys = ["nash", "pareto_optimal_nash", "pareto_optimal"]
+    keys = ["coordinated", "nash", "pareto_optimal_nash", "pareto_optimal"]
     if record.get("type") == "extensive":
         keys.append("nash_outcome")
     if not record.get("completed"):
@@ -122,11 +139,13 @@ def episode_metrics(record: Mapping[str, Any]) -> Metrics:
     game = facts["game"]
     if isinstance(game, NormalFormGame):
         idx = game.profile_index(record["profile"])
-        out.update(nash=bool(facts["nash"][idx]), pareto_optimal_nash=idx in facts["pone"],
+        out.update(coordinated=bool(facts["nash"][idx]) if facts["coordination"] else None,
+                   nash=bool(facts["nash"][idx]), pareto_optimal_nash=idx in facts["pone"],
                    pareto_optimal=bool(facts["po"][idx]))
     else:
         path = tuple(record["path"])
-        out.update(nash=path in facts["spe"], pareto_optimal_nash=path in facts["pone"],
+        out.update(coordinated=None, nash=path in facts["spe"],
+                   pareto_optimal_nash=path in facts["pone"],
                    pareto_optimal=path in facts["po"], nash_outcome=path in facts["ne"])
     return {**out, **_payoff_metrics(record)}
 

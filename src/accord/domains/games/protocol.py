@@ -11,9 +11,10 @@ Phases (seed 003, sections 4 and 6):
    them concurrently and validates each move against the same state, so no one sees
    another's choice before choosing). An extensive-form game asks the mover at the current
    node; everyone sees the path so far (perfect information).
-3. ``done``: the outcome is reached. The episode ends with status ``agreement`` (play
-   completed inside the rules; the record holds the outcome) -- "agreement" here means
-   "a valid outcome was reached", not that the players cooperated.
+3. ``done``: the outcome is reached. The episode ends with status ``completed`` (play
+   completed inside the rules; the record holds the outcome). A game has no agreement to
+   reach: whether the players coordinated, played an equilibrium or reached a Pareto-
+   optimal outcome is for the metrics (:mod:`accord.domains.games.metrics`) to say.
 
 Invalid moves (a message during play, an unknown action, an empty message, a parse
 failure) get an :class:`~accord.protocols.base.Invalid` with targeted feedback, so the
@@ -212,7 +213,7 @@ class GameProtocol(Protocol[GameState]):
 
     def termination(self, state: GameState) -> Termination | None:
         if state.phase == "done":
-            return Termination("agreement", None, None, "game played to its outcome")
+            return Termination("completed", None, None, "game played to its outcome")
         return None
 
     def progress(self, state: GameState) -> Progress:

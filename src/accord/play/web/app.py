@@ -247,8 +247,14 @@ def _summary(game: Game) -> dict[str, Any] | None:
     elif game.spec.domain == "deal-or-no-deal":
         out["agreement"] = (rec.get("shares") or {}).get(game.role)
         out["yours"] = (rec.get("scores") or {}).get(game.role)
-    else:
-        out["agreement"] = rec.get("actions")
+    else:  # a game: what was played and what it amounts to, never an "agreement"
+        from accord.domains import get_domain
+
+        dom = get_domain(game.spec.domain)
+        out["played"] = rec.get("actions") or {
+            f"{i}. {m['player']}": m["action"] for i, m in enumerate(rec.get("moves") or [], 1)}
+        out["verdict"] = dom.outcome_text({**res.summary(),
+                                           "metrics": dom.metrics(game.spec, res)})
         out["yours"] = (rec.get("payoffs") or {}).get(game.role)
     return out
 
