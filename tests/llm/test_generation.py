@@ -222,3 +222,29 @@ def test_timeout_from_the_environment_and_refused_values(
         from accord.agents.llm_base import llm_client
 
         llm_client(parse_agent_spec("llm:mock/echo?timeout=-1"), None)
+
+
+async def test_log_prompts_records_each_calls_messages(stub_env: Callable[..., None],
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("STUB_API_KEY", "sk-stub-secret-0123456789abcdef")
+    with StubServer(api_key="sk-stub-secret-0123456789abcdef") as stub:
+        monkeypatch.setenv("STUB_BASE_URL", stub.base_url)
+        res = await run_negotiation(resolve_scenario("buyer-seller"),
+                                    ["llm:openai-api/stub/negotiator", "boulware"],
+                                    params={"max_rounds": 3}, seed=0,
+                                    ctx={"llm": {"log_prompts": True}})
+        sent = [r.messages for r in stub.completion_requests]
+    notes = [e.data for e in res.trajectory.of_kind("note") if e.reason == "llm_call"]
+    assert len(notes) == len(sent) >= 2
+    # the first call logs the system prompt and the turn; later ones what they added
+    assert [m["role"] for m in notes[0]["prompt"]] == ["system", "user"]
+    rebuilt: list[dict[str, str]] = []
+    for note, messages in zip(notes, sent, strict=True):
+        if rebuilt:
+            rebuilt.append({"role": "assistant", "content": "?"})
+        rebuilt += note["prompt"]
+        assert [m["content"] for m in rebuilt if m["role"] != "assistant"] == [
+            m["content"] for m in messages if m["role"] != "assistant"]
+    off = await run_negotiation(resolve_scenario("buyer-seller"),
+                                ["llm:mock/negotiator", "boulware"], params={"max_rounds": 2})
+    assert all("prompt" not in e.data for e in off.trajectory.of_kind("note"))

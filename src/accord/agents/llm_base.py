@@ -98,6 +98,7 @@ def llm_client(spec: AgentSpec, settings: Mapping[str, Any] | None,
         settings["timeout"] = _timeout(spec)
     try:
         client = runtime_for(settings).client(spec.arg, config)
+        client.log_prompts = bool(settings.get("log_prompts"))
         check_for_endpoint(client.endpoint, config)
         structured.resolve_mode(config.structured, client.endpoint)
     except LLMError as exc:  # unknown provider, missing key or base URL, a setting the
@@ -235,7 +236,11 @@ class LLMConversation:
         except LLMError as exc:
             raise self.call_failed(exc, who) from exc
         if self.record_calls:
-            self.note("llm_call", self.call_note(done, lead, seed=session.last_seed))
+            data = self.call_note(done, lead, seed=session.last_seed)
+            if self.client.log_prompts:  # the exact messages this call added (--log-prompts)
+                data["prompt"] = [{"role": m["role"], "content": self.client.redact(m["content"])}
+                                  for m in session.sent]
+            self.note("llm_call", data)
         return done
 
     def call_note(self, done: Completion, lead: Mapping[str, Any] | None, *,

@@ -94,6 +94,8 @@ class LLMSession:
         self.episode, self.agent = episode, agent
         self.messages: list[dict[str, str]] = [{"role": "system", "content": system}]
         self.calls = 0
+        #: the messages the latest call added to the session (system prompt on the first)
+        self.sent: list[dict[str, str]] = []
         self.seeds = seeds if client.endpoint.api != "anthropic" else None
         self.last_seed: int | None = config.seed
 
@@ -110,7 +112,9 @@ class LLMSession:
     async def ask(self, user: str, extra: Mapping[str, Any] | None = None) -> Completion:
         """Append ``user``, call the model (``extra``: body fields for this call only),
         append and return its answer."""
+        start = 0 if self.calls == 0 else len(self.messages)
         self.messages.append({"role": "user", "content": user})
+        self.sent = self.messages[start:]
         self.calls += 1
         scope = CallScope(episode=self.episode, agent=self.agent, turn=self.calls)
         done = await self.client.complete(self.messages, self.call_config(extra), scope=scope)

@@ -24,7 +24,7 @@ from accord.bench.executors import Executor, make_executor, parse_executor
 from accord.bench.expand import Plan, PlannedEpisode, episode_ids_of, expand, subset
 from accord.bench.progress import BenchProgress
 from accord.bench.provenance import provenance
-from accord.bench.seeds import seed_warnings
+from accord.bench.seeds import plan_warnings
 from accord.bench.store import Store
 from accord.bench.worker import EpisodeTask
 
@@ -217,7 +217,7 @@ def run_bench(config: ExperimentConfig, options: BenchOptions | None = None,
         report = BenchReport(config.name, path, len(plan.episodes), done, skipped, len(queue),
                              duplicates=plan.duplicates,
                              stale=len(statuses.keys() - set(episode_ids_of(plan.episodes))),
-                             warnings=tuple(seed_warnings(config)))
+                             warnings=tuple(plan_warnings(config)))
         state = "interrupted"
         t1 = time.perf_counter()
         try:

@@ -51,4 +51,23 @@ def seed_warnings(config: ExperimentConfig) -> list[str]:
     return out
 
 
-__all__ = ["seed_warnings"]
+def model_warnings(config: ExperimentConfig) -> list[str]:
+    """One sentence per sweep line-up whose mediator, judge or scorer runs on a party's
+    model (seed 002, V15: :func:`accord.agents.hygiene.same_model_roles`)."""
+    from accord.agents.hygiene import same_model_roles
+
+    out: dict[str, None] = {}
+    for sweep in config.sweeps:
+        for lineup in sweep.lineups:
+            for params in sweep.params:
+                for line in same_model_roles(lineup.agents, params):
+                    out[f"{lineup.label()}: {line}"] = None
+    return list(out)
+
+
+def plan_warnings(config: ExperimentConfig) -> list[str]:
+    """Everything :command:`accord bench` says about a plan before running it."""
+    return seed_warnings(config) + model_warnings(config)
+
+
+__all__ = ["model_warnings", "plan_warnings", "seed_warnings"]

@@ -102,6 +102,7 @@ def bench_command(
     cache_mode: str | None = c.cache_mode_option(None),
     llm_option: list[str] = c.llm_option_option(),
     llm_timeout: float | None = c.llm_timeout_option(),
+    log_prompts: bool = c.log_prompts_option(),
     data: Path | None = c.data_option(),
     limit: int | None = typer.Option(None, "--limit", min=0,
                                      help="Run at most N of the pending episodes."),
@@ -128,15 +129,15 @@ def bench_command(
     except (ConfigError, AgentSpecError) as exc:
         raise c.fail(str(exc)) from None
     llm = c.llm_settings(cache, cache_mode, cfg.llm, options=c.parse_llm_options(llm_option),
-                         timeout=llm_timeout)
+                         timeout=llm_timeout, log_prompts=log_prompts)
     options = BenchOptions(store=None if out is None else str(out), executor=executor,
                            concurrency=concurrency,
                            retry_failed=retry_failed, retry_errors=retry_errors,
                            quiet=quiet or as_json, llm=llm,
                            data=None if data is None else str(data), limit=limit)
-    from accord.bench.seeds import seed_warnings
+    from accord.bench.seeds import plan_warnings
 
-    warnings = seed_warnings(cfg)
+    warnings = plan_warnings(cfg)
     for line in warnings:  # before the run, on stderr (stdout may carry JSON)
         c.warn(line)
     if dry_run:

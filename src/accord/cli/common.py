@@ -120,6 +120,13 @@ def llm_option_option() -> Any:
                         "YAML.")
 
 
+def log_prompts_option() -> Any:
+    """``--log-prompts``: the exact messages of every LLM call in the trajectory."""
+    return typer.Option(False, "--log-prompts", help="Record the exact messages each LLM "
+                        "call sent in its llm_call note (keys masked), so a real run can be "
+                        "audited afterwards.")
+
+
 def llm_timeout_option() -> Any:
     """``--llm-timeout SECONDS``: the deadline of each LLM call."""
     return typer.Option(None, "--llm-timeout", min=0.001, metavar="SECONDS",
@@ -258,7 +265,7 @@ def emit_json(obj: Any) -> None:
 def llm_settings(cache: Path | str | None, cache_mode: str | None,
                  config_llm: dict[str, Any] | None = None, *,
                  options: dict[str, Any] | None = None,
-                 timeout: float | None = None) -> dict[str, Any]:
+                 timeout: float | None = None, log_prompts: bool = False) -> dict[str, Any]:
     """LLM settings from ``--cache``/``--cache-mode``, ``--llm-option`` and
     ``--llm-timeout`` (over a config's ``llm:`` block; the timeout over
     ``$ACCORD_LLM_TIMEOUT`` over the config's).
@@ -286,6 +293,8 @@ def llm_settings(cache: Path | str | None, cache_mode: str | None,
             raise fail(f"{TIMEOUT_ENV} must be a positive number of seconds, got {env_timeout!r}")
     if timeout is not None:
         out["timeout"] = timeout
+    if log_prompts:
+        out["log_prompts"] = True
     mode = out.get("cache_mode", "rw")
     if mode == "replay":
         if not out.get("cache"):

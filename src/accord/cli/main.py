@@ -195,6 +195,7 @@ def run(
     cache_mode: str = c.cache_mode_option(),
     llm_option: list[str] = c.llm_option_option(),
     llm_timeout: float | None = c.llm_timeout_option(),
+    log_prompts: bool = c.log_prompts_option(),
     store: Path | None = typer.Option(None, "--save", metavar="STORE", help="Also save the "
                                       "episode to this results store (run 'accord-run'), "
                                       "for accord show / results / serve."),
@@ -217,7 +218,7 @@ def run(
     if store is not None and store.is_dir():
         raise c.fail(f"--save {store} is a directory; give a store file such as runs/x.db")
     llm = c.llm_settings(cache, cache_mode, options=c.parse_llm_options(llm_option),
-                         timeout=llm_timeout)
+                         timeout=llm_timeout, log_prompts=log_prompts)
     c.check_out_path(out)
     if wall_clock is not None and not (0 < wall_clock < float("inf")):
         raise c.fail(f"--wall-clock must be a positive number of seconds, got {wall_clock}")

@@ -104,6 +104,11 @@ def run_target(target: str, agents: str, seed: int, options: dict[str, Any],
         spec = dom.run_spec(rest, parse_agent_list(agents),
                             domain_params(dom, options, params), seed)
         dom.validate(spec)
+        from accord.agents.hygiene import same_model_roles
+
+        hygiene = same_model_roles(spec.agents, spec.params)
+        for line in hygiene:
+            c.warn(line[0].upper() + line[1:] + ".")
         ctx = RunContext(episode_id=_episode_id(spec), llm=llm,
                          data=None if data is None else str(data),
                          extra={"seat": _seat(spec.agents, as_json)})
@@ -120,7 +125,7 @@ def run_target(target: str, agents: str, seed: int, options: dict[str, Any],
         c.write_trajectory(result.trajectory, out)
     stored = _store(store, spec, result, require_approval, wall)
     if as_json:
-        c.emit_json({**record, **stored})
+        c.emit_json({**record, **stored, **({"warnings": hygiene} if hygiene else {})})
         _exit_on_error(result.status)
         return
     from accord.cli.render import print_negotiation_record, print_record_fields, print_transcript

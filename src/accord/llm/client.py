@@ -269,6 +269,13 @@ class LLMClient:
             register_secret(self.endpoint.api_key(self.runtime.env))
         #: masks keys in every completion text before it reaches a cache, log or agent
         self._redactor = Redactor(env_secret_values(self.runtime.env))
+        #: agents record the exact messages of each call in their ``llm_call`` notes
+        #: (``--log-prompts``), keys masked like every completion
+        self.log_prompts = False
+
+    def redact(self, text: str) -> str:
+        """``text`` with every key this client knows masked."""
+        return self._redactor.text(text)
 
     def __repr__(self) -> str:
         return f"LLMClient({self.model!r}, url={self.endpoint.public_url!r})"

@@ -218,8 +218,9 @@ def parse_state(request: PolicyRequest) -> dict[str, Any]:
     """Read the turn from the conversation's text, as a model would.
 
     The phase comes from the latest prompt that is not a retry (a retry repeats the
-    feedback only, sent after the turn's prompt in one message); the talk so far from every quoted message of the others and this
-    player's own ``<MESSAGE>`` replies, in conversation order.
+    feedback only, sent after the turn's prompt in one message); the talk so far from
+    every quoted message of the others and this player's own ``<MESSAGE>`` replies, in
+    conversation order.
     """
     system = request.system()
     role = _ROLE.search(system)
