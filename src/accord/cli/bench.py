@@ -202,12 +202,19 @@ def _dry_run(cfg: Any, plan: Any, options: BenchOptions, as_json: bool) -> None:
 
 
 def _open(store: Path) -> Store:
+    """A store opened for reading (read-only media included: see
+    :meth:`~accord.bench.store.Store.open_readonly`)."""
     from accord.bench import Store, StoreError
 
     try:
-        return Store.open(store, create=False)
+        st = Store.open_readonly(store)
     except StoreError as exc:
         raise c.fail(str(exc)) from None
+    if st.stale_wal:
+        c.warn(f"{store} is on read-only media with a {store}-wal file whose newest commits "
+               "cannot be read here; copy the store and its -wal file somewhere writable to "
+               "see them")
+    return st
 
 
 def _split(text: str | None) -> list[str] | None:

@@ -33,6 +33,7 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 GROUPS: dict[str, tuple[str, str]] = {
     "configs": ("accord.cli.configs", "Experiment specs shipped with accord: list, show, copy."),
     "cache": ("accord.cli.cache", "Inspect or clear an LLM completion cache (SQLite)."),
+    "store": ("accord.cli.store", "Check a results store; recover a damaged one's episodes."),
 }
 #: entry point group of command groups: ``NAME = "module:app"`` (a typer app)
 COMMANDS_GROUP = "accord.commands"

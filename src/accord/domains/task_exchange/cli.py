@@ -256,7 +256,7 @@ def tables_cmd(store: Path = typer.Argument(..., help="results store of accord b
     from accord.domains.task_exchange.domain import paper_table_layout
 
     try:
-        with Store.open(store, create=False) as st:
+        with Store.open_readonly(store) as st:
             episodes = [e.to_dict() for e in st.episodes(run)]
     except StoreError as exc:
         raise c.fail(str(exc)) from None
