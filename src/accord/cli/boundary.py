@@ -97,7 +97,7 @@ def os_message(exc: OSError) -> str:
         if exc.filename2 is not None:
             where += f" -> {_short_path(exc.filename2)}"
         return f"{where}: {reason}"
-    return reason
+    return f"cannot read or write a file: {reason}"
 
 
 def classify(exc: BaseException) -> tuple[str, int, str]:

@@ -123,9 +123,16 @@ def prompt_cmd(scenario: str = typer.Argument(..., help="Built-in scenario name 
     from accord.domains.task_exchange import get_scenario
     from accord.domains.task_exchange.llm.prompts import render_system_prompt
 
-    sc = get_scenario(scenario)
-    typer.echo(render_system_prompt(sc.view(role or sc.roles[0]), strategy, machine_state=state),
-               nl=False)
+    from accord.domains.task_exchange.scenario import ScenarioError
+
+    try:
+        sc = get_scenario(scenario)
+        view = sc.view(role or sc.roles[0])
+    except ScenarioError as exc:
+        raise c.fail(str(exc)) from None
+    except KeyError as exc:  # an unknown --role
+        raise c.fail(str(exc.args[0] if exc.args else exc)) from None
+    typer.echo(render_system_prompt(view, strategy, machine_state=state), nl=False)
 
 
 @app.command("plot", epilog=c.example("accord task-exchange plot competitive --out fig2.png"))
