@@ -147,6 +147,12 @@ def bench_command(
         raise typer.Exit(EXIT_INTERRUPTED)
     if rep.failed or rep.skipped_failed:
         raise typer.Exit(EXIT_FAILED)
+    local = _local_faults(rep) if errored else 0
+    if local:
+        c.warn(f"{local} episode(s) of this invocation ended in status error because of a "
+               "local fault (disk, file or memory), not the agents; fix it and rerun with "
+               f"--retry-errors (see accord show {rep.store} ID)")
+        raise typer.Exit(EXIT_FAILED)
     if rep.done and errored == rep.done:
         if not as_json:
             c.warn(f"every episode of this invocation ({rep.done}) ended in status error; "
@@ -164,6 +170,27 @@ def _errored(rep: BenchReport) -> int:
     with Store.open(rep.store, create=False) as st:
         recent = st.recent_outcomes(rep.run, rep.done)
     return sum(1 for o in recent if o == "error")
+
+
+#: words in an episode's error detail that mean a fault of this machine, not of the agents
+LOCAL_FAULTS = ("OSError", "PermissionError", "sqlite3", "OperationalError", "DatabaseError",
+                "CacheError", "MemoryError", "No space left", "disk is full",
+                "Read-only file system", "disk I/O error")
+
+
+def _local_faults(rep: BenchReport) -> int:
+    """Episodes of this invocation that ended in error because of a local fault."""
+    from accord.bench import Store
+
+    with Store.open(rep.store, create=False) as st:
+        rows = st.select("run=? AND outcome='error'", (rep.run,), order="finished DESC",
+                         limit=rep.done)
+    count = 0
+    for row in rows:
+        detail = " ".join(str(x) for x in ((row.summary or {}).get("detail"), row.error)
+                          if x)
+        count += any(word in detail for word in LOCAL_FAULTS)
+    return count
 
 
 def _print_after_run(name: str, rep: BenchReport) -> None:
