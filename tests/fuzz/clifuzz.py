@@ -397,4 +397,4 @@ def run_case(case: CliCase, folder: Path, template: Path, seed: int = 0) -> CliO
     return CliOutcome(case.how, "crash" if problems else "ok", code, detail, tuple(argv))
 
 
-__all__ = ["CliCase", "CliOutcome", "GENERATORS", "build_template", "cases", "run_case"]
+__all__ = ["GENERATORS", "CliCase", "CliOutcome", "build_template", "cases", "run_case"]

@@ -122,7 +122,6 @@ def prompt_cmd(scenario: str = typer.Argument(..., help="Built-in scenario name 
     """Print the standing Figure 7 prompt one agent would receive."""
     from accord.domains.task_exchange import get_scenario
     from accord.domains.task_exchange.llm.prompts import render_system_prompt
-
     from accord.domains.task_exchange.scenario import ScenarioError
 
     try:
