@@ -51,17 +51,17 @@ def test_stdout_is_restored_after_an_error(capfd: pytest.CaptureFixture[str]) ->
     assert capfd.readouterr().out == "back\n"
 
 
-CHILD = """
+CHILD = f"""
 import os, sys, scipy.optimize
 real = scipy.optimize.milp
 def noisy(*a, **k):
-    os.write(1, %r)
+    os.write(1, {NOISE!r})
     return real(*a, **k)
 scipy.optimize.milp = noisy
 sys.argv = ["accord", *sys.argv[1:]]
 from accord.cli import main
 main()
-""" % NOISE
+"""
 
 
 @pytest.mark.parametrize("agent_without_resources", [False, True])
