@@ -37,6 +37,7 @@ import json
 import os
 import random
 import sqlite3
+import threading
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -135,6 +136,26 @@ def writable_place(path: Path) -> bool:
         return False
     shm = Path(f"{path}-shm")
     return not shm.exists() or os.access(shm, os.W_OK)
+
+
+#: stores found whole by ``quick_check`` (path, size and mtime of the file and its -wal):
+#: ``accord serve`` opens a store per request and must not read it whole every time
+_CHECKED: dict[tuple[Any, ...], None] = {}
+_CHECKED_LOCK = threading.Lock()
+#: how many checked stores are remembered
+CHECKED_MEMO = 256
+
+
+def _stamp(path: Path) -> tuple[Any, ...] | None:
+    """What must be unchanged for an earlier integrity check to still hold."""
+    try:
+        main = path.stat()
+        wal = Path(f"{path}-wal")
+        w = wal.stat() if wal.exists() else None
+    except OSError:
+        return None
+    return (str(path.resolve()), main.st_size, main.st_mtime_ns, main.st_ino,
+            None if w is None else (w.st_size, w.st_mtime_ns))
 
 
 def _loads(text: str | None) -> Any:
@@ -263,11 +284,19 @@ class Store:
             if missing:
                 raise StoreError(f"{self.path} is not an accord store (missing tables: "
                                  f"{', '.join(missing)})")
+            stamp = _stamp(self.path)
+            if stamp is not None and stamp in _CHECKED:
+                return  # checked whole already, unchanged since: no second full read
             problems = [r[0] for r in self.conn.execute("PRAGMA quick_check(3)")]
         except sqlite3.DatabaseError as exc:
             raise _db_error(self.path, exc) from None
         if problems != ["ok"]:
             raise StoreError(damaged(self.path, "; ".join(map(str, problems))))
+        if stamp is not None:
+            with _CHECKED_LOCK:
+                _CHECKED[stamp] = None
+                while len(_CHECKED) > CHECKED_MEMO:
+                    _CHECKED.pop(next(iter(_CHECKED)))
 
     @classmethod
     def _connect(cls, p: Path, create: bool) -> Store:
