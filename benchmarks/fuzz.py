@@ -6,6 +6,7 @@ pathological snippets) with a large example count and prints: cases tried, trace
 with a small count (``tests/fuzz``).
 
     python benchmarks/fuzz.py [--examples N] [--loader NAME ...] [--seed S]
+    python benchmarks/fuzz.py --cli N [--seed S]   # every command, hostile command lines
 """
 
 from __future__ import annotations
@@ -61,6 +62,50 @@ def fuzz_fixtures(tally: fuzzlib.Tally, folder: Path) -> None:
                                   f"{proc.returncode}: {proc.stderr[-300:]}", "child"))
 
 
+def fuzz_cli(examples: int, seed: int) -> int:
+    """Issue 24's CLI mode: ``examples`` hostile command lines (every command with bad
+    files, options, damaged stores and special output paths, ``tests/fuzz/clifuzz.py``),
+    run in-process through the error boundary. Prints cases, tracebacks (goal 0), the
+    slowest case and the process's peak RSS; returns the exit status."""
+    import collections
+    import resource
+
+    import clifuzz
+
+    print(f"# fuzz --cli: {examples} command lines, seed {seed}; {machine()}")
+    counts: collections.Counter[str] = collections.Counter()
+    by_kind: collections.Counter[str] = collections.Counter()
+    failures: list[clifuzz.CliOutcome] = []
+    slowest = (0.0, "")
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="accord-clifuzz-") as tmp:
+        folder = Path(tmp)
+        template = clifuzz.build_template(folder)
+        for i, case in enumerate(clifuzz.cases(examples, seed)):
+            start = time.perf_counter()
+            out = clifuzz.run_case(case, folder / "case", template, seed=seed + i)
+            took = time.perf_counter() - start
+            slowest = max(slowest, (took, case.how))
+            counts[out.status] += 1
+            by_kind[f"exit {out.code}"] += 1
+            if out.status != "ok":
+                failures.append(out)
+    tracebacks = sum("traceback" in f.detail or "internal error" in f.detail
+                     for f in failures)
+    print(f"cases tried: {sum(counts.values())}")
+    print("outcomes: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+          + "; " + ", ".join(f"{k} {v}" for k, v in sorted(by_kind.items())))
+    print(f"tracebacks or internal errors: {tracebacks} (goal 0); other failures "
+          f"(exit code, JSON): {len(failures) - tracebacks}")
+    for out in failures[:10]:
+        print(f"    {out.how}: {out.detail[:300]}")
+    print(f"slowest case: {slowest[0]:.2f} s ({slowest[1][:120]})")
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"process peak RSS: {rss:.0f} MiB")
+    print(f"wall time: {time.perf_counter() - t0:.0f} s")
+    return 1 if failures else 0
+
+
 def main() -> None:
     """Parse arguments, fuzz, print the figures."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -70,7 +115,11 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--no-fixtures", action="store_true",
                     help="skip the issue's file classes (run by default, in a child)")
+    ap.add_argument("--cli", type=int, metavar="N", default=0,
+                    help="issue 24's CLI mode instead: N hostile command lines")
     args = ap.parse_args()
+    if args.cli:
+        sys.exit(fuzz_cli(args.cli, args.seed))
     names = args.loader or sorted(fuzzlib.LOADERS)
     print(f"# fuzz: {args.examples} cases per loader, {len(names)} loaders; {machine()}")
     total = fuzzlib.Tally()

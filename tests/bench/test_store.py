@@ -144,11 +144,11 @@ def test_second_writer_is_refused_and_missing_store_is_an_error(tmp_path):
 def test_foreign_files_are_rejected(tmp_path):
     bogus = tmp_path / "bogus.db"
     bogus.write_bytes(b"not a database at all" * 100)
-    with pytest.raises(StoreError, match="not a usable accord results store"):
+    with pytest.raises(StoreError, match="is not an accord store"):
         Store.open(bogus)
     other = tmp_path / "other.db"
     sqlite3.connect(other).execute("CREATE TABLE t (x)").connection.commit()
-    with pytest.raises(StoreError, match="not an accord results store"):
+    with pytest.raises(StoreError, match="is not an accord store"):
         Store.open(other, create=False)
-    with pytest.raises(StoreError, match="not an accord results store"):
+    with pytest.raises(StoreError, match="is not an accord store"):
         Store.open(other)  # never adds tables to someone else's database

@@ -167,6 +167,12 @@ def _cache(w: Path) -> None:
     assert accord("cache", "stats", str(w / "llm.db"), "--json", cwd=w)["entries"] > 0
 
 
+@case("store check")
+def _store_check(w: Path) -> None:
+    doc = accord("store", "check", "demo.db", "--json", cwd=w)
+    assert doc["ok"] is True and doc["episodes"] == doc["readable"] == 20
+
+
 @case("deliberation solve")
 def _delib_solve(w: Path) -> None:
     assert accord("deliberation", "solve", str(_first_instance()), "--json",

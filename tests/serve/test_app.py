@@ -201,7 +201,7 @@ def test_not_a_store_is_reported_not_crashed(make_client, tmp_path, gated_store)
     junk.write_text("not sqlite")
     c = make_client(gated_store, junk)
     page = c.get("/")
-    assert page.status_code == 200 and "not a usable accord results store" in page.text
+    assert page.status_code == 200 and "is not an accord store" in page.text
     assert c.get("/stores/1/runs/x").status_code == 503
 
 

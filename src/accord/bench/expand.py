@@ -261,7 +261,17 @@ def expand(config: ExperimentConfig, validate: bool = True) -> Plan:
     return Plan(episodes, dup, domains)
 
 
+#: agent kinds that need a person at a seat (a terminal or the play page): never in a bench
+SEATED_KINDS = frozenset({"human"})
+
+
 def _validate(config: ExperimentConfig, key: str, domain: Domain, spec: EpisodeSpec) -> None:
+    seated = sorted({str(getattr(a, "kind", a)) for a in spec.agents} & SEATED_KINDS)
+    if seated:
+        raise config.where.error(
+            _blame(config, key, "agents"), f"agent {seated[0]!r} needs a person at a seat: "
+            "play it with `accord run` in a terminal or on the play page (`accord serve "
+            "--play`); `accord bench` runs unattended")
     try:
         domain.validate(spec)
     except (ValueError, KeyError, TypeError, OSError) as exc:

@@ -31,11 +31,13 @@ passes through :mod:`accord.bench.redact` first.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
 import random
 import sqlite3
+import threading
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -56,6 +58,8 @@ READABLE_VERSIONS = (1, 2)
 BUSY_TIMEOUT = 30.0
 #: plan-order index for paged reading (``accord serve``); added to older stores on open
 SEQ_INDEX = "CREATE INDEX IF NOT EXISTS episodes_by_seq ON episodes (run, seq)"
+#: tables every accord store has (format 2 adds ``zdicts``, approvals come on first use)
+REQUIRED_TABLES = frozenset({"meta", "runs", "sessions", "episodes", "trajectories"})
 
 
 class StoreError(RuntimeError):
@@ -98,6 +102,62 @@ def _statements(script: str) -> list[str]:
     return [st for st in out if st.strip(" \n;")]
 
 
+def damaged(path: str | Path, detail: str) -> str:
+    """The message of a store SQLite reports as damaged (``detail`` on one line)."""
+    detail = " ".join(detail.split())
+    detail = detail if len(detail) <= 240 else detail[:240] + "..."
+    return (f"store damaged: {path} ({detail}); run `accord store check {path}` (it can "
+            "recover every readable episode into a new store)")
+
+
+def _db_error(path: Path, exc: sqlite3.Error) -> StoreError:
+    """A SQLite error met while opening ``path`` as a store, as a clear :class:`StoreError`."""
+    text = str(exc)
+    if "not a database" in text or "encrypted" in text:
+        return StoreError(f"{path} is not an accord store (not an SQLite database)")
+    if "malformed" in text or "corrupt" in text:
+        return StoreError(damaged(path, text))
+    if "no such table" in text or "no such column" in text:
+        return StoreError(f"{path} is not an accord store ({text})")
+    return StoreError(f"cannot open results store {str(path)[:200]}: {text}")
+
+
+def _cannot_write(exc: sqlite3.Error) -> bool:
+    """Whether SQLite failed because it may not write next to the store (its -shm file)."""
+    text = str(exc).lower()
+    return any(k in text for k in ("unable to open", "readonly", "read-only", "disk i/o"))
+
+
+def writable_place(path: Path) -> bool:
+    """Whether this process may write ``path`` and its folder (what a WAL reader needs for
+    the ``-shm`` file); ``False`` on read-only media and in other users' folders."""
+    folder = path.resolve().parent
+    if not (os.access(folder, os.W_OK | os.X_OK) and os.access(path, os.W_OK)):
+        return False
+    shm = Path(f"{path}-shm")
+    return not shm.exists() or os.access(shm, os.W_OK)
+
+
+#: stores found whole by ``quick_check`` (path, size and mtime of the file and its -wal):
+#: ``accord serve`` opens a store per request and must not read it whole every time
+_CHECKED: dict[tuple[Any, ...], None] = {}
+_CHECKED_LOCK = threading.Lock()
+#: how many checked stores are remembered
+CHECKED_MEMO = 256
+
+
+def _stamp(path: Path) -> tuple[Any, ...] | None:
+    """What must be unchanged for an earlier integrity check to still hold."""
+    try:
+        main = path.stat()
+        wal = Path(f"{path}-wal")
+        w = wal.stat() if wal.exists() else None
+    except OSError:
+        return None
+    return (str(path.resolve()), main.st_size, main.st_mtime_ns, main.st_ino,
+            None if w is None else (w.st_size, w.st_mtime_ns))
+
+
 def _loads(text: str | None) -> Any:
     return None if text is None else json.loads(text)
 
@@ -114,6 +174,10 @@ class Store:
         #: the store's format (1 or 2), known once the schema is checked
         self.format = SCHEMA_VERSION
         self._codec: Codec | None = None
+        #: opened ``immutable=1`` (read-only media: see :meth:`open_readonly`)
+        self.immutable = False
+        #: an immutable open found a ``-wal`` file whose commits it cannot see
+        self.stale_wal = False
         conn.create_function("accord_text", 1, self._sql_text, deterministic=True)
 
     # --- opening -------------------------------------------------------------------
@@ -136,7 +200,7 @@ class Store:
             except sqlite3.OperationalError as exc:
                 busy = "locked" in str(exc) or "busy" in str(exc)
                 if not busy:
-                    raise StoreError(f"{p}: not a usable accord results store ({exc})") from None
+                    raise _db_error(p, exc) from None
                 # SQLite skips the busy handler where waiting could deadlock (two processes
                 # switching a new file to WAL at once): back off and try again
                 if time.monotonic() >= deadline:
@@ -144,38 +208,95 @@ class Store:
                                      "wait for it or use another --out") from None
                 time.sleep(min(0.5, 0.01 * 2 ** min(attempt, 6)) * (0.5 + random.random()))
             except sqlite3.DatabaseError as exc:
-                raise StoreError(f"{p}: not a usable accord results store ({exc})") from None
+                raise _db_error(p, exc) from None
         raise AssertionError("unreachable")  # pragma: no cover
 
     @classmethod
-    def open_readonly(cls, path: str | Path) -> Store:
-        """Open an existing store read-only (SQLite ``mode=ro``), for browsing.
+    def open_readonly(cls, path: str | Path, check: bool = True) -> Store:
+        """Open an existing store read-only, for browsing (results, show, report, serve).
 
-        A reader of a WAL database never blocks the writer (a running ``accord bench``)
-        and never waits for it; nothing is created, migrated or locked.
+        Where this process may write the store's folder and file, SQLite's ``mode=ro``: a
+        reader of a WAL database never blocks the writer (a running ``accord bench``) and
+        never waits for it; nothing is created, migrated or locked. Where it may not (a
+        read-only mount, an archive, another user's folder), ``mode=ro`` cannot work (WAL
+        readers need the ``-shm`` file), so the store is opened ``immutable=1``: no
+        ``-shm``, no locks. Its :attr:`immutable` is then true and :attr:`stale_wal` says
+        whether a ``-wal`` file holds commits such a reader cannot apply. ``check`` runs
+        the schema and integrity checks of :meth:`verify`.
         """
-        from urllib.parse import quote
-
         p = Path(path)
         if not p.is_file():
             raise StoreError(f"no results store at {p}")
+        immutable = not writable_place(p)
         try:
-            conn = sqlite3.connect(f"file:{quote(str(p.resolve()))}?mode=ro", uri=True,
-                                   timeout=BUSY_TIMEOUT, check_same_thread=False)
-        except sqlite3.Error as exc:
-            raise StoreError(f"cannot open results store {str(p)[:200]}: {exc}") from None
-        store = cls(p, conn)
-        try:
-            if "meta" not in store._names():
-                raise StoreError(f"{p}: not an accord results store")
-            store._check_version()
+            store = cls._connect_readonly(p, immutable, check)
+        except sqlite3.OperationalError as exc:
+            if immutable or not _cannot_write(exc):
+                raise _db_error(p, exc) from None
+            # the access check said yes but SQLite could not make its -shm file (a
+            # read-only mount seen as writable, ACLs): read it as read-only media
+            try:
+                store = cls._connect_readonly(p, True, check)
+            except sqlite3.DatabaseError as again:
+                raise _db_error(p, again) from None
         except sqlite3.DatabaseError as exc:
-            conn.close()
-            raise StoreError(f"{p}: not a usable accord results store ({exc})") from None
+            raise _db_error(p, exc) from None
+        return store
+
+    @classmethod
+    def _connect_readonly(cls, p: Path, immutable: bool, check: bool) -> Store:
+        from urllib.parse import quote
+
+        mode = "ro&immutable=1" if immutable else "ro"
+        conn = sqlite3.connect(f"file:{quote(str(p.resolve()))}?mode={mode}", uri=True,
+                               timeout=BUSY_TIMEOUT, check_same_thread=False)
+        store = cls(p, conn)
+        store.immutable = immutable
+        try:
+            if check:
+                store.verify()
+            else:
+                if "meta" not in store._names():
+                    raise StoreError(f"{p} is not an accord store")
+                store._check_version()
         except BaseException:
             conn.close()
             raise
+        if immutable:
+            wal = Path(f"{p}-wal")
+            with contextlib.suppress(OSError):
+                store.stale_wal = wal.is_file() and wal.stat().st_size > 0
         return store
+
+    def verify(self) -> None:
+        """Check that this is an accord store this version reads, whole and undamaged.
+
+        Raises :class:`StoreError` with "PATH is not an accord store" (not SQLite, or
+        SQLite without accord's tables) or "store damaged: ... run `accord store check
+        PATH`" (SQLite reports damage: ``PRAGMA quick_check``).
+        """
+        try:
+            names = self._names()
+            if "meta" not in names:
+                raise StoreError(f"{self.path} is not an accord store (it has no meta table)")
+            self._check_version()
+            missing = sorted(REQUIRED_TABLES - names)
+            if missing:
+                raise StoreError(f"{self.path} is not an accord store (missing tables: "
+                                 f"{', '.join(missing)})")
+            stamp = _stamp(self.path)
+            if stamp is not None and stamp in _CHECKED:
+                return  # checked whole already, unchanged since: no second full read
+            problems = [r[0] for r in self.conn.execute("PRAGMA quick_check(3)")]
+        except sqlite3.DatabaseError as exc:
+            raise _db_error(self.path, exc) from None
+        if problems != ["ok"]:
+            raise StoreError(damaged(self.path, "; ".join(map(str, problems))))
+        if stamp is not None:
+            with _CHECKED_LOCK:
+                _CHECKED[stamp] = None
+                while len(_CHECKED) > CHECKED_MEMO:
+                    _CHECKED.pop(next(iter(_CHECKED)))
 
     @classmethod
     def _connect(cls, p: Path, create: bool) -> Store:
@@ -199,7 +320,7 @@ class Store:
         row = self.conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
         try:
             version = int(row[0]) if row is not None else None
-        except ValueError:
+        except (ValueError, TypeError):
             version = None
         if version not in READABLE_VERSIONS:
             raise StoreError(f"{self.path}: schema version {row and row[0]} is not one this "
@@ -213,13 +334,14 @@ class Store:
         a new store both end up with one schema (the second waits for the first's commit)."""
         have = self._names()
         if "meta" in have:
-            self._check_version()
+            self.verify()
             if "episodes_by_seq" not in have:  # stores made before the index existed
                 with self.conn:
                     self.conn.execute(SEQ_INDEX)
             return
         if not create or have:
-            raise StoreError(f"{self.path}: not an accord results store")
+            raise StoreError(f"{self.path} is not an accord store (no accord tables; accord "
+                             "never adds its tables to another database)")
         ddl = resources.files("accord.bench").joinpath("data", "schema.sql").read_text("utf-8")
         try:
             self.conn.execute("BEGIN IMMEDIATE")  # waits (busy timeout) for another creator
@@ -231,7 +353,7 @@ class Store:
             if "meta" in have:
                 self._check_version()
             elif have:
-                raise StoreError(f"{self.path}: not an accord results store")
+                raise StoreError(f"{self.path} is not an accord store (no accord tables)")
             else:
                 for statement in _statements(ddl):
                     self.conn.execute(statement)

@@ -156,6 +156,12 @@ def bench_command(
         raise typer.Exit(EXIT_INTERRUPTED)
     if rep.failed or rep.skipped_failed:
         raise typer.Exit(EXIT_FAILED)
+    local = _local_faults(rep) if errored else 0
+    if local:
+        c.warn(f"{local} episode(s) of this invocation ended in status error because of a "
+               "local fault (disk, file or memory), not the agents; fix it and rerun with "
+               f"--retry-errors (see accord show {rep.store} ID)")
+        raise typer.Exit(EXIT_FAILED)
     if rep.done and errored == rep.done:
         if not as_json:
             c.warn(f"every episode of this invocation ({rep.done}) ended in status error; "
@@ -173,6 +179,27 @@ def _errored(rep: BenchReport) -> int:
     with Store.open(rep.store, create=False) as st:
         recent = st.recent_outcomes(rep.run, rep.done)
     return sum(1 for o in recent if o == "error")
+
+
+#: words in an episode's error detail that mean a fault of this machine, not of the agents
+LOCAL_FAULTS = ("OSError", "PermissionError", "sqlite3", "OperationalError", "DatabaseError",
+                "CacheError", "MemoryError", "No space left", "disk is full",
+                "Read-only file system", "disk I/O error")
+
+
+def _local_faults(rep: BenchReport) -> int:
+    """Episodes of this invocation that ended in error because of a local fault."""
+    from accord.bench import Store
+
+    with Store.open(rep.store, create=False) as st:
+        rows = st.select("run=? AND outcome='error'", (rep.run,), order="finished DESC",
+                         limit=rep.done)
+    count = 0
+    for row in rows:
+        detail = " ".join(str(x) for x in ((row.summary or {}).get("detail"), row.error)
+                          if x)
+        count += any(word in detail for word in LOCAL_FAULTS)
+    return count
 
 
 def _print_after_run(name: str, rep: BenchReport) -> None:
@@ -212,12 +239,19 @@ def _dry_run(cfg: Any, plan: Any, options: BenchOptions, as_json: bool,
 
 
 def _open(store: Path) -> Store:
+    """A store opened for reading (read-only media included: see
+    :meth:`~accord.bench.store.Store.open_readonly`)."""
     from accord.bench import Store, StoreError
 
     try:
-        return Store.open(store, create=False)
+        st = Store.open_readonly(store)
     except StoreError as exc:
         raise c.fail(str(exc)) from None
+    if st.stale_wal:
+        c.warn(f"{store} is on read-only media with a {store}-wal file whose newest commits "
+               "cannot be read here; copy the store and its -wal file somewhere writable to "
+               "see them")
+    return st
 
 
 def _split(text: str | None) -> list[str] | None:

@@ -33,6 +33,7 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 GROUPS: dict[str, tuple[str, str]] = {
     "configs": ("accord.cli.configs", "Experiment specs shipped with accord: list, show, copy."),
     "cache": ("accord.cli.cache", "Inspect or clear an LLM completion cache (SQLite)."),
+    "store": ("accord.cli.store", "Check a results store; recover a damaged one's episodes."),
 }
 #: entry point group of command groups: ``NAME = "module:app"`` (a typer app)
 COMMANDS_GROUP = "accord.commands"
@@ -243,8 +244,34 @@ def warn(message: str) -> None:
     console(stderr=True).print(f"[yellow]note:[/] {plain(message)}")
 
 
+#: what the error boundary (:mod:`accord.cli.boundary`) needs to know about the command
+#: running now: whether its JSON document is out, and the last error it reported
+_RUN_STATE: dict[str, Any] = {"json": False, "error": None}
+
+
+def reset_run_state() -> None:
+    """Forget the previous command's state (one process may run several: tests)."""
+    _RUN_STATE.update(json=False, error=None)
+
+
+def json_emitted() -> bool:
+    """Whether the running command has printed its JSON document."""
+    return bool(_RUN_STATE["json"])
+
+
+def last_error() -> str | None:
+    """The last message the running command reported through :func:`fail`."""
+    error = _RUN_STATE["error"]
+    return None if error is None else str(error)
+
+
 def fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
-    """Print a clear error on stderr and return the exit to raise."""
+    """Print a clear error on stderr and return the exit to raise.
+
+    Under ``--json`` the error boundary turns the message into the command's one JSON
+    error document when the command printed none.
+    """
+    _RUN_STATE["error"] = message
     console(stderr=True).print(f"[bold red]error:[/] {plain(message)}")
     return typer.Exit(code)
 
@@ -256,7 +283,9 @@ def emit_json(obj: Any) -> None:
     from accord.core.redact import redactor
 
     obj = redactor().clean(obj)
-    sys.stdout.write(json.dumps(obj, default=str, allow_nan=False) + "\n")
+    text = json.dumps(obj, default=str, allow_nan=False) + "\n"
+    _RUN_STATE["json"] = True
+    sys.stdout.write(text)
     sys.stdout.flush()
 
 
@@ -340,13 +369,16 @@ __all__ = [
     "group_app",
     "inert",
     "is_terminal",
+    "json_emitted",
     "json_option",
+    "last_error",
     "llm_settings",
     "out_option",
     "pick",
     "plain",
     "quiet_option",
     "repeat_option",
+    "reset_run_state",
     "seed_option",
     "warn",
     "write_trajectory",

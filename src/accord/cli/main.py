@@ -9,6 +9,7 @@ runs, so ``accord --help`` does not load numpy, the domains or the LLM SDKs, and
 from __future__ import annotations
 
 import importlib
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +53,18 @@ class LazyGroup(TyperGroup):
             self.add_command(cmd, name)
         return cmd
 
+    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
+             complete_var: str | None = None, standalone_mode: bool = True,
+             windows_expand_args: bool = True, **extra: Any) -> Any:
+        """Run a command inside the one error boundary (:mod:`accord.cli.boundary`): bad
+        input exits 2 with its message, internal errors exit 1 with a one-line reason, the
+        traceback only with ``--debug``; ``--json`` always gets one JSON document."""
+        from accord.cli.boundary import run_guarded
+
+        return run_guarded(super().main, args, standalone_mode=standalone_mode,
+                           prog_name=prog_name, complete_var=complete_var,
+                           windows_expand_args=windows_expand_args, **extra)
+
     def format_commands(self, ctx: Any, formatter: Any) -> None:
         """The command list of ``--help``, with the lazy groups' help taken from
         :data:`GROUPS` instead of importing them."""
@@ -90,7 +103,10 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(version: bool = typer.Option(False, "--version", "-V", callback=_version,
-                                       is_eager=True, help="Print the version and exit.")
+                                       is_eager=True, help="Print the version and exit."),
+          debug: bool = typer.Option(False, "--debug", help="Print the Python traceback of "
+                                     "an error (also ACCORD_DEBUG=1; accepted after the "
+                                     "command too)."),
           ) -> None:
     """accord: negotiation and deliberation between agents."""
 

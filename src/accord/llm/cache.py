@@ -24,9 +24,12 @@ stored: API keys, headers.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
+import logging
 import sqlite3
+import sys
 import threading
 import time
 from collections.abc import Sequence
@@ -39,6 +42,8 @@ from accord.llm.cache_writer import GroupWriter, WriterClosedError
 from accord.llm.errors import CacheError
 from accord.llm.providers import Endpoint
 from accord.llm.types import CallScope, ChatMessage, Completion, GenerationConfig, Usage
+
+log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = "1"
 KEY_VERSION = 1
@@ -152,6 +157,10 @@ class CompletionCache:
         #: a second connection for lookups on the event loop's thread (see :meth:`get`)
         self._reader: sqlite3.Connection | None = None
         self._read_lock = threading.Lock()
+        #: answers this cache could not record (a full disk, a read-only file ...)
+        self.write_failures = 0
+        self._warned = False
+        self._warn_lock = threading.Lock()
         self._writer = GroupWriter(self._write_rows, name=f"accord-cache-{self.path.name}")
         if self.mode is not CacheMode.OFF:
             self._open()
@@ -289,7 +298,28 @@ class CompletionCache:
         except WriterClosedError:
             raise CacheError(f"LLM cache {self.path} was closed; the answer was not "
                              "recorded") from None
-        await future
+        try:
+            await future
+        except sqlite3.DatabaseError as exc:
+            # the answer is in hand (and paid for): a cache that cannot write it (a full
+            # disk, a read-only file, damage) costs the record, never the episode
+            self.write_failures += 1
+            self._warn_unwritable(exc)
+
+    def _warn_unwritable(self, exc: BaseException) -> None:
+        """Say once per cache, on stderr, that answers are no longer being recorded."""
+        with self._warn_lock:
+            if self._warned:
+                return
+            self._warned = True
+        log.warning("LLM cache %s cannot record answers (%s)", self.path, exc)
+        with contextlib.suppress(OSError, ValueError):
+            sys.stderr.write(
+                f"accord: WARNING: the LLM cache {self.path} cannot be written ({exc}); "
+                "answers received are kept and episodes go on, but they are NOT recorded: "
+                "a rerun will pay for them again. Free space or fix the file, then rerun "
+                "with the same --cache to record the rest.\n")
+            sys.stderr.flush()
 
     # maintenance ---------------------------------------------------------------
     def stats(self) -> dict[str, Any]:

@@ -18,7 +18,11 @@ proven optimal.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+import os
+import sys
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -105,6 +109,40 @@ def check_time_limit(time_limit: float | None) -> None:
                          f"{time_limit!r}")
 
 
+
+_FD_LOCK = threading.Lock()
+
+
+@contextmanager
+def stdout_to_stderr() -> Iterator[None]:
+    """Send whatever is written to file descriptor 1 meanwhile to descriptor 2.
+
+    HiGHS prints some diagnostics (``HighsMipSolverData::...`` lines) with C ``printf``,
+    whatever ``disp``/``output_flag`` say, straight onto the process's stdout, where they
+    broke the one JSON document of ``--json`` commands. The solver's own output is kept
+    (on stderr) and stdout carries only what accord prints. Python's buffered stdout is
+    flushed first, so nothing of accord's moves across.
+    """
+    with _FD_LOCK:
+        try:
+            sys.stdout.flush()
+            saved = os.dup(1)
+        except (OSError, ValueError, AttributeError):  # no usable fd 1: nothing to guard
+            yield
+            return
+        try:
+            os.dup2(2, 1)
+        except OSError:
+            os.close(saved)
+            yield
+            return
+        try:
+            yield
+        finally:
+            os.dup2(saved, 1)
+            os.close(saved)
+
+
 def _highs(cost: np.ndarray, rows: list[list[int]], rhs: list[int], upper: list[float],
            time_limit: float | None = None) -> tuple[list[int] | None, bool]:
     """Solve with HiGHS through ``scipy.optimize.milp`` (scipy bundles the same solver).
@@ -124,9 +162,10 @@ def _highs(cost: np.ndarray, rows: list[list[int]], rhs: list[int], upper: list[
     options: dict[str, object] = {"disp": False, "mip_rel_gap": 0.0, "presolve": True}
     if time_limit is not None:
         options["time_limit"] = float(time_limit)
-    res = milp(cost, integrality=np.ones(n), bounds=Bounds(np.zeros(n), np.array(upper)),
-               constraints=[LinearConstraint(a, -np.inf, np.array(rhs, dtype=float))],
-               options=options)
+    with stdout_to_stderr():
+        res = milp(cost, integrality=np.ones(n), bounds=Bounds(np.zeros(n), np.array(upper)),
+                   constraints=[LinearConstraint(a, -np.inf, np.array(rhs, dtype=float))],
+                   options=options)
     if res.status == 1 and time_limit is not None:  # the time limit: best found, unproven
         return (None if res.x is None else [round(v) for v in res.x]), False
     if res.status != 0 or res.x is None:

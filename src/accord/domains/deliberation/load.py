@@ -211,9 +211,36 @@ def _rows(data: Mapping[str, Any], key: str, known: Iterable[str], what: str, sr
         yield name, path, row
 
 
+#: observation-spec keys whose value is a list of names
+_OBS_LISTS = ("ingredients", "guests")
+
+
+def _observation(spec: Any, src: str, path: str) -> dict[str, Any]:
+    """One agent's observation spec, each known field of the type its readers expect
+    (a list where a list is read, a mapping where a mapping is), else InstanceError."""
+    out = dict(as_mapping(spec, InstanceError, src, path))
+    for key in _OBS_LISTS:
+        if key in out:
+            as_str_list(out[key], InstanceError, src, key_path(path, key))
+    if "persona_fields" in out:
+        fields = as_mapping(out["persona_fields"], InstanceError, src,
+                            key_path(path, "persona_fields"))
+        for guest, names in fields.items():
+            as_str_list(names, InstanceError, src,
+                        key_path(key_path(path, "persona_fields"), guest))
+    if "public_resources" in out:
+        public = as_mapping(out["public_resources"], InstanceError, src,
+                            key_path(path, "public_resources"))
+        for res, amount in public.items():
+            as_number(amount, InstanceError, src,
+                      key_path(key_path(path, "public_resources"), res),
+                      maximum=QUANTITY_MAX, smallest=QUANTITY_MIN)
+    return out
+
+
 def _observations(data: Mapping[str, Any], agents: tuple[str, ...], src: str
                   ) -> dict[str, dict[str, Any]]:
-    return {agent: dict(as_mapping(spec, InstanceError, src, ok))
+    return {agent: _observation(spec, src, ok)
             for agent, ok, spec in _rows(data, "observations", agents, "agent", src)}
 
 

@@ -280,7 +280,7 @@ def plot(store: Path = typer.Argument(..., help="results store of `accord bench`
     from accord.domains.games.studies import plot_action_share, plot_study
 
     try:
-        with Store.open(store, create=False) as st:
+        with Store.open_readonly(store) as st:
             rows = st.episodes(run)
     except StoreError as exc:
         raise _fail(str(exc)) from None

@@ -122,10 +122,16 @@ def prompt_cmd(scenario: str = typer.Argument(..., help="Built-in scenario name 
     """Print the standing Figure 7 prompt one agent would receive."""
     from accord.domains.task_exchange import get_scenario
     from accord.domains.task_exchange.llm.prompts import render_system_prompt
+    from accord.domains.task_exchange.scenario import ScenarioError
 
-    sc = get_scenario(scenario)
-    typer.echo(render_system_prompt(sc.view(role or sc.roles[0]), strategy, machine_state=state),
-               nl=False)
+    try:
+        sc = get_scenario(scenario)
+        view = sc.view(role or sc.roles[0])
+    except ScenarioError as exc:
+        raise c.fail(str(exc)) from None
+    except KeyError as exc:  # an unknown --role
+        raise c.fail(str(exc.args[0] if exc.args else exc)) from None
+    typer.echo(render_system_prompt(view, strategy, machine_state=state), nl=False)
 
 
 @app.command("plot", epilog=c.example("accord task-exchange plot competitive --out fig2.png"))
@@ -256,7 +262,7 @@ def tables_cmd(store: Path = typer.Argument(..., help="results store of accord b
     from accord.domains.task_exchange.domain import paper_table_layout
 
     try:
-        with Store.open(store, create=False) as st:
+        with Store.open_readonly(store) as st:
             episodes = [e.to_dict() for e in st.episodes(run)]
     except StoreError as exc:
         raise c.fail(str(exc)) from None
