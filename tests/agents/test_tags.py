@@ -113,16 +113,19 @@ def test_private_blocks_are_removed_everywhere() -> None:
 
 def test_unclosed_private_block_hides_the_rest() -> None:
     parsed = parse_tags("<THINK>maybe <WALK/> later <PROPOSAL>{}</PROPOSAL>", BARGAIN)
-    assert parsed.tags == () and parsed.public == "" and parsed.errors == ()
+    assert parsed.tags == () and parsed.public == ""
+    # ... and is an error (issue 24): it could hide a move the model meant to make
+    assert [(e.code, e.tags) for e in parsed.errors] == [("unclosed", ("THINK",))]
     # inside a body it hides the rest of that body only
     inner = parse_tags("<MESSAGE>ok <THINK>hmm</MESSAGE><REJECT/>", BARGAIN)
     assert [t.name for t in inner.tags] == ["MESSAGE", "REJECT"]
-    assert inner.tags[0].body == "ok "
+    assert inner.tags[0].body == "ok " and inner.errors == ()
     # with private_until_next it ends at the next tag of the grammar
     loose = parse_tags("<CONSIDER>plan <PROPOSAL>{}</PROPOSAL>", LOOSE)
     assert [t.name for t in loose.tags] == ["PROPOSAL"]
     assert loose.public == "<PROPOSAL>{}</PROPOSAL>"
     assert loose.private_bodies() == ["plan"]
+    assert loose.error("unclosed") is not None and loose.error("unclosed").tags == ("CONSIDER",)
 
 
 def test_stray_private_closer_is_dropped() -> None:

@@ -54,6 +54,8 @@ def _unclosed(parsed: Parsed, raw: str) -> Malformed | None:
     if err is None:
         return None
     name = err.tags[0]
+    if name in tags.PRIVATE:
+        return Malformed("unclosed_tag", err.feedback, raw=raw)
     if name == "PROPOSAL":
         return Malformed("unclosed_tag", "Your <PROPOSAL> tag is not closed. Write "
                          "<PROPOSAL>{...}</PROPOSAL> with the JSON between the tags.", raw=raw)
