@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from accord.agents import tags
+from accord.agents.jsonsafe import loads_bounded
 from accord.agents.tags import Grammar, Parsed, parse_tags
 from accord.core.moves import Accept, Malformed, Message, Move, Offer, Reject, Suggest, Walk
 from accord.protocols.judge import DECISIONS, JudgeVerdict
@@ -67,7 +68,7 @@ def _unclosed(parsed: Parsed, raw: str) -> Malformed | None:
 def _json_package(body: str, issues: Mapping[str, list[Any]], raw: str
                   ) -> dict[str, Any] | Malformed:
     try:
-        data = json.loads(body.strip())
+        data = loads_bounded(body.strip())
     except json.JSONDecodeError as exc:
         return Malformed("invalid_json", f"The PROPOSAL is not valid JSON ({exc.msg} at "
                          f"position {exc.pos}). Use an object like "
@@ -155,7 +156,7 @@ def parse_mediator_reply(text: str) -> Suggest | Malformed:
         return Malformed("missing_proposal", "Reply with exactly one "
                          "<PROPOSAL>{json}</PROPOSAL>.", raw=raw)
     try:
-        package = json.loads(found[0].text)
+        package = loads_bounded(found[0].text)
     except json.JSONDecodeError as exc:
         return Malformed("invalid_json", f"The PROPOSAL is not valid JSON ({exc.msg}).",
                          raw=raw)

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
+from accord.agents.jsonsafe import loads_bounded
 from accord.agents.tags import FREE_TEXT, Grammar, Parsed, parse_tags
 from accord.core.moves import Action, Malformed, Message, Move
 
@@ -141,7 +142,7 @@ def json_tag(text: str, tag: str, *, allow_none: bool = False) -> Any:
     if allow_none and body.strip().lower() in ("none", "null", ""):
         return None
     try:
-        data = json.loads(body)
+        data = loads_bounded(body)
     except json.JSONDecodeError as exc:
         raise StepError("invalid_json", f"The <{tag}> block is not valid JSON ({exc.msg} at "
                         f"position {exc.pos}).") from None
