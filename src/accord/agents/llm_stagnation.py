@@ -23,8 +23,8 @@ from accord.agents.base import Agent
 from accord.agents.llm_base import LLMAgent
 from accord.agents.registry import register_stagnation_scorer
 from accord.agents.replies import strip_private
-from accord.agents.tags import Grammar, parse_tags
 from accord.agents.spec import AgentSpec
+from accord.agents.tags import Grammar, parse_tags
 from accord.agents.templates import render
 from accord.core.moves import Assess, Malformed, Move
 from accord.llm import Completion, GenerationConfig, LLMClient, LLMError

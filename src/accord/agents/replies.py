@@ -50,6 +50,14 @@ def private_reasoning(text: str) -> str:
     return "\n".join(parse_tags(text, tags.PRIVATE_ONLY).private)
 
 
+def too_long(parsed: Parsed) -> Malformed | None:
+    """``reply_too_long`` when the reply was over the length cap and left unread (issue 24:
+    :data:`accord.agents.tags.MAX_REPLY_CHARS`), else ``None``. Every domain parser asks
+    this first, so an overlong reply is a retry with feedback, never a hang."""
+    err = parsed.error("too_long")
+    return None if err is None else Malformed("reply_too_long", err.feedback, raw="")
+
+
 def _unclosed(parsed: Parsed, raw: str) -> Malformed | None:
     err = parsed.error("unclosed")
     if err is None:
@@ -106,7 +114,7 @@ def parse_negotiation_reply(text: str, issues: dict[str, list[Any]], phase: str,
     """
     parsed = parse_tags(text, NEGOTIATION_GRAMMAR)
     raw = parsed.public
-    bad = _unclosed(parsed, raw) or _conflict(parsed, raw)
+    bad = too_long(parsed) or _unclosed(parsed, raw) or _conflict(parsed, raw)
     if bad is not None:
         return bad
     msg = parsed.first("MESSAGE")
@@ -147,6 +155,8 @@ def parse_mediator_reply(text: str) -> Suggest | Malformed:
     ``<RATIONALE>`` (free text), or ``Malformed``."""
     parsed = parse_tags(text, MEDIATOR_GRAMMAR)
     raw = parsed.public
+    if (long := too_long(parsed)) is not None:
+        return long
     err = parsed.error("unclosed")
     if err is not None:
         return Malformed("unclosed_tag", f"Your <{err.tags[0]}> tag is not closed. Write "
@@ -183,4 +193,5 @@ def parse_verdict(text: str) -> JudgeVerdict | None:
 
 
 __all__ = ["JUDGE_GRAMMAR", "MEDIATOR_GRAMMAR", "NEGOTIATION_GRAMMAR", "parse_mediator_reply",
-           "parse_negotiation_reply", "parse_verdict", "private_reasoning", "strip_private"]
+           "parse_negotiation_reply", "parse_verdict", "private_reasoning", "strip_private",
+           "too_long"]

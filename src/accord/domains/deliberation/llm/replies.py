@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from accord.agents.jsonsafe import loads_bounded, strip_fence
+from accord.agents.replies import too_long
 from accord.agents.tags import Grammar, Parsed, parse_tags
 from accord.core.moves import Malformed
 
@@ -83,6 +84,8 @@ def _tag_body(parsed: Parsed, tag: str) -> str | Malformed | None:
     """The body of the (last) top-level ``<tag>...</tag>``; ``None`` when absent, Malformed if
     a tag is unclosed or two different answers are given."""
     raw = parsed.public
+    if (long := too_long(parsed)) is not None:
+        return long
     err = parsed.error("unclosed")
     if err is not None:
         name = err.tags[0]

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from accord.agents.jsonsafe import loads_bounded, strip_fence
+from accord.agents.replies import too_long
 from accord.agents.tags import FREE_TEXT, Grammar, Parsed, Tag, parse_tags
 from accord.core.moves import Accept, Malformed, Message, Move, Offer, Reject
 from accord.domains.task_exchange.llm.templates import render_feedback
@@ -142,6 +143,8 @@ def parse_reply(text: str, roles: Sequence[str], phase: Phase = "respond") -> Mo
     """
     parsed = parse_tags(text, GRAMMAR)
     public = parsed.public
+    if (long := too_long(parsed)) is not None:
+        return long
     private = parsed.error("unclosed")
     if private is not None and private.tags[0] in GRAMMAR.private:
         return _malformed("unclosed_tag", public, roles, tag=private.tags[0], private=True)
