@@ -20,6 +20,7 @@ from accord.llm import (
     LLMClient,
     LLMRuntime,
 )
+from accord.llm.sanitize import clean_text
 
 _RUNTIMES: dict[tuple[Any, ...], LLMRuntime] = {}
 _LOCK = threading.Lock()
@@ -70,7 +71,8 @@ class LLMSession:
 
     async def ask(self, user: str) -> Completion:
         """Append ``user``, call the model, append and return its answer."""
-        self.messages.append({"role": "user", "content": user})
+        # a person's or another model's text may hold a lone surrogate (issue 24)
+        self.messages.append({"role": "user", "content": clean_text(user)})
         self.calls += 1
         scope = CallScope(episode=self.episode, agent=self.agent, turn=self.calls)
         done = await self.client.complete(self.messages, self.config, scope=scope)
