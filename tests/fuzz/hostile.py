@@ -26,32 +26,47 @@ def _fill(unit: str, n: int, head: str = "") -> str:
     return (head + body)[:n]
 
 
+def _shapes() -> dict[str, Callable[[int], str]]:
+    out: dict[str, Callable[[int], str]] = {
+        "tag opener + spaces": lambda n: _fill(" ", n, "<a"),
+        "tag opener + spaces + slash": lambda n: _fill(" ", n - 2, "< /") + "/x",
+        "lone openers": lambda n: _fill("<", n),
+        "tag name run": lambda n: _fill("b", n, "<a"),
+        "attribute run": lambda n: _fill("x ", n, "<PROPOSAL "),
+        "spaces": lambda n: _fill(" ", n),
+        "spaces then a word": lambda n: _fill(" ", n - 10, "1") + "tenths x",
+        "hyphen-space run": lambda n: _fill(" -", n, "one"),
+        "number words": lambda n: _fill("one ", n),
+        "digits": lambda n: _fill("7", n),
+        "digits and spaces": lambda n: _fill("1 ", n),
+        "decimals": lambda n: _fill("0.41, ", n),
+        "sentences with numbers": lambda n: _fill("My BATNA is 0.41. ", n),
+        "brackets": lambda n: _fill("{[", n),
+        "fence then spaces": lambda n: _fill(" ", n - 1, "```json\n{") + "x",
+        "spaces then fence": lambda n: _fill(" ", n - 3) + "```",
+        "belief lines": lambda n: _fill("- book=1 hat=2 ball=1:" + " " * 20 + "\n", n,
+                                        "<BELIEF>"),
+        "deal pairs": lambda n: _fill("book=1 ", n, "<deal>"),
+    }
+    for name in TAG_NAMES:
+        out[f"repeated <{name}>"] = lambda n, name=name: _fill(f"<{name}>", n)
+        out[f"repeated <{name}> with text"] = lambda n, name=name: _fill(f"<{name}> a ", n)
+    out["private then move, repeated"] = lambda n: _fill("<THINK><ACCEPT>", n)
+    out["consider then accept, repeated"] = lambda n: _fill("<CONSIDER><ACCEPT> ok ", n)
+    out["closers"] = lambda n: _fill("</PROPOSAL>", n)
+    out["nested proposal"] = lambda n: _fill('{"a": ', n, "<PROPOSAL>")
+    out["message open, spaces"] = lambda n: _fill(" ", n, "<MESSAGE>")
+    return out
+
+
+SHAPES = _shapes()
+"""Hostile shapes: label -> a function building the text at a given length."""
+
+
 def shapes(n: int) -> Iterator[tuple[str, str]]:
     """``(label, text)`` pairs of ``n`` characters each (see the module docstring)."""
-    yield "tag opener + spaces", _fill(" ", n, "<a")
-    yield "tag opener + spaces + slash", _fill(" ", n - 2, "< /") + "/x"
-    yield "lone openers", _fill("<", n)
-    yield "tag name run", _fill("b", n, "<a")
-    yield "attribute run", _fill("x ", n, "<PROPOSAL ")
-    yield "spaces", _fill(" ", n)
-    yield "spaces then a word", _fill(" ", n - 10, "1") + "tenths x"
-    yield "hyphen-space run", _fill(" -", n, "one")
-    yield "number words", _fill("one ", n)
-    yield "digits", _fill("7", n)
-    yield "digits and spaces", _fill("1 ", n)
-    yield "decimals", _fill("0.41, ", n)
-    yield "sentences with numbers", _fill("My BATNA is 0.41. ", n)
-    yield "brackets", _fill("{[", n)
-    yield "fence then spaces", _fill(" ", n - 1, "```json\n{") + "x"
-    yield "spaces then fence", _fill(" ", n - 3) + "```"
-    for name in TAG_NAMES:
-        yield f"repeated <{name}>", _fill(f"<{name}>", n)
-        yield f"repeated <{name}> with text", _fill(f"<{name}> a ", n)
-    yield "private then move, repeated", _fill("<THINK><ACCEPT>", n)
-    yield "consider then accept, repeated", _fill("<CONSIDER><ACCEPT> ok ", n)
-    yield "closers", _fill("</PROPOSAL>", n)
-    yield "nested proposal", _fill("<PROPOSAL>{\"a\": ", n)
-    yield "message open, spaces", _fill(" ", n, "<MESSAGE>")
+    for label, make in SHAPES.items():
+        yield label, make(n)
 
 
 def cpu(fn: Callable[[], object], *, floor: float = 0.02) -> float:
@@ -73,3 +88,65 @@ def growth(parse: Callable[[str], object], make: Callable[[int], str], n: int,
     t_small = min(cpu(lambda: parse(small)) for _ in range(runs))
     t_big = min(cpu(lambda: parse(big)) for _ in range(runs))
     return t_big / max(t_small, 1e-9)
+
+
+def _parsers() -> dict[str, tuple[Callable[[str], object], int]]:
+    """Every parser of model or person text: name -> (parse function, test size)."""
+    from accord.agents.guards.detector import find_leaks
+    from accord.agents.guards.judge import parse_leak_verdict
+    from accord.agents.guards.numbers import extract_numbers
+    from accord.agents.jsonsafe import loads_bounded, strip_fence
+    from accord.agents.llm_stagnation import parse_stagnation_reply
+    from accord.agents.replies import (
+        parse_mediator_reply,
+        parse_negotiation_reply,
+        parse_verdict,
+        strip_private,
+    )
+    from accord.agents.tags import MAX_REPLY_CHARS
+    from accord.domains.deal_or_no_deal.deal_tag import DealTagError, parse_deal_body
+    from accord.domains.deal_or_no_deal.llm.belief import BeliefError, parse_belief
+    from accord.domains.deal_or_no_deal.llm.replies import parse_reply as dond_reply
+    from accord.domains.deal_or_no_deal.llm.replies import value_leaks
+    from accord.domains.deliberation.llm.replies import parse_message, parse_plan
+    from accord.domains.games.llm.replies import StepError, json_tag, parse_action, parse_talk
+    from accord.domains.task_exchange.llm.replies import parse_reply as te_reply
+
+    def quiet(fn: Callable[[str], object], *errors: type[Exception]) -> Callable[[str], object]:
+        def run(text: str) -> object:
+            try:
+                return fn(text)
+            except errors as exc:  # the parser's own clear refusal is an outcome too
+                return exc
+        return run
+
+    issues = {"price": [800, 1000, 1200], "warranty": [0, 1]}
+    big, small = MAX_REPLY_CHARS, MAX_REPLY_CHARS // 10
+    return {
+        "tags (bargaining reply)": (lambda t: parse_negotiation_reply(t, issues, "respond"), big),
+        "strip_private": (strip_private, big),
+        "mediator reply": (parse_mediator_reply, big),
+        "judge verdict": (parse_verdict, big),
+        "stagnation verdict": (parse_stagnation_reply, big),
+        "leak judge verdict": (parse_leak_verdict, big),
+        "task exchange reply": (lambda t: te_reply(t, ("Alice", "Bob"), "respond"), big),
+        "games action": (lambda t: parse_action(t, ["cooperate", "defect"]), big),
+        "games message": (parse_talk, big),
+        "games workflow step": (quiet(lambda t: json_tag(t, "NASH"), StepError), big),
+        "dond reply": (lambda t: dond_reply(t, responding=True), big),
+        "dond deal body": (quiet(parse_deal_body, DealTagError), big),
+        "dond belief": (quiet(lambda t: parse_belief(t, ("book", "hat", "ball"), (1, 2, 3), 10),
+                              BeliefError), big),
+        "dond value leaks": (lambda t: value_leaks(t, (1, 2, 3)), big),
+        "deliberation plan": (lambda t: parse_plan(t, "menu-numeric"), big),
+        "deliberation message": (parse_message, big),
+        "json in tags": (quiet(loads_bounded, ValueError), big),
+        "fence stripper": (strip_fence, big),
+        "leak guard numbers": (extract_numbers, small),
+        "leak guard": (lambda t: find_leaks(t, 0.41, [0.62, 0.37], role="engineering",
+                                            others=("product",)), small),
+    }
+
+
+PARSERS = _parsers()
+"""Every parser of model or person text: name -> (parse function, the size it is tested at)."""
