@@ -81,12 +81,12 @@ def cpu(fn: Callable[[], object], *, floor: float = 0.02) -> float:
 
 
 def growth(parse: Callable[[str], object], make: Callable[[int], str], n: int,
-           factor: int = 4, runs: int = 3) -> float:
+           factor: int = 4, runs: int = 3, floor: float = 0.005) -> float:
     """How much slower ``parse`` is on ``make(factor * n)`` than on ``make(n)`` (best of
-    ``runs``)."""
+    ``runs``, each timed over at least ``floor`` CPU seconds)."""
     small, big = make(n), make(factor * n)
-    t_small = min(cpu(lambda: parse(small)) for _ in range(runs))
-    t_big = min(cpu(lambda: parse(big)) for _ in range(runs))
+    t_small = min(cpu(lambda: parse(small), floor=floor) for _ in range(runs))
+    t_big = min(cpu(lambda: parse(big), floor=floor) for _ in range(runs))
     return t_big / max(t_small, 1e-9)
 
 
