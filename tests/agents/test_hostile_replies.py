@@ -87,3 +87,32 @@ def test_loads_bounded_reads_ordinary_json() -> None:
         "a": [1, 2500.0, 'x"]'], "b": {"c": None}}
     deep = "[" * MAX_JSON_DEPTH + "]" * MAX_JSON_DEPTH
     assert loads_bounded(deep) is not None
+
+
+def test_long_replies_are_parsed_and_guarded_off_the_event_loop(stub_env, monkeypatch) -> None:
+    import threading
+
+    from accord.agents import llm_negotiator
+    from accord.agents.llm_base import OFF_LOOP_CHARS
+
+    threads: dict[str, set[int]] = {"parse": set(), "guard": set()}  # for long texts
+    parse, scan = llm_negotiator.LLMNegotiator.parse, llm_negotiator.find_leaks
+
+    def parse_where(self, text, obs):  # type: ignore[no-untyped-def]
+        if len(text) >= OFF_LOOP_CHARS:
+            threads["parse"].add(threading.get_ident())
+        return parse(self, text, obs)
+
+    def scan_where(*args, **kwargs):  # type: ignore[no-untyped-def]
+        if len(args[0]) >= OFF_LOOP_CHARS:
+            threads["guard"].add(threading.get_ident())
+        return scan(*args, **kwargs)
+
+    monkeypatch.setattr(llm_negotiator.LLMNegotiator, "parse", parse_where)
+    monkeypatch.setattr(llm_negotiator, "find_leaks", scan_where)
+    words = "let us settle this quickly and fairly " * (OFF_LOOP_CHARS // 30)
+    res, _ = _play(stub_env, f"<MESSAGE>{words}</MESSAGE>{GOOD}")
+    assert res.status != "error", res.detail
+    loop = threading.get_ident()  # asyncio.run runs the loop on this thread
+    assert threads["parse"] and loop not in threads["parse"]
+    assert threads["guard"] and loop not in threads["guard"]

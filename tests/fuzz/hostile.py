@@ -150,3 +150,27 @@ def _parsers() -> dict[str, tuple[Callable[[str], object], int]]:
 
 PARSERS = _parsers()
 """Every parser of model or person text: name -> (parse function, the size it is tested at)."""
+
+
+def reply_strategy():  # type: ignore[no-untyped-def]
+    """A hypothesis strategy of hostile replies: fragments of every domain's tags (opened,
+    closed, self-closed, unclosed, inside private blocks), JSON of any depth, long digit
+    and whitespace runs, lone surrogates and plain text, in any order."""
+    from hypothesis import strategies as st
+
+    names = st.sampled_from((*TAG_NAMES, "BELIEF", "NASH", "RATIONALE", "b"))
+    tag = st.builds(lambda n, k: (f"<{n}>", f"</{n}>", f"<{n}/>", f"< {n} x='1' >",
+                                  f"</ {n} >", f"<{n}")[k], names, st.integers(0, 5))
+    depth = st.integers(0, 3000)
+    fragment = st.one_of(
+        tag,
+        st.text(max_size=40),
+        st.builds(lambda d: "[" * d + "]" * d, depth),
+        st.builds(lambda d: '{"a": ' * d + "1" + "}" * d, depth),
+        st.builds(lambda n: "9" * n, st.integers(1, 6000)),
+        st.builds(lambda n: " " * n, st.integers(1, 3000)),
+        st.sampled_from(['{"price": 800, "warranty": 1}', '{"Alice": ["t"], "Bob": ["u"]}',
+                         "book=1 hat=2 ball=0", "cooperate", "STAGNANT", "\ud800", "```json",
+                         "0.41", "my BATNA is", "- book=1 hat=1 ball=1: 1/3"]),
+    )
+    return st.lists(fragment, max_size=30).map("".join)

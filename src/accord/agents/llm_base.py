@@ -25,6 +25,7 @@ or a step run before the turn's call (:meth:`LLMAgent.prepare`). This module own
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import importlib.util
 from collections.abc import Collection, Mapping
@@ -43,6 +44,9 @@ from accord.protocols.engine import DEFAULT_MAX_RETRIES
 
 #: how many characters of a reply an ``llm_call`` note keeps
 NOTE_REPLY_CHARS = 2000
+#: a reply at least this long is parsed in a worker thread, so even a reply at the length
+#: cap (parsed in linear time, issue 24) never holds the event loop of a served game
+OFF_LOOP_CHARS = 10_000
 
 #: what a blocking disclosure guard sends instead of a withheld message
 WITHHELD = "[message withheld by the disclosure guard]"
@@ -277,11 +281,14 @@ class LLMAgent(LLMConversation, Agent):
             self.session = self.open_session(self.system_prompt(obs), obs.role)
         await self.prepare(obs)
         done = await self.ask(obs, self.turn_prompt(obs), self.call_lead(obs))
-        move = self.parse(done.text, obs)
+        if len(done.text) >= OFF_LOOP_CHARS:
+            move = await asyncio.to_thread(self.parse, done.text, obs)
+        else:
+            move = self.parse(done.text, obs)
         if isinstance(move, Malformed):
             return move
         return await self.guard(move, obs)
 
 
-__all__ = ["WITHHELD", "LLMAgent", "LLMConversation", "check_model_spec", "llm_call_note",
-           "llm_client", "missing_sdk", "withhold"]
+__all__ = ["OFF_LOOP_CHARS", "WITHHELD", "LLMAgent", "LLMConversation", "check_model_spec",
+           "llm_call_note", "llm_client", "missing_sdk", "withhold"]
