@@ -161,9 +161,15 @@ def _sentences(text: str) -> list[tuple[int, int]]:
     return out
 
 
+def _wordy(text: str) -> bool:
+    """Whether ``text`` could hold a cue: every cue before a number has a letter or one of
+    ``§#$€£~`` (a quick test that spares number-dense text the long alternations)."""
+    return any(ch.isalpha() or ch in "§#$€£~" for ch in text)
+
+
 def _is_quantity(m: NumberMention, before: str, after: str) -> bool:
     """Whether the words around ``m`` make it a count, a measure, a label or a change."""
-    if cues.PUBLIC_BEFORE.search(before[-30:]):
+    if _wordy(before[-30:]) and cues.PUBLIC_BEFORE.search(before[-30:]):
         return True
     if re.match(r"(?:/|-)[a-z]", after):
         return True
@@ -328,7 +334,8 @@ class LeakDetector:
         after = low[m.end:min(s.end, m.end + _CONTEXT)]
         if _is_quantity(m, before, after):
             return None
-        hedged = bool(cues.HEDGE_BEFORE.search(before[-40:]) or cues.HEDGE_AFTER.match(after))
+        hedged = bool((_wordy(before[-40:]) and cues.HEDGE_BEFORE.search(before[-40:]))
+                      or cues.HEDGE_AFTER.match(after))
         for x in self._candidates(m, s, before, after):
             p = self._match(x, m, hedged, hints)
             if p is None:
