@@ -179,3 +179,30 @@ def test_grammar_refuses_a_name_of_two_kinds() -> None:
     with pytest.raises(ValueError, match="two kinds"):
         Grammar.of(data=["MESSAGE"])
     assert Grammar.of(text=(), data=["message"]).kind("MESSAGE") == "data"
+
+
+def test_reply_cap_is_a_too_long_error_and_configurable(monkeypatch) -> None:
+    from accord.agents import tags
+
+    long = "<WALK/>" + "x" * tags.MAX_REPLY_CHARS
+    parsed = parse_tags(long, BARGAIN)
+    assert parsed.tags == () and parsed.public == ""
+    assert [e.code for e in parsed.errors] == ["too_long"]
+    assert f"the limit is {tags.MAX_REPLY_CHARS:,}" in parsed.errors[0].feedback
+    assert parse_tags(long, BARGAIN, max_chars=None).has("WALK")
+    monkeypatch.setattr(tags, "MAX_REPLY_CHARS", 5)
+    assert parse_tags("<WALK/>", BARGAIN).error("too_long") is not None
+
+
+@pytest.mark.parametrize("value, expected", [("50", 50), ("lots", 100_000)])
+def test_reply_cap_from_the_environment(value: str, expected: int) -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "ACCORD_MAX_REPLY_CHARS": value}
+    out = subprocess.run([sys.executable, "-c", "from accord.agents import tags; "
+                          "print(tags.MAX_REPLY_CHARS)"], env=env, capture_output=True,
+                         text=True, check=True)
+    assert int(out.stdout) == expected
+    assert ("ACCORD_MAX_REPLY_CHARS must be" in out.stderr) is (value == "lots")

@@ -45,7 +45,9 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import os
 import re
+import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
@@ -60,7 +62,15 @@ FREE_TEXT: frozenset[str] = frozenset({"MESSAGE", "REASON", "RATIONALE", "EXPLAN
 ErrorCode = Literal["unclosed", "duplicate", "conflict", "too_long"]
 
 MAX_REPLY_CHARS = 100_000
-"""Longest reply :func:`parse_tags` reads (longer ones are a ``too_long`` error unread)."""
+"""Longest reply :func:`parse_tags` reads by default (longer ones are a ``too_long`` error,
+left unread). Read at each call: set ``accord.agents.tags.MAX_REPLY_CHARS`` (or the
+environment variable ``ACCORD_MAX_REPLY_CHARS`` before accord is imported) to change it."""
+if (_env := os.environ.get("ACCORD_MAX_REPLY_CHARS", "").strip()):
+    if _env.isascii() and _env.isdigit() and 0 < int(_env) <= 10**9:
+        MAX_REPLY_CHARS = int(_env)
+    else:
+        warnings.warn(f"ACCORD_MAX_REPLY_CHARS must be a positive whole number of characters, "
+                      f"got {_env[:40]!r}; using {MAX_REPLY_CHARS:,}", stacklevel=1)
 
 # Linear time (issue 24): every quantifier is possessive and no two adjacent ones can
 # trade characters, so a failed attempt never backtracks; a token holds one ``<`` only, so
@@ -436,13 +446,16 @@ def _errors(parsed: Parsed, grammar: Grammar, unclosed_private: Iterable[str]
     return errors
 
 
-def parse_tags(text: str, grammar: Grammar, *, max_chars: int | None = MAX_REPLY_CHARS
-               ) -> Parsed:
+def parse_tags(text: str, grammar: Grammar, *, max_chars: int | Literal["default"] | None
+               = "default") -> Parsed:
     """Split ``text`` into elements by ``grammar`` (see the module docstring for the rules).
 
     Runs in time linear in ``len(text)``. A text longer than ``max_chars`` is not read: the
-    result holds no element, no public text and one ``too_long`` error.
+    result holds no element, no public text and one ``too_long`` error (``"default"``:
+    :data:`MAX_REPLY_CHARS`; ``None``: no cap).
     """
+    if max_chars == "default":
+        max_chars = MAX_REPLY_CHARS
     if max_chars is not None and len(text) > max_chars:
         return Parsed((), "", "", errors=(TagError("too_long", (), too_long_feedback(
             len(text), max_chars)),))
