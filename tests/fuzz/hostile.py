@@ -110,6 +110,7 @@ def _parsers() -> dict[str, tuple[Callable[[str], object], int]]:
     from accord.domains.deal_or_no_deal.llm.replies import value_leaks
     from accord.domains.deliberation.llm.replies import parse_message, parse_plan
     from accord.domains.games.llm.replies import StepError, json_tag, parse_action, parse_talk
+    from accord.domains.task_exchange.generation import parse_description, parse_score
     from accord.domains.task_exchange.llm.replies import parse_reply as te_reply
 
     def quiet(fn: Callable[[str], object], *errors: type[Exception]) -> Callable[[str], object]:
@@ -140,6 +141,8 @@ def _parsers() -> dict[str, tuple[Callable[[str], object], int]]:
         "dond value leaks": (lambda t: value_leaks(t, (1, 2, 3)), big),
         "deliberation plan": (lambda t: parse_plan(t, "menu-numeric"), big),
         "deliberation message": (parse_message, big),
+        "task generator score": (quiet(parse_score, ValueError), big),
+        "task generator description": (quiet(parse_description, ValueError), big),
         "json in tags": (quiet(loads_bounded, ValueError), big),
         "fence stripper": (strip_fence, big),
         "leak guard numbers": (extract_numbers, small),
