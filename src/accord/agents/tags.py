@@ -362,10 +362,12 @@ class _Scan:
             return Tag(name, "", m.start, m.end, attrs=attrs)
         inner = self.grammar.nest.get(name, frozenset())
         pos, children = m.end, list[Tag]()
-        # without its closing tag a loose element ends at the next tag: no need to look
-        # further (and looking to the end for each of many openers would be quadratic)
-        closes = kind != "loose" or self.close_of(name, m.end, end) is not None
-        while closes and (t := self.token(pos, end, inner | {name})) is not None:
+        # without a closing tag the element is unclosed: no need to walk the tokens to the
+        # end (for each of many loose openers that walk would be quadratic); only nested
+        # children (``nest``) of an unclosed element need the walk
+        closes = (kind != "loose" and bool(inner)) or self.close_of(name, m.end, end) is not None
+        names = inner | {name}
+        while closes and (t := self.token(pos, end, names)) is not None:
             if t.name == name and t.closing and not t.selfclosing:
                 return Tag(name, self.body(m.end, t.start), m.start, t.end,
                            attrs=attrs, children=tuple(children))
