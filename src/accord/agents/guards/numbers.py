@@ -157,11 +157,13 @@ def _spell_out(text: str) -> tuple[str, list[tuple[int, int, int, int]]]:
         den = _DENOM[m.group(2).lower()]
         if count is not None:
             found.append((m.start(), m.end(), f"{count}/{den}"))
-    taken = [(a, b) for a, b, _ in found]
-    for m in _WORD_RUN.finditer(text):
-        if any(a < m.end() and m.start() < b for a, b in taken):
+    taken_starts = [a for a, _, _ in found]  # disjoint and in order
+    words: list[tuple[int, int, str]] = []
+    for m_start, m_end in _runs(text):
+        k = bisect.bisect_left(taken_starts, m_end) - 1  # the last fraction before the end
+        if k >= 0 and found[k][1] > m_start:
             continue
-        run = m.group(0)
+        run = text[m_start:m_end]
         lead = re.match(r"(?:(?:oh|nought|naught|zero)[\s-]+)?point[\s-]+", run, re.I)
         body = run[lead.end():] if lead else run
         new = alpha2digit(body, "en", 0.0)
@@ -173,15 +175,44 @@ def _spell_out(text: str) -> tuple[str, list[tuple[int, int, int, int]]]:
             new = zero + "." + digits.group(0).replace(" ", "")
         elif not re.search(r"\d", new):
             continue
-        end = m.end()
+        end = m_end
         per = _PARTS.match(text, end)
         if per and re.fullmatch(r"\d+", new):  # "eighty-five hundredths" -> 85/100
             new, end = f"{new}/{_DENOM[per.group(1).lower()]}", per.end()
-        found.append((m.start(), end, new))
+        words.append((m_start, end, new))
+    found += words
     for start, end, new in sorted(found):
         emit(start, end, new)
     pieces.append(text[pos:])
     return "".join(pieces), spans
+
+
+MAX_RUN = 120
+"""Longest run of number words converted at once; a longer run ("one one one ...") is
+cut at word boundaries into pieces of at most this length, so spelling out a text takes
+time linear in it (text2num is superlinear in one run's length; issue 24). A real number
+in words ("nine hundred ninety-nine thousand ...") is far shorter."""
+
+
+def _runs(text: str) -> list[tuple[int, int]]:
+    """The spans of number-word runs in ``text``, long ones cut into pieces."""
+    out = []
+    for m in _WORD_RUN.finditer(text):
+        a, b = m.start(), m.end()
+        while b - a > MAX_RUN:
+            cut = max(text.rfind(" ", a, a + MAX_RUN), text.rfind("-", a, a + MAX_RUN))
+            if cut <= a:
+                cut = a + MAX_RUN
+            piece_end = cut
+            while piece_end > a and text[piece_end - 1] in " -":
+                piece_end -= 1
+            out.append((a, piece_end))
+            a = cut
+            while a < b and text[a] in " -":
+                a += 1
+        if a < b:
+            out.append((a, b))
+    return out
 
 
 def normalise(text: str) -> tuple[str, list[tuple[int, int, int, int]]]:
