@@ -122,7 +122,7 @@ def _parsers() -> dict[str, tuple[Callable[[str], object], int]]:
         return run
 
     issues = {"price": [800, 1000, 1200], "warranty": [0, 1]}
-    big, small = MAX_REPLY_CHARS, MAX_REPLY_CHARS // 10
+    big = MAX_REPLY_CHARS
     return {
         "tags (bargaining reply)": (lambda t: parse_negotiation_reply(t, issues, "respond"), big),
         "strip_private": (strip_private, big),
@@ -145,9 +145,9 @@ def _parsers() -> dict[str, tuple[Callable[[str], object], int]]:
         "task generator description": (quiet(parse_description, ValueError), big),
         "json in tags": (quiet(loads_bounded, ValueError), big),
         "fence stripper": (strip_fence, big),
-        "leak guard numbers": (extract_numbers, small),
+        "leak guard numbers": (extract_numbers, big),
         "leak guard": (lambda t: find_leaks(t, 0.41, [0.62, 0.37], role="engineering",
-                                            others=("product",)), small),
+                                            others=("product",)), big),
     }
 
 

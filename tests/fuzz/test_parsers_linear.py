@@ -3,9 +3,9 @@
 Each parser of :data:`hostile.PARSERS` gets every hostile shape of :func:`hostile.shapes`
 (the findings: ``"<a"`` + spaces, long whitespace runs; generated: repeated openers of
 every tag, unclosed and private tags, digit runs, nested brackets, number words) at its
-test size and at a quarter of it: 25,000 and 6,250 characters for the reply parsers, a
-tenth of that for the leak guard (a quarter of the full sizes, 10^5, the reply cap, and
-10^4, which the benchmark runs). The known findings run at 10^5 below. A linear parser
+test size and at a quarter of it: 25,000 and 6,250 characters (a quarter of the full
+size, 10^5, the reply cap, which the benchmark runs). The known findings run at 10^5
+below. A linear parser
 is about 4x slower on the larger text, a quadratic one 16x: the ratio must stay under 8.
 Ratios of process CPU time, each timed over enough calls, and re-measured (best of three)
 before a test fails; no wall-clock threshold.
