@@ -5,13 +5,25 @@ pathological snippets) with a large example count and prints: cases tried, trace
 (goal 0), the slowest case and the largest traced memory peak. CI runs the same harness
 with a small count (``tests/fuzz``).
 
+``--parsers`` (issue 24) instead runs every parser of model or person text
+(``tests/fuzz/hostile.py``: tags, JSON in tags, every domain's reply parser, the leak
+guard, fences) on every hostile shape at several sizes up to ``--size`` characters and
+prints, per parser, the worst time per character, the shape it came from and how that
+time per character grows from the smallest to the largest size (about 1 for a linear
+parser, 16 for a quadratic one; over 4 is flagged), plus any
+exception other than the parser's own refusal (goal 0).
+
     python benchmarks/fuzz.py [--examples N] [--loader NAME ...] [--seed S]
     python benchmarks/fuzz.py --cli N [--seed S]   # every command, hostile command lines
+    python benchmarks/fuzz.py --parsers [--size 100000] [--parser NAME ...] [--examples N]
+
+(with ``--parsers``, ``--examples`` generated hostile replies go to every parser too).
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import subprocess
@@ -105,6 +117,78 @@ def fuzz_cli(examples: int, seed: int) -> int:
     print(f"wall time: {time.perf_counter() - t0:.0f} s")
     return 1 if failures else 0
 
+def fuzz_parsers(size: int, names: list[str] | None) -> int:
+    """Every parser on every hostile shape; print the worst time per character. Returns
+    the number of parsers that raised or grew faster than linearly."""
+    import hostile
+
+    sizes = [size // 16, size // 4, size]
+    chosen = names or sorted(hostile.PARSERS)
+    print(f"# parsers: {len(chosen)} parsers x {len(hostile.SHAPES)} shapes at "
+          f"{', '.join(f'{n:,}' for n in sizes)} characters (CPU time); {machine()}")
+    print(f"{'parser':28s} {'worst us/char':>13s} {'growth':>7s}  shape")
+    bad = 0
+    worst_all = 0.0
+    for name in chosen:
+        parse, _ = hostile.PARSERS[name]
+        worst, where, growth, crashes = 0.0, "", 0.0, []
+        for label, make in hostile.SHAPES.items():
+            per = []
+            for n in sizes:
+                text = make(n)
+                try:
+                    seconds = hostile.cpu(functools.partial(parse, text), floor=0.01)
+                except Exception as exc:  # reported, never hidden
+                    crashes.append(f"{label}: {type(exc).__name__}: {str(exc)[:80]}")
+                    break
+                per.append(seconds / n)
+            if len(per) < len(sizes):
+                continue
+            if per[-1] > worst:
+                worst, where, growth = per[-1], label, per[-1] / max(per[0], 1e-12)
+        worst_all = max(worst_all, worst)
+        flag = "  <- superlinear" if growth > 4.0 else ""
+        print(f"{name:28s} {worst * 1e6:13.3f} {growth:7.2f}  {where}{flag}")
+        for line in crashes[:3]:
+            print(f"    raised: {line}")
+        bad += bool(crashes) or growth > 4.0
+    print(f"\nworst time per character over all parsers: {worst_all * 1e6:.3f} us "
+          f"({worst_all * size:.2f} s for a {size:,}-character reply)")
+    return bad
+
+
+def fuzz_replies(examples: int, seed: int, names: list[str] | None) -> int:
+    """``examples`` generated hostile replies against every parser; the tracebacks."""
+    import hostile
+
+    chosen = names or sorted(hostile.PARSERS)
+    cases, crashes, slowest = 0, [], (0.0, "", "")
+
+    @hyp_seed(seed)
+    @settings(max_examples=examples, deadline=None, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(text=hostile.reply_strategy())
+    def one(text: str) -> None:
+        nonlocal cases, slowest
+        for name in chosen:
+            cases += 1
+            t0 = time.process_time()
+            try:
+                hostile.PARSERS[name][0](text)
+            except Exception as exc:  # reported, never hidden
+                crashes.append(f"{name}: {type(exc).__name__}: {str(exc)[:80]}")
+            spent = time.process_time() - t0
+            if spent > slowest[0]:
+                slowest = (spent, name, f"{len(text):,} characters")
+
+    one()
+    print(f"\nhostile replies: {cases} cases ({examples} replies x {len(chosen)} parsers), "
+          f"tracebacks {len(crashes)} (goal 0); slowest {slowest[0] * 1e3:.1f} ms "
+          f"({slowest[1]}, {slowest[2]})")
+    for line in crashes[:5]:
+        print(f"    {line}")
+    return len(crashes)
+
 
 def main() -> None:
     """Parse arguments, fuzz, print the figures."""
@@ -117,9 +201,18 @@ def main() -> None:
                     help="skip the issue's file classes (run by default, in a child)")
     ap.add_argument("--cli", type=int, metavar="N", default=0,
                     help="issue 24's CLI mode instead: N hostile command lines")
+    ap.add_argument("--parsers", action="store_true",
+                    help="fuzz the parsers of model and person text instead of the loaders")
+    ap.add_argument("--size", type=int, default=100_000,
+                    help="largest hostile text for --parsers (characters)")
+    ap.add_argument("--parser", action="append", help="only these parsers (repeatable)")
     args = ap.parse_args()
     if args.cli:
         sys.exit(fuzz_cli(args.cli, args.seed))
+    if args.parsers:
+        bad = fuzz_parsers(args.size, args.parser)
+        bad += fuzz_replies(args.examples, args.seed, args.parser)
+        sys.exit(1 if bad else 0)
     names = args.loader or sorted(fuzzlib.LOADERS)
     print(f"# fuzz: {args.examples} cases per loader, {len(names)} loaders; {machine()}")
     total = fuzzlib.Tally()

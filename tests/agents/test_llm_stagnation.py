@@ -33,10 +33,12 @@ def _run(scorer: str, agents: tuple[str, str] = ("hardliner", "hardliner"),
 
 
 @pytest.mark.parametrize("text, stagnant", [
-    ("STAGNANT", True), ("moving", False), ("**MOVING**.", False),
-    ("Nobody conceded in three rounds.\nSTAGNANT", True),
-    ("<CONSIDER>is it MOVING?</CONSIDER>STAGNANT", True),
-    ("The offers are stagnant.", True),
+    ("<VERDICT>STAGNANT</VERDICT>", True), ("<verdict> moving </verdict>", False),
+    ("Nobody conceded in three rounds.\n<VERDICT>STAGNANT</VERDICT>", True),
+    ("<CONSIDER>is it <VERDICT>MOVING</VERDICT>?</CONSIDER><VERDICT>STAGNANT</VERDICT>", True),
+    ("<REASON>They are clearly not STAGNANT, offers improve</REASON><VERDICT>MOVING</VERDICT>",
+     False),
+    ("<VERDICT>STAGNANT</VERDICT><REASON>nobody is MOVING</REASON>", True),
 ])
 def test_contract(text: str, stagnant: bool) -> None:
     move = parse_stagnation_reply(text)
@@ -44,12 +46,20 @@ def test_contract(text: str, stagnant: bool) -> None:
 
 
 @pytest.mark.parametrize("text, why", [
-    ("", "neither"), ("no idea", "neither"), ("STAGNANT or MOVING, hard to say", "both"),
+    ("", "no <VERDICT>"), ("no idea", "no <VERDICT>"),
+    # issue 24: words in free text never count, negated or not
+    ("<REASON>They are clearly not STAGNANT, offers improve</REASON>", "no <VERDICT>"),
+    ("STAGNANT", "no <VERDICT>"), ("The offers are stagnant.", "no <VERDICT>"),
+    ("<THINK><VERDICT>STAGNANT</VERDICT></THINK>", "no <VERDICT>"),
+    ("<VERDICT>STAGNANT</VERDICT><VERDICT>MOVING</VERDICT>", "at most one <VERDICT>"),
+    ("<VERDICT>probably stagnant</VERDICT>", "not STAGNANT or MOVING"),
+    ("<VERDICT>STAGNANT", "not closed"),
+    ("<THINK>hmm <VERDICT>STAGNANT</VERDICT>", "not closed"),
 ])
 def test_malformed_contract(text: str, why: str) -> None:
     move = parse_stagnation_reply(text)
     assert isinstance(move, Malformed) and move.reason == "bad_stagnation_verdict"
-    assert why in move.feedback and "exactly one word: STAGNANT or MOVING" in move.feedback
+    assert why in move.feedback and "<VERDICT>STAGNANT</VERDICT> or" in move.feedback
 
 
 def test_over_http_the_stub_scores_from_the_prompt_text(stub_env) -> None:
@@ -62,7 +72,7 @@ def test_over_http_the_stub_scores_from_the_prompt_text(stub_env) -> None:
     assert len(reqs) == 1
     system, user = reqs[0].messages[0]["content"], reqs[0].messages[-1]["content"]
     assert "whether the last 3 rounds show meaningful concession" in system
-    assert "Reply with exactly one word: STAGNANT or MOVING." in system
+    assert "<VERDICT>STAGNANT</VERDICT> or <VERDICT>MOVING</VERDICT>" in system
     assert "- round 5, alice: {\"alice_share\": 10}" in user
     body = json.dumps(reqs[0].messages)  # offers only: no utility, no BATNA, no JSON state
     assert "0.2" not in body and "batna" not in body.lower() and "<STATE>" not in body
@@ -84,7 +94,7 @@ def test_mock_provider_gives_the_same_verdicts(stub_env) -> None:
 
 
 def test_malformed_then_good_is_retried_with_feedback(stub_env) -> None:
-    policy = ScriptedPolicy(["hmm, hard to tell", "STAGNANT"], cycle=True)
+    policy = ScriptedPolicy(["hmm, hard to tell", "<VERDICT>STAGNANT</VERDICT>"], cycle=True)
     with StubServer(policies={"scorer": policy}) as stub:
         stub_env(stub)
         res = _run("llm:openai-api/stub/scorer")
@@ -93,6 +103,23 @@ def test_malformed_then_good_is_retried_with_feedback(stub_env) -> None:
     assert "could not be used" in reqs[1].messages[-1]["content"]
     invalid = [e for e in res.trajectory.of_kind("invalid") if e.party == "stagnation"]
     assert invalid and invalid[0].reason == "bad_stagnation_verdict"
+
+
+def test_a_negated_verdict_word_is_no_verdict_end_to_end(stub_env) -> None:
+    # issue 24: this reply was read as STAGNANT and ended a negotiation
+    negated = "<REASON>They are clearly not STAGNANT, offers improve</REASON>"
+    policy = ScriptedPolicy([negated, "<VERDICT>MOVING</VERDICT>"], cycle=True)
+    with StubServer(policies={"scorer": policy}) as stub:
+        stub_env(stub)
+        res = _run("llm:openai-api/stub/scorer")
+        reqs = stub.completion_requests
+    assert res.reason != "stagnation"
+    assert "no <VERDICT> tag" in reqs[1].messages[-1]["content"]
+    invalid = [e for e in res.trajectory.of_kind("invalid") if e.party == "stagnation"]
+    assert invalid and all(e.reason == "bad_stagnation_verdict" for e in invalid)
+    verdicts = [e.data["verdict"] for e in res.trajectory.of_kind("note")
+                if e.reason == "stagnation_scorer"]
+    assert verdicts and set(verdicts) == {"MOVING"}
 
 
 def test_persistent_garbage_ends_in_an_error_naming_the_scorer(stub_env) -> None:

@@ -54,8 +54,8 @@ def test_tags_in_private_reasoning_never_make_a_move() -> None:
     assert isinstance(respond("<THINK>I could <ACCEPT/> but no</THINK><REJECT/>"), Reject)
     assert isinstance(respond("<CONSIDER>walk? <WALK/></CONSIDER><ACCEPT/>"), Accept)
     unclosed = respond("<THINK>maybe <ACCEPT/> later")
-    assert isinstance(unclosed, Malformed) and unclosed.reason == "missing_verdict"
-    assert "maybe" not in unclosed.raw
+    assert isinstance(unclosed, Malformed) and unclosed.reason == "unclosed_tag"
+    assert "<THINK>" in unclosed.feedback and "maybe" not in unclosed.raw
 
 
 def test_existing_replies_keep_their_meaning() -> None:

@@ -113,16 +113,19 @@ def test_private_blocks_are_removed_everywhere() -> None:
 
 def test_unclosed_private_block_hides_the_rest() -> None:
     parsed = parse_tags("<THINK>maybe <WALK/> later <PROPOSAL>{}</PROPOSAL>", BARGAIN)
-    assert parsed.tags == () and parsed.public == "" and parsed.errors == ()
+    assert parsed.tags == () and parsed.public == ""
+    # ... and is an error (issue 24): it could hide a move the model meant to make
+    assert [(e.code, e.tags) for e in parsed.errors] == [("unclosed", ("THINK",))]
     # inside a body it hides the rest of that body only
     inner = parse_tags("<MESSAGE>ok <THINK>hmm</MESSAGE><REJECT/>", BARGAIN)
     assert [t.name for t in inner.tags] == ["MESSAGE", "REJECT"]
-    assert inner.tags[0].body == "ok "
+    assert inner.tags[0].body == "ok " and inner.errors == ()
     # with private_until_next it ends at the next tag of the grammar
     loose = parse_tags("<CONSIDER>plan <PROPOSAL>{}</PROPOSAL>", LOOSE)
     assert [t.name for t in loose.tags] == ["PROPOSAL"]
     assert loose.public == "<PROPOSAL>{}</PROPOSAL>"
     assert loose.private_bodies() == ["plan"]
+    assert loose.error("unclosed") is not None and loose.error("unclosed").tags == ("CONSIDER",)
 
 
 def test_stray_private_closer_is_dropped() -> None:
@@ -176,3 +179,30 @@ def test_grammar_refuses_a_name_of_two_kinds() -> None:
     with pytest.raises(ValueError, match="two kinds"):
         Grammar.of(data=["MESSAGE"])
     assert Grammar.of(text=(), data=["message"]).kind("MESSAGE") == "data"
+
+
+def test_reply_cap_is_a_too_long_error_and_configurable(monkeypatch) -> None:
+    from accord.agents import tags
+
+    long = "<WALK/>" + "x" * tags.MAX_REPLY_CHARS
+    parsed = parse_tags(long, BARGAIN)
+    assert parsed.tags == () and parsed.public == ""
+    assert [e.code for e in parsed.errors] == ["too_long"]
+    assert f"the limit is {tags.MAX_REPLY_CHARS:,}" in parsed.errors[0].feedback
+    assert parse_tags(long, BARGAIN, max_chars=None).has("WALK")
+    monkeypatch.setattr(tags, "MAX_REPLY_CHARS", 5)
+    assert parse_tags("<WALK/>", BARGAIN).error("too_long") is not None
+
+
+@pytest.mark.parametrize("value, expected", [("50", 50), ("lots", 100_000)])
+def test_reply_cap_from_the_environment(value: str, expected: int) -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "ACCORD_MAX_REPLY_CHARS": value}
+    out = subprocess.run([sys.executable, "-c", "from accord.agents import tags; "
+                          "print(tags.MAX_REPLY_CHARS)"], env=env, capture_output=True,
+                         text=True, check=True)
+    assert int(out.stdout) == expected
+    assert ("ACCORD_MAX_REPLY_CHARS must be" in out.stderr) is (value == "lots")

@@ -25,6 +25,7 @@ or a step run before the turn's call (:meth:`LLMAgent.prepare`). This module own
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import importlib.util
 from collections.abc import Collection, Mapping
@@ -46,6 +47,9 @@ from accord.protocols.engine import DEFAULT_MAX_RETRIES
 
 #: how many characters of a reply an ``llm_call`` note keeps
 NOTE_REPLY_CHARS = 2000
+#: a reply at least this long is parsed in a worker thread, so even a reply at the length
+#: cap (parsed in linear time, issue 24) never holds the event loop of a served game
+OFF_LOOP_CHARS = 10_000
 
 #: what a blocking disclosure guard sends instead of a withheld message
 WITHHELD = "[message withheld by the disclosure guard]"
@@ -366,7 +370,10 @@ class LLMAgent(LLMConversation, Agent):
         schema = self.reply_schema(obs) if mode != "off" else None
         if schema is None:
             done = await self.ask(obs, prompt, self.call_lead(obs))
-            move = self.parse(done.text, obs)
+            if len(done.text) >= OFF_LOOP_CHARS:  # linear, but not free: off the loop
+                move = await asyncio.to_thread(self.parse, done.text, obs)
+            else:
+                move = self.parse(done.text, obs)
         else:
             prompt += "\n\n" + render("structured_reply.j2", fields=structured.describe(schema),
                                        note=self.structured_note(obs))
@@ -396,5 +403,5 @@ class LLMAgent(LLMConversation, Agent):
         return self._turn_prompt + "\n\n" + prompt
 
 
-__all__ = ["WITHHELD", "LLMAgent", "LLMConversation", "check_model_spec", "llm_call_note",
-           "llm_client", "missing_sdk", "withhold"]
+__all__ = ["OFF_LOOP_CHARS", "WITHHELD", "LLMAgent", "LLMConversation", "check_model_spec",
+           "llm_call_note", "llm_client", "missing_sdk", "withhold"]

@@ -20,7 +20,9 @@ text a model reads.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import functools
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -31,7 +33,13 @@ from accord.agents import structured as st
 from accord.agents.base import Agent
 from accord.agents.guards import Leak, PrivateValue, find_leaks, quote_counterpart
 from accord.agents.guards.judge import LeakJudge
-from accord.agents.llm_base import LLMAgent, LLMConversation, llm_client, withhold
+from accord.agents.llm_base import (
+    OFF_LOOP_CHARS,
+    LLMAgent,
+    LLMConversation,
+    llm_client,
+    withhold,
+)
 from accord.agents.llm_support import runtime_for
 from accord.agents.negotiator_prompts import feedback_text, system_text, turn_text
 from accord.agents.registry import register_judge, register_mediator, register_negotiator
@@ -166,8 +174,10 @@ class LLMNegotiator(LLMAgent):
                                                   f"the utility of a package on record ({u:.4g})")
                                      for u in on_record)]
         public = [v for vals in obs.issue_values().values() for v in vals]
-        leaks = find_leaks(text, obs.batna, private, public=public, role=obs.role,
-                           others=[p for p in obs.parties if p != obs.role])
+        scan = functools.partial(find_leaks, text, obs.batna, private, public=public,
+                                 role=obs.role, others=[p for p in obs.parties if p != obs.role])
+        # linear, but a long message takes a while: off the event loop (issue 24)
+        leaks = await asyncio.to_thread(scan) if len(text) >= OFF_LOOP_CHARS else scan()
         if not leaks and self.judge is not None:
             leaks = await self._ask_judge(text, obs, private, public)
         if not leaks:

@@ -5,17 +5,17 @@ whether the last K rounds show meaningful concession"; the ε threshold; output 
 (STAGNANT / MOVING); input: the last K rounds' offers.* The scorer sees only public
 offers (:class:`~accord.protocols.negotiation.StagnationObservation`), never utilities.
 
-:func:`parse_stagnation_reply` reads the contract: the reply's last non-empty line is
-``STAGNANT`` or ``MOVING`` (case and surrounding punctuation ignored), or, failing that,
-exactly one of the two words appears in the reply. Anything else is a
-:class:`~accord.core.moves.Malformed` move: the engine sends it back with the feedback
-below up to the episode's ``max_retries`` times, then ends the episode with status
-``error`` naming the ``stagnation`` role.
+:func:`parse_stagnation_reply` reads the contract: exactly one ``<VERDICT>STAGNANT</VERDICT>``
+or ``<VERDICT>MOVING</VERDICT>`` (case and surrounding whitespace ignored), optionally with a
+``<REASON>`` (free text). Only the verdict tag counts (issue 24): the words in the reason,
+in any other text or in private reasoning never do, so "they are clearly not STAGNANT"
+is no verdict. Anything else is a :class:`~accord.core.moves.Malformed` move: the engine
+sends it back with the feedback below up to the episode's ``max_retries`` times, then ends
+the episode with status ``error`` naming the ``stagnation`` role.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -24,6 +24,7 @@ from accord.agents.llm_base import LLMAgent
 from accord.agents.registry import register_stagnation_scorer
 from accord.agents.replies import strip_private
 from accord.agents.spec import AgentSpec
+from accord.agents.tags import Grammar, parse_tags
 from accord.agents.templates import render
 from accord.core.moves import Assess, Malformed, Move
 from accord.llm import Completion, GenerationConfig, LLMClient, LLMError
@@ -32,24 +33,35 @@ from accord.protocols.negotiation import StagnationObservation
 from accord.protocols.stagnation import STAGNATION_ROLE
 
 VERDICTS = ("STAGNANT", "MOVING")
-FEEDBACK = "Reply with exactly one word: STAGNANT or MOVING."
-_WORD = re.compile(r"\b(stagnant|moving)\b", re.I)
+FEEDBACK = ("Answer with exactly one verdict tag: <VERDICT>STAGNANT</VERDICT> or "
+            "<VERDICT>MOVING</VERDICT> (a short <REASON>...</REASON> may follow).")
+GRAMMAR = Grammar.of(data=["VERDICT"], once=["VERDICT"])
+"""The grammar of a scorer's reply (``REASON`` is free text and never a verdict)."""
+
+
+def _problem(text: str) -> str | None:
+    parsed = parse_tags(text, GRAMMAR)
+    err = parsed.error("too_long", "unclosed", "duplicate")
+    if err is not None:
+        return err.feedback
+    found = parsed.first("VERDICT")
+    if found is None:
+        return "it holds no <VERDICT> tag (words outside the tag do not count)"
+    if found.text.upper() not in VERDICTS:
+        return f"the <VERDICT> tag holds {found.text[:40]!r}, not STAGNANT or MOVING"
+    return None
 
 
 def parse_stagnation_reply(text: str) -> Move:
     """An :class:`Assess` move from a scorer's reply, or :class:`Malformed` with feedback."""
-    body = strip_private(text or "")
-    lines = [ln.strip(" \t*_`.!:\"'") for ln in body.splitlines() if ln.strip()]
-    if lines and lines[-1].upper() in VERDICTS:
-        word = lines[-1].upper()
-    else:
-        found = {m.upper() for m in _WORD.findall(body)}
-        if len(found) != 1:
-            why = "it names both STAGNANT and MOVING" if found else \
-                "it holds neither STAGNANT nor MOVING"
-            return Malformed("bad_stagnation_verdict", f"Your reply could not be used: {why}. "
-                             f"{FEEDBACK}", raw=body[:500])
-        word = found.pop()
+    why = _problem(text or "")
+    if why is not None:
+        return Malformed("bad_stagnation_verdict", f"Your reply could not be used: {why}. "
+                         f"{FEEDBACK}", raw=strip_private(text or "")[:500])
+    parsed = parse_tags(text, GRAMMAR)
+    found = parsed.first("VERDICT")
+    assert found is not None
+    word = found.text.upper()
     return Assess(word == "STAGNANT", reason=f"scorer said {word}")
 
 

@@ -24,6 +24,7 @@ from accord.llm import (
     LLMRuntime,
 )
 from accord.llm.generation import GENERATION_OPTIONS, generation_config
+from accord.llm.sanitize import clean_text
 
 __all__ = ["GENERATION_OPTIONS", "LLMSession", "call_seed", "generation_config", "runtime_for",
            "seed_base"]
@@ -113,7 +114,8 @@ class LLMSession:
         """Append ``user``, call the model (``extra``: body fields for this call only),
         append and return its answer."""
         start = 0 if self.calls == 0 else len(self.messages)
-        self.messages.append({"role": "user", "content": user})
+        # a person's or another model's text may hold a lone surrogate (issue 24)
+        self.messages.append({"role": "user", "content": clean_text(user)})
         self.sent = self.messages[start:]
         self.calls += 1
         scope = CallScope(episode=self.episode, agent=self.agent, turn=self.calls)

@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from accord.agents import tags
+from accord.agents.jsonsafe import loads_bounded
 from accord.agents.tags import Grammar, Parsed, parse_tags
 from accord.core.moves import Accept, Malformed, Message, Move, Offer, Reject, Suggest, Walk
 from accord.protocols.judge import DECISIONS, JudgeVerdict
@@ -49,11 +50,21 @@ def private_reasoning(text: str) -> str:
     return "\n".join(parse_tags(text, tags.PRIVATE_ONLY).private)
 
 
+def too_long(parsed: Parsed) -> Malformed | None:
+    """``reply_too_long`` when the reply was over the length cap and left unread (issue 24:
+    :data:`accord.agents.tags.MAX_REPLY_CHARS`), else ``None``. Every domain parser asks
+    this first, so an overlong reply is a retry with feedback, never a hang."""
+    err = parsed.error("too_long")
+    return None if err is None else Malformed("reply_too_long", err.feedback, raw="")
+
+
 def _unclosed(parsed: Parsed, raw: str) -> Malformed | None:
     err = parsed.error("unclosed")
     if err is None:
         return None
     name = err.tags[0]
+    if name in tags.PRIVATE:
+        return Malformed("unclosed_tag", err.feedback, raw=raw)
     if name == "PROPOSAL":
         return Malformed("unclosed_tag", "Your <PROPOSAL> tag is not closed. Write "
                          "<PROPOSAL>{...}</PROPOSAL> with the JSON between the tags.", raw=raw)
@@ -65,7 +76,7 @@ def _unclosed(parsed: Parsed, raw: str) -> Malformed | None:
 def _json_package(body: str, issues: Mapping[str, list[Any]], raw: str
                   ) -> dict[str, Any] | Malformed:
     try:
-        data = json.loads(body.strip())
+        data = loads_bounded(body.strip())
     except json.JSONDecodeError as exc:
         return Malformed("invalid_json", f"The PROPOSAL is not valid JSON ({exc.msg} at "
                          f"position {exc.pos}). Use an object like "
@@ -103,7 +114,7 @@ def parse_negotiation_reply(text: str, issues: dict[str, list[Any]], phase: str,
     """
     parsed = parse_tags(text, NEGOTIATION_GRAMMAR)
     raw = parsed.public
-    bad = _unclosed(parsed, raw) or _conflict(parsed, raw)
+    bad = too_long(parsed) or _unclosed(parsed, raw) or _conflict(parsed, raw)
     if bad is not None:
         return bad
     msg = parsed.first("MESSAGE")
@@ -144,6 +155,8 @@ def parse_mediator_reply(text: str) -> Suggest | Malformed:
     ``<RATIONALE>`` (free text), or ``Malformed``."""
     parsed = parse_tags(text, MEDIATOR_GRAMMAR)
     raw = parsed.public
+    if (long := too_long(parsed)) is not None:
+        return long
     err = parsed.error("unclosed")
     if err is not None:
         return Malformed("unclosed_tag", f"Your <{err.tags[0]}> tag is not closed. Write "
@@ -153,7 +166,7 @@ def parse_mediator_reply(text: str) -> Suggest | Malformed:
         return Malformed("missing_proposal", "Reply with exactly one "
                          "<PROPOSAL>{json}</PROPOSAL>.", raw=raw)
     try:
-        package = json.loads(found[0].text)
+        package = loads_bounded(found[0].text)
     except json.JSONDecodeError as exc:
         return Malformed("invalid_json", f"The PROPOSAL is not valid JSON ({exc.msg}).",
                          raw=raw)
@@ -180,4 +193,5 @@ def parse_verdict(text: str) -> JudgeVerdict | None:
 
 
 __all__ = ["JUDGE_GRAMMAR", "MEDIATOR_GRAMMAR", "NEGOTIATION_GRAMMAR", "parse_mediator_reply",
-           "parse_negotiation_reply", "parse_verdict", "private_reasoning", "strip_private"]
+           "parse_negotiation_reply", "parse_verdict", "private_reasoning", "strip_private",
+           "too_long"]

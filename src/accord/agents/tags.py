@@ -43,8 +43,11 @@ The module is pure and knows no domain: domain parsers turn a :class:`Parsed` in
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
+import os
 import re
+import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
@@ -56,9 +59,62 @@ FREE_TEXT: frozenset[str] = frozenset({"MESSAGE", "REASON", "RATIONALE", "EXPLAN
                                        "STRATEGY", "NOTE", "COMMENT"})
 """Free-text blocks every grammar knows unless told otherwise: their bodies are opaque."""
 
-ErrorCode = Literal["unclosed", "duplicate", "conflict"]
+ErrorCode = Literal["unclosed", "duplicate", "conflict", "too_long"]
 
-_TOKEN = re.compile(r"<\s*(/)?\s*([A-Za-z][\w-]*)(\s+[^<>]*?)?\s*(/)?\s*>")
+MAX_REPLY_CHARS = 100_000
+"""Longest reply :func:`parse_tags` reads by default (longer ones are a ``too_long`` error,
+left unread). Read at each call: set ``accord.agents.tags.MAX_REPLY_CHARS`` (or the
+environment variable ``ACCORD_MAX_REPLY_CHARS`` before accord is imported) to change it."""
+if (_env := os.environ.get("ACCORD_MAX_REPLY_CHARS", "").strip()):
+    if _env.isascii() and _env.isdigit() and 0 < int(_env) <= 10**9:
+        MAX_REPLY_CHARS = int(_env)
+    else:
+        warnings.warn(f"ACCORD_MAX_REPLY_CHARS must be a positive whole number of characters, "
+                      f"got {_env[:40]!r}; using {MAX_REPLY_CHARS:,}", stacklevel=1)
+
+# Linear time (issue 24): every quantifier is possessive and no two adjacent ones can
+# trade characters, so a failed attempt never backtracks; a token holds one ``<`` only, so
+# the attempts of one search scan disjoint stretches of the text. The tail after the name
+# (attributes, a closing ``/``) is split in Python by :func:`_tail`.
+_TOKEN = re.compile(r"<\s*+(?:(/)\s*+)?([A-Za-z][\w-]*+)([^<>]*+)>")
+
+
+@dataclass(frozen=True)
+class Token:
+    """One tag token: name (upper case), place, and whether it closes or self-closes."""
+
+    name: str
+    start: int
+    end: int
+    closing: bool
+    selfclosing: bool
+    attrs: str
+
+
+def _tail(rest: str) -> tuple[bool, str] | None:
+    """``(selfclosing, attrs)`` of what follows a tag name before ``>``, or ``None`` when
+    it is no tag (``<a/b>``, ``<ab=c>``: the name must end at a space, ``/`` or ``>``)."""
+    if not rest:
+        return False, ""
+    if rest[0] == "/":
+        return (True, "") if not rest[1:].strip() else None
+    if not rest[0].isspace():
+        return None
+    body = rest.rstrip()
+    if body.endswith("/"):
+        return True, body[:-1].strip()
+    return False, body.strip()
+
+
+def tokens(text: str) -> list[Token]:
+    """Every tag-shaped token of ``text`` in order, in time linear in ``len(text)``."""
+    out = []
+    for m in _TOKEN.finditer(text):
+        tail = _tail(m.group(3))
+        if tail is not None:
+            out.append(Token(m.group(2).upper(), m.start(), m.end(), bool(m.group(1)),
+                             tail[0], tail[1]))
+    return out
 
 
 def _names(names: Iterable[str]) -> frozenset[str]:
@@ -171,11 +227,14 @@ class Parsed:
         """The text of each private block without its tags, stripped."""
         out = []
         for block in self.private:
-            head = _TOKEN.match(block)
-            body = block[head.end():] if head else block
-            tail = list(_TOKEN.finditer(body))
-            if tail and tail[-1].group(1) and tail[-1].end() == len(body.rstrip()):
-                body = body[:tail[-1].start()]
+            found = tokens(block)
+            head = found[0] if found and found[0].start == 0 else None
+            body = block[head.end:] if head else block
+            shift = head.end if head else 0
+            last = found[-1] if found else None
+            if (last is not None and last is not head and last.closing
+                    and last.end - shift == len(body.rstrip())):
+                body = body[:last.start - shift]
             out.append(body.strip())
         return out
 
@@ -217,85 +276,113 @@ class Parsed:
         return [t.name for t in self.walk() if not t.closed and t.name]
 
 
-@dataclass
 class _Scan:
-    text: str
-    grammar: Grammar
-    known: frozenset[str]
-    private: dict[int, str] = field(default_factory=dict)  # by start: bodies are rescanned
-    strays: list[str] = field(default_factory=list)
-    cut: list[tuple[int, int]] = field(default_factory=list)  # private spans of the text
+    """One pass over a reply's tokens; every lookup is a binary search (linear overall)."""
 
-    def token(self, pos: int, end: int, names: frozenset[str]) -> re.Match[str] | None:
+    def __init__(self, text: str, grammar: Grammar, known: frozenset[str]) -> None:
+        self.text, self.grammar, self.known = text, grammar, known
+        self.toks = [t for t in tokens(text) if t.name in known]
+        self.starts: dict[str, list[int]] = {}  # token indices by name
+        self.closes: dict[str, list[int]] = {}  # indices of proper closing tags by name
+        for i, t in enumerate(self.toks):
+            self.starts.setdefault(t.name, []).append(i)
+            if t.closing and not t.selfclosing:
+                self.closes.setdefault(t.name, []).append(i)
+        self.at = [t.start for t in self.toks]
+        self.private: dict[int, str] = {}  # by start: bodies are rescanned
+        self.strays: list[str] = []
+        self.cut: list[tuple[int, int]] = []  # private spans of the text
+        self.unclosed_private: list[str] = []
+
+    def _first(self, index: list[int], pos: int, end: int) -> Token | None:
+        k = bisect.bisect_left(self.at, pos)
+        j = bisect.bisect_left(index, k)
+        if j == len(index):
+            return None
+        t = self.toks[index[j]]
+        return t if t.start < end else None
+
+    def token(self, pos: int, end: int, names: Iterable[str]) -> Token | None:
         """The next tag token in ``text[pos:end]`` whose name is one of ``names``."""
-        while True:
-            m = _TOKEN.search(self.text, pos, end)
-            if m is None or m.group(2).upper() in names:
-                return m
-            pos = m.start() + 1
+        best: Token | None = None
+        for name in names:
+            index = self.starts.get(name)
+            if index is None:
+                continue
+            t = self._first(index, pos, end)
+            if t is not None and (best is None or t.start < best.start):
+                best = t
+        return best
 
-    def close_of(self, name: str, pos: int, end: int) -> re.Match[str] | None:
+    def close_of(self, name: str, pos: int, end: int) -> Token | None:
         """The first closing tag of ``name`` in ``text[pos:end]``."""
-        while (m := self.token(pos, end, frozenset({name}))) is not None:
-            if m.group(1) and not m.group(4):
-                return m
-            pos = m.end()
-        return None
+        index = self.closes.get(name)
+        return None if index is None else self._first(index, pos, end)
 
-    def skip_private(self, m: re.Match[str], end: int, *, until_next: bool) -> int:
-        """Record the private block opened at ``m``; the position after it."""
-        name = m.group(2).upper()
-        close = None if m.group(4) else self.close_of(name, m.end(), end)
+    def skip_private(self, m: Token, end: int, *, until_next: bool, top: bool) -> int:
+        """Record the private block opened at ``m``; the position after it.
+
+        An unclosed block at the top level (``top``) is recorded as an error: it could hide
+        a move. Inside a body it ends with that body (whose closing tag bounds it).
+        """
+        close = None if m.selfclosing else self.close_of(m.name, m.end, end)
         if close is not None:
-            stop = close.end()
-        elif until_next and (nxt := self.token(m.end(), end, self.grammar.public_names)):
-            stop = nxt.start()
+            stop = close.end
         else:
-            stop = end
-        self.private.setdefault(m.start(), self.text[m.start():stop])
-        self.cut.append((m.start(), stop))
+            if top and not m.selfclosing:
+                self.unclosed_private.append(m.name)
+            if until_next and (nxt := self.token(m.end, end, self.grammar.public_names)):
+                stop = nxt.start
+            else:
+                stop = end
+        self.private.setdefault(m.start, self.text[m.start:stop])
+        self.cut.append((m.start, stop))
         return stop
 
     def body(self, start: int, end: int) -> str:
         """``text[start:end]`` without private blocks (an unclosed one runs to ``end``)."""
         pieces, pos = [], start
         while (m := self.token(pos, end, self.grammar.private)) is not None:
-            pieces.append(self.text[pos:m.start()])
-            if m.group(1):  # a stray closing tag of a private block
-                self.cut.append((m.start(), m.end()))
-                pos = m.end()
+            pieces.append(self.text[pos:m.start])
+            if m.closing:  # a stray closing tag of a private block
+                self.cut.append((m.start, m.end))
+                pos = m.end
             else:
-                pos = self.skip_private(m, end, until_next=False)
+                pos = self.skip_private(m, end, until_next=False, top=False)
         pieces.append(self.text[pos:end])
         return "".join(pieces)
 
-    def element(self, m: re.Match[str], end: int) -> Tag:
+    def element(self, m: Token, end: int) -> Tag:
         """The element opened by token ``m`` (not private, not a closing tag)."""
-        name, attrs = m.group(2).upper(), (m.group(3) or "").strip()
+        name, attrs = m.name, m.attrs
         kind = self.grammar.kind(name)
         if kind == "marker":
-            return Tag(name, None, m.start(), m.end(), attrs=attrs)
-        if m.group(4):  # <MESSAGE/>: an empty element
-            return Tag(name, "", m.start(), m.end(), attrs=attrs)
+            return Tag(name, None, m.start, m.end, attrs=attrs)
+        if m.selfclosing:  # <MESSAGE/>: an empty element
+            return Tag(name, "", m.start, m.end, attrs=attrs)
         inner = self.grammar.nest.get(name, frozenset())
-        pos, children = m.end(), list[Tag]()
-        while (t := self.token(pos, end, inner | {name})) is not None:
-            tname, closing, selfclosing = t.group(2).upper(), t.group(1), t.group(4)
-            if tname == name and closing and not selfclosing:
-                return Tag(name, self.body(m.end(), t.start()), m.start(), t.end(),
+        pos, children = m.end, list[Tag]()
+        # without a closing tag the element is unclosed: no need to walk the tokens to the
+        # end (for each of many loose openers that walk would be quadratic); only nested
+        # children (``nest``) of an unclosed element need the walk
+        closes = (kind != "loose" and bool(inner)) or self.close_of(name, m.end, end) is not None
+        names = inner | {name}
+        while closes and (t := self.token(pos, end, names)) is not None:
+            if t.name == name and t.closing and not t.selfclosing:
+                return Tag(name, self.body(m.end, t.start), m.start, t.end,
                            attrs=attrs, children=tuple(children))
-            if tname in inner and not closing:
+            if t.name in inner and not t.closing:
                 child = self.element(t, end)
                 children.append(child)
                 pos = child.end
             else:
-                pos = t.end()
+                pos = t.end
         if kind == "loose":  # the body ends at the next tag of the grammar
-            nxt = self.token(m.end(), end, self.grammar.public_names)
-            stop = end if nxt is None else nxt.start()
-            return Tag(name, self.body(m.end(), stop), m.start(), stop, closed=False,
+            nxt = self.token(m.end, end, self.grammar.public_names)
+            stop = end if nxt is None else nxt.start
+            return Tag(name, self.body(m.end, stop), m.start, stop, closed=False,
                        attrs=attrs)
-        return Tag(name, self.body(m.end(), end), m.start(), end, closed=False, attrs=attrs,
+        return Tag(name, self.body(m.end, end), m.start, end, closed=False, attrs=attrs,
                    children=tuple(children))
 
     def run(self, start: int, end: int) -> tuple[list[Tag], list[tuple[int, int]]]:
@@ -304,19 +391,20 @@ class _Scan:
         outside: list[tuple[int, int]] = []
         pos = start
         while (m := self.token(pos, end, self.known)) is not None:
-            outside.append((pos, m.start()))
-            name = m.group(2).upper()
+            outside.append((pos, m.start))
+            name = m.name
             if name in self.grammar.private:
-                if m.group(1):  # a stray closing tag of a private block: dropped
-                    self.cut.append((m.start(), m.end()))
-                    pos = m.end()
+                if m.closing:  # a stray closing tag of a private block: dropped
+                    self.cut.append((m.start, m.end))
+                    pos = m.end
                 else:
-                    pos = self.skip_private(m, end, until_next=self.grammar.private_until_next)
+                    pos = self.skip_private(m, end, until_next=self.grammar.private_until_next,
+                                            top=True)
                 continue
-            if m.group(1):  # a closing tag without its opening tag
+            if m.closing:  # a closing tag without its opening tag
                 if name not in self.grammar.markers:
                     self.strays.append(name)
-                pos = m.end()
+                pos = m.end
                 continue
             tag = self.element(m, end)
             tags.append(tag)
@@ -335,11 +423,16 @@ def _public(text: str, cut: list[tuple[int, int]]) -> str:
     return "".join(pieces)
 
 
-def _errors(parsed: Parsed, grammar: Grammar) -> list[TagError]:
+def _errors(parsed: Parsed, grammar: Grammar, unclosed_private: Iterable[str]
+            ) -> list[TagError]:
     every = parsed.walk()
-    errors = [TagError("unclosed", (t.name,), f"Your <{t.name}> tag is not closed: write "
-                       f"<{t.name}>...</{t.name}>.")
-              for t in every if not t.closed and t.name not in grammar.loose]
+    errors = [TagError("unclosed", (name,), f"Your <{name}> block is not closed: write "
+                       f"<{name}>...</{name}>. Everything after it is private and makes "
+                       "no move.")
+              for name in dict.fromkeys(unclosed_private)]
+    errors += [TagError("unclosed", (t.name,), f"Your <{t.name}> tag is not closed: write "
+                        f"<{t.name}>...</{t.name}>.")
+               for t in every if not t.closed and t.name not in grammar.loose]
     names = [t.name for t in every]
     for name in sorted(grammar.once):
         n = names.count(name)
@@ -355,21 +448,40 @@ def _errors(parsed: Parsed, grammar: Grammar) -> list[TagError]:
     return errors
 
 
-def parse_tags(text: str, grammar: Grammar) -> Parsed:
-    """Split ``text`` into elements by ``grammar`` (see the module docstring for the rules)."""
+def parse_tags(text: str, grammar: Grammar, *, max_chars: int | Literal["default"] | None
+               = "default") -> Parsed:
+    """Split ``text`` into elements by ``grammar`` (see the module docstring for the rules).
+
+    Runs in time linear in ``len(text)``. A text longer than ``max_chars`` is not read: the
+    result holds no element, no public text and one ``too_long`` error (``"default"``:
+    :data:`MAX_REPLY_CHARS`; ``None``: no cap).
+    """
+    if max_chars == "default":
+        max_chars = MAX_REPLY_CHARS
+    if max_chars is not None and len(text) > max_chars:
+        return Parsed((), "", "", errors=(TagError("too_long", (), too_long_feedback(
+            len(text), max_chars)),))
     scan = _Scan(text, grammar, grammar.public_names | grammar.private)
     tags, outside_spans = scan.run(0, len(text))
     outside = "".join(text[a:b] for a, b in outside_spans)
     parsed = Parsed(tuple(tags), _public(text, scan.cut).strip(), outside.strip(),
                     tuple(scan.private[k] for k in sorted(scan.private)), tuple(scan.strays))
-    return dataclasses.replace(parsed, errors=tuple(_errors(parsed, grammar)))
+    return dataclasses.replace(parsed, errors=tuple(_errors(parsed, grammar,
+                                                            scan.unclosed_private)))
+
+
+def too_long_feedback(length: int, limit: int) -> str:
+    """Feedback for a reply of ``length`` characters over the ``limit``."""
+    return (f"Your reply is {length:,} characters long; the limit is {limit:,}. Reply "
+            "briefly, with just the tags this turn asks for.")
 
 
 def strip_private(text: str, private: Iterable[str] = PRIVATE) -> str:
     """``text`` without private blocks, wherever they stand (an unclosed one runs to the end)."""
     gram = PRIVATE_ONLY if set(private) == PRIVATE else Grammar.of(text=(), private=private)
-    return parse_tags(text, gram).public
+    return parse_tags(text, gram, max_chars=None).public
 
 
-__all__ = ["FREE_TEXT", "PRIVATE", "PRIVATE_ONLY", "Grammar", "Parsed", "Tag", "TagError",
-           "parse_tags", "strip_private"]
+__all__ = ["FREE_TEXT", "MAX_REPLY_CHARS", "PRIVATE", "PRIVATE_ONLY", "Grammar", "Parsed",
+           "Tag", "TagError", "Token", "parse_tags", "strip_private", "tokens",
+           "too_long_feedback"]

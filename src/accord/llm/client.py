@@ -49,6 +49,7 @@ from accord.llm.errors import (
 from accord.llm.providers import Endpoint, resolve_model
 from accord.llm.redact import get_logger, register_secret
 from accord.llm.retry import RetryPolicy, Transient
+from accord.llm.sanitize import clean_text
 from accord.llm.types import (
     CallScope,
     ChatMessage,
@@ -365,7 +366,9 @@ class LLMClient:
                     failure = Transient("timeout", f"no complete answer within "
                                                    f"{rt.timeout:g} s")
                 else:
-                    return Completion(self._redactor.text(raw.text), raw.usage,
+                    # lone surrogates replaced before the text is cached, stored or
+                    # sent again (issue 24)
+                    return Completion(clean_text(self._redactor.text(raw.text)), raw.usage,
                                       time.monotonic() - started, self.model, ep.provider,
                                       raw.finish_reason, attempts=attempt)
             budget = "rate_limit" if failure.kind == "rate_limit" else "other"

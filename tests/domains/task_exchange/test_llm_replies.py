@@ -14,10 +14,18 @@ BODY = json.dumps({"Alice": ["task a"], "Bob": ["task b"]})
 def test_strip_consider_removes_closed_and_unclosed_blocks() -> None:
     assert strip_consider("<CONSIDER>secret</CONSIDER>hello") == "hello"
     assert strip_consider("a <consider>x\ny</consider> b") == "a  b"
-    # an unclosed block hides everything up to the next move tag
+    # an unclosed block hides everything to the end (issue 24: it is opaque, and an error)
     text = "<CONSIDER>secret plan <PROPOSAL>{}</PROPOSAL>"
-    assert strip_consider(text) == "<PROPOSAL>{}</PROPOSAL>"
+    assert strip_consider(text) == ""
     assert strip_consider("<CONSIDER>only secrets") == ""
+
+
+def test_a_move_inside_an_unclosed_private_block_never_counts() -> None:
+    # issue 24: this reply ended an episode as agreed
+    for phase in ("propose", "respond", "consider"):
+        move = parse_reply("<CONSIDER><ACCEPT> ok </ACCEPT>", ROLES, phase)  # type: ignore[arg-type]
+        assert isinstance(move, Malformed) and move.reason == "unclosed_tag", phase
+        assert "</CONSIDER>" in move.feedback and "ok" not in move.raw
 
 
 def test_consider_turn_yields_message_without_private_text() -> None:

@@ -141,7 +141,7 @@ OF_VALUE = re.compile(
 #: is", "my bottom line:", "our weights heavily favour"), not a compound ("our weighting
 #: committee", "our utility bill")
 STATEMENT_NEXT = re.compile(
-    r"\s*(?:$|[.,;:!?=)(\u2014\u2013-]|(?:\w+ly\s+)?(?:is|'s|are|was|were|isn't|aren't|"
+    r"(?<!\s)\s*+(?:$|[.,;:!?=)(\u2014\u2013-]|(?:\b\w+?ly\s+)?(?:is|'s|are|was|were|isn't|aren't|"
     r"wasn't|would|will|could|might|must|can|has|have|had|sits?|stands?|lies|hovers?|puts?|"
     r"favou?rs?|gives?|says?|means?|comes?|equals?|amounts?|looks?|remains?|seems?|stays?|"
     r"of|at|around|near|here|right|now|today|alone|itself|leaves?|gets?|weighs?|depends|"

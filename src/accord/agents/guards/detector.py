@@ -45,6 +45,7 @@ compared as written and only with a cue; percentages are not read as points.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import re
 from collections.abc import Iterable, Sequence
@@ -53,10 +54,9 @@ from dataclasses import dataclass
 from accord.agents.guards import cues
 from accord.agents.guards.numbers import (
     NumberMention,
-    Spans,
+    SpanMap,
     extract_normalised,
     extract_numbers,
-    to_original,
 )
 
 _SENTENCE_END = re.compile(r"[.!?;]+(?=\s|$)|\n+")
@@ -134,19 +134,42 @@ def _public_values(public: Iterable[object]) -> list[NumberMention]:
     return out
 
 
+MAX_SENTENCE = 400
+"""Longest stretch read as one sentence; longer ones are cut at a space (issue 24: the
+work per sentence is then bounded, so a message of any length is read in linear time)."""
+_CONTEXT = 80  # characters of context the cue patterns look at before and after a mention
+
+
+def _cut(text: str, a: int, b: int) -> list[tuple[int, int]]:
+    out = []
+    while b - a > MAX_SENTENCE:
+        space = text.rfind(" ", a + MAX_SENTENCE // 2, a + MAX_SENTENCE)
+        stop = space + 1 if space >= 0 else a + MAX_SENTENCE
+        out.append((a, stop))
+        a = stop
+    out.append((a, b))
+    return out
+
+
 def _sentences(text: str) -> list[tuple[int, int]]:
     out, pos = [], 0
     for m in _SENTENCE_END.finditer(text):
-        out.append((pos, m.end()))
+        out += _cut(text, pos, m.end())
         pos = m.end()
     if pos < len(text):
-        out.append((pos, len(text)))
+        out += _cut(text, pos, len(text))
     return out
+
+
+def _wordy(text: str) -> bool:
+    """Whether ``text`` could hold a cue: every cue before a number has a letter or one of
+    ``§#$€£~`` (a quick test that spares number-dense text the long alternations)."""
+    return any(ch.isalpha() or ch in "§#$€£~" for ch in text)
 
 
 def _is_quantity(m: NumberMention, before: str, after: str) -> bool:
     """Whether the words around ``m`` make it a count, a measure, a label or a change."""
-    if cues.PUBLIC_BEFORE.search(before[-30:]):
+    if _wordy(before[-30:]) and cues.PUBLIC_BEFORE.search(before[-30:]):
         return True
     if re.match(r"(?:/|-)[a-z]", after):
         return True
@@ -256,13 +279,14 @@ class LeakDetector:
         text = low[start:end]
         refusal = bool(cues.REFUSAL.search(text))
         stated = [h for h in self.own.finditer(text)
-                  if not cues.PRECEDED_BY_PREP.search(text[:h.start()])
-                  and cues.STATEMENT_NEXT.match(text[h.end():])]
+                  if not cues.PRECEDED_BY_PREP.search(text[max(0, h.start() - _CONTEXT):
+                                                           h.start()])
+                  and cues.STATEMENT_NEXT.match(text, h.end())]
         others = bool(self.other.search(text))
         has_number = bool(re.search(r"\d", text))
         bare = [b for b in cues.BARE_STATEMENT.finditer(text)
                 if has_number and not re.search(r"(?:your|their|his|her|[a-z]+'s)\s*$",
-                                                text[:b.start()])]
+                                                text[max(0, b.start() - _CONTEXT):b.start()])]
         bare += list(cues.BARE_LABEL.finditer(text))
         phrases = [*stated, *bare, *cues.THRESHOLD_PHRASE.finditer(text)]
         owned = bool(stated or bare) and not refusal
@@ -272,7 +296,9 @@ class LeakDetector:
 
     def find(self, text: str) -> list[Leak]:
         """Every suspected disclosure in ``text``, in reading order."""
-        mentions, norm, spans = extract_normalised(text)
+        mentions, norm, found_spans = extract_normalised(text)
+        spans = SpanMap(found_spans)
+        at = [m.start for m in mentions]
         low = "".join(ch if len(ch.lower()) != 1 else ch.lower() for ch in norm)
         base = (text.replace("\u2212", "-").replace("\u2009", " ").replace("\u00a0", " ")
                 .replace("\u2248", "~").replace("\u2019", "'"))
@@ -292,22 +318,24 @@ class LeakDetector:
                 seen.add((a, b))
                 leaks.append((a, Leak("disclosure_phrase", _orig(base, spans, a, b).rstrip("=: "),
                                       reason="states a private name as the speaker's own")))
-            for m in mentions:
-                if start <= m.start < end:
-                    found = self._mention(m, s, low, base, spans)
-                    if found is not None:
-                        leaks.append((m.start, found))
+            hints = frozenset(k for k, pat in _HINTS.items() if pat.search(s.text))
+            for i in range(bisect.bisect_left(at, start), bisect.bisect_left(at, end)):
+                m = mentions[i]
+                found = self._mention(m, s, low, base, spans, hints)
+                if found is not None:
+                    leaks.append((m.start, found))
         return [lk for _, lk in sorted(leaks, key=lambda t: t[0])]
 
-    def _mention(self, m: NumberMention, s: _Sentence, low: str, base: str, spans: Spans
-                 ) -> Leak | None:
+    def _mention(self, m: NumberMention, s: _Sentence, low: str, base: str, spans: SpanMap,
+                 hints: frozenset[str]) -> Leak | None:
         if s.refusal:
             return None
-        before, after = low[s.start:m.start], low[m.end:s.end]
+        before = low[max(s.start, m.start - _CONTEXT):m.start]
+        after = low[m.end:min(s.end, m.end + _CONTEXT)]
         if _is_quantity(m, before, after):
             return None
-        hedged = bool(cues.HEDGE_BEFORE.search(before[-40:]) or cues.HEDGE_AFTER.match(after))
-        hints = frozenset(k for k, pat in _HINTS.items() if pat.search(s.text))
+        hedged = bool((_wordy(before[-40:]) and cues.HEDGE_BEFORE.search(before[-40:]))
+                      or cues.HEDGE_AFTER.match(after))
         for x in self._candidates(m, s, before, after):
             p = self._match(x, m, hedged, hints)
             if p is None:
@@ -330,8 +358,8 @@ class LeakDetector:
         return None
 
 
-def _orig(base: str, spans: Spans, start: int, end: int) -> str:
-    return to_original(base, spans, start, end)
+def _orig(base: str, spans: SpanMap, start: int, end: int) -> str:
+    return spans.original(base, start, end)
 
 
 def find_leaks(text: str, batna: float, private_numbers: Iterable[float | PrivateValue] = (),

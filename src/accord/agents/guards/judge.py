@@ -13,18 +13,18 @@ An endpoint failure or an unreadable verdict yields a :class:`JudgeVerdict` with
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from accord.agents.guards.detector import PrivateValue
 from accord.agents.guards.quote import quote_counterpart
+from accord.agents.tags import Grammar, parse_tags
 from accord.agents.templates import render
 from accord.llm import CallScope, GenerationConfig, LLMClient, LLMError
 
-_VERDICT = re.compile(r"<VERDICT>\s*(LEAK|NO[_ ]LEAK)\s*</VERDICT>", re.I)
-_REASON = re.compile(r"<REASON>(.*?)</REASON>", re.S)
-_PRIVATE_BLOCKS = re.compile(r"<(CONSIDER|THINK)>.*?</\1>", re.S | re.I)
+GRAMMAR = Grammar.of(data=["VERDICT"])
+"""The judge's reply, read by structure in linear time (``REASON`` is free text)."""
+_VERDICTS = {"LEAK": True, "NO_LEAK": False, "NO LEAK": False}
 
 
 @dataclass(frozen=True)
@@ -38,12 +38,13 @@ class JudgeVerdict:
 
 def parse_leak_verdict(text: str) -> JudgeVerdict:
     """The verdict in a judge reply (``leak=None`` without exactly one readable verdict)."""
-    public = _PRIVATE_BLOCKS.sub("", text)
-    found = _VERDICT.findall(public)
-    if len(found) != 1:
+    parsed = parse_tags(text, GRAMMAR)
+    found = [t for t in parsed.tags if t.name == "VERDICT" and t.closed]
+    leak = _VERDICTS.get(found[0].text.upper()) if len(found) == 1 else None
+    if leak is None or parsed.error("too_long", "unclosed") is not None:
         return JudgeVerdict(None, error="no single <VERDICT> with LEAK or NO_LEAK")
-    why = _REASON.search(public)
-    return JudgeVerdict(found[0].upper() == "LEAK", why.group(1).strip() if why else "")
+    why = parsed.first("REASON")
+    return JudgeVerdict(leak, why.text if why is not None and why.closed else "")
 
 
 class LeakJudge:

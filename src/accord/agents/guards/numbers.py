@@ -18,6 +18,7 @@ correctly rounded mention ("about 0.41" for 0.4123).
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -29,7 +30,9 @@ _SMALL = ("zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|t
 _TENS = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
 _WORD = rf"(?:{_SMALL}|{_TENS}|hundred|thousand|nought|naught|point)"
 #: a run of English number words ("forty-one", "zero point four one", "oh point four")
-_WORD_RUN = re.compile(rf"\b(?:oh[\s-]+(?=point\b))?{_WORD}(?:(?:[\s-]+|\s+and\s+){_WORD})*\b",
+# possessive runs and a separator that starts only where a run starts: linear time on
+# long whitespace runs (issue 24)
+_WORD_RUN = re.compile(rf"\b(?:oh[\s-]++(?=point\b))?{_WORD}(?:(?:[\s-]++|\s+and\s+){_WORD})*\b",
                        re.I)
 _COUNT = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
           "seven": 7, "eight": 8, "nine": 9, "ten": 10}
@@ -40,7 +43,7 @@ _FRACTION_WORDS = re.compile(
     r"(?<![\w-])(a|an|one|two|three|four|five|six|seven|eight|nine|ten)[\s-]+"
     r"(half|halves|thirds?|quarters?|fifths?|tenths?|hundredths?)\b", re.I)
 
-_PARTS = re.compile(r"[\s-]+(tenths|hundredths)\b", re.I)
+_PARTS = re.compile(r"(?<![\s-])[\s-]++(tenths|hundredths)\b", re.I)
 _NUM = re.compile(r"""
     (?<![\w.,:/-])                               # not glued to another token
     (?:
@@ -154,11 +157,13 @@ def _spell_out(text: str) -> tuple[str, list[tuple[int, int, int, int]]]:
         den = _DENOM[m.group(2).lower()]
         if count is not None:
             found.append((m.start(), m.end(), f"{count}/{den}"))
-    taken = [(a, b) for a, b, _ in found]
-    for m in _WORD_RUN.finditer(text):
-        if any(a < m.end() and m.start() < b for a, b in taken):
+    taken_starts = [a for a, _, _ in found]  # disjoint and in order
+    words: list[tuple[int, int, str]] = []
+    for m_start, m_end in _runs(text):
+        k = bisect.bisect_left(taken_starts, m_end) - 1  # the last fraction before the end
+        if k >= 0 and found[k][1] > m_start:
             continue
-        run = m.group(0)
+        run = text[m_start:m_end]
         lead = re.match(r"(?:(?:oh|nought|naught|zero)[\s-]+)?point[\s-]+", run, re.I)
         body = run[lead.end():] if lead else run
         new = alpha2digit(body, "en", 0.0)
@@ -170,15 +175,44 @@ def _spell_out(text: str) -> tuple[str, list[tuple[int, int, int, int]]]:
             new = zero + "." + digits.group(0).replace(" ", "")
         elif not re.search(r"\d", new):
             continue
-        end = m.end()
+        end = m_end
         per = _PARTS.match(text, end)
         if per and re.fullmatch(r"\d+", new):  # "eighty-five hundredths" -> 85/100
             new, end = f"{new}/{_DENOM[per.group(1).lower()]}", per.end()
-        found.append((m.start(), end, new))
+        words.append((m_start, end, new))
+    found += words
     for start, end, new in sorted(found):
         emit(start, end, new)
     pieces.append(text[pos:])
     return "".join(pieces), spans
+
+
+MAX_RUN = 120
+"""Longest run of number words converted at once; a longer run ("one one one ...") is
+cut at word boundaries into pieces of at most this length, so spelling out a text takes
+time linear in it (text2num is superlinear in one run's length; issue 24). A real number
+in words ("nine hundred ninety-nine thousand ...") is far shorter."""
+
+
+def _runs(text: str) -> list[tuple[int, int]]:
+    """The spans of number-word runs in ``text``, long ones cut into pieces."""
+    out = []
+    for m in _WORD_RUN.finditer(text):
+        a, b = m.start(), m.end()
+        while b - a > MAX_RUN:
+            cut = max(text.rfind(" ", a, a + MAX_RUN), text.rfind("-", a, a + MAX_RUN))
+            if cut <= a:
+                cut = a + MAX_RUN
+            piece_end = cut
+            while piece_end > a and text[piece_end - 1] in " -":
+                piece_end -= 1
+            out.append((a, piece_end))
+            a = cut
+            while a < b and text[a] in " -":
+                a += 1
+        if a < b:
+            out.append((a, b))
+    return out
 
 
 def normalise(text: str) -> tuple[str, list[tuple[int, int, int, int]]]:
@@ -204,25 +238,50 @@ def extract_normalised(text: str) -> tuple[list[NumberMention], str, Spans]:
     """The mentions of ``text``, its normalised form and the replaced spans."""
     norm, spans = normalise(text)
     out: list[NumberMention] = []
+    starts = [a for a, _, _, _ in spans]
     for m in _NUM.finditer(norm):
         start, end = m.start(), m.end()
-        spelled = any(a <= start < b for a, b, _, _ in spans)
+        k = bisect.bisect_right(starts, start) - 1
+        spelled = k >= 0 and start < spans[k][1]
         mention = _mention(m, start, end, m.group(0).strip(), spelled)
         if mention is not None:
             out.append(mention)
     return out, norm, spans
 
 
+class SpanMap:
+    """Maps spans of the normalised text back to the original (built once per text).
+
+    The replaced spans are sorted and disjoint, so each lookup is a binary search: mapping
+    every mention of a text costs time linear in the text, not in mentions x spans.
+    """
+
+    def __init__(self, spans: Spans) -> None:
+        self.spans = spans
+        self.starts = [a for a, _, _, _ in spans]
+        self.shifts = [0]
+        for a, b, oa, ob in spans:
+            self.shifts.append(self.shifts[-1] + (ob - oa) - (b - a))
+
+    def back(self, i: int, closing: bool) -> int:
+        """The original position of normalised position ``i`` (a span's end if
+        ``closing``)."""
+        spans = self.spans
+        k = bisect.bisect_right(self.starts, i) - 1  # the last span starting at or before i
+        if k < 0:
+            return i
+        a, b, oa, ob = spans[k]
+        if closing and i == a and k > 0 and spans[k - 1][1] == i:
+            return spans[k - 1][3]
+        if a < i < b or (i == a and not closing) or (i == b and closing):
+            return ob if closing else oa
+        return i + self.shifts[k + 1 if b <= i else k]
+
+    def original(self, text: str, start: int, end: int) -> str:
+        """The part of ``text`` that the normalised span ``[start, end)`` came from."""
+        return text[self.back(start, False):self.back(end, True)].strip()
+
+
 def to_original(text: str, spans: Spans, start: int, end: int) -> str:
     """The part of ``text`` that the normalised span ``[start, end)`` came from."""
-
-    def back(i: int, closing: bool) -> int:
-        shift = 0
-        for a, b, oa, ob in spans:
-            if a < i < b or (i == a and not closing) or (i == b and closing):
-                return ob if closing else oa
-            if b <= i:
-                shift += (ob - oa) - (b - a)
-        return i + shift
-
-    return text[back(start, False):back(end, True)].strip()
+    return SpanMap(spans).original(text, start, end)

@@ -59,4 +59,4 @@ class StagnationPolicy(Policy):
                                           f"issues {list(issues)}") from exc
                     moved = moved or d / span > epsilon
             prev[party] = pkg
-        return Reply("MOVING" if moved else "STAGNANT")
+        return Reply(f"<VERDICT>{'MOVING' if moved else 'STAGNANT'}</VERDICT>")

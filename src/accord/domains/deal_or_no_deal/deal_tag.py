@@ -16,6 +16,9 @@ from accord.domains.deal_or_no_deal.load import ITEMS
 
 _GRAMMAR = Grammar.of(data=["deal"])
 _PAIR = re.compile(r"^([A-Za-z]+)\s*[=:]\s*(\S+)$")
+# a separator starts only where a run starts: linear time on long runs (issue 24)
+_SEP = re.compile(r"(?<![,;\s])[,;\s]++(?=[A-Za-z])")
+_MAX_COUNT_DIGITS = 9
 
 
 class DealTagError(ValueError):
@@ -35,12 +38,12 @@ def _item_name(word: str, items: Sequence[str]) -> str | None:
 
 def parse_deal_body(body: str, items: Sequence[str] = ITEMS) -> dict[str, int]:
     """Parse the inside of a tag (``book=1 hat=0 ball=2``) into ``{item: count}``."""
-    parts = [p for p in re.split(r"[,;\s]+(?=[A-Za-z])", body.strip()) if p.strip()]
+    parts = [p for p in _SEP.split(body.strip()) if p.strip()]
     out: dict[str, int] = {}
     for part in parts:
         m = _PAIR.match(part.strip().rstrip(",;"))
         if m is None:
-            raise DealTagError(f"cannot read {part.strip()!r}; write item=count, e.g. "
+            raise DealTagError(f"cannot read {part.strip()[:40]!r}; write item=count, e.g. "
                                f"{format_deal_body(dict.fromkeys(items, 1))}")
         name = _item_name(m.group(1), items)
         if name is None:
@@ -48,8 +51,12 @@ def parse_deal_body(body: str, items: Sequence[str] = ITEMS) -> dict[str, int]:
         if name in out:
             raise DealTagError(f"item {name!r} appears twice in the deal")
         raw = m.group(2)
-        if not re.fullmatch(r"\d+", raw):
-            raise DealTagError(f"count for {name!r} must be a non-negative integer, got {raw!r}")
+        if not (raw.isascii() and raw.isdigit()):
+            raise DealTagError(f"count for {name!r} must be a non-negative integer, got "
+                               f"{raw[:20]!r}")
+        if len(raw) > _MAX_COUNT_DIGITS:
+            raise DealTagError(f"count for {name!r} has {len(raw)} digits; give the number "
+                               "of units, e.g. 1")
         out[name] = int(raw)
     missing = [i for i in items if i not in out]
     if missing:

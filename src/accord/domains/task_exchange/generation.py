@@ -20,6 +20,8 @@ from fractions import Fraction
 
 import yaml
 
+from accord.agents.jsonsafe import loads_bounded
+from accord.agents.tags import Grammar, parse_tags
 from accord.domains.task_exchange.scenario import (
     AgentProfile,
     Scenario,
@@ -28,8 +30,13 @@ from accord.domains.task_exchange.scenario import (
     normalise_scores,
 )
 
-_SCORE_TAG = re.compile(r"<SCORE>\s*(.*?)\s*</SCORE>", re.I | re.S)
-_DESC_TAG = re.compile(r"<DESCRIPTION>\s*(.*?)\s*</DESCRIPTION>", re.I | re.S)
+_GRAMMAR = Grammar.of(data=["SCORE", "DESCRIPTION"])  # read in linear time (issue 24)
+
+
+def _tag(text: str, name: str) -> str | None:
+    """The stripped body of the first closed top-level ``<name>`` of a model answer."""
+    found = [t for t in parse_tags(text, _GRAMMAR).tags if t.name == name and t.closed]
+    return found[0].text if found else None
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 
 
@@ -38,11 +45,11 @@ def parse_score(text: str) -> Fraction:
 
     Raises ``ValueError`` naming the problem when no single score in [0, 100] is found.
     """
-    m = _SCORE_TAG.search(text)
-    body = m.group(1) if m else text.strip()
-    if not m and body.startswith("{"):
+    tagged = _tag(text, "SCORE")
+    body = tagged if tagged is not None else text.strip()
+    if tagged is None and body.startswith("{"):
         try:
-            data = json.loads(body)
+            data = loads_bounded(body)
         except json.JSONDecodeError:
             data = None
         if isinstance(data, dict) and isinstance(data.get("score"), int | float):
@@ -50,19 +57,20 @@ def parse_score(text: str) -> Fraction:
     nums = _NUMBER.findall(body)
     if len(nums) != 1:
         found = "no number" if not nums else f"{len(nums)} numbers"
-        raise ValueError(f"score answer must hold exactly one number, found {found}: {text!r}")
+        raise ValueError(f"score answer must hold exactly one number, found {found}: "
+                         f"{text[:200]!r}")
     value = Fraction(nums[0])
     if not 0 <= value <= 100:
-        raise ValueError(f"score {nums[0]} is outside [0, 100]: {text!r}")
+        raise ValueError(f"score {nums[0][:20]} is outside [0, 100]: {text[:200]!r}")
     return value
 
 
 def parse_description(text: str) -> str:
     """The description in a model answer (inside ``<DESCRIPTION>`` tags, else the whole text)."""
-    m = _DESC_TAG.search(text)
-    body = (m.group(1) if m else text).strip().strip('"').strip()
+    tagged = _tag(text, "DESCRIPTION")
+    body = (tagged if tagged is not None else text).strip().strip('"').strip()
     if not body:
-        raise ValueError(f"empty description in answer {text!r}")
+        raise ValueError(f"empty description in answer {text[:200]!r}")
     return " ".join(body.split())
 
 

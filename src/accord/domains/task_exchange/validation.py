@@ -42,7 +42,7 @@ PATTERN_TITLES: dict[str, str] = {
 """Human-readable names of the patterns, as in Table 2's caption."""
 
 OTHER_REASONS: tuple[str, ...] = ("malformed_proposal", "ambiguous_response", "unclosed_tag",
-                                   "illegal_move")
+                                   "illegal_move", "reply_too_long")
 """Invalid replies outside the paper's seven patterns (unparseable JSON, both tags, an
 unclosed free-text tag, wrong move)."""
 

@@ -34,7 +34,6 @@ GRAMMAR = Grammar.of(data=["deal", "BELIEF"], markers=["ACCEPT", "REJECT", "WALK
 SUM_TOLERANCE = Fraction(1, 20)
 """How far the stated probabilities may sum from 1 (rounded decimals of many rows)."""
 
-_LINE = re.compile(r"^\s*[-*]?\s*(?P<w>[^:]+?)\s*:\s*(?P<p>\S+)\s*$")
 _PROB = re.compile(r"^(\d+(?:\.\d+)?|\.\d+)(%?)$|^(\d+)\s*/\s*(\d+)$")
 
 Vector = tuple[int, ...]
@@ -62,7 +61,22 @@ class StatedBelief:
                 for w, p in zip(self.support, self.probs, strict=True)]
 
 
+def _line(raw: str) -> tuple[str, str] | None:
+    """``(valuation, probability)`` of a belief line ``- book=1 hat=2 ball=0: 1/3``, or
+    ``None``. A scan, not a pattern: linear in the line (issue 24)."""
+    line = raw.strip()
+    if line[:1] in ("-", "*"):
+        line = line[1:].lstrip()
+    w, colon, p = line.partition(":")
+    w, p = w.strip(), p.strip()
+    if not colon or not w or not p or any(ch.isspace() for ch in p):
+        return None
+    return w, p
+
+
 def _probability(text: str) -> Fraction:
+    if len(text) > 1000:  # exact fractions of long updates stay far below this
+        raise ValueError(text)
     m = _PROB.match(text.strip())
     if m is None:
         raise ValueError(text)
@@ -87,6 +101,8 @@ def parse_belief(text: str, items: Sequence[str], counts: Sequence[int], total: 
     reasoning is text); exactly one is required.
     """
     parsed = parse_tags(text, GRAMMAR)
+    if (long := parsed.error("too_long")) is not None:
+        raise BeliefError("reply_too_long", long.feedback)
     blocks = [t for t in parsed.tags if t.name == "BELIEF"]
     fmt = f"<BELIEF> with one line per possible valuation, e.g. {_example(items)}"
     if not blocks:
@@ -98,38 +114,41 @@ def parse_belief(text: str, items: Sequence[str], counts: Sequence[int], total: 
         raise BeliefError("unclosed_belief", "Your <BELIEF> tag is not closed; end it with "
                           "</BELIEF>.")
     support: list[Vector] = []
+    seen: set[Vector] = set()
     probs: list[Fraction] = []
     for raw in blocks[0].text.splitlines():
         if not raw.strip():
             continue
-        m = _LINE.match(raw)
-        if m is None:
-            raise BeliefError("bad_belief", f"cannot read the belief line {raw.strip()!r}; "
-                              f"write {_example(items)}.")
+        line = _line(raw)
+        if line is None:
+            raise BeliefError("bad_belief", f"cannot read the belief line "
+                              f"{raw.strip()[:80]!r}; write {_example(items)}.")
+        w_text, p_text = line
         try:
-            w = parse_deal_body(m.group("w"), items)
+            w = parse_deal_body(w_text, items)
         except DealTagError as exc:
             raise BeliefError("bad_belief", f"cannot read the valuation in "
-                              f"{raw.strip()!r}: {exc}.") from None
+                              f"{raw.strip()[:80]!r}: {exc}.") from None
         vec = tuple(w[i] for i in items)
         worth = sum(c * v for c, v in zip(counts, vec, strict=True))
         if worth != total:
             sums = " + ".join(f"{c}*{v}" for c, v in zip(counts, vec, strict=True))
-            raise BeliefError("impossible_valuation", f"{m.group('w').strip()} is not a possible "
+            raise BeliefError("impossible_valuation", f"{w_text} is not a possible "
                               f"valuation: all the items would be worth {sums} = {worth}, "
                               f"not {total}.")
-        if vec in support:
-            raise BeliefError("bad_belief", f"the valuation {m.group('w').strip()} is listed "
+        if vec in seen:
+            raise BeliefError("bad_belief", f"the valuation {w_text} is listed "
                               "twice; list each once.")
         try:
-            p = _probability(m.group("p"))
+            p = _probability(p_text)
         except ValueError:
-            raise BeliefError("bad_belief", f"cannot read the probability {m.group('p')!r}; "
+            raise BeliefError("bad_belief", f"cannot read the probability {p_text[:40]!r}; "
                               "write a fraction (1/3), a decimal (0.33) or a percentage "
                               "(33%).") from None
         if p <= 0:
             continue  # a zero-probability row is outside the support; harmless
         support.append(vec)
+        seen.add(vec)
         probs.append(p)
     if not support:
         raise BeliefError("empty_belief", f"Your belief lists no valuation with positive "

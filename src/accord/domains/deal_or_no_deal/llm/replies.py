@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
+from accord.agents.replies import too_long
 from accord.agents.tags import Grammar, parse_tags
 from accord.core.moves import Accept, Malformed, Message, Move, Offer, Reject, Walk
 from accord.domains.deal_or_no_deal.deal_tag import DealTagError, parse_deal_body
@@ -64,6 +65,8 @@ def parse_reply(text: str, items: Sequence[str] = ITEMS, *,
     """
     parsed = parse_tags(text, GRAMMAR)
     public = parsed.public
+    if (long := too_long(parsed)) is not None:
+        return long
     unclosed = parsed.error("unclosed")
     if unclosed is not None:
         name = unclosed.tags[0]

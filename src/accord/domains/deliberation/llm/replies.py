@@ -28,11 +28,12 @@ and feedback that says exactly what to fix.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from accord.agents.jsonsafe import loads_bounded, strip_fence
+from accord.agents.replies import too_long
 from accord.agents.tags import Grammar, Parsed, parse_tags
 from accord.core.moves import Malformed
 
@@ -42,7 +43,6 @@ GRAMMAR = Grammar.of(data=["ESTIMATE", "PROPOSAL", "DECISION", "TOOL"])
 """The grammar of a scaffold module's reply (``MESSAGE`` and ``explanation``-like blocks
 are free text)."""
 _ANSWERS = frozenset({"PROPOSAL", "DECISION", "TOOL"})
-_FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```$")
 
 
 @dataclass(frozen=True)
@@ -74,7 +74,7 @@ class Verdict:
 def _same(bodies: list[str]) -> bool:
     def norm(body: str) -> str:
         try:
-            return json.dumps(json.loads(body), sort_keys=True)
+            return json.dumps(loads_bounded(body), sort_keys=True)
         except json.JSONDecodeError:
             return body
     return len({norm(b) for b in bodies}) <= 1
@@ -84,12 +84,14 @@ def _tag_body(parsed: Parsed, tag: str) -> str | Malformed | None:
     """The body of the (last) top-level ``<tag>...</tag>``; ``None`` when absent, Malformed if
     a tag is unclosed or two different answers are given."""
     raw = parsed.public
+    if (long := too_long(parsed)) is not None:
+        return long
     err = parsed.error("unclosed")
     if err is not None:
         name = err.tags[0]
         return Malformed("unclosed_tag", f"Your <{name}> tag is not closed. Write "
                          f"<{name}>...</{name}> with the content between the tags.", raw=raw)
-    found = [_FENCE.sub("", t.text).strip() for t in parsed.tags if t.name == tag]
+    found = [strip_fence(t.text) for t in parsed.tags if t.name == tag]
     if not found:
         return None
     if tag in _ANSWERS and not _same(found):
@@ -107,7 +109,7 @@ def _json_tag(parsed: Parsed, tag: str, example: str) -> Any:
     if isinstance(body, Malformed):
         return body
     try:
-        data = json.loads(body)
+        data = loads_bounded(body)
     except json.JSONDecodeError as exc:
         return Malformed("invalid_json", f"The content of <{tag}> is not valid JSON ({exc.msg} "
                          f"at position {exc.pos}). Use double quotes and no trailing commas, "

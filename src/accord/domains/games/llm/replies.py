@@ -25,6 +25,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
+from accord.agents.jsonsafe import loads_bounded
+from accord.agents.replies import too_long
 from accord.agents.tags import FREE_TEXT, Grammar, Parsed, parse_tags
 from accord.core.moves import Action, Malformed, Message, Move
 
@@ -67,6 +69,8 @@ def parse_talk(text: str) -> Move:
     """A negotiation reply: the ``<MESSAGE>`` text, or ``Malformed``."""
     parsed, found, unclosed = _read(text, "MESSAGE")
     public = parsed.public
+    if (long := too_long(parsed)) is not None:
+        return long
     if unclosed:
         name = _unclosed_name(parsed)
         inner = "your message" if name == "MESSAGE" else "..."
@@ -96,6 +100,8 @@ def parse_action(text: str, legal: Sequence[str]) -> Move:
     """
     parsed, bodies, unclosed = _read(text, "ACTION")
     public = parsed.public
+    if (long := too_long(parsed)) is not None:
+        return long
     found = [_clean_action(a) for a in bodies]
     options = ", ".join(legal)
     if unclosed:
@@ -118,6 +124,8 @@ def parse_action(text: str, legal: Sequence[str]) -> Move:
 
 
 def _missing(parsed: Parsed, tag: str, empty: str = "is missing") -> StepError:
+    if (long := too_long(parsed)) is not None:
+        return StepError(long.reason, long.feedback)
     other = _unclosed_name(parsed)
     if other == tag.upper():
         why = "is not closed"
@@ -141,7 +149,7 @@ def json_tag(text: str, tag: str, *, allow_none: bool = False) -> Any:
     if allow_none and body.strip().lower() in ("none", "null", ""):
         return None
     try:
-        data = json.loads(body)
+        data = loads_bounded(body)
     except json.JSONDecodeError as exc:
         raise StepError("invalid_json", f"The <{tag}> block is not valid JSON ({exc.msg} at "
                         f"position {exc.pos}).") from None

@@ -14,10 +14,11 @@ attempts. Semantic checks (unknown task, overlap, ...) are the protocol's job
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
+from accord.agents.jsonsafe import loads_bounded, strip_fence
+from accord.agents.replies import too_long
 from accord.agents.tags import FREE_TEXT, Grammar, Parsed, Tag, parse_tags
 from accord.core.moves import Accept, Malformed, Message, Move, Offer, Reject
 from accord.domains.task_exchange.llm.templates import render_feedback
@@ -25,24 +26,23 @@ from accord.domains.task_exchange.llm.templates import render_feedback
 Phase = Literal["consider", "propose", "respond"]
 
 GRAMMAR = Grammar.of(text=FREE_TEXT, data=["PROPOSAL"], loose=["ACCEPT", "REJECT"],
-                     nest={"REJECT": ["PROPOSAL"]}, private=["CONSIDER", "THINK"],
-                     private_until_next=True)
+                     nest={"REJECT": ["PROPOSAL"]}, private=["CONSIDER", "THINK"])
 """The grammar of a task-exchange reply (Appendix A.4).
 
 ``<ACCEPT>`` and ``<REJECT>`` hold free text whose closing tag may be missing (the text
 then ends at the next tag); a counter ``<PROPOSAL>`` may follow a ``<REJECT>`` or stand
-inside it; ``<CONSIDER>`` (and ``<THINK>``) is private, and when unclosed it hides
-everything up to the next tag of the grammar.
+inside it; ``<CONSIDER>`` (and ``<THINK>``) is private and opaque: a tag inside it is never
+a move, and an unclosed one hides everything to the end of the reply and is an error
+(``unclosed_tag``; issue 24: ``<CONSIDER><ACCEPT> ok </ACCEPT>`` once ended an episode
+as agreed).
 """
-_FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```$")
 
 
 def strip_consider(text: str) -> str:
     """``text`` without any ``<CONSIDER>`` (or ``<THINK>``) content.
 
-    Closed blocks are removed; an unclosed ``<CONSIDER>`` hides everything up to the next
-    ``PROPOSAL``/``ACCEPT``/``REJECT`` tag (or the end), so a forgotten closing tag cannot
-    leak private reasoning.
+    Closed blocks are removed; an unclosed ``<CONSIDER>`` hides everything to the end, so a
+    forgotten closing tag cannot leak private reasoning.
     """
     return parse_tags(text, GRAMMAR).public
 
@@ -54,14 +54,14 @@ def considerations(text: str) -> list[str]:
 
 def _json_object(text: str) -> Any:
     """Parse ``text`` as JSON, tolerating code fences and prose around one object."""
-    body = _FENCE.sub("", text.strip())
+    body = strip_fence(text)
     try:
-        return json.loads(body)
+        return loads_bounded(body)
     except json.JSONDecodeError:
         start, end = body.find("{"), body.rfind("}")
         if start < 0 or end <= start:
             raise
-        return json.loads(body[start:end + 1])
+        return loads_bounded(body[start:end + 1])
 
 
 def _looks_like_proposal(text: str) -> bool:
@@ -143,6 +143,11 @@ def parse_reply(text: str, roles: Sequence[str], phase: Phase = "respond") -> Mo
     """
     parsed = parse_tags(text, GRAMMAR)
     public = parsed.public
+    if (long := too_long(parsed)) is not None:
+        return long
+    private = parsed.error("unclosed")
+    if private is not None and private.tags[0] in GRAMMAR.private:
+        return _malformed("unclosed_tag", public, roles, tag=private.tags[0], private=True)
     if phase == "consider":
         return Message(public)
     has_accept, has_reject = parsed.has("ACCEPT"), parsed.has("REJECT")
