@@ -77,5 +77,5 @@ def test_deliberation_solve_json_is_one_document(agent_without_resources: bool,
                            "--json"], capture_output=True, text=True, env=env, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     doc = json.loads(proc.stdout)  # the whole of stdout: one document, no solver lines
-    assert set(doc) == {"reward", "decision"}
+    assert {"reward", "decision"} <= set(doc)  # (and optimal, time_limit)
     assert "HighsMipSolverData" in proc.stderr
