@@ -61,11 +61,12 @@ def wait_for_line(stream: IO[str] | None = None) -> None:
 
     Why: Python runs a signal's handler only between bytecodes, and a blocking ``read()`` is
     woken only by a signal delivered to the main thread while it sits in that call. A Ctrl-C
-    that arrives after the last check but before ``input()`` blocks (a few microseconds, easily
-    hit under load) or that the kernel hands to another thread (numpy's BLAS threads take
-    signals too) is recorded, then left unseen until the person types a line: the program
-    hangs at its prompt. ``select`` on the terminal together with a wakeup pipe -- written by
-    the C-level handler at once, from any thread -- cannot miss it.
+    that arrives after the last check but before ``input()`` blocks (microseconds, wider when
+    the process is preempted there under load) or that the kernel hands to another thread
+    (numpy's BLAS threads do not block signals) is recorded, then left unseen until the
+    person types a line: the program hangs at its prompt. ``select`` on the terminal
+    together with a wakeup pipe -- written by the C-level handler at once, from any thread
+    -- cannot miss it.
 
     Only for a terminal on the main thread of a POSIX system; anything else returns at once
     (a pipe's lines may already sit in Python's buffer, where ``select`` cannot see them).
