@@ -113,7 +113,10 @@ def run_target(target: str, agents: str, seed: int, options: dict[str, Any],
                          data=None if data is None else str(data),
                          extra={"seat": _seat(spec.agents, as_json)})
         t0 = time.perf_counter()
-        result = asyncio.run(dom.run_episode(spec, ctx))
+        try:
+            result = asyncio.run(dom.run_episode(spec, ctx))
+        except KeyboardInterrupt:  # Ctrl-C while an agent moved (a person's at a prompt quits)
+            raise _interrupted() from None
         wall = time.perf_counter() - t0
         record = dom.summary(spec, result)
     except (ValueError, KeyError, TypeError, AgentSpecError, OSError) as exc:
@@ -185,6 +188,14 @@ def _seat(specs: Any, as_json: bool) -> Any:
     from accord.play.terminal import TerminalSeat
 
     return TerminalSeat(c.console(stderr=as_json))
+
+
+def _interrupted() -> typer.Exit:
+    """Ctrl-C stopped the episode before it ended: say so on stderr, exit 130."""
+    c.console(stderr=True).print(
+        "[yellow]interrupted[/]: Ctrl-C stopped the episode before it ended; nothing was "
+        "recorded (a person at the prompt ends an episode as their quit with Ctrl-C or Ctrl-D)")
+    return typer.Exit(c.EXIT_INTERRUPTED)
 
 
 def _exit_on_error(status: str) -> None:

@@ -6,16 +6,21 @@ invalid attempt; reads one command line per move. Every piece of text that did n
 from accord itself (messages of the other side, issue names, scenario values) goes through
 :func:`accord.cli.common.plain`, so it can never become rich markup or a terminal control
 sequence. End of input (Ctrl-D) or an interrupt (Ctrl-C) closes the seat: the episode ends
-recorded as ended by the person, without a traceback.
+recorded as ended by the person, without a traceback -- whenever the key is pressed: see
+:func:`wait_for_line` for the race a plain ``input()`` has.
 """
 
 from __future__ import annotations
 
+import os
+import select
 import shlex
 import signal
+import sys
 import threading
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager, suppress
+from typing import IO, Any
 
 from rich.console import Console
 
@@ -49,6 +54,108 @@ HELP = {
 Reader = Callable[[str], str]
 
 
+def wait_for_line(stream: IO[str] | None = None) -> None:
+    """Block until a line (or end of input) can be read from the terminal ``stream`` (default
+    ``sys.stdin``) without waiting, or until a signal arrives -- whose Python handler then runs
+    here (Ctrl-C under :func:`signal.default_int_handler` raises :class:`KeyboardInterrupt`).
+
+    Why: Python runs a signal's handler only between bytecodes, and a blocking ``read()`` is
+    woken only by a signal delivered to the main thread while it sits in that call. A Ctrl-C
+    that arrives after the last check but before ``input()`` blocks (microseconds, wider when
+    the process is preempted there under load) or that the kernel hands to another thread
+    (numpy's BLAS threads do not block signals) is recorded, then left unseen until the
+    person types a line: the program hangs at its prompt. ``select`` on the terminal
+    together with a wakeup pipe -- written by the C-level handler at once, from any thread
+    -- cannot miss it.
+
+    Only for a terminal on the main thread of a POSIX system; anything else returns at once
+    (a pipe's lines may already sit in Python's buffer, where ``select`` cannot see them).
+    """
+    stream = sys.stdin if stream is None else stream
+    if os.name != "posix" or threading.current_thread() is not threading.main_thread():
+        return
+    try:
+        fd = stream.fileno()
+        if not os.isatty(fd):
+            return
+    except (AttributeError, OSError, ValueError):
+        return
+    wake_r, wake_w = os.pipe()
+    try:
+        for end in (wake_r, wake_w):
+            os.set_blocking(end, False)
+        old = signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
+        try:
+            while True:
+                # on EINTR select runs the handlers and retries (PEP 475); a signal caught
+                # before select started left a byte in the pipe, so select returns at once
+                ready = select.select([fd, wake_r], [], [])[0]
+                if fd in ready:
+                    return
+                _pass_on(wake_r, old)  # a signal whose handler did not raise: keep waiting
+        finally:
+            signal.set_wakeup_fd(old)
+    finally:
+        os.close(wake_r)
+        os.close(wake_w)
+
+
+def _pass_on(wake_r: int, old: int) -> None:
+    """Drain the wakeup pipe, handing the signal numbers to the wakeup fd that was set
+    before (asyncio's, when it handles signals itself), so its handlers still run."""
+    try:
+        data = os.read(wake_r, 512)
+    except BlockingIOError:
+        return
+    if old >= 0 and data:
+        with suppress(OSError):
+            os.write(old, data)
+
+
+def console_reader(console: Console) -> Reader:
+    """The default reader: ``console``'s prompt, then one line of standard input, read only
+    once :func:`wait_for_line` says it is there (so Ctrl-C at the prompt is never lost)."""
+    def read(prompt: str) -> str:
+        console.print(prompt, end="")
+        wait_for_line()
+        return console.input()
+    return read
+
+
+INTERRUPTED = "the person ended the episode (interrupted)"
+
+
+@contextmanager
+def _interrupt_closes_seat() -> Iterator[None]:
+    """Ctrl-C inside the block closes the seat (:class:`SeatClosed`), on the main thread.
+
+    ``asyncio.run``'s own SIGINT handler only cancels the main task, which a blocking read
+    never notices, so the block runs under :func:`signal.default_int_handler`. Restoring the
+    old handler afterwards first runs a Ctrl-C still pending (``signal.signal`` checks
+    signals before it swaps handlers): one pressed just after the line was read. That
+    interrupt is the person's too, so it closes the seat -- and the old handler is restored
+    all the same.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    interrupted = False
+    try:
+        yield
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        while True:
+            try:
+                signal.signal(signal.SIGINT, old)
+                break
+            except KeyboardInterrupt:
+                interrupted = True
+        if interrupted:
+            raise SeatClosed(INTERRUPTED) from None
+
+
 def _pairs(tokens: list[str]) -> dict[str, str] | None:
     out: dict[str, str] = {}
     for tok in tokens:
@@ -70,25 +177,17 @@ class TerminalSeat(Seat):
 
     def __init__(self, console: Console, reader: Reader | None = None) -> None:
         self.console = console
-        self.reader = reader or (lambda prompt: console.input(prompt))
+        self.reader = reader or console_reader(console)
         self._seen: dict[tuple[str, str], int] = {}
 
     # -- reading -------------------------------------------------------------------------
     def _read(self, prompt: str) -> str:
-        # asyncio.run's own SIGINT handler only cancels the main task, which a blocking
-        # input() never notices: while the person types, Ctrl-C raises KeyboardInterrupt here
-        old = None
-        if threading.current_thread() is threading.main_thread():
-            old = signal.signal(signal.SIGINT, signal.default_int_handler)
-        try:
-            return self.reader(prompt)
-        except EOFError:
-            raise SeatClosed("the person ended the episode (end of input)") from None
-        except KeyboardInterrupt:
-            raise SeatClosed("the person ended the episode (interrupted)") from None
-        finally:
-            if old is not None:
-                signal.signal(signal.SIGINT, old)
+        with _interrupt_closes_seat():
+            try:
+                return self.reader(prompt)
+            except EOFError:
+                raise SeatClosed("the person ended the episode (end of input)") from None
+        raise SeatClosed(INTERRUPTED)  # not reached: the context turns Ctrl-C into SeatClosed
 
     async def ask(self, turn: Turn) -> Reply:
         """Show the turn, then read commands until one makes a reply."""

@@ -3,7 +3,7 @@
 A :class:`~accord.agents.human.agent.HumanAgent` turns each observation into a
 :class:`Turn` (the person's *private* view as plain data, the feedback on their last
 attempt, the legal move kinds) and awaits a :class:`Seat` for the person's reply. The
-terminal (:mod:`accord.agents.human.terminal`) and the browser (:mod:`accord.play.web`)
+terminal (:mod:`accord.play.terminal`) and the browser (:mod:`accord.play.web`)
 each implement :meth:`Seat.ask`; neither builds moves or validates them -- the agent turns
 the reply into a typed move and the protocol validates it like any other agent's.
 """
