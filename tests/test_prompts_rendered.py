@@ -160,6 +160,9 @@ def _bargaining(stub: StubServer) -> None:
     asyncio.run(run_negotiation(resolve_scenario("buyer-seller"), [
         f"llm:{S}/chatty?guard_judge={S}/leak&floor_rule=true", f"llm:{S}/negotiator-bad"],
         params={"max_rounds": 4, "judge": f"llm:{S}/judge"}, seed=1))
+    # structured output: the reply's fields after the turn's prompt (structured_reply.j2)
+    asyncio.run(run_negotiation(resolve_scenario("buyer-seller"), [
+        f"llm:{S}/structured?structured=json_schema", "boulware"], params={"max_rounds": 2}))
     asyncio.run(run_negotiation(resolve_scenario("split"), ["hardliner", "hardliner"], params={
         "max_rounds": 8, "mediator": f"llm:{S}/mediator", "stagnation": f"llm:{S}/stagnation",
         "stagnation_measure": "issues", "stagnation_order": "mediator-first"}))
@@ -239,6 +242,8 @@ def _policies() -> dict[str, Any]:
         "mediator": ScriptedPolicy(['<PROPOSAL>{"alice_share": 5}</PROPOSAL>'
                                     "<RATIONALE>split the difference</RATIONALE>"], cycle=True),
         "stagnation": "stagnation",
+        "structured": ScriptedPolicy(['{"move": "walk", "package": {}, "message": "no"}'],
+                                     cycle=True),
         "dond": "dond", "dond-bad": FaultyPolicy("malformed", times=1, inner="dond"),
         "deliberation": "deliberation",
         "deliberation-bad": FaultyPolicy("malformed", times=1, inner="deliberation"),

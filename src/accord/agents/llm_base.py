@@ -400,7 +400,7 @@ class LLMAgent(LLMConversation, Agent):
         msgs = session.messages
         if len(msgs) >= 3 and msgs[-1]["role"] == "assistant" and msgs[-2]["role"] == "user":
             del msgs[-2:]
-        return self._turn_prompt + "\n\n" + prompt
+        return self._turn_prompt.rstrip() + "\n\n" + prompt.lstrip()
 
 
 __all__ = ["OFF_LOOP_CHARS", "WITHHELD", "LLMAgent", "LLMConversation", "check_model_spec",
