@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from accord.agents import structured
+from accord.agents import echo, structured
 from accord.agents.llm_support import LLMSession, runtime_for, seed_base
 from accord.agents.replies import strip_private
 from accord.agents.spec import AgentSpec, AgentSpecError
@@ -370,10 +370,7 @@ class LLMAgent(LLMConversation, Agent):
         schema = self.reply_schema(obs) if mode != "off" else None
         if schema is None:
             done = await self.ask(obs, prompt, self.call_lead(obs))
-            if len(done.text) >= OFF_LOOP_CHARS:  # linear, but not free: off the loop
-                move = await asyncio.to_thread(self.parse, done.text, obs)
-            else:
-                move = self.parse(done.text, obs)
+            move = await self.read_reply(done.text, obs)
         else:
             prompt += "\n\n" + render("structured_reply.j2", fields=structured.describe(schema),
                                        note=self.structured_note(obs))
@@ -384,6 +381,23 @@ class LLMAgent(LLMConversation, Agent):
         if isinstance(move, Malformed):
             return cut_off(move, done)
         return await self.guard(move, obs)
+
+    async def read_reply(self, text: str, obs: Any) -> Move:
+        """The move in a tagged reply: a template placeholder is malformed, lines that
+        repeat the prompt's instructions are dropped (:mod:`accord.agents.echo`), the rest
+        goes to :meth:`parse` (off the event loop for long replies)."""
+        assert self.session is not None
+        msgs = self.session.messages
+        lines = echo.instruction_lines([msgs[0]["content"], msgs[-2]["content"]])
+        text, dropped = echo.unecho(text, lines)
+        found = echo.placeholder(text)
+        if found is not None:
+            return echo.echoed(found, dropped)
+        if len(text) >= OFF_LOOP_CHARS:  # linear, but not free: off the loop
+            move = await asyncio.to_thread(self.parse, text, obs)
+        else:
+            move = self.parse(text, obs)
+        return echo.echoed(move, dropped) if isinstance(move, Malformed) else move
 
     def retry_prompt(self, obs: Any, session: LLMSession) -> str:
         """This call's user message. A retry (``obs.feedback`` set) does not show the model

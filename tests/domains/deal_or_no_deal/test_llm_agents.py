@@ -524,3 +524,16 @@ def test_agent_spec_errors_are_clear(stub_env: Point) -> None:
                            HAND[0], "bob")
     assert isinstance(agent, LLMWorkflowAgent) and str(agent.lam) == "1/2"
     assert agent.describe().startswith("llm-workflow:")
+
+
+def test_a_copied_reply_template_is_never_a_message_move(stub_env: Point) -> None:
+    # issue 25: a real model copied <MESSAGE>...</MESSAGE> from HOW TO REPLY twenty times and
+    # each copy was accepted as a message-only move; now each is a malformed reply
+    with StubServer(policies={"echo": ScriptedPolicy(["<MESSAGE>...</MESSAGE>"],
+                                                     cycle=True)}) as stub:
+        stub_env(stub)
+        res = play(HAND[0], ["llm:openai-api/stub/echo", "workflow"], max_retries=2)
+    invalid = [e for e in res.trajectory if e.kind == "invalid"]
+    assert (res.status, res.who) == ("error", "alice")
+    assert [e.reason for e in invalid] == ["placeholder"] * 3
+    assert not [e for e in res.trajectory if e.kind == "move" and e.party == "alice"]

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from accord.agents import echo
 from accord.agents.guards import quote_counterpart
 from accord.agents.llm_base import WITHHELD, LLMConversation, withhold
 from accord.agents.templates import render
@@ -123,9 +124,16 @@ class DondChat(LLMConversation):
         text = self.prompt(obs, belief=belief, show_points=show_points, seed=seed)
         done = await self.complete(self.session, text, who=obs.role)
         self.last_reply = done.text
-        move = parse_reply(done.text, obs.items, offer_for_you=obs.offer_for_you,
+        reply, dropped = echo.unecho(done.text, echo.instruction_lines(
+            [self.session.messages[0]["content"], text]))
+        found = echo.placeholder(reply)  # a template copied from HOW TO REPLY
+        if found is not None:
+            return echo.echoed(found, dropped)
+        move = parse_reply(reply, obs.items, offer_for_you=obs.offer_for_you,
                            responding=obs.offer_for_you is not None)
-        return move if isinstance(move, Malformed) else self._guard(move, obs)
+        if isinstance(move, Malformed):
+            return echo.echoed(move, dropped)
+        return self._guard(move, obs)
 
     def _guard(self, move: Move, obs: DondObservation) -> Move:
         public = _public_text(move)
