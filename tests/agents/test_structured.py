@@ -121,3 +121,17 @@ def test_gbnf_covers_the_schema_subset() -> None:
     assert 'root-0 ::= "1" | "\\"x\\""' in grammar
     with pytest.raises(ValueError, match="unsupported"):
         st.to_gbnf({"type": "array"})
+
+
+def test_a_fenced_proposal_inside_its_tag_is_read() -> None:
+    from accord.agents.replies import parse_mediator_reply, parse_negotiation_reply
+    from accord.core.moves import Offer, Suggest
+
+    fenced = '<PROPOSAL>\n```json\n{"price": 800}\n```\n</PROPOSAL>'
+    assert parse_negotiation_reply(fenced, {"price": [800, 900]}, "propose") == Offer(
+        {"price": 800})
+    got = parse_mediator_reply(fenced + "<RATIONALE>meet</RATIONALE>")
+    assert isinstance(got, Suggest) and got.package == {"price": 800}
+    still_bad = parse_negotiation_reply("<PROPOSAL>```json\nprice 800\n```</PROPOSAL>",
+                                        {"price": [800]}, "propose")
+    assert isinstance(still_bad, Malformed) and still_bad.reason == "invalid_json"

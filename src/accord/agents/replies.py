@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from accord.agents import tags
-from accord.agents.jsonsafe import loads_bounded
+from accord.agents.jsonsafe import loads_bounded, strip_fence
 from accord.agents.tags import Grammar, Parsed, parse_tags
 from accord.core.moves import Accept, Malformed, Message, Move, Offer, Reject, Suggest, Walk
 from accord.protocols.judge import DECISIONS, JudgeVerdict
@@ -76,7 +76,7 @@ def _unclosed(parsed: Parsed, raw: str) -> Malformed | None:
 def _json_package(body: str, issues: Mapping[str, list[Any]], raw: str
                   ) -> dict[str, Any] | Malformed:
     try:
-        data = loads_bounded(body.strip())
+        data = loads_bounded(strip_fence(body))  # a fenced ```json block inside the tag too
     except json.JSONDecodeError as exc:
         return Malformed("invalid_json", f"The PROPOSAL is not valid JSON ({exc.msg} at "
                          f"position {exc.pos}). Use an object like "
@@ -166,7 +166,7 @@ def parse_mediator_reply(text: str) -> Suggest | Malformed:
         return Malformed("missing_proposal", "Reply with exactly one "
                          "<PROPOSAL>{json}</PROPOSAL>.", raw=raw)
     try:
-        package = loads_bounded(found[0].text)
+        package = loads_bounded(strip_fence(found[0].text))
     except json.JSONDecodeError as exc:
         return Malformed("invalid_json", f"The PROPOSAL is not valid JSON ({exc.msg}).",
                          raw=raw)

@@ -17,10 +17,10 @@ needs no other library.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from accord.agents.jsonsafe import loads_bounded, strip_fence
 from accord.core.moves import Malformed
 from accord.llm.errors import ConfigurationError
 from accord.llm.generation import STRUCTURED_MODES as MODES
@@ -30,7 +30,6 @@ from accord.llm.providers import Endpoint
 MESSAGE_CHARS = 300
 #: the most characters of a structured reply read as JSON (a schema-bound reply is short)
 MAX_REPLY_CHARS = 20_000
-_FENCE = re.compile(r"\A\s*```[a-zA-Z]*[ \t]*\n?(.*?)\n?[ \t]*```\s*\Z", re.S)
 
 
 def resolve_mode(mode: str | None, endpoint: Endpoint) -> str:
@@ -95,12 +94,8 @@ def read_json(reply: str, finish_reason: str | None) -> dict[str, Any] | Malform
     if len(reply) > MAX_REPLY_CHARS:
         return Malformed("reply_too_long", f"Your reply has {len(reply)} characters; answer "
                          "with one short JSON object.", raw=reply[:200])
-    body = reply.strip()
-    fenced = _FENCE.match(body)
-    if fenced:
-        body = fenced.group(1)
     try:
-        data = json.loads(body)
+        data = loads_bounded(strip_fence(reply))
     except (ValueError, RecursionError) as exc:
         why = exc.msg if isinstance(exc, json.JSONDecodeError) else type(exc).__name__
         return Malformed("invalid_json", f"Your reply is not valid JSON ({why}); answer with "
