@@ -135,3 +135,21 @@ def test_a_fenced_proposal_inside_its_tag_is_read() -> None:
     still_bad = parse_negotiation_reply("<PROPOSAL>```json\nprice 800\n```</PROPOSAL>",
                                         {"price": [800]}, "propose")
     assert isinstance(still_bad, Malformed) and still_bad.reason == "invalid_json"
+
+
+async def test_games_send_the_legal_actions_as_the_schema(stub_env: Callable[..., None]) -> None:
+    from accord.domains import EpisodeSpec, RunContext, get_domain
+
+    replies = ['{"message": "Let us both cooperate."}', '{"action": "cooperate"}']
+    with StubServer(ScriptedPolicy(replies)) as stub:
+        stub_env(stub)
+        spec = EpisodeSpec("games", "prisoners-dilemma",
+                           (parse_agent_spec("llm:openai-api/stub/x?structured=json_schema"),
+                            parse_agent_spec("rational")), {"negotiation_rounds": 1}, 0)
+        res = await get_domain("games").run_episode(spec, RunContext())
+    schemas = [r.params["response_format"]["json_schema"]["schema"]
+               for r in stub.completion_requests]
+    assert schemas[0]["properties"] == {"message": {"type": "string", "maxLength": 300}}
+    assert schemas[-1]["properties"]["action"] == {"enum": ["cooperate", "defect"]}
+    assert res.status == "completed"
+    assert res.record["profile"][0] == "cooperate"

@@ -34,10 +34,11 @@ from typing import Any
 
 import numpy as np
 
+from accord.agents import structured as st
 from accord.agents.llm_base import LLMAgent, check_model_spec
 from accord.agents.llm_base import llm_client as base_client
 from accord.agents.spec import AgentSpec, AgentSpecError
-from accord.core.moves import Move
+from accord.core.moves import Action, Malformed, Message, Move
 from accord.domains.games.describe import render_game
 from accord.domains.games.llm.prompts import (
     Strategy,
@@ -156,6 +157,26 @@ class LLMGameAgent(LLMAgent):
         if obs.phase == "negotiation":
             return parse_talk(text)
         return parse_action(text, obs.actions)
+
+    def reply_schema(self, obs: GameObservation) -> Mapping[str, Any]:
+        """Structured output: a message in a talk round; one of the legal actions to play."""
+        if obs.phase == "negotiation":
+            return st.obj({"message": st.text()})
+        return st.obj({"action": st.enum(list(obs.actions))})
+
+    def structured_move(self, data: Mapping[str, Any], obs: GameObservation) -> Move:
+        if obs.phase == "negotiation":
+            text = data.get("message")
+            if not isinstance(text, str) or not text.strip():
+                return Malformed("empty_message", "Your message is empty; write something "
+                                 "to the other players.", raw=str(data)[:200])
+            return Message(text.strip())
+        action = data.get("action")
+        if action not in obs.actions:
+            return Malformed("illegal_action", f"{str(action)[:40]!r} is not one of your "
+                             f"actions: {', '.join(map(str, obs.actions))}.",
+                             raw=str(data)[:200])
+        return Action(str(action))
 
 
 def llm_client(spec: AgentSpec, ctx: Mapping[str, Any]) -> tuple[LLMClient, GenerationConfig]:
