@@ -284,6 +284,9 @@ def _register() -> None:
     app.command("serve", epilog=serve.SERVE_EXAMPLES)(serve.serve_command)
     app.command("approve", epilog=serve.APPROVE_EXAMPLES)(serve.approve_command)
     app.command("report", epilog=serve.REPORT_EXAMPLES)(serve.report_command)
+    from accord.cli import importer
+
+    app.command("import", epilog=importer.IMPORT_EXAMPLES)(importer.import_command)
 
 
 _register()
