@@ -38,11 +38,11 @@ def _genius_utility(profile: Path) -> tuple[Any, float]:
         ev = issue.find("evaluator")
         if ev is not None:
             slope, offset = float(ev.get("slope", "")), float(ev.get("offset", ""))
-            parts.append((issue.get("name"), w, lambda v, s=slope, o=offset: o + s * int(v)))
+            parts.append((str(issue.get("name")), w, lambda v, s=slope, o=offset: o + s * int(v)))
         else:
             evals = {i.get("value"): float(i.get("evaluation", "")) for i in issue.iter("item")}
             top = max(evals.values())
-            parts.append((issue.get("name"), w, lambda v, e=evals, t=top: e[str(v)] / t))
+            parts.append((str(issue.get("name")), w, lambda v, e=evals, t=top: e[str(v)] / t))
     res = root.find("reservation")
     reservation = float(res.get("value", "")) if res is not None else 0.0
 
@@ -238,7 +238,7 @@ def test_huge_file_is_refused_before_parsing(tmp_path: Path) -> None:
 def test_run_target_with_a_bad_file_is_a_scenario_error(tmp_path: Path) -> None:
     folder = _copy(tmp_path)
     _edit(folder / "party1_utility.xml", '<weight index="1" value="0.5"/>', "")
-    with pytest.raises(ScenarioError, match="party1_utility.xml: weight of issue 'Food'"):
+    with pytest.raises(ScenarioError, match=r"party1_utility\.xml: weight of issue 'Food'"):
         resolve_scenario(f"genius:{folder}")
     res = runner.invoke(app, ["analyze", f"genius:{folder}"])
     assert res.exit_code == 2 and "missing weight" in res.output

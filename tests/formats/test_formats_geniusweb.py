@@ -105,7 +105,7 @@ def _copy(tmp_path: Path) -> Path:
 
 def _rewrite(path: Path, change: Any) -> None:
     doc = json.loads(path.read_text(encoding="utf-8"))
-    change(doc["LinearAdditiveUtilitySpace"] if "LinearAdditiveUtilitySpace" in doc else doc)
+    change(doc.get("LinearAdditiveUtilitySpace", doc))
     path.write_text(json.dumps(doc), encoding="utf-8")
 
 

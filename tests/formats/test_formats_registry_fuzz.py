@@ -48,7 +48,7 @@ def test_builtins_are_known_without_entry_points() -> None:
     known = formats()
     assert isinstance(known["genius"], GeniusImporter)
     assert isinstance(known["geniusweb"], GeniusWebImporter)
-    with pytest.raises(FormatError, match="unknown format; known formats: .*genius"):
+    with pytest.raises(FormatError, match=r"unknown format; known formats: .*genius"):
         get_format("nope")
 
 
