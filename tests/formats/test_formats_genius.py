@@ -7,6 +7,7 @@ import asyncio
 import json
 import shutil
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,19 +27,22 @@ runner = CliRunner()
 
 def _genius_utility(profile: Path) -> tuple[Any, float]:
     """An independent reading of a Genius profile: evaluation / max evaluation per
-    discrete issue, the linear evaluator as written, weights over their sum."""
+    discrete issue, Genius's linear evaluator (offset + slope x (value - lowerbound),
+    clamped to [0, 1]), weights over their sum."""
     root = ET.parse(profile).getroot()
     obj = root.find("objective")
     assert obj is not None
     weights = {w.get("index"): float(w.get("value", "")) for w in obj.iter("weight")}
     total = sum(weights.values())
-    parts = []
+    parts: list[tuple[str, float, Callable[..., float]]] = []
     for issue in obj.iter("issue"):
         w = weights[issue.get("index")] / total
         ev = issue.find("evaluator")
         if ev is not None:
             slope, offset = float(ev.get("slope", "")), float(ev.get("offset", ""))
-            parts.append((str(issue.get("name")), w, lambda v, s=slope, o=offset: o + s * int(v)))
+            low = int(issue.get("lowerbound", ""))
+            parts.append((str(issue.get("name")), w, lambda v, s=slope, o=offset, lb=low:
+                          min(1.0, max(0.0, o + s * (int(v) - lb)))))
         else:
             evals = {i.get("value"): float(i.get("evaluation", "")) for i in issue.iter("item")}
             top = max(evals.values())
@@ -65,7 +69,8 @@ def test_import_reads_domain_and_profiles() -> None:
                                                "Catering": 1.0}
     assert p2["utility"]["weights"] == {"Food": 0.5, "Music": 0.25, "Hours": 0.25}
     assert p2["utility"]["values"]["Hours"] == {1: 0.25, 2: 1.0, 3: 0.75, 4: 0.5}
-    assert p1["utility"]["values"]["Hours"] == {1: 0.25, 2: 0.5, 3: 0.75, 4: 1.0}
+    # Genius's linear evaluator counts from the lower bound and clamps to [0, 1]
+    assert p1["utility"]["values"]["Hours"] == {1: 0.1, 2: 0.5, 3: 0.9, 4: 1.0}
     # the discount factor is not applied: said in a note and kept in the description
     assert len(imp.notes) == 1 and "party1_utility 0.9" in imp.notes[0]
     assert "does not apply" in imp.notes[0] and "party1_utility 0.9" in data["description"]
@@ -242,3 +247,22 @@ def test_run_target_with_a_bad_file_is_a_scenario_error(tmp_path: Path) -> None:
         resolve_scenario(f"genius:{folder}")
     res = runner.invoke(app, ["analyze", f"genius:{folder}"])
     assert res.exit_code == 2 and "missing weight" in res.output
+
+
+def test_integer_evaluator_by_lowest_and_highest_utility(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    text = (folder / "party2_utility.xml").read_text(encoding="utf-8")
+    start = text.index('<item evaluation="1" value="1"/>')
+    end = text.index('</issue>\n<weight index="3"')
+    (folder / "party2_utility.xml").write_text(
+        text[:start] + '<evaluator ftype="linear" utilLowestValue="1.0" utilHighestValue="0.4"/>\n'
+        + text[end:], encoding="utf-8")
+    hours = import_path("genius", str(folder)).data["parties"]["party2_utility"]
+    assert hours["utility"]["values"]["Hours"] == pytest.approx({1: 1.0, 2: 0.8, 3: 0.6, 4: 0.4})
+
+
+def test_linear_evaluator_is_clamped_to_the_unit_interval(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    _edit(folder / "party1_utility.xml", 'slope="0.4" offset="0.1"', 'slope="0.5" offset="-0.2"')
+    values = import_path("genius", str(folder)).data["parties"]["party1_utility"]
+    assert values["utility"]["values"]["Hours"] == pytest.approx({1: 0.0, 2: 0.3, 3: 0.8, 4: 1.0})

@@ -5,7 +5,8 @@ Domain: ``negotiation_template/utility_space/objective/issue/item`` (or a bare
 (``type="integer"``) has ``lowerbound``/``upperbound`` and is expanded to its values.
 Profile: ``utility_space`` whose ``objective`` holds the issues with ``item evaluation=...``
 (integer issues: items, or an ``evaluator ftype="linear"`` with ``slope``/``offset`` or
-``utilLowestValue``/``utilHighestValue``), ``weight index=... value=...`` per issue, and
+``utilLowestValue``/``utilHighestValue``, whose utility is ``offset + slope x (value -
+lowerbound)`` clamped to [0, 1] as in Genius), ``weight index=... value=...`` per issue, and
 ``reservation`` and ``discount_factor`` values.
 
 As Genius does, a discrete issue's evaluations are normalised by their maximum (the
@@ -103,15 +104,16 @@ def _linear_evaluator(path: Path, where: str, ev: ET.Element, values: list[Any]
     if (ev.get("ftype") or "linear").lower() != "linear":
         raise FormatError(str(path), f"{where} evaluator", f"ftype {ev.get('ftype')!r} is "
                           "not supported (only linear)")
+    low, high = values[0], values[-1]
     if ev.get("slope") is not None:
         slope = number(path, f"{where} evaluator slope", ev.get("slope"))
         offset = number(path, f"{where} evaluator offset", ev.get("offset", "0"))
-        return {v: offset + slope * v for v in values}
-    lo_u = number(path, f"{where} evaluator utilLowestValue", ev.get("utilLowestValue"))
-    hi_u = number(path, f"{where} evaluator utilHighestValue", ev.get("utilHighestValue"))
-    lo, hi = values[0], values[-1]
-    span = hi - lo
-    return {v: lo_u + (hi_u - lo_u) * ((v - lo) / span if span else 0.0) for v in values}
+    else:
+        offset = number(path, f"{where} evaluator utilLowestValue", ev.get("utilLowestValue"))
+        top = number(path, f"{where} evaluator utilHighestValue", ev.get("utilHighestValue"))
+        slope = (top - offset) / (high - low) if high > low else 0.0
+    # as Genius's EvaluatorInteger: offset + slope x (value - lowerbound), clamped to [0, 1]
+    return {v: min(1.0, max(0.0, offset + slope * (v - low))) for v in values}
 
 
 def read_profile(path: Path, root: ET.Element, issues: dict[str, list[Any]]
