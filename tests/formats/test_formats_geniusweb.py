@@ -132,7 +132,7 @@ MALFORMED = [
     ("jobs1.json", _set("reservationBid", "issuevalues", "salary", value="1"),
      "reservationBid.issuevalues.salary", "unknown value"),
     ("jobs2.json", _set("issueUtilities", "fte", value={"sumutils": {}}),
-     "issueUtilities.fte", "discreteutils"),
+     "issueUtilities.fte", "DiscreteValueSetUtilities"),
     ("jobs1.json", _set("domain", "issuesValues", "fte", "range", "step", value=0),
      "domain.issuesValues.fte.range", "positive step"),
 ]
@@ -174,3 +174,21 @@ def test_profiles_of_different_domains_are_refused(tmp_path: Path) -> None:
                   value={"values": ["2000", "2500", "3000", "3500"]}))
     with pytest.raises(FormatError, match=r"jobs2.json: domain: this profile's domain"):
         import_path("geniusweb", str(folder))
+
+
+def test_class_name_spelling_and_null_reservation_bid(tmp_path: Path) -> None:
+    """Newer GeniusWeb files (and the ANL domains) write the value-set utilities by class
+    name and may carry ``"reservationBid": null``; they import to the same scenario."""
+    folder = _copy(tmp_path)
+
+    def respell(doc: Any) -> None:
+        for spec in doc["issueUtilities"].values():
+            for old, new in (("discreteutils", "DiscreteValueSetUtilities"),
+                             ("numberutils", "NumberValueSetUtilities")):
+                if old in spec:
+                    spec[new] = spec.pop(old)
+        doc["reservationBid"] = None
+
+    _rewrite(folder / "jobs2.json", respell)
+    assert '"DiscreteValueSetUtilities"' in (folder / "jobs2.json").read_text(encoding="utf-8")
+    assert import_path("geniusweb", str(folder)).data == import_path("geniusweb", str(JOBS)).data

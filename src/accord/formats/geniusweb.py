@@ -15,9 +15,11 @@ party, each carrying its domain.
                                     "highValue": 5, "highUtility": 1.0}}},
        "reservationBid": {"issuevalues": {"salary": "2000", "days": 1}}}}
 
-Value utilities are used as given (GeniusWeb does not rescale them); weights are scaled
-to sum 1. A ``numberutils`` utility is linear between its low and high points and 0
-outside them, as GeniusWeb defines it. The BATNA is the utility of the reservation bid,
+The value-set utilities may also be spelled ``DiscreteValueSetUtilities`` and
+``NumberValueSetUtilities`` (newer GeniusWeb releases). Value utilities are used as
+given (GeniusWeb does not rescale them); weights are scaled to sum 1. A ``numberutils``
+utility is linear between its low and high points and 0 outside them, as GeniusWeb
+defines it. The BATNA is the utility of the reservation bid,
 0 without one. A separate domain file (a JSON object with ``issuesValues``) may sit in the
 folder; the profiles' domains must then equal it.
 """
@@ -40,6 +42,10 @@ from accord.formats.base import (
 )
 
 ROOT = "LinearAdditiveUtilitySpace"
+#: the two spellings of a value-set utility: GeniusWeb's short type names, and the class
+#: names newer GeniusWeb releases (and the ANL domains) write
+DISCRETE_KEYS = ("discreteutils", "DiscreteValueSetUtilities")
+NUMBER_KEYS = ("numberutils", "NumberValueSetUtilities")
 #: a number range is expanded to at most this many values
 MAX_RANGE_VALUES = 10_000
 
@@ -151,32 +157,36 @@ def _numeric(path: Path, where: str, v: Any) -> float:
 def _issue_utilities(path: Path, name: str, spec: Any, values: list[Any]) -> dict[Any, float]:
     where = f"issueUtilities.{name}"
     spec = _obj(path, where, spec)
-    if "discreteutils" in spec:
-        d = _obj(path, f"{where}.discreteutils", spec["discreteutils"])
-        vu = _obj(path, f"{where}.discreteutils.valueUtilities", d.get("valueUtilities"))
+    discrete = next((k for k in DISCRETE_KEYS if k in spec), None)
+    number = next((k for k in NUMBER_KEYS if k in spec), None)
+    if discrete is not None:
+        d = _obj(path, f"{where}.{discrete}", spec[discrete])
+        vu = _obj(path, f"{where}.{discrete}.valueUtilities", d.get("valueUtilities"))
         out: dict[Any, float] = {}
         for key, u in vu.items():
             value = match_value(key, values)
             if value is None:
-                raise FormatError(str(path), f"{where}.discreteutils.valueUtilities.{key}",
+                raise FormatError(str(path), f"{where}.{discrete}.valueUtilities.{key}",
                                   f"unknown value; the issue's values are "
                                   f"{[str(v) for v in values][:10]}")
-            out[value] = _num(path, f"{where}.discreteutils.valueUtilities.{key}", u)
+            out[value] = _num(path, f"{where}.{discrete}.valueUtilities.{key}", u)
         # a value GeniusWeb finds no utility for has utility 0
         return {v: out.get(v, 0.0) for v in values}
-    if "numberutils" in spec:
-        n = _obj(path, f"{where}.numberutils", spec["numberutils"])
-        lv, lu, hv, hu = (_num(path, f"{where}.numberutils.{k}", n.get(k))
+    if number is not None:
+        n = _obj(path, f"{where}.{number}", spec[number])
+        lv, lu, hv, hu = (_num(path, f"{where}.{number}.{k}", n.get(k))
                           for k in ("lowValue", "lowUtility", "highValue", "highUtility"))
         result: dict[Any, float] = {}
         for v in values:
-            x = _numeric(path, f"{where}.numberutils", v)
+            x = _numeric(path, f"{where}.{number}", v)
             if x < lv or x > hv:
                 result[v] = 0.0
             else:
                 result[v] = lu if hv == lv else lu + (hu - lu) * (x - lv) / (hv - lv)
         return result
-    raise FormatError(str(path), where, "expected \"discreteutils\" or \"numberutils\"")
+    raise FormatError(str(path), where, "expected \"discreteutils\" "
+                      "(\"DiscreteValueSetUtilities\") or \"numberutils\" "
+                      "(\"NumberValueSetUtilities\")")
 
 
 def read_profile(path: Path, doc: Any) -> tuple[dict[str, list[Any]], dict[str, Any], float,
