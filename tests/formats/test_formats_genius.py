@@ -133,8 +133,18 @@ def test_cli_import_writes_a_loadable_file(tmp_path: Path) -> None:
     text = Path(out["written"]).read_text(encoding="utf-8")
     assert text.startswith("# note: ")
     assert load_scenario(out["written"]).space.size == 36
-    human = runner.invoke(app, ["import", "genius", str(PARTY), "--out", str(tmp_path)])
+    again = runner.invoke(app, ["import", "genius", str(PARTY), "--out", str(tmp_path)])
+    assert again.exit_code == 2 and "exists" in again.output and "--force" in again.output
+    human = runner.invoke(app, ["import", "genius", str(PARTY), "--out", str(tmp_path),
+                                "--force"])
     assert human.exit_code == 0 and "36 outcomes" in human.output and "note" in human.output
+
+
+def test_cli_import_out_onto_a_file_is_a_clear_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "afile"
+    blocker.write_text("x", encoding="utf-8")
+    res = runner.invoke(app, ["import", "genius", str(PARTY), "--out", str(blocker)])
+    assert res.exit_code == 1 and "--out" in res.output and "cannot write" in res.output
 
 
 def test_cli_run_and_analyze_take_format_prefix() -> None:

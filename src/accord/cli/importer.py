@@ -21,18 +21,29 @@ def import_command(
     path: str = typer.Argument(..., metavar="PATH", help="A folder, or FILE,FILE,... "),
     out: Path = c.out_option("Folder to write the scenario YAML file into.",
                              default=Path(".")),
+    force: bool = typer.Option(False, "--force", help="Replace a scenario file of the same "
+                               "name in the --out folder."),
     as_json: bool = c.json_option(),
 ) -> None:
     """Import another tool's negotiation domain as an accord bargaining scenario file."""
     from accord.domains.bargaining.load import ScenarioError, parse_scenario
     from accord.formats import FormatError, import_path, write_scenario
+    from accord.formats.write import file_name
 
     try:
         imported = import_path(fmt, path)
         scenario = parse_scenario(imported.data, f"{fmt}:{path}")  # refuse what cannot load
     except (FormatError, ScenarioError) as exc:
         raise c.fail(str(exc)) from None
-    written = write_scenario(imported, out)
+    target = out / file_name(imported.data)
+    if target.exists() and not force:
+        raise c.fail(f"{target} exists (an earlier import, perhaps edited since); give "
+                     "--force to replace it or --out another folder")
+    try:
+        written = write_scenario(imported, out)
+    except OSError as exc:
+        raise c.fail(f"--out {out}: cannot write {target.name}: "
+                     f"{exc.strerror or exc}", c.EXIT_FAILED) from None
     if as_json:
         c.emit_json({"format": fmt, "source": path, "written": str(written),
                      "scenario": scenario.name, "parties": list(scenario.party_names),
