@@ -35,7 +35,8 @@ from accord.formats.xmlsafe import integer, number, parse_xml
 MAX_INTEGER_VALUES = 10_000
 
 
-def _is_profile(root: ET.Element) -> bool:
+def is_profile(root: ET.Element) -> bool:
+    """Whether a Genius XML root is a profile (it has weights or evaluations), not a domain."""
     return root.find(".//weight") is not None or any(
         "evaluation" in item.attrib for item in root.iter("item"))
 
@@ -192,7 +193,7 @@ class GeniusImporter:
         profiles: list[tuple[Path, ET.Element]] = []
         for f in files:
             root = parse_xml(f)
-            (profiles if _is_profile(root) else domains).append((f, root))
+            (profiles if is_profile(root) else domains).append((f, root))
         if len(domains) != 1:
             found = ", ".join(str(f) for f, _ in domains) or "none"
             raise FormatError(path, "<domain>", f"expected exactly one domain file (an XML "
