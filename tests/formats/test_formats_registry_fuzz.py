@@ -124,3 +124,22 @@ def test_mutated_files_import_or_fail_cleanly(tmp_path: Path, fmt: str, folder: 
             assert imported.data["parties"]
 
     check()
+
+
+def test_a_broken_plugin_is_reported_only_when_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    from importlib.metadata import EntryPoint
+
+    from accord.formats import registry
+
+    broken = EntryPoint("broken", "no_such_module_xyz:Importer", registry.GROUP)
+    monkeypatch.setattr(registry, "entry_points", lambda group: [broken])
+    registry._from_entry_points.cache_clear()
+    monkeypatch.setattr(registry, "_BROKEN", {})
+    try:
+        assert "genius" in formats()  # the other formats still work
+        with pytest.raises(FormatError, match=r"broken: <format>: entry point .* cannot be"):
+            get_format("broken")
+        with pytest.raises(ScenarioError, match="cannot be loaded"):
+            resolve_scenario("broken:somewhere")
+    finally:
+        registry._from_entry_points.cache_clear()

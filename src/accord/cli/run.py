@@ -44,9 +44,12 @@ def resolve_target(target: str) -> tuple[str, str]:
         return domain, rest
     if target.endswith((".yaml", ".yml")):
         return "bargaining", target
-    from accord.formats import split_target
+    from accord.formats import FormatError, split_target
 
-    split = split_target(target)
+    try:
+        split = split_target(target)
+    except FormatError as exc:
+        raise c.fail(str(exc)) from None
     if split is not None:  # FORMAT:PATH, a file of another tool
         _import_notes(*split)
         return "bargaining", target

@@ -23,16 +23,26 @@ def register_format(importer: Importer) -> None:
     _REGISTERED[importer.name] = importer
 
 
+#: entry points that could not be loaded: name -> why (reported when the format is used)
+_BROKEN: dict[str, str] = {}
+
+
 @lru_cache(maxsize=1)
 def _from_entry_points() -> dict[str, Importer]:
     found: dict[str, Importer] = {}
     for ep in entry_points(group=GROUP):
         if ep.name in _BUILTIN:
             continue  # the built-ins are loaded in code (the venv may predate them)
-        obj = ep.load()
-        importer = obj() if isinstance(obj, type) else obj
+        try:
+            obj = ep.load()
+            importer = obj() if isinstance(obj, type) else obj
+        except Exception as exc:  # a broken plug-in must not break every other command
+            _BROKEN[ep.name] = f"entry point {ep.value} cannot be loaded: {exc}"
+            continue
         if isinstance(importer, Importer):
             found[ep.name] = importer
+        else:
+            _BROKEN[ep.name] = f"entry point {ep.value} is not an Importer"
     return found
 
 
@@ -44,6 +54,8 @@ def formats() -> dict[str, Importer]:
 def get_format(name: str) -> Importer:
     """The importer of format ``name``; :class:`FormatError` listing the known ones."""
     known = formats()
+    if name in _BROKEN and name not in known:
+        raise FormatError(name, "<format>", _BROKEN[name])
     if name not in known:
         raise FormatError(name, "<format>", f"unknown format; known formats: "
                           f"{', '.join(sorted(known))}")
@@ -51,9 +63,14 @@ def get_format(name: str) -> Importer:
 
 
 def split_target(target: str) -> tuple[str, str] | None:
-    """``FORMAT:PATH`` -> (format, path) when FORMAT is a known format, else None."""
+    """``FORMAT:PATH`` -> (format, path) when FORMAT is a known format, else None
+    (:class:`FormatError` when FORMAT is a plug-in whose entry point is broken)."""
     fmt, sep, path = target.partition(":")
-    if not sep or not path or fmt not in formats():
+    if not sep or not path:
+        return None
+    if fmt not in formats():
+        if fmt in _BROKEN:
+            raise FormatError(fmt, "<format>", _BROKEN[fmt])
         return None
     return fmt, path
 

@@ -69,10 +69,10 @@ def _imported(target: str, max_outcomes: int) -> Scenario | None:
     """The scenario of ``FORMAT:PATH`` (None when FORMAT is not a known format)."""
     from accord.formats import FormatError, import_path, scenario_yaml, split_target
 
-    split = split_target(target)
-    if split is None:
-        return None
     try:
+        split = split_target(target)
+        if split is None:
+            return None
         imported = import_path(*split)
     except FormatError as exc:
         raise ScenarioError(exc.source, exc.element, exc.problem) from None
