@@ -143,3 +143,55 @@ def test_a_broken_plugin_is_reported_only_when_used(monkeypatch: pytest.MonkeyPa
             resolve_scenario("broken:somewhere")
     finally:
         registry._from_entry_points.cache_clear()
+
+
+_VALUES = st.one_of(st.text(max_size=8), st.floats(allow_nan=True).map(str),
+                    st.integers(-10**30, 10**30).map(str), st.sampled_from(["", "-0", "1e999"]))
+
+
+@pytest.mark.parametrize(("fmt", "folder", "suffix"),
+                         [("genius", FIXTURES / "genius" / "party", ".xml"),
+                          ("geniusweb", FIXTURES / "geniusweb" / "jobs", ".json")])
+def test_mutated_values_import_or_fail_cleanly(tmp_path: Path, fmt: str, folder: Path,
+                                               suffix: str) -> None:
+    """One attribute (XML) or scalar (JSON) replaced by a hostile value: still a clean
+    import or a FormatError naming the file."""
+    import html
+    import json
+    import re
+
+    files = sorted(folder.glob(f"*{suffix}"))
+    pattern = re.compile(r'="[^"]*"') if suffix == ".xml" else re.compile(
+        r'(?<=: )(-?[0-9.]+|"[^"]*")')
+
+    @settings(max_examples=EXAMPLES, deadline=None, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(which=st.integers(0, len(files) - 1), slot=st.integers(0, 200), value=_VALUES)
+    def check(which: int, slot: int, value: str) -> None:
+        case = tmp_path / "case"
+        shutil.rmtree(case, ignore_errors=True)
+        shutil.copytree(folder, case)
+        target = case / files[which].name
+        text = target.read_text(encoding="utf-8")
+        spots = list(pattern.finditer(text))
+        m = spots[slot % len(spots)]
+        if suffix == ".xml":
+            new = '="' + html.escape(value, quote=True) + '"'
+        else:  # a number literal goes in as a number, anything else as a string
+            try:
+                is_number = isinstance(json.loads(value), (int, float))
+            except ValueError:
+                is_number = False
+            new = value if is_number else json.dumps(value)
+        target.write_text(text[:m.start()] + new + text[m.end():], encoding="utf-8")
+        try:
+            get_format(fmt).read(str(case))
+        except FormatError as exc:
+            assert exc.source and exc.element and exc.problem
+            return
+        try:
+            resolve_scenario(f"{fmt}:{case}")
+        except ScenarioError as exc:
+            assert exc.key
+
+    check()
