@@ -115,6 +115,14 @@ def _analyze(w: Path) -> None:
     assert accord("analyze", "bargaining/procurement", "--json", cwd=w)["nash"] is not None
 
 
+@case("import")
+def _import(w: Path) -> None:
+    genius = REPO / "tests/formats/fixtures/genius/party"
+    doc = accord("import", "genius", str(genius), "--out", str(w / "imported"), "--json",
+                 cwd=w)
+    assert Path(doc["written"]).is_file() and doc["outcomes"] == 36
+
+
 @case("bench")
 def _bench(w: Path) -> None:
     dry = accord("bench", "demo", "--out", str(w / "again.db"), "--dry-run", "--json", cwd=w)

@@ -149,7 +149,9 @@ def scenarios(as_json: bool = c.json_option()) -> None:
 def run(
     target: str = typer.Argument(..., metavar="TARGET",
         help="DOMAIN/SCENARIO (e.g. bargaining/buyer-seller) "
-                                 "or a scenario PATH.yaml (bargaining, or DOMAIN/PATH.yaml)"),
+                                 "or a scenario PATH.yaml (bargaining, or DOMAIN/PATH.yaml) "
+                                 "or FORMAT:PATH (genius:DIR, geniusweb:DIR; see accord "
+                                 "import)"),
     agents: str = typer.Option(..., "--agents", "-a", metavar="SPECS",
         help="Comma-separated agent specs, "
                                "one per party, e.g. boulware,conceder; human is you, "
@@ -253,7 +255,7 @@ def run(
                               "accord analyze my-scenario.yaml --json"))
 def analyze(
     target: str = typer.Argument(..., metavar="TARGET",
-        help="bargaining/<scenario> or PATH.yaml"),
+        help="bargaining/<scenario>, PATH.yaml or FORMAT:PATH (genius:DIR, geniusweb:DIR)"),
     as_json: bool = c.json_option(),
     max_outcomes: int | None = typer.Option(None, "--max-outcomes", min=1, metavar="N",
                                             help="Refuse scenarios with more outcomes than "
@@ -284,6 +286,9 @@ def _register() -> None:
     app.command("serve", epilog=serve.SERVE_EXAMPLES)(serve.serve_command)
     app.command("approve", epilog=serve.APPROVE_EXAMPLES)(serve.approve_command)
     app.command("report", epilog=serve.REPORT_EXAMPLES)(serve.report_command)
+    from accord.cli import importer
+
+    app.command("import", epilog=importer.IMPORT_EXAMPLES)(importer.import_command)
 
 
 _register()

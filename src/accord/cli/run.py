@@ -34,7 +34,8 @@ def parse_params(items: list[str]) -> dict[str, Any]:
 
 def resolve_target(target: str) -> tuple[str, str]:
     """``DOMAIN/REST`` -> (domain, rest) for any installed domain; a bare scenario
-    ``PATH.yaml`` is a bargaining scenario file. Unknown domains fail with the known ones."""
+    ``PATH.yaml`` is a bargaining scenario file and ``FORMAT:PATH`` (``genius:dir``) an
+    imported one. Unknown domains fail with the known ones."""
     from accord.domains import domain_names, registered_domains
 
     names = sorted({*domain_names(), *registered_domains()})
@@ -43,11 +44,33 @@ def resolve_target(target: str) -> tuple[str, str]:
         return domain, rest
     if target.endswith((".yaml", ".yml")):
         return "bargaining", target
+    from accord.formats import FormatError, split_target
+
+    try:
+        split = split_target(target)
+    except FormatError as exc:
+        raise c.fail(str(exc)) from None
+    if split is not None:  # FORMAT:PATH, a file of another tool
+        _import_notes(*split)
+        return "bargaining", target
     from accord.core.names import unknown_name
     from accord.core.safeload import short
 
     raise c.fail(unknown_name("domain", domain, names,
                               hint=f"(in {short(target)}; or give a scenario PATH.yaml)"))
+
+
+def _import_notes(fmt: str, path: str) -> None:
+    """Print on stderr what an import of ``path`` cannot carry over (a bad file is
+    reported by the scenario resolver, with the file and element)."""
+    from accord.formats import FormatError, import_path
+
+    try:
+        notes = import_path(fmt, path).notes
+    except FormatError:
+        return
+    for note in notes:
+        c.warn(note)
 
 
 def domain_params(domain: Any, options: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:

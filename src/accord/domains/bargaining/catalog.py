@@ -44,11 +44,16 @@ def _builtin(name: str) -> Scenario:
 
 
 def resolve_scenario(target: str, max_outcomes: int = DEFAULT_MAX_OUTCOMES) -> Scenario:
-    """A scenario from ``bargaining/<name>``, ``<name>`` or a path to a YAML file.
+    """A scenario from ``bargaining/<name>``, ``<name>``, a path to a YAML file or
+    ``FORMAT:PATH`` (a file of another tool read by :mod:`accord.formats`).
 
     ``max_outcomes`` caps the outcome space of a scenario file (default 10^6).
     """
     name = target.removeprefix("bargaining/")
+    if ":" in name:
+        imported = _imported(name, max_outcomes)
+        if imported is not None:
+            return imported
     if name in _builtin_names():
         return _builtin(name)
     path = Path(target)
@@ -58,3 +63,17 @@ def resolve_scenario(target: str, max_outcomes: int = DEFAULT_MAX_OUTCOMES) -> S
         return _from_file(str(path), read_scenario_text(path), max_outcomes)
     raise ScenarioError(clip(target), "<scenario>", unknown_name(
         "bargaining scenario", name, builtin_scenarios(), hint="(or give a YAML file)"))
+
+
+def _imported(target: str, max_outcomes: int) -> Scenario | None:
+    """The scenario of ``FORMAT:PATH`` (None when FORMAT is not a known format)."""
+    from accord.formats import FormatError, import_path, scenario_yaml, split_target
+
+    try:
+        split = split_target(target)
+        if split is None:
+            return None
+        imported = import_path(*split)
+    except FormatError as exc:
+        raise ScenarioError(exc.source, exc.element, exc.problem) from None
+    return _from_file(target, scenario_yaml(imported), max_outcomes)

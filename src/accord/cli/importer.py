@@ -1,0 +1,57 @@
+"""``accord import FORMAT PATH``: another tool's scenario files as accord scenario YAML."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from accord.cli import common as c
+
+IMPORT_EXAMPLES = c.example(
+    "accord import genius path/to/anac-domain-folder --out scenarios/",
+    "accord import genius domain.xml,party1.xml,party2.xml",
+    "accord import geniusweb profileA.json,profileB.json --json",
+    "accord run genius:path/to/anac-domain-folder --agents boulware,conceder")
+
+
+def import_command(
+    fmt: str = typer.Argument(..., metavar="FORMAT", help="genius or geniusweb (or a "
+                              "format an installed package adds)."),
+    path: str = typer.Argument(..., metavar="PATH", help="A folder, or FILE,FILE,... "),
+    out: Path = c.out_option("Folder to write the scenario YAML file into.",
+                             default=Path(".")),
+    force: bool = typer.Option(False, "--force", help="Replace a scenario file of the same "
+                               "name in the --out folder."),
+    as_json: bool = c.json_option(),
+) -> None:
+    """Import another tool's negotiation domain as an accord bargaining scenario file."""
+    from accord.domains.bargaining.load import ScenarioError, parse_scenario
+    from accord.formats import FormatError, import_path, write_scenario
+    from accord.formats.write import file_name
+
+    try:
+        imported = import_path(fmt, path)
+        scenario = parse_scenario(imported.data, f"{fmt}:{path}")  # refuse what cannot load
+    except (FormatError, ScenarioError) as exc:
+        raise c.fail(str(exc)) from None
+    target = out / file_name(imported.data)
+    if target.exists() and not force:
+        raise c.fail(f"{target} exists (an earlier import, perhaps edited since); give "
+                     "--force to replace it or --out another folder")
+    try:
+        written = write_scenario(imported, out)
+    except OSError as exc:
+        raise c.fail(f"--out {out}: cannot write {target.name}: "
+                     f"{exc.strerror or exc}", c.EXIT_FAILED) from None
+    if as_json:
+        c.emit_json({"format": fmt, "source": path, "written": str(written),
+                     "scenario": scenario.name, "parties": list(scenario.party_names),
+                     "outcomes": scenario.space.size, "notes": list(imported.notes)})
+        return
+    console = c.console()
+    console.print(f"wrote {c.plain(written)}: scenario {c.plain(scenario.name)} with "
+                  f"{len(scenario.space.issues)} issues, {scenario.space.size} outcomes, "
+                  f"parties {c.plain(', '.join(scenario.party_names))}")
+    for note in imported.notes:
+        console.print(f"[yellow]note[/]: {c.plain(note)}")

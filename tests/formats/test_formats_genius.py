@@ -1,0 +1,278 @@
+"""Genius XML importer: real-format files (written following Genius's published format)
+round-trip to accord scenario files, run an episode and analyze as a brute force does."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import xml.etree.ElementTree as ET
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from formatslib import FIXTURES, brute_force
+from typer.testing import CliRunner
+
+from accord.cli.main import app
+from accord.domains.bargaining import analyze, resolve_scenario, run_negotiation
+from accord.domains.bargaining.load import ScenarioError, load_scenario
+from accord.formats import FormatError, import_path, write_scenario
+from accord.formats.base import MAX_FILE_BYTES
+
+PARTY = FIXTURES / "genius" / "party"
+runner = CliRunner()
+
+
+def _genius_utility(profile: Path) -> tuple[Any, float]:
+    """An independent reading of a Genius profile: evaluation / max evaluation per
+    discrete issue, Genius's linear evaluator (offset + slope x (value - lowerbound),
+    clamped to [0, 1]), weights over their sum."""
+    root = ET.parse(profile).getroot()
+    obj = root.find("objective")
+    assert obj is not None
+    weights = {w.get("index"): float(w.get("value", "")) for w in obj.iter("weight")}
+    total = sum(weights.values())
+    parts: list[tuple[str, float, Callable[..., float]]] = []
+    for issue in obj.iter("issue"):
+        w = weights[issue.get("index")] / total
+        ev = issue.find("evaluator")
+        if ev is not None:
+            slope, offset = float(ev.get("slope", "")), float(ev.get("offset", ""))
+            low = int(issue.get("lowerbound", ""))
+            parts.append((str(issue.get("name")), w, lambda v, s=slope, o=offset, lb=low:
+                          min(1.0, max(0.0, o + s * (int(v) - lb)))))
+        else:
+            evals = {i.get("value"): float(i.get("evaluation", "")) for i in issue.iter("item")}
+            top = max(evals.values())
+            parts.append((str(issue.get("name")), w, lambda v, e=evals, t=top: e[str(v)] / t))
+    res = root.find("reservation")
+    reservation = float(res.get("value", "")) if res is not None else 0.0
+
+    def utility(outcome: dict[str, Any]) -> float:
+        return sum(w * f(outcome[name]) for name, w, f in parts)
+
+    return utility, reservation
+
+
+def test_import_reads_domain_and_profiles() -> None:
+    imp = import_path("genius", str(PARTY))
+    data = imp.data
+    assert data["name"] == "party"
+    assert data["issues"] == {"Food": ["Chips and Nuts", "Finger-Food", "Catering"],
+                              "Music": ["MP3", "DJ", "Band"], "Hours": [1, 2, 3, 4]}
+    p1, p2 = data["parties"]["party1_utility"], data["parties"]["party2_utility"]
+    assert p1["batna"] == 0.3 and p2["batna"] == 0.25  # reservation value -> BATNA
+    # evaluations over the issue's maximum; weights 2:1:1 scaled to sum 1
+    assert p1["utility"]["values"]["Food"] == {"Chips and Nuts": 0.25, "Finger-Food": 0.5,
+                                               "Catering": 1.0}
+    assert p2["utility"]["weights"] == {"Food": 0.5, "Music": 0.25, "Hours": 0.25}
+    assert p2["utility"]["values"]["Hours"] == {1: 0.25, 2: 1.0, 3: 0.75, 4: 0.5}
+    # Genius's linear evaluator counts from the lower bound and clamps to [0, 1]
+    assert p1["utility"]["values"]["Hours"] == {1: 0.1, 2: 0.5, 3: 0.9, 4: 1.0}
+    # the discount factor is not applied: said in a note and kept in the description
+    assert len(imp.notes) == 1 and "party1_utility 0.9" in imp.notes[0]
+    assert "does not apply" in imp.notes[0] and "party1_utility 0.9" in data["description"]
+
+
+def test_round_trip_through_the_bargaining_loader(tmp_path: Path) -> None:
+    written = write_scenario(import_path("genius", str(PARTY)), tmp_path)
+    from_file = load_scenario(written)
+    direct = resolve_scenario(f"genius:{PARTY}")
+    assert from_file.party_names == direct.party_names == ("party1_utility", "party2_utility")
+    assert (from_file.utility_matrix == direct.utility_matrix).all()
+    assert list(from_file.batnas) == [0.3, 0.25]
+    # the utilities are Genius's, computed here without accord's code
+    for i, party in enumerate(sorted(PARTY.glob("party*_utility.xml"))):
+        utility, reservation = _genius_utility(party)
+        assert from_file.parties[i].batna == reservation
+        for k in range(from_file.space.size):
+            package = from_file.space.package(k)
+            assert from_file.utility_matrix[k, i] == pytest.approx(utility(package))
+
+
+def test_explicit_file_list_equals_the_folder() -> None:
+    files = ",".join(str(PARTY / n) for n in
+                     ("party_domain.xml", "party1_utility.xml", "party2_utility.xml"))
+    a, b = import_path("genius", files).data, import_path("genius", str(PARTY)).data
+    assert a["issues"] == b["issues"] and a["parties"] == b["parties"]
+    assert a["name"] == "party_domain"  # a file list is named after its domain file
+
+
+def test_episode_runs_with_concession_agents() -> None:
+    scenario = resolve_scenario(f"genius:{PARTY}")
+    result = asyncio.run(run_negotiation(scenario, ["boulware", "conceder"], seed=0))
+    assert result.status == "agreement"
+    agreement = result.record["agreement"]
+    assert set(agreement) == {"Food", "Music", "Hours"}
+    for name, u in result.record["utilities"].items():
+        assert u >= scenario.party(name).batna
+
+
+def test_analysis_equals_brute_force() -> None:
+    scenario = resolve_scenario(f"genius:{PARTY}")
+    data = analyze(scenario)
+    profiles = sorted(PARTY.glob("party*_utility.xml"))
+    utils, batnas = zip(*(_genius_utility(p) for p in profiles), strict=True)
+    issues = {i.name: i.values for i in scenario.space.issues}
+    pareto, nash = brute_force(issues, utils, batnas)
+    got = {tuple(str(v) for v in p["outcome"].values()) for p in data["pareto"]}
+    assert got == pareto and len(pareto) > 1
+    nu = data["nash"]["utilities"]
+    assert (nu["party1_utility"] - 0.3) * (nu["party2_utility"] - 0.25) == pytest.approx(nash)
+
+
+def test_cli_import_writes_a_loadable_file(tmp_path: Path) -> None:
+    res = runner.invoke(app, ["import", "genius", str(PARTY), "--out", str(tmp_path),
+                              "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert out["outcomes"] == 36 and out["parties"] == ["party1_utility", "party2_utility"]
+    assert "accord does not apply time discounting yet" in out["notes"][0]
+    text = Path(out["written"]).read_text(encoding="utf-8")
+    assert text.startswith("# note: ")
+    assert load_scenario(out["written"]).space.size == 36
+    again = runner.invoke(app, ["import", "genius", str(PARTY), "--out", str(tmp_path)])
+    assert again.exit_code == 2 and "exists" in again.output and "--force" in again.output
+    human = runner.invoke(app, ["import", "genius", str(PARTY), "--out", str(tmp_path),
+                                "--force"])
+    assert human.exit_code == 0 and "36 outcomes" in human.output and "note" in human.output
+
+
+def test_cli_import_out_onto_a_file_is_a_clear_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "afile"
+    blocker.write_text("x", encoding="utf-8")
+    res = runner.invoke(app, ["import", "genius", str(PARTY), "--out", str(blocker)])
+    assert res.exit_code == 1 and "--out" in res.output and "cannot write" in res.output
+
+
+def test_cli_run_and_analyze_take_format_prefix() -> None:
+    res = runner.invoke(app, ["run", f"genius:{PARTY}", "--agents", "boulware,conceder",
+                              "--json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["status"] == "agreement"
+    ana = runner.invoke(app, ["analyze", f"genius:{PARTY}", "--json"])
+    assert ana.exit_code == 0, ana.output
+    assert json.loads(ana.stdout)["outcomes"] == 36
+
+
+def test_cli_unknown_format_names_the_known_ones(tmp_path: Path) -> None:
+    res = runner.invoke(app, ["import", "nosuch", str(PARTY), "--out", str(tmp_path)])
+    assert res.exit_code == 2
+    assert "unknown format" in res.output and "genius" in res.output
+
+
+def test_bench_spec_accepts_format_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                        ) -> None:
+    monkeypatch.chdir(tmp_path)
+    spec = tmp_path / "b.yaml"
+    spec.write_text(f"name: g\ndomain: bargaining\nscenarios: ['genius:{PARTY}']\n"
+                    "agents:\n  - [boulware, conceder]\nseeds: 2\n", encoding="utf-8")
+    res = runner.invoke(app, ["bench", str(spec), "--quiet"])
+    assert res.exit_code == 0, res.output
+    listed = runner.invoke(app, ["results", str(tmp_path / "runs" / "g.db"), "--format",
+                                 "json"])
+    episodes = json.loads(listed.stdout)["episodes"]
+    assert len(episodes) == 2 and {e["status"] for e in episodes} == {"done"}
+
+
+# -- malformed files: a clear error naming the file and the element ---------------------
+
+def _copy(tmp_path: Path) -> Path:
+    folder = tmp_path / "dom"
+    shutil.copytree(PARTY, folder)
+    return folder
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text, old
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+MALFORMED = [
+    ("party1_utility.xml", '<weight index="2" value="0.3"/>', "",
+     "weight of issue 'Music'", "missing weight"),
+    ("party1_utility.xml", 'value="Band"/>', 'value="Orchestra"/>',
+     "issue 'Music' item 'Orchestra'", "unknown item"),
+    ("party2_utility.xml", 'evaluation="6"', 'evaluation="six"',
+     "issue 'Food' item 'Finger-Food' evaluation", "not a number"),
+    ("party2_utility.xml", '<item evaluation="5" index="1" value="MP3"/>', "",
+     "issue 'Music' item 'MP3'", "missing evaluation"),
+    ("party1_utility.xml", '<?xml version="1.0" encoding="UTF-8" standalone="no"?>',
+     '<!DOCTYPE x [<!ENTITY a "aaaa">]>', "<!DOCTYPE>", "refused"),
+    ("party1_utility.xml", '<utility_space type="ADDITIVE">',
+     '<utility_space type="ADDITIVE"><!ENTITY a "b">', "<!ENTITY>", "refused"),
+    ("party_domain.xml", "negotiation_template>", "template>", "<template>",
+     "wrong root"),
+    ("party_domain.xml", 'upperbound="4" vtype', 'upperbound="x" vtype',
+     "issue 'Hours' upperbound", "not a number"),
+    ("party2_utility.xml", '<reservation value="0.25"/>', '<reservation value="nan"/>',
+     "reservation value", "not a finite number"),
+    ("party1_utility.xml", '<weight index="3"', '<weight index="9"',
+     "weight index='9'", "no issue has this index"),
+]
+
+
+@pytest.mark.parametrize(("name", "old", "new", "element", "problem"), MALFORMED,
+                         ids=[m[4] + "-" + m[3] for m in MALFORMED])
+def test_malformed_file_names_file_and_element(tmp_path: Path, name: str, old: str, new: str,
+                                               element: str, problem: str) -> None:
+    folder = _copy(tmp_path)
+    _edit(folder / name, old, new)
+    with pytest.raises(FormatError) as err:
+        import_path("genius", str(folder))
+    assert err.value.source.endswith(name), str(err.value)
+    assert err.value.element == element and problem in err.value.problem, str(err.value)
+
+
+def test_wrong_root_when_no_file_is_a_domain(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    (folder / "party_domain.xml").unlink()
+    with pytest.raises(FormatError, match="expected exactly one domain file"):
+        import_path("genius", str(folder))
+
+
+def test_one_profile_is_not_a_negotiation(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    (folder / "party2_utility.xml").unlink()
+    with pytest.raises(FormatError, match="two or more profile files, found 1"):
+        import_path("genius", str(folder))
+
+
+def test_huge_file_is_refused_before_parsing(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    with (folder / "party1_utility.xml").open("a", encoding="utf-8") as f:
+        f.write("<!--" + "x" * (MAX_FILE_BYTES + 1) + "-->")
+    with pytest.raises(FormatError) as err:
+        import_path("genius", str(folder))
+    assert err.value.source.endswith("party1_utility.xml") and err.value.element == "<file>"
+
+
+def test_run_target_with_a_bad_file_is_a_scenario_error(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    _edit(folder / "party1_utility.xml", '<weight index="1" value="0.5"/>', "")
+    with pytest.raises(ScenarioError, match=r"party1_utility\.xml: weight of issue 'Food'"):
+        resolve_scenario(f"genius:{folder}")
+    res = runner.invoke(app, ["analyze", f"genius:{folder}"])
+    assert res.exit_code == 2 and "missing weight" in res.output
+
+
+def test_integer_evaluator_by_lowest_and_highest_utility(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    text = (folder / "party2_utility.xml").read_text(encoding="utf-8")
+    start = text.index('<item evaluation="1" value="1"/>')
+    end = text.index('</issue>\n<weight index="3"')
+    (folder / "party2_utility.xml").write_text(
+        text[:start] + '<evaluator ftype="linear" utilLowestValue="1.0" utilHighestValue="0.4"/>\n'
+        + text[end:], encoding="utf-8")
+    hours = import_path("genius", str(folder)).data["parties"]["party2_utility"]
+    assert hours["utility"]["values"]["Hours"] == pytest.approx({1: 1.0, 2: 0.8, 3: 0.6, 4: 0.4})
+
+
+def test_linear_evaluator_is_clamped_to_the_unit_interval(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    _edit(folder / "party1_utility.xml", 'slope="0.4" offset="0.1"', 'slope="0.5" offset="-0.2"')
+    values = import_path("genius", str(folder)).data["parties"]["party1_utility"]
+    assert values["utility"]["values"]["Hours"] == pytest.approx({1: 0.0, 2: 0.3, 3: 0.8, 4: 1.0})
