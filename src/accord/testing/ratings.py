@@ -48,9 +48,10 @@ def _episode(a: str, b: str, outcome: float, rng: np.random.Generator
         metrics[f"u_{p}"] = u
         metrics[f"gain_{p}"] = None if u is None else u - BATNA[p]
     status = "agreement" if agreed else "no_deal"
-    summary = {"status": status, "reason": None if agreed else "deadline", "rounds": 5,
-               "record": {"parties": list(BATNA), "utilities": utils,
-                          "batna": dict(BATNA)}, "flags": {}}
+    summary: dict[str, object] = {
+        "status": status, "reason": None if agreed else "deadline", "rounds": 5,
+        "record": {"parties": list(BATNA), "utilities": utils, "batna": dict(BATNA)},
+        "flags": {}}
     return status, summary, metrics
 
 
