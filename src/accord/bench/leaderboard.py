@@ -234,7 +234,8 @@ def _sig(x: NDArray[np.float64]) -> NDArray[np.float64]:
 
 
 def bt_fit(win: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Bradley–Terry log-strengths by maximum likelihood (scipy L-BFGS) from a win matrix
+    """Bradley–Terry log-strengths by maximum likelihood (scipy's trust-region Newton,
+    exact gradient and Hessian) from a win matrix
     (draws as half wins). Each player also has one virtual draw against a virtual player
     of strength 0: it keeps the estimate finite when a player won (or lost) every match
     and barely moves it otherwise. Returned centred on mean 0."""
@@ -244,6 +245,8 @@ def bt_fit(win: NDArray[np.float64]) -> NDArray[np.float64]:
     if p == 0:
         return np.zeros(0)
 
+    n = win + win.T
+
     def loss(th: NDArray[np.float64]) -> tuple[float, NDArray[np.float64]]:
         d = th[None, :] - th[:, None]  # d[a, b] = th_b - th_a
         nll = float(np.sum(win * np.logaddexp(0.0, d)))
@@ -252,8 +255,15 @@ def bt_fit(win: NDArray[np.float64]) -> NDArray[np.float64]:
         grad = -ws.sum(axis=1) + ws.sum(axis=0) + _sig(th) - 0.5
         return nll, grad
 
-    res = minimize(loss, np.zeros(p), jac=True, method="L-BFGS-B",
-                   options={"maxiter": 1000, "gtol": 1e-10, "ftol": 1e-15})
+    def hess(th: NDArray[np.float64]) -> NDArray[np.float64]:
+        d = th[None, :] - th[:, None]
+        pq = n * _sig(d) * _sig(-d)
+        h: NDArray[np.float64] = -pq
+        h[np.diag_indices(p)] = pq.sum(axis=1) + _sig(th) * _sig(-th)
+        return h
+
+    res = minimize(loss, np.zeros(p), jac=True, hess=hess, method="trust-exact",
+                   options={"gtol": 1e-10})
     th: NDArray[np.float64] = np.asarray(res.x, dtype=np.float64)
     return th - th.mean()
 
