@@ -17,7 +17,7 @@ import itertools
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -40,17 +40,17 @@ class LeaderboardError(ValueError):
     """Bad leaderboard input (unknown method or grouping, nothing to rate)."""
 
 
-@dataclass(frozen=True)
-class Seat:
-    """One seat of a match: who (the rated label), its score, and whether a deal was made."""
+class Seat(NamedTuple):
+    """One seat of a match: who (the rated label) and its score (a tuple: cheap to make
+    10^5 times)."""
 
     label: str
     score: float
 
 
-@dataclass(frozen=True)
-class Match:
-    """One stored episode seen as a match between its seats."""
+class Match(NamedTuple):
+    """One stored episode seen as a match between its seats (``agreed``: None where the
+    domain has no agreement)."""
 
     seats: tuple[Seat, ...]
     agreed: bool | None
@@ -158,7 +158,7 @@ def episode_match(row: EpisodeRow, by: str = "agent") -> tuple[Match | None, str
         return None, "no per-seat scores in its metrics"
     if len(set(labels)) < 2:
         return None, "self-play (the same label in every seat says nothing about who is better)"
-    seats = tuple(Seat(lab, s) for lab, s in zip(labels, scores, strict=True))
+    seats = tuple(map(Seat, labels, scores))
     return Match(seats, _agreed(domain, row)), None
 
 
@@ -360,27 +360,30 @@ def elo(pairs: Pairs, boot: int, rng: np.random.Generator
         ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Sequential Elo (K = 32, everyone starts level) over the pairs in store order; the
     bootstrap replays resampled pairs (drawn with replacement) in the drawn order, all
-    resamples advanced together as numpy vectors."""
+    resamples advanced together as numpy vectors (one step per resampled pair)."""
     p, m = len(pairs.players), len(pairs.i)
     scale = ELO_K / ELO_SCALE  # work in log-strength units
 
-    th = np.zeros(p)
+    th = [0.0] * p
     for a, b, r in zip(pairs.i.tolist(), pairs.j.tolist(), pairs.result.tolist(),
                        strict=True):
-        e = 1.0 / (1.0 + math.exp(th[b] - th[a]))
-        th[a] += scale * (r - e)
-        th[b] -= scale * (r - e)
-    point = th - th.mean()
-    boots = np.zeros((boot, p))
+        step = scale * (r - 1.0 / (1.0 + math.exp(th[b] - th[a])))
+        th[a] += step
+        th[b] -= step
+    point = np.asarray(th) - sum(th) / max(p, 1)
+    flat = np.zeros(boot * p)
     if boot and m:
-        rows = np.arange(boot)
-        for _ in range(m):
-            k = rng.integers(0, m, size=boot)
-            ka, kb = pairs.i[k], pairs.j[k]
-            step = scale * (pairs.result[k] - _sig(boots[rows, ka] - boots[rows, kb]))
-            boots[rows, ka] += step
-            boots[rows, kb] -= step
-        boots -= boots.mean(axis=1, keepdims=True)
+        base = np.arange(boot) * p
+        for start in range(0, m, 1024):  # draw the resampled pairs a block at a time
+            k = rng.integers(0, m, size=(min(1024, m - start), boot))
+            fa, fb, res = base + pairs.i[k], base + pairs.j[k], pairs.result[k]
+            for t in range(len(k)):
+                ta, tb = flat[fa[t]], flat[fb[t]]
+                step = scale * (res[t] - 1.0 / (1.0 + np.exp(tb - ta)))
+                flat[fa[t]] = ta + step
+                flat[fb[t]] = tb - step
+    boots = flat.reshape(boot, p)
+    boots -= boots.mean(axis=1, keepdims=True) if p else 0.0
     return point, boots
 
 

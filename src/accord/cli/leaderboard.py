@@ -36,7 +36,8 @@ def _rows(stores: list[Path], run: str | None) -> Iterator[EpisodeRow]:
             if run is not None and run not in {r["name"] for r in st.runs()}:
                 raise c.fail(f"no run {run!r} in {path}; runs: "
                              f"{', '.join(r['name'] for r in st.runs()) or 'none'}")
-            yield from st.iter_episodes(run)
+            # scores come from metrics: the summaries are not read (10^5 rows: 2x faster)
+            yield from st.iter_episodes(run, summaries=False)
 
 
 def leaderboard_command(
