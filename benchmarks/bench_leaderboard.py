@@ -60,7 +60,7 @@ def main() -> None:
               f"{time.perf_counter() - t0:.1f} s; store {store.stat().st_size / 1e6:.1f} MB")
         t0 = time.perf_counter()
         with Store.open_readonly(store) as st:
-            matches, domains, skipped = collect(st.iter_episodes())
+            matches, domains, _ = collect(st.iter_episodes(summaries=False))
         t1 = time.perf_counter()
         board = leaderboard(matches, bootstrap=args.bootstrap, domains=domains)
         t2 = time.perf_counter()
