@@ -6,20 +6,15 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
-from rich.table import Table
 
-from accord.bench.leaderboard import (
-    BY_CHOICES,
-    METHODS,
-    Leaderboard,
-    LeaderboardError,
-    collect,
-    leaderboard,
-)
-from accord.bench.store import EpisodeRow
 from accord.cli import common as c
+
+if TYPE_CHECKING:  # the rating code (numpy, scipy) loads when the command runs
+    from accord.bench.leaderboard import Leaderboard
+    from accord.bench.store import EpisodeRow
 
 LEADERBOARD_EXAMPLES = c.example(
     "accord leaderboard runs/tournament.db",
@@ -57,6 +52,14 @@ def leaderboard_command(
 ) -> None:
     """Rate agents from every stored episode, with 95% bootstrap intervals, win/draw/loss
     counts and a head-to-head matrix (see docs/leaderboard.md for what a match is)."""
+    from accord.bench.leaderboard import (
+        BY_CHOICES,
+        METHODS,
+        LeaderboardError,
+        collect,
+        leaderboard,
+    )
+
     if as_json:
         if fmt not in ("table", "json"):
             raise c.fail(f"--json and --format {fmt} disagree; give one")
@@ -97,6 +100,8 @@ METHOD_NAMES = {"bt": "Bradley–Terry", "elo": "sequential Elo"}
 
 def print_board(board: Leaderboard) -> None:
     """The rich tables: ratings, then the head-to-head matrix, then notes in sentences."""
+    from rich.table import Table
+
     console = c.console()
     t = Table(title=f"Leaderboard ({METHOD_NAMES.get(board.method, board.method)}, "
                     f"by {board.by})")
