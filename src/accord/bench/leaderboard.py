@@ -13,6 +13,7 @@ Pure functions over :class:`~accord.bench.store.EpisodeRow` values: no I/O here.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -57,10 +58,17 @@ class Match(NamedTuple):
 
 
 # --- scores per domain --------------------------------------------------------------------
+@functools.lru_cache(maxsize=256)
+def _parties(keys: tuple[str, ...]) -> list[str]:
+    """The parties of a bargaining metrics dict, in scenario order (``u_<party>`` keys;
+    cached by key tuple: 10^5 episodes share a handful)."""
+    return [k[2:] for k in keys if k.startswith("u_")]
+
+
 def _bargaining(row: EpisodeRow) -> list[float] | None:
     met = row.metrics or {}
     rec = ((row.summary or {}).get("record") or {})
-    parties = rec.get("parties") or [k[2:] for k in met if k.startswith("u_")]
+    parties = rec.get("parties") or _parties(tuple(met))
     agreed = row.outcome == "agreement" or bool(met.get("agreement"))
     out: list[float] = []
     for p in parties:
