@@ -51,7 +51,7 @@ def main() -> None:
     args = ap.parse_args()
     strengths = {f"agent{k:02d}": (k - args.agents / 2) / (args.agents / 2)
                  for k in range(args.agents)}
-    print(machine(), "load average %.1f %.1f %.1f" % os.getloadavg())
+    print(machine(), "load average", " ".join(f"{x:.1f}" for x in os.getloadavg()))
     with tempfile.TemporaryDirectory() as d:
         store = Path(d) / "synthetic.db"
         t0 = time.perf_counter()
