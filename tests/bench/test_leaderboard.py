@@ -204,3 +204,17 @@ def test_bad_input_gets_a_specific_error() -> None:
         leaderboard([])
     with pytest.raises(LeaderboardError, match="--by must be one of"):
         collect([], by="seat")
+
+
+def test_three_seat_episodes_are_every_pair_and_resampled_whole() -> None:
+    m = Match((Seat("a", 0.9), Seat("b", 0.5), Seat("c", 0.1)), True)
+    board = leaderboard([m] * 30 + [Match((Seat("c", 0.6), Seat("a", 0.2)), True)] * 5,
+                        bootstrap=100, seed=3)
+    d = {r.player: r for r in board.ratings}
+    assert [r.player for r in board.ratings] == ["a", "b", "c"]
+    assert (d["a"].wins, d["a"].losses, d["a"].matches, d["a"].episodes) == (60, 5, 65, 35)
+    assert d["b"].matches == 60 and d["b"].episodes == 30
+    # b sits between a and c in every resample: the same rating, up to rounding
+    assert all(r.low - 1e-6 <= r.rating <= r.high + 1e-6 for r in board.ratings)
+    assert d["b"].high - d["b"].low < 1e-6 < d["a"].high - d["a"].low
+    assert board.episodes == 35

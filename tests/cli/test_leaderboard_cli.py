@@ -80,4 +80,7 @@ def test_bad_options_fail_with_specific_messages(store: Path, tmp_path: Path) ->
         assert res.exit_code == 2, (extra, res.output)
         assert msg in res.output, (extra, res.output)
     res = runner.invoke(app, ["leaderboard", str(tmp_path / "missing.db")])
-    assert res.exit_code != 0 and "missing.db" in res.output
+    assert res.exit_code == 2 and "missing.db" in res.output
+    (tmp_path / "junk.db").write_text("not a database")
+    res = runner.invoke(app, ["leaderboard", str(tmp_path / "junk.db")])
+    assert res.exit_code == 2 and "junk.db" in res.output and "Traceback" not in res.output
