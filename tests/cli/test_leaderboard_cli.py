@@ -84,3 +84,18 @@ def test_bad_options_fail_with_specific_messages(store: Path, tmp_path: Path) ->
     (tmp_path / "junk.db").write_text("not a database")
     res = runner.invoke(app, ["leaderboard", str(tmp_path / "junk.db")])
     assert res.exit_code == 2 and "junk.db" in res.output and "Traceback" not in res.output
+
+
+def test_sentences_say_whether_the_lead_is_clear_and_which_ratings_rest_on_little() -> None:
+    from accord.bench.leaderboard import Match, Seat, leaderboard
+    from accord.cli.leaderboard import verdicts
+
+    clear = [Match((Seat("a", 1.0), Seat("b", 0.0)), True)] * 40
+    lines = verdicts(leaderboard(clear, bootstrap=50))
+    assert lines == ["a leads b by " + lines[0].split(" by ")[1]]
+    assert "do not overlap: the lead is clear" in lines[0]
+    close = [Match((Seat("a", 1.0), Seat("b", 0.0)), True)] * 2 + \
+        [Match((Seat("b", 1.0), Seat("a", 0.0)), True)] * 1
+    lines = verdicts(leaderboard(close, bootstrap=50))
+    assert "intervals overlap" in lines[0]
+    assert lines[1].startswith("a, b played fewer than 5 episodes: their ratings rest")

@@ -141,8 +141,36 @@ def print_board(board: Leaderboard) -> None:
                   f"percentile 95% intervals over {board.bootstrap} bootstrap resamples "
                   f"(seed {board.seed})." if board.bootstrap else
                   f"Rated {board.episodes} episodes ({doms}); no bootstrap.")
+    for line in verdicts(board):
+        console.print(c.inert(line))
     for why, n in board.skipped.items():
         console.print(f"Skipped {n} episode{'s' if n != 1 else ''}: {c.inert(why)}.")
+
+
+#: agents with fewer episodes than this get a sentence saying their rating is unsure
+FEW_EPISODES = 5
+
+
+def verdicts(board: Leaderboard) -> list[str]:
+    """Sentences for a person: is the leader's lead real, which ratings rest on little."""
+    out: list[str] = []
+    r = board.ratings
+    if len(r) >= 2 and board.bootstrap:
+        a, b = r[0], r[1]
+        gap = a.rating - b.rating
+        if a.low > b.high:
+            out.append(f"{a.player} leads {b.player} by {gap:.0f} points, and their 95% "
+                       "intervals do not overlap: the lead is clear.")
+        else:
+            out.append(f"{a.player} leads {b.player} by {gap:.0f} points, but their 95% "
+                       "intervals overlap: the order of the two is not settled by these "
+                       "episodes.")
+    few = [x.player for x in r if x.episodes < FEW_EPISODES]
+    if few:
+        out.append(f"{', '.join(few)} played fewer than {FEW_EPISODES} episodes: "
+                   f"{'its rating rests' if len(few) == 1 else 'their ratings rest'} "
+                   "mostly on the prior (one virtual draw at the mean).")
+    return out
 
 
 def _rating_rows(board: Leaderboard) -> list[dict[str, object]]:
