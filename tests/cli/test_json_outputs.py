@@ -141,6 +141,14 @@ def _results(w: Path) -> None:
     assert accord("results", "tx.db", "--layout", "task-exchange", "--json", cwd=w)
 
 
+@case("leaderboard")
+def _leaderboard(w: Path) -> None:
+    doc = accord("leaderboard", "demo.db", "games.db", "--bootstrap", "20", "--json", cwd=w)
+    assert {r["player"] for r in doc["ratings"]} == {"boulware", "linear", "random"}
+    assert doc["domains"] == {"bargaining": 20} and doc["bootstrap"] == 20
+    assert any("self-play" in why for why in doc["skipped"])  # rational vs rational
+
+
 @case("show")
 def _show(w: Path) -> None:
     eid = accord("results", "demo.db", "--episodes", "--json", cwd=w)["episodes"][0]["id"]

@@ -355,9 +355,13 @@ def results_command(
         if episodes_list:
             _list_episodes(episodes, fmt, out, gate)
             return
+        from accord.bench.aggregate import NEEDS_SUMMARY
+
+        # the leak and sycophancy rates read each episode's flags from its summary
+        summaries = bool(NEEDS_SUMMARY.intersection(_split(metrics) or ()))
         try:
             agg = (aggregate(episodes, _split(group_by), _split(metrics)) if whole else
-                   aggregate_stream(lambda: st.iter_episodes(run, summaries=False),
+                   aggregate_stream(lambda: st.iter_episodes(run, summaries=summaries),
                                     _split(group_by),
                                     _split(metrics)))
         except AggregateError as exc:

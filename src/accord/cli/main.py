@@ -281,6 +281,10 @@ def _register() -> None:
     app.command("bench", epilog=bench.BENCH_EXAMPLES)(bench.bench_command)
     app.command("results", epilog=bench.RESULTS_EXAMPLES)(bench.results_command)
     app.command("show", epilog=bench.SHOW_EXAMPLES)(bench.show_command)
+    from accord.cli import leaderboard
+
+    app.command("leaderboard", epilog=leaderboard.LEADERBOARD_EXAMPLES)(
+        leaderboard.leaderboard_command)
     from accord.cli import serve
 
     app.command("serve", epilog=serve.SERVE_EXAMPLES)(serve.serve_command)
