@@ -445,7 +445,7 @@ def _list_episodes(episodes: list[Any], fmt: str, out: Path | None,
         from rich.console import Console
 
         with out.open("w", encoding="utf-8") as fh:
-            Console(file=fh, width=c.PIPE_WIDTH, no_color=True).print(t)
+            Console(file=fh, width=c.FILE_WIDTH, no_color=True).print(t)
 
 
 def _print_results(store: Path, run: str | None, agg: Any, error: str,
