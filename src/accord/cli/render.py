@@ -115,9 +115,9 @@ def describe_event(ev: Event, standing: tuple[str, str] | None = None) -> str | 
             return None  # kept in the log; too verbose for a transcript
         if ev.reason in ("mediator_suggestion", "mediator_no_suggestion"):
             return None  # the mediator's move line just above says it
-        said = note_sentence(ev.reason, ev.data or {}, who)
-        if said is not None:
-            return f"  r{ev.round:>2}  [cyan]{said}[/]"
+        sentence = note_sentence(ev.reason, ev.data or {}, who)
+        if sentence is not None:
+            return f"  r{ev.round:>2}  [cyan]{sentence}[/]"
         what = plain(str(ev.reason or "note").replace("_", " "))
         return f"  r{ev.round:>2}  [cyan]{what}[/]" + (
             f": {_clip(readable(ev.data))}" if ev.data else "")
