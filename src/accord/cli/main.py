@@ -203,9 +203,10 @@ def run(
     param: list[str] = typer.Option([], "--param", "-p", metavar="KEY=VALUE",
                                     help="A domain parameter (any domain, repeatable); VALUE "
                                     "is read as YAML: 3, 0.5, true, [a, b], text."),
-    plugin: list[str] = typer.Option([], "--plugin", metavar="MODULE",
-                                     help="Import a module that registers domains or agent "
-                                     "kinds first (as a bench config's plugins:); repeatable."),
+    plugin: list[str] = typer.Option([], "--plugin", metavar="MODULE|FILE.py",
+                                     help="Import a module (or a Python file, e.g. "
+                                     "./myagent.py) that registers domains or agent kinds "
+                                     "first (as a bench config's plugins:); repeatable."),
     data: Path | None = c.data_option(),
     cache: Path | None = c.cache_option(),
     cache_mode: str = c.cache_mode_option(),
