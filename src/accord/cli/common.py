@@ -31,6 +31,8 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 #: accord's own command groups: name -> (module, one-line help). Domains add theirs through
 #: the ``accord.commands`` entry point group (see :func:`command_groups`).
 GROUPS: dict[str, tuple[str, str]] = {
+    "scenarios": ("accord.cli.scenarios", "List the built-in scenarios of every domain; "
+                  "write one as a file to edit."),
     "configs": ("accord.cli.configs", "Experiment specs shipped with accord: list, show, copy."),
     "cache": ("accord.cli.cache", "Inspect or clear an LLM completion cache (SQLite)."),
     "store": ("accord.cli.store", "Check a results store; recover a damaged one's episodes."),
