@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -45,7 +46,7 @@ def test_results_episodes_name_every_lineup(unlabelled: Path) -> None:
     assert agg.exit_code == 0 and "None" not in agg.output
 
 
-def test_serve_pages_name_every_lineup(make_client, unlabelled: Path) -> None:
+def test_serve_pages_name_every_lineup(make_client: Any, unlabelled: Path) -> None:
     c = make_client(unlabelled)
     page = c.get("/stores/0/runs/gated")
     assert page.status_code == 200
