@@ -215,13 +215,16 @@ def pipe_width() -> int:
 def console(stderr: bool = False) -> Console:
     """A rich console for people: the terminal's width on a terminal; without colour and
     at :func:`pipe_width` columns when piped (``COLUMNS`` wins when set), so rules and
-    tables stay that wide and sentences wrap between words."""
+    tables stay that wide and sentences wrap between words. Piped stderr carries one-line
+    messages (``error: ...``, ``note: ...``) that a script may grep: they are not
+    wrapped."""
     from rich.console import Console
 
     stream = sys.stderr if stderr else sys.stdout
     if is_terminal(stream):
         return Console(stderr=stderr, highlight=False)
-    return Console(stderr=stderr, width=pipe_width(), highlight=False, no_color=True)
+    return Console(stderr=stderr, width=pipe_width(), highlight=False, no_color=True,
+                   soft_wrap=stderr)
 
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
