@@ -95,6 +95,13 @@ def test_json_messages_and_dict_decisions_read_as_words() -> None:
     assert readable({"rule": "code", "measure": "utility"}) == "rule=code, measure=utility"
 
 
+def test_empty_offer_reads_as_no_proposal() -> None:
+    line = describe_event(_ev(1, "agent_0", {"kind": "offer", "package": {},
+                                             "message": "I share what I know"}))
+    assert line is not None and "agent_0[/] makes no proposal" in line
+    assert "offers -" not in line and "I share what I know" in line
+
+
 def test_empty_message_prints_no_line() -> None:
     assert describe_event(_ev(1, "Alice", {"kind": "message", "text": ""})) is None
     assert describe_event(_ev(1, "Alice", {"kind": "message", "text": "  "})) is None

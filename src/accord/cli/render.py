@@ -75,7 +75,9 @@ def describe_event(ev: Event, standing: tuple[str, str] | None = None) -> str | 
     m = ev.move or {}
     kind = m.get("kind")
     if ev.kind == "move":
-        if kind in ("offer", "suggest"):
+        if kind in ("offer", "suggest") and not m.get("package"):
+            text = f"[bold]{who}[/] makes no proposal"  # e.g. a deliberation turn that talks
+        elif kind in ("offer", "suggest"):
             verb = "suggests" if kind == "suggest" else "offers"
             text = f"[bold]{who}[/] {verb} {_clip(_pkg(m.get('package')))}"
         elif kind == "reject":
