@@ -60,3 +60,20 @@ def test_file_plugin_is_imported_once(tmp_path: Path) -> None:
     finally:
         builtins.__dict__.pop("_accord_t28", None)
         sys.modules.pop("count_plugin", None)
+
+
+def test_bench_config_takes_a_plugin_file(tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from accord.bench import BenchOptions, parse_config, run_bench
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bench_plugin_t28.py").write_text(PLUGIN.format(kind="bench-file-agent"),
+                                                  "utf-8")
+    cfg = parse_config({"name": "p", "domain": "bargaining", "scenarios": ["buyer-seller"],
+                        "agents": [["bench-file-agent", "conceder"]], "seeds": 1,
+                        "plugins": ["./bench_plugin_t28.py"]}, "<test>")
+    try:
+        rep = run_bench(cfg, BenchOptions(store=str(tmp_path / "p.db"), quiet=True))
+        assert rep.done == 1 and rep.failed == 0
+    finally:
+        sys.modules.pop("bench_plugin_t28", None)
