@@ -85,7 +85,7 @@ def episode_fields(row: EpisodeRow) -> dict[str, Any]:
     agents = list(row.labels.get("agents") or spec.get("agents", []))
     out: dict[str, Any] = {
         "run": row.run, "domain": spec.get("domain"), "scenario": spec.get("scenario"),
-        "agents": row.labels.get("lineup") or " vs ".join(agents),
+        "agents": row.lineup,
         "seed": spec.get("seed"), "repeat": spec.get("repeat", 0),
         "status": row.status, "outcome": row.outcome,
     }

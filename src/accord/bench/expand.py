@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import importlib
 import math
+import os
 import re
+import sys
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, overload
 
 from accord.bench.config import ExperimentConfig, episode_parts
@@ -180,9 +183,61 @@ class Plan:
 
 
 def import_plugins(modules: tuple[str, ...] | list[str]) -> None:
-    """Import plugin modules (each registers its domains or agents on import)."""
+    """Import plugins (each registers its domains or agents on import).
+
+    A plugin is a module name (``mypkg.agents``; a module in the current folder is found
+    too, without ``PYTHONPATH=.``) or the path of a Python file (``./myagent.py``, any name
+    ending in ``.py`` or holding a ``/``). A missing module or file raises
+    :class:`ImportError` naming it.
+    """
     for mod in modules:
-        importlib.import_module(mod)
+        if _is_plugin_file(mod):
+            _import_file(mod)
+        else:
+            _import_module(mod)
+
+
+def _is_plugin_file(spec: str) -> bool:
+    return spec.endswith(".py") or "/" in spec or os.sep in spec
+
+
+def _import_module(name: str) -> None:
+    try:
+        importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        cwd = os.getcwd()
+        top = name.partition(".")[0]
+        if exc.name != top or cwd in sys.path or not (
+                Path(cwd, f"{top}.py").is_file() or Path(cwd, top).is_dir()):
+            raise
+        # the `accord` script does not put the current folder on the path (python -m does)
+        sys.path.append(cwd)
+        importlib.import_module(name)
+
+
+def _import_file(given: str) -> None:
+    import importlib.util
+
+    path = Path(given)
+    full = path.expanduser().resolve()
+    if not full.is_file():
+        raise ImportError(f"no plugin file {given}" + (
+            "" if path.suffix == ".py" else " (a module name has no '/')"), name=given)
+    for loaded in list(sys.modules.values()):
+        if getattr(loaded, "__file__", None) and Path(loaded.__file__ or "") == full:
+            return  # imported already (a second --plugin, a worker's second episode)
+    name = full.stem if full.stem.isidentifier() and full.stem not in sys.modules else (
+        "accord_plugin_" + re.sub(r"\W", "_", full.stem))
+    spec = importlib.util.spec_from_file_location(name, full)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load plugin file {given}", name=given)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
 
 
 def expand(config: ExperimentConfig, validate: bool = True) -> Plan:

@@ -39,7 +39,7 @@ import random
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -85,9 +85,26 @@ class EpisodeRow:
     attempts: int
     finished: float | None
 
+    @property
+    def lineup(self) -> str:
+        """The line-up's label: the stored ``lineup`` label, else the agent specs joined
+        by ``vs`` (a game a person played in the browser stores no name: ``human vs
+        boulware``); never ``None``."""
+        return lineup_label(self.labels, self.spec)
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (used by ``accord results --format json``)."""
         return dict(self.__dict__)
+
+
+def lineup_label(labels: Mapping[str, Any] | None, spec: Mapping[str, Any] | None) -> str:
+    """A line-up label from an episode's labels and spec (see :attr:`EpisodeRow.lineup`)."""
+    labels, spec = labels or {}, spec or {}
+    given = labels.get("lineup")
+    if given:
+        return str(given)
+    agents = labels.get("agents") or spec.get("agents") or []
+    return " vs ".join(str(a) for a in agents) or "-"
 
 
 def _statements(script: str) -> list[str]:

@@ -11,6 +11,7 @@ Registered on the root app as plain commands::
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -440,16 +441,21 @@ def _list_episodes(episodes: list[Any], fmt: str, out: Path | None,
     from accord.cli.render import scalar_text
 
     cols = list(dict.fromkeys(k for r in rows for k in r))
-    t = Table(*cols, title=f"{len(rows)} episodes")
+    t = Table(title=f"{len(rows)} episodes")
+    for k in cols:  # an id is copied whole into `accord show`: never wrapped
+        t.add_column(k, no_wrap=k == "id", min_width=len(k))
     for r in rows:
         t.add_row(*(c.plain(scalar_text(r.get(k))) for k in cols))
-    if out is None:
+    if out is None and c.is_terminal():
         c.console().print(t)
-    else:
-        from rich.console import Console
+        return
+    from rich.console import Console
 
-        with out.open("w", encoding="utf-8") as fh:
-            Console(file=fh, width=c.PIPE_WIDTH, no_color=True).print(t)
+    # piped or written to a file, the listing is for grep: each row whole on one line
+    # (the table is only as wide as its content; there is no rule to stretch)
+    with (open(out, "w", encoding="utf-8") if out else contextlib.nullcontext(sys.stdout)
+          ) as fh:
+        Console(file=fh, width=c.FILE_WIDTH, no_color=True, highlight=False).print(t)
 
 
 def _print_results(store: Path, run: str | None, agg: Any, error: str,

@@ -31,6 +31,8 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 #: accord's own command groups: name -> (module, one-line help). Domains add theirs through
 #: the ``accord.commands`` entry point group (see :func:`command_groups`).
 GROUPS: dict[str, tuple[str, str]] = {
+    "scenarios": ("accord.cli.scenarios", "List the built-in scenarios of every domain; "
+                  "write one as a file to edit."),
     "configs": ("accord.cli.configs", "Experiment specs shipped with accord: list, show, copy."),
     "cache": ("accord.cli.cache", "Inspect or clear an LLM completion cache (SQLite)."),
     "store": ("accord.cli.store", "Check a results store; recover a damaged one's episodes."),
@@ -196,20 +198,33 @@ def is_terminal(stream: Any = None) -> bool:
         return False
 
 
-#: width used when output is piped: lines are never wrapped or cut
-PIPE_WIDTH = 10_000
+#: width used when output is piped and ``COLUMNS`` is unset: rules and tables fit it,
+#: longer sentences wrap at word boundaries (no 10,000-column rules in ``> file``)
+PIPE_WIDTH = 100
+#: width of a table written to a file with ``--out``: as wide as its content needs
+FILE_WIDTH = 10_000
+
+
+def pipe_width() -> int:
+    """The width for piped output: ``COLUMNS`` when it is a positive number, else
+    :data:`PIPE_WIDTH`."""
+    raw = os.environ.get("COLUMNS", "").strip()
+    return int(raw) if raw.isdigit() and int(raw) > 0 else PIPE_WIDTH
 
 
 def console(stderr: bool = False) -> Console:
-    """A rich console for people: the terminal's width on a terminal; plain, unwrapped
-    lines without colour when piped (``COLUMNS`` still wins when set)."""
+    """A rich console for people: the terminal's width on a terminal; without colour and
+    at :func:`pipe_width` columns when piped (``COLUMNS`` wins when set), so rules and
+    tables stay that wide and sentences wrap between words. Piped stderr carries one-line
+    messages (``error: ...``, ``note: ...``) that a script may grep: they are not
+    wrapped."""
     from rich.console import Console
 
     stream = sys.stderr if stderr else sys.stdout
-    if is_terminal(stream) or os.environ.get("COLUMNS"):
+    if is_terminal(stream):
         return Console(stderr=stderr, highlight=False)
-    return Console(stderr=stderr, width=PIPE_WIDTH, soft_wrap=True, highlight=False,
-                   no_color=True)
+    return Console(stderr=stderr, width=pipe_width(), highlight=False, no_color=True,
+                   soft_wrap=stderr)
 
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")

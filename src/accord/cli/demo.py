@@ -8,7 +8,7 @@ from typing import Any
 from rich.console import Console
 from rich.rule import Rule
 
-from accord.cli.render import print_negotiation_record, print_transcript
+from accord.cli.render import print_negotiation_record, print_transcript, readable, scalar_text
 from accord.domains.bargaining import analyze, resolve_scenario, run_negotiation
 
 #: the mediator section's parameters: the mediator is asked first when the rule fires, so
@@ -27,7 +27,8 @@ def bargaining_tour(console: Console) -> None:
     info = analyze(scenario)
     nash = info["nash"]
     console.print(f"Pareto frontier: {len(info['pareto'])} of {info['outcomes']} outcomes; "
-                  f"Nash point: {nash['outcome']} -> {nash['utilities']}")
+                  f"Nash point: {readable(nash['outcome'])} -> utilities "
+                  f"{readable(nash['utilities'])}")
     console.print(Rule("bargaining: sprint-planning, three parties with a mediator"))
     console.print("[dim]Three Boulware parties hold their opening packages; after "
                   f"{MEDIATED['stagnation_rounds']} rounds without a concession the stagnation "
@@ -80,7 +81,7 @@ def task_exchange_tour(console: Console) -> None:
     out = _domain_episode(console, "task-exchange", "competitive",
                           "utility-aware,utility-aware", {"strategy": "utility-aware"})
     console.print(f"status {out['status']} after {out['turns']} turns; utilities "
-                  f"{out['utilities']}; social welfare {out['social_welfare']:.2f}; "
+                  f"{readable(out['utilities'])}; social welfare {out['social_welfare']:.2f}; "
                   f"L2 to Pareto {out['l2_to_pareto']:.3f}")
 
 
@@ -89,8 +90,8 @@ def deliberation_tour(console: Console) -> None:
     console.print(Rule("deliberation (seed 001): task allocation, three agents, leader decides"))
     out = _domain_episode(console, "deliberation", "task-allocation", "share,share,share",
                           {"instance": 0})
-    console.print(f"reward {out['reward']} of optimum {out['max_reward']} (NR {out['nr']}); "
-                  f"valid {out['valid']}")
+    console.print(f"reward {readable(out['reward'])} of optimum {readable(out['max_reward'])} "
+                  f"(NR {readable(out['nr'])}); valid {'yes' if out['valid'] else 'no'}")
 
 
 def dond_tour(console: Console) -> None:
@@ -103,7 +104,8 @@ def dond_tour(console: Console) -> None:
         console.print(f"[dim]skipped: {getattr(DOMAIN, 'scenarios_hint', 'no data')}[/]")
         return
     out = _domain_episode(console, "deal-or-no-deal", ids[0], "workflow,workflow", {})
-    console.print(f"status {out['status']}; shares {(out.get('record') or {}).get('shares') or ''}")
+    shares = (out.get("record") or {}).get("shares")
+    console.print(f"status {out['status']}" + (f"; shares {readable(shares)}" if shares else ""))
 
 
 def games_tour(console: Console) -> None:
@@ -114,9 +116,13 @@ def games_tour(console: Console) -> None:
     console.print(Rule("classic games (seed 003): battle of the sexes, 2 rounds of talk"))
     out = _domain_episode(console, "games", "battle-of-the-sexes", "rational,rational",
                           {"negotiation_rounds": 2})
-    console.print(f"payoffs {out['record'].get('payoffs')}")
+    console.print(f"payoffs {readable(out['record'].get('payoffs'))}")
     sol = solution_json(solve_game(load_catalog_game("battle-of-the-sexes")))
-    console.print(f"pure Nash equilibria {sol['pure_nash']}; mixed {sol.get('mixed_nash')}")
+    pure = "; ".join(" and ".join(map(str, p)) for p in sol["pure_nash"]) or "none"
+    mixed = "; ".join(" against ".join(
+        "(" + ", ".join(f"{a} {scalar_text(q)}" for a, q in profile.items()) + ")"
+        for profile in eq) for eq in sol.get("mixed_nash") or []) or "none"
+    console.print(f"pure Nash equilibria: {pure}. Mixed: {mixed}.")
 
 
 #: further tour sections as domains land: callables taking the console

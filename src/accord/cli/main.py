@@ -111,34 +111,6 @@ def _root(version: bool = typer.Option(False, "--version", "-V", callback=_versi
     """accord: negotiation and deliberation between agents."""
 
 
-@app.command(epilog=c.example("accord scenarios", "accord scenarios --json"))
-def scenarios(as_json: bool = c.json_option()) -> None:
-    """List the built-in scenarios of every domain."""
-    from accord.domains import domain_names, list_domain_scenarios, registered_domains
-
-    # each domain lists its names without importing its agents or LLM layer (a cheap
-    # listing); a plug-in that fails to load is skipped with a warning, as before
-    rows: dict[str, list[str]] = {}
-    hints: dict[str, str] = {}
-    for name in sorted({*domain_names(), *registered_domains()}):
-        try:
-            rows[name], hints[name] = list_domain_scenarios(name)
-        except ImportError as exc:
-            c.warn(str(exc))
-    if as_json:
-        c.emit_json({"domains": {name: {"scenarios": items, **(
-            {} if items else {"hint": hints[name]})} for name, items in rows.items()}})
-        return
-    from rich.table import Table
-
-    t = Table("domain", "scenarios")
-    for name, items in rows.items():
-        shown = ", ".join(items[:12]) + (f", ... ({len(items)} in all)" if len(items) > 12
-                                         else "")
-        t.add_row(name, c.plain(shown if items else hints[name]))
-    c.console().print(t)
-
-
 @app.command(epilog=c.example(
     "accord run bargaining/buyer-seller --agents boulware,conceder",
     "accord run bargaining/buyer-seller -a boulware,conceder --json --out run.jsonl",
@@ -205,9 +177,10 @@ def run(
     param: list[str] = typer.Option([], "--param", "-p", metavar="KEY=VALUE",
                                     help="A domain parameter (any domain, repeatable); VALUE "
                                     "is read as YAML: 3, 0.5, true, [a, b], text."),
-    plugin: list[str] = typer.Option([], "--plugin", metavar="MODULE",
-                                     help="Import a module that registers domains or agent "
-                                     "kinds first (as a bench config's plugins:); repeatable."),
+    plugin: list[str] = typer.Option([], "--plugin", metavar="MODULE|FILE.py",
+                                     help="Import a module (or a Python file, e.g. "
+                                     "./myagent.py) that registers domains or agent kinds "
+                                     "first (as a bench config's plugins:); repeatable."),
     data: Path | None = c.data_option(),
     cache: Path | None = c.cache_option(),
     cache_mode: str = c.cache_mode_option(),

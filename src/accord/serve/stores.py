@@ -33,11 +33,15 @@ SUMMARY_TTL = 10.0
 #: counts and filtered/sorted orderings kept (each at most one int per episode)
 CACHE_ENTRIES = 64
 
+#: an episode's line-up label in SQL, as :attr:`EpisodeRow.lineup` computes it: the stored
+#: label, else the agent specs joined by " vs " (a browser game stores none)
+LINEUP_SQL = ("COALESCE(json_extract(labels, '$.lineup'), (SELECT group_concat(value, ' vs ') "
+              "FROM json_each(labels, '$.agents')))")
 #: filter name -> SQL condition over ``episodes`` (values bound as parameters)
 FILTERS: dict[str, str] = {
     "domain": "json_extract(spec, '$.domain') = ?",
     "scenario": "json_extract(spec, '$.scenario') = ?",
-    "agents": "json_extract(labels, '$.lineup') = ?",
+    "agents": LINEUP_SQL + " = ?",
     "status": "status = ?",
     "outcome": "outcome = ?",
     "reason": "json_extract(accord_text(summary), '$.reason') = ?",
@@ -46,7 +50,7 @@ FILTERS: dict[str, str] = {
 SORTS: dict[str, str] = {
     "seq": "seq",
     "scenario": "json_extract(spec, '$.scenario')",
-    "agents": "json_extract(labels, '$.lineup')",
+    "agents": LINEUP_SQL,
     "seed": "json_extract(spec, '$.seed')",
     "status": "status",
     "outcome": "outcome",
@@ -345,7 +349,7 @@ class Stores:
                 s = r.summary or {}
                 for k, v in (("domain", r.spec.get("domain")),
                              ("scenario", r.spec.get("scenario")),
-                             ("agents", r.labels.get("lineup")), ("status", r.status),
+                             ("agents", r.lineup), ("status", r.status),
                              ("outcome", r.outcome), ("reason", s.get("reason"))):
                     if v is not None:
                         choices[k].add(str(v))

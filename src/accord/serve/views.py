@@ -41,7 +41,7 @@ def row_view(e: EpisodeRow, approval: Approval | None) -> dict[str, Any]:
     raised = [k for k, v in (flags or {}).items()
               if v is True or (isinstance(v, dict) and any(x is True for x in v.values()))]
     return {"id": e.id, "run": e.run, "seq": e.seq, "domain": e.spec.get("domain"),
-            "scenario": e.spec.get("scenario"), "agents": e.labels.get("lineup"),
+            "scenario": e.spec.get("scenario"), "agents": e.lineup,
             "seed": e.spec.get("seed"), "status": e.status, "outcome": e.outcome,
             "reason": s.get("reason"), "rounds": s.get("rounds"), "flags": raised,
             "metrics": {m: (e.metrics or {}).get(m) for m in KEY_METRICS
@@ -76,7 +76,8 @@ def episode_view(row: EpisodeRow, jsonl: str | None, approval: Approval | None,
     s = row.summary or {}
     record = s.get("record") if isinstance(s.get("record"), dict) else None
     return {
-        "episode": row.to_dict(), "run": info, "events": events, "lines": tr["lines"],
+        "episode": row.to_dict(), "lineup": row.lineup, "run": info, "events": events,
+        "lines": tr["lines"],
         "llm_calls": tr["llm_calls"], "notes": tr["notes"],
         "record_rows": flatten(record) if record else [],
         "summary_rows": flatten({k: v for k, v in s.items() if k != "record"}) if s else [],

@@ -323,7 +323,8 @@ class Games:
             while episode_id(game.spec, repeat) in known:
                 repeat += 1
             rec.id = episode_id(game.spec, repeat)
-            labels = {"agents": [str(a) for a in game.spec.agents], "person": game.role,
+            agents = [str(a) for a in game.spec.agents]
+            labels = {"lineup": " vs ".join(agents), "agents": agents, "person": game.role,
                       "game": game.id}
             session = store.begin_session(
                 run, {"name": run, "description": "games played by people (accord play)"},
