@@ -10,7 +10,8 @@ whole run is printed too (the machine's load changes wall times a lot).
 
     python benchmarks/bench_real_model.py [--episodes 2] [--max-rounds 2] [--domain bargaining]
 
-Structured output covers the bargaining negotiator so far; for the other domains only the
+Structured output covers the bargaining negotiator and the classic games so far; for the
+other domains only the
 free-form row is run (the "on" row says n/a).
 """
 
@@ -32,7 +33,7 @@ from accord.testing.models import model_file
 #: domain -> (scenario, the code opponent, parameters, whether structured output applies)
 DOMAINS: dict[str, tuple[str, str, dict[str, Any], bool]] = {
     "bargaining": ("buyer-seller", "boulware", {}, True),
-    "games": ("prisoners-dilemma", "rational", {"negotiation_rounds": 1}, False),
+    "games": ("prisoners-dilemma", "rational", {"negotiation_rounds": 1}, True),
     "task-exchange": ("cooperative", "utility-aware", {}, False),
 }
 
