@@ -11,8 +11,7 @@ whole run is printed too (the machine's load changes wall times a lot).
     python benchmarks/bench_real_model.py [--episodes 2] [--max-rounds 2] [--domain bargaining]
 
 Structured output covers the bargaining negotiator and the classic games so far; for the
-other domains only the
-free-form row is run (the "on" row says n/a).
+other domains only the free-form row is run (the "on" row says n/a).
 """
 
 from __future__ import annotations
