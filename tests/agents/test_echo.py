@@ -17,6 +17,8 @@ def test_instruction_lines_are_found_and_dropped() -> None:
     prompt = f"Round 1 of 6.\n{ECHO}\n<PROPOSAL>{{\"price\": 800}}</PROPOSAL>"
     lines = echo.instruction_lines([prompt])
     assert lines == {ECHO}  # an example package alone is not an instruction
+    example = "<ACCEPT> I agree with this allocation. </ACCEPT>"  # seed 000's reply format
+    assert echo.instruction_lines([f"Response format:\n{example}"]) == set()
     reply, dropped = echo.unecho(f"I think about it.\n  {ECHO}  \n<ACCEPT/>", lines)
     assert dropped == 1 and "<WALK/>" not in reply and "<ACCEPT/>" in reply
     assert echo.unecho("<WALK/>", lines) == ("<WALK/>", 0)

@@ -26,19 +26,23 @@ PLACEHOLDERS = frozenset({"...", "…", "{...}", "{…}", "{json}", "[...]", "(.
 #: an instruction line: at least this many words outside its tags
 MIN_WORDS = 3
 _TAG = re.compile(r"</?[A-Za-z_][A-Za-z0-9_]{0,30}\s*/?>")
+#: a whole element on one line (an example reply such as ``<ACCEPT> I agree. </ACCEPT>``)
+_ELEMENT = re.compile(r"<([A-Za-z_][A-Za-z0-9_]{0,30})>[^<]*</\1>")
 _WORD = re.compile(r"[A-Za-z]{2,}")
 _FILLED = re.compile(r"<([A-Za-z_][A-Za-z0-9_]{0,30})>([^<]{0,40})</\1>")
 
 
 def instruction_lines(prompts: Iterable[str]) -> frozenset[str]:
     """The lines of ``prompts`` a model must not echo as its move: each holds a tag and at
-    least :data:`MIN_WORDS` words outside its tags (an example package alone is not one)."""
+    least :data:`MIN_WORDS` words outside its elements. An example reply the prompt shows
+    (``<ACCEPT> I agree with this allocation. </ACCEPT>``, a package alone) is not one: a
+    model may answer with exactly that."""
     out: set[str] = set()
     for prompt in prompts:
         for line in prompt.splitlines():
             text = line.strip()
-            if "<" in text and _TAG.search(text) and len(
-                    _WORD.findall(_TAG.sub(" ", text))) >= MIN_WORDS:
+            if "<" in text and _TAG.search(text) and len(_WORD.findall(
+                    _TAG.sub(" ", _ELEMENT.sub(" ", text)))) >= MIN_WORDS:
                 out.add(text)
     return frozenset(out)
 
