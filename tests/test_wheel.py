@@ -7,6 +7,7 @@ import importlib.util
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -94,7 +95,9 @@ def test_wheel_runs_from_another_directory(tmp_path: Path,
 
 
 #: README commands that need the internet, or serve until stopped: not run by the tour
-NEEDS_NETWORK = ("anthropic/", "accord dond download", "accord serve")
+NEEDS_NETWORK = ("anthropic/", "accord dond download", "accord serve",
+                 # the real local model: the accord[local] extra and a 98 MB download
+                 "accord.testing.models", "llamacpp/")
 #: a README model string is answered by the in-process mock policy of its domain
 MOCKS = (("dond", "mock/dond"), ("task-exchange", "mock/task-exchange"),
          ("", "mock/negotiator"))
@@ -119,7 +122,9 @@ def _readme_tour(env_dir: Path, where: Path) -> None:
     text = (REPO / "README.md").read_text(encoding="utf-8")
     scenario = re.search(r"```yaml\n(name: laptop-sale.*?)```", text, re.S)
     assert scenario, "the README's scenario example"
-    (where / "my-scenario.yaml").write_text(scenario.group(1), encoding="utf-8")
+    if not any("--out my-scenario.yaml" in cmd for cmd in readme_commands()):
+        # (the tour writes its own with accord scenarios show)
+        (where / "my-scenario.yaml").write_text(scenario.group(1), encoding="utf-8")
     (where / "my-spec.yaml").write_text((REPO / "src/accord/configs/demo.yaml").read_text())
     (where / "my-game.json").write_text(
         '{"type": "normal", "players": ["A", "B"], "actions": [["c", "d"], ["c", "d"]], '
@@ -127,6 +132,11 @@ def _readme_tour(env_dir: Path, where: Path) -> None:
     inst = sorted((REPO / "src/accord/domains/deliberation/data/instances/menu-numeric")
                   .glob("*.json"))[0]
     (where / "my-instance.json").write_text(inst.read_text())
+    # the README's importer placeholders: a Genius domain folder and two GeniusWeb profiles
+    shutil.copytree(REPO / "tests/formats/fixtures/genius/party",
+                    where / "path/to/anac-domain-folder")
+    for mine, theirs in (("profileA.json", "jobs1.json"), ("profileB.json", "jobs2.json")):
+        shutil.copy(REPO / "tests/formats/fixtures/geniusweb/jobs" / theirs, where / mine)
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     env["PATH"] = f"{env_dir / 'bin'}{os.pathsep}{env['PATH']}"
     if (DOND / "test.txt").is_file():
