@@ -139,6 +139,8 @@ def llm_timeout_option() -> Any:
 
 def parse_llm_options(items: list[str]) -> dict[str, Any]:
     """``--llm-option KEY=VALUE`` pairs, checked as generation options (exit 2 if not)."""
+    if not items:  # nothing to check: the LLM layer is not a start-up cost of every run
+        return {}
     from accord.core.safeload import LoadError, parse_yaml
     from accord.llm.generation import generation_config
 

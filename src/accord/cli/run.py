@@ -102,6 +102,8 @@ def _domains_taking(option: str) -> list[str]:
 
 def import_plugins(modules: list[str]) -> None:
     """Import ``--plugin`` modules (each registers domains or agent kinds when imported)."""
+    if not modules:  # the bench machinery is not a single run's start-up cost
+        return
     from accord.bench.expand import import_plugins as load
 
     try:

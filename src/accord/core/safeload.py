@@ -59,7 +59,15 @@ from accord.core.loadlimits import (
     short,
 )
 from accord.core.names import unknown_name
-from accord.core.safeyaml import parse_yaml
+
+
+def parse_yaml(text: str, source: str, limits: Limits | None = None) -> Document:
+    """:func:`accord.core.safeyaml.parse_yaml`, imported when first used (PyYAML is not a
+    start-up cost of commands that only list or check paths)."""
+    from accord.core.safeyaml import parse_yaml as parse
+
+    return parse(text, source, limits)
+
 
 # -- reading ---------------------------------------------------------------------------
 
