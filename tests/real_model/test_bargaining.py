@@ -21,7 +21,7 @@ pytestmark = pytest.mark.slow
 
 @pytest.mark.parametrize("mode", ["auto", "grammar"])
 async def test_every_reply_of_the_real_model_is_a_legal_move(gguf: Path, mode: str) -> None:
-    spec = f"llm:llamacpp/{gguf}?structured={mode}&max_tokens=160&temperature=0.7"
+    spec = f"llm:llamacpp/{gguf}?structured={mode}&max_tokens=256&temperature=0.7"
     res = await run_negotiation(resolve_scenario("buyer-seller"), [spec, "boulware"],
                                 params={"max_rounds": 2}, seed=0,
                                 ctx={"llm": {"timeout": CALL_TIMEOUT}})

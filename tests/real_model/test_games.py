@@ -16,7 +16,7 @@ pytestmark = pytest.mark.slow
 
 
 async def test_the_real_model_talks_and_plays_legal_moves(gguf: Path) -> None:
-    llm = parse_agent_spec(f"llm:llamacpp/{gguf}?structured=grammar&max_tokens=120")
+    llm = parse_agent_spec(f"llm:llamacpp/{gguf}?structured=grammar&max_tokens=200")
     spec = EpisodeSpec("games", "prisoners-dilemma", (llm, parse_agent_spec("rational")),
                        {"negotiation_rounds": 1}, 0)
     res = await get_domain("games").run_episode(
