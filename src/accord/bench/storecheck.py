@@ -75,6 +75,14 @@ class CheckReport:
                 "unreadable": self.unreadable[:MAX_LISTED], "immutable": self.immutable}
 
 
+
+def _integrity(reader: _Reader) -> list[str]:
+    """SQLite's own integrity verdict (at most 20 lines), or why it could not be had."""
+    try:
+        return [str(r[0]) for r in reader.conn.execute("PRAGMA integrity_check(20)")]
+    except sqlite3.DatabaseError as exc:
+        return [str(exc)]
+
 def _connect(path: Path) -> tuple[sqlite3.Connection, bool]:
     immutable = not writable_place(path)
     mode = "ro&immutable=1" if immutable else "ro"
@@ -213,11 +221,7 @@ def check_store(path: str | Path) -> CheckReport:
     if reader is None:
         return report
     try:
-        try:
-            report.integrity = [str(r[0]) for r in
-                                reader.conn.execute("PRAGMA integrity_check(20)")]
-        except sqlite3.DatabaseError as exc:
-            report.integrity = [str(exc)]
+        report.integrity = _integrity(reader)
         for _ in _episodes(reader, report):
             pass
     finally:
@@ -270,11 +274,7 @@ def repair_store(path: str | Path, out: str | Path) -> CheckReport:
         raise StoreError(f"{p} is not an accord store ({report.not_a_store}); nothing to "
                          "repair")
     try:
-        try:
-            report.integrity = [str(r[0]) for r in
-                                reader.conn.execute("PRAGMA integrity_check(20)")]
-        except sqlite3.DatabaseError as exc:
-            report.integrity = [str(exc)]
+        report.integrity = _integrity(reader)
         with Store.open(target) as new:
             _copy(reader, new, report)
     finally:

@@ -36,30 +36,28 @@ def best_response_mask(payoffs: np.ndarray) -> np.ndarray:
     return out
 
 
-def pure_nash_mask(payoffs: np.ndarray) -> np.ndarray:
-    """Boolean array over profiles (shape ``(k_1, ..., k_n)``): is the profile a pure NE."""
+def _nash_mask(payoffs: np.ndarray, strict: bool) -> np.ndarray:
+    """Profiles where each player's action is a best response (the unique one if
+    ``strict``), on exact integer payoffs."""
     check_payoff_array(payoffs)
     u, _ = integer_payoffs(payoffs)
-    n = u.shape[-1]
     mask = np.ones(u.shape[:-1], dtype=bool)
-    for i in range(n):
+    for i in range(u.shape[-1]):
         ui = u[..., i]
-        mask &= ui == ui.max(axis=i, keepdims=True)
+        best = ui == ui.max(axis=i, keepdims=True)
+        mask &= best & (best.sum(axis=i, keepdims=True) == 1) if strict else best
     return mask
+
+
+def pure_nash_mask(payoffs: np.ndarray) -> np.ndarray:
+    """Boolean array over profiles (shape ``(k_1, ..., k_n)``): is the profile a pure NE."""
+    return _nash_mask(payoffs, strict=False)
 
 
 def strict_nash_mask(payoffs: np.ndarray) -> np.ndarray:
     """Boolean array over profiles: is the profile a *strict* pure NE (every unilateral
     deviation loses something, so each player's action is the unique best response)."""
-    check_payoff_array(payoffs)
-    u, _ = integer_payoffs(payoffs)
-    n = u.shape[-1]
-    mask = np.ones(u.shape[:-1], dtype=bool)
-    for i in range(n):
-        ui = u[..., i]
-        top = ui.max(axis=i, keepdims=True)
-        mask &= (ui == top) & ((ui == top).sum(axis=i, keepdims=True) == 1)
-    return mask
+    return _nash_mask(payoffs, strict=True)
 
 
 def pure_nash(payoffs: np.ndarray) -> list[Profile]:
