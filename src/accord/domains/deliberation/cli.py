@@ -232,3 +232,62 @@ def generate(setting: str = typer.Argument(..., help="Setting to generate."),
     typer.echo(f"wrote {len(paths)} instances to {out / setting}")
     if budget.stopped:
         c.warn(f"partial: {budget.sentence()}")
+
+
+@app.command("import", epilog=c.example(
+    "accord deliberation import deliberative-collaboration-agents/data --out seed001/",
+    "accord bench seed001/table2.yaml --out runs/seed001-table2.db",
+    "accord deliberation solve seed001/task-allocation/seed001-task_allocation-level_1_and_2-"
+    "game_0000.json"))
+def import_(path: Path = typer.Argument(..., help="A game .pkl of the seed-001 authors, or "
+                                        "a folder searched for them (recursively)."),
+            out: Path = c.out_option("Folder to write SETTING/ID.json files and table2.yaml "
+                                     "into.", default=Path(".")),
+            setting: list[str] = typer.Option(
+                None, "--setting", help="Only this setting (repeatable): menu-numeric, "
+                "menu-semantic, task-allocation. A cooking game imports as both menu "
+                "settings."),
+            force: bool = typer.Option(False, "--force", help="Replace files of the same "
+                                       "name in --out."),
+            as_json: bool = c.json_option()) -> None:
+    """Import the seed-001 authors' test games (pickles) as accord instance files.
+
+    The pickles are read without running any code in them (only the authors' game classes,
+    as plain records, and numpy's arrays are admitted); each instance is checked, and
+    its stored optimum (x-seed001.max_reward) is what `accord deliberation solve` finds.
+    """
+    from accord.core.safepickle import PickleRefused
+    from accord.domains.deliberation import DataError
+    from accord.formats import FormatError
+    from accord.formats.seed001 import import_games, table2_spec
+
+    chosen = tuple(setting) if setting else ("menu-numeric", "menu-semantic",
+                                             "task-allocation")
+    for s in chosen:
+        _setting(s)
+    try:
+        written, skipped = import_games(path, out, force, chosen)
+    except (FormatError, PickleRefused, DataError) as exc:
+        _fail(str(exc))
+        return
+    except OSError as exc:
+        raise c.fail(f"--out {out}: cannot write: {exc.strerror or exc}",
+                     c.EXIT_FAILED) from None
+    spec = out / "table2.yaml"
+    if written:
+        spec.write_text(table2_spec(written), encoding="utf-8")
+    counts = {s: len(files) for s, files in written.items()}
+    if as_json:
+        c.emit_json({"source": str(path), "out": str(out), "written": counts,
+                     "files": {s: [str(f) for f in fs] for s, fs in written.items()},
+                     "skipped": skipped, "bench_spec": str(spec) if written else None})
+        return
+    for why in skipped:
+        c.warn(f"skipped {why}")
+    if not written:
+        typer.echo(f"{path}: no game of the chosen settings ({', '.join(chosen)})")
+        return
+    for s, n in counts.items():
+        typer.echo(f"wrote {n} {s} instances to {out / s}")
+    typer.echo(f"wrote {spec}: the paper's Table 2 layout on them "
+               f"(accord bench {spec} --out runs/seed001-table2.db)")
