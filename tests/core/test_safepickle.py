@@ -3,6 +3,7 @@ other global is refused before it is called."""
 
 from __future__ import annotations
 
+import contextlib
 import copyreg
 import os
 import pickle
@@ -100,7 +101,7 @@ def test_other_globals_are_refused(payload: object) -> None:
 
 
 def test_object_arrays_and_persistent_ids_are_refused() -> None:
-    with pytest.raises(PickleRefused, match="object arrays are not admitted|not admitted"):
+    with pytest.raises(PickleRefused, match=r"object arrays are not admitted"):
         safepickle.loads(pickle.dumps(np.array([1, "a"], dtype=object), protocol=4), "o.pkl")
 
     class _Persist(pickle.Pickler):
@@ -118,7 +119,7 @@ def test_broken_files_are_refused_with_the_file_named(tmp_path: Path) -> None:
     good = pickle.dumps({"a": np.arange(3)}, protocol=4)
     with pytest.raises(PickleRefused, match=r"t\.pkl: not a readable pickle"):
         safepickle.loads(good[:-5], "t.pkl")
-    with pytest.raises(PickleRefused, match="no such file|not a regular file|cannot"):
+    with pytest.raises(PickleRefused, match=r"missing\.pkl"):
         safepickle.load(tmp_path / "missing.pkl")
 
 
@@ -135,7 +136,5 @@ def test_fuzzed_pickles_load_or_are_refused(monkeypatch: pytest.MonkeyPatch,
     for _ in range(data.draw(st.integers(1, 4))):
         i = data.draw(st.integers(0, len(base) - 1))
         base[i] = data.draw(st.integers(0, 255))
-    try:
+    with contextlib.suppress(PickleRefused):
         safepickle.loads(bytes(base), "f.pkl")
-    except PickleRefused:
-        pass

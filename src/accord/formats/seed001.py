@@ -267,21 +267,37 @@ def game_id(path: Path) -> str:
     return "-".join(p for p in ("seed001", dataset, level, path.stem) if p)
 
 
-def read_game(path: str | Path, menu_setting: str = "menu-numeric") -> dict[str, Any]:
-    """One game pickle as the data of an accord instance file; :class:`FormatError`
-    (naming the file and the field) or :class:`~accord.core.safepickle.PickleRefused`."""
-    path = Path(path)
+def _open(path: Path) -> tuple[str, _Reader]:
+    """(``menu`` or ``task``, a reader of the game's fields) of one game pickle."""
     obj = safepickle.load(path, RECORDS)
     if not isinstance(obj, safepickle.Record) or obj.pickled_class in PERSONA_CLASSES:
         kind = obj.pickled_class if isinstance(obj, safepickle.Record) else type(obj).__name__
         raise FormatError(str(path), "<root>", f"expected a GeneralMenuDesignGame or "
                           f"TaskAllocationGame, found {kind}")
-    r = _Reader(str(path), obj.state)
-    if obj.pickled_class in MENU_CLASSES:
-        if menu_setting not in ("menu-numeric", "menu-semantic"):
-            raise FormatError(str(path), "<setting>", f"unknown menu setting {menu_setting!r}")
-        return menu_instance(r, game_id(path), menu_setting)
-    return task_instance(r, game_id(path))
+    return ("menu" if obj.pickled_class in MENU_CLASSES else "task"), _Reader(str(path),
+                                                                               obj.state)
+
+
+def read_games(path: str | Path, settings: tuple[str, ...] = (
+        "menu-numeric", "menu-semantic", "task-allocation")) -> list[dict[str, Any]]:
+    """The instances of one game pickle among ``settings``: a cooking game as each menu
+    setting asked for (the authors play levels 1 and 2 on the same games), a task game as
+    task allocation. :class:`FormatError` (naming the file and the field) or
+    :class:`~accord.core.safepickle.PickleRefused`."""
+    path = Path(path)
+    kind, r = _open(path)
+    if kind == "task":
+        return [task_instance(r, game_id(path))] if "task-allocation" in settings else []
+    return [menu_instance(r, game_id(path), s) for s in settings
+            if s in ("menu-numeric", "menu-semantic")]
+
+
+def read_game(path: str | Path, menu_setting: str = "menu-numeric") -> dict[str, Any]:
+    """One game pickle as the data of an accord instance file (a cooking game as
+    ``menu_setting``); errors as :func:`read_games`."""
+    if menu_setting not in ("menu-numeric", "menu-semantic"):
+        raise FormatError(str(path), "<setting>", f"unknown menu setting {menu_setting!r}")
+    return read_games(path, (menu_setting, "task-allocation"))[0]
 
 
 def game_files(path: str | Path) -> list[Path]:
@@ -298,12 +314,6 @@ def game_files(path: str | Path) -> list[Path]:
     if len(files) > MAX_GAMES:
         raise FormatError(str(p), "<folder>", f"{len(files)} games; at most {MAX_GAMES}")
     return files
-
-
-def menu_settings(path: Path) -> tuple[str, ...]:
-    """The settings a game file is imported as: a cooking game as both menu settings
-    (the authors play levels 1 and 2 on the same games), a task game as task allocation."""
-    return ("menu-numeric", "menu-semantic") if "cooking" in path.parts else ("",)
 
 
 def import_games(path: str | Path, out: Path, force: bool = False,
@@ -327,17 +337,16 @@ def import_games(path: str | Path, out: Path, force: bool = False,
     planned: list[tuple[Path, dict[str, Any]]] = []
     skipped: list[str] = []
     for f in files:
-        for menu in menu_settings(f):
-            try:
-                data = read_game(f, menu or "menu-numeric")
-                if data["setting"] not in settings:
-                    continue
-                parse_instance(data, str(f))  # refuse what accord cannot load, before writing
-            except (FormatError, DataError) as exc:
-                if len(files) == 1:
-                    raise
-                skipped.append(str(exc))
-                break
+        try:
+            found = read_games(f, settings)
+            for data in found:  # refuse what accord cannot load, before writing
+                parse_instance(data, str(f))
+        except (FormatError, DataError) as exc:
+            if len(files) == 1:
+                raise
+            skipped.append(str(exc))
+            continue
+        for data in found:
             target = out / data["setting"] / f"{data['id']}.json"
             if target.exists() and not force:
                 raise FormatError(str(target), "<file>", "exists (an earlier import, perhaps "
