@@ -56,7 +56,9 @@ def test_pyproject_declares_the_builtins_under_the_entry_point_group() -> None:
     meta = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
     group = meta["project"]["entry-points"]["accord.formats"]
     assert group == {"genius": "accord.formats.genius:GeniusImporter",
-                     "geniusweb": "accord.formats.geniusweb:GeniusWebImporter"}
+                     "geniusweb": "accord.formats.geniusweb:GeniusWebImporter",
+                     "negotiationarena":
+                         "accord.formats.negotiationarena:NegotiationArenaImporter"}
 
 
 def test_a_registered_format_works_as_a_target(tmp_path: Path) -> None:

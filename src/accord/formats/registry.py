@@ -9,10 +9,12 @@ from importlib.metadata import entry_points
 from accord.formats.base import FormatError, Imported, Importer
 from accord.formats.genius import GeniusImporter
 from accord.formats.geniusweb import GeniusWebImporter
+from accord.formats.negotiationarena import NegotiationArenaImporter
 
 GROUP = "accord.formats"
 
-_BUILTIN: dict[str, Importer] = {"genius": GeniusImporter(), "geniusweb": GeniusWebImporter()}
+_BUILTIN: dict[str, Importer] = {"genius": GeniusImporter(), "geniusweb": GeniusWebImporter(),
+                                  "negotiationarena": NegotiationArenaImporter()}
 _REGISTERED: dict[str, Importer] = {}
 
 

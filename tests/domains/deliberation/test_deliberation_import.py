@@ -16,7 +16,7 @@ from accord.bench.config import load_config
 from accord.cli.main import app
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "formats"))
-from seed001lib import Evil, cooking_game, task_game, write_cooking, write_task  # noqa: E402
+from seed001lib import Evil, cooking_game, task_game, write_cooking, write_task
 
 COOK = "data/cooking/games/test_games/games/level_1_and_2"
 TASKS = "data/task_allocation/games/task_allocation_games/games/level_1_and_2"
