@@ -93,7 +93,7 @@ def test_logs_become_read_only_episodes_with_the_games_numbers(tmp_path: Path) -
     write_log(logs / "c", buysell_log([55, 35, 50], end=False))  # cut short: no answer
     store = tmp_path / "na.db"
     runner = CliRunner()
-    res = runner.invoke(app, ["import", "negotiationarena-log", str(logs), "--store",
+    res = runner.invoke(app, ["import", "negotiationarena-log", str(logs), "--out",
                               str(store), "--json"])
     assert res.exit_code == 0, res.output
     got = {Path(e["source"]).parent.name: e for e in json.loads(res.output)["episodes"]}
@@ -117,7 +117,7 @@ def test_logs_become_read_only_episodes_with_the_games_numbers(tmp_path: Path) -
     table = runner.invoke(app, ["results", str(store), "-m", "agreement,surplus_RED", "--json"])
     assert table.exit_code == 0, table.output
     # importing again replaces (same ids), nothing is duplicated
-    assert runner.invoke(app, ["import", "negotiationarena-log", str(logs), "--store",
+    assert runner.invoke(app, ["import", "negotiationarena-log", str(logs), "--out",
                                str(store)]).exit_code == 0
     assert len(_episodes(store)) == 3
 
@@ -171,7 +171,7 @@ def test_malformed_logs_name_file_and_field(tmp_path: Path, edit: Any, field: st
         import_logs(tmp_path / "bad", store)
     assert not store.exists()  # nothing written
     res = CliRunner().invoke(app, ["import", "negotiationarena-log", str(tmp_path / "bad"),
-                                   "--store", str(store)])
+                                   "--out", str(store)])
     assert res.exit_code == 2 and "game_state.json" in res.output
 
 
@@ -180,7 +180,7 @@ def test_accept_before_any_proposal_and_missing_store(tmp_path: Path) -> None:
     with pytest.raises(FormatError, match="ACCEPT with no proposal on the table"):
         prepare_log(tmp_path / "x")
     res = CliRunner().invoke(app, ["import", "negotiationarena-log", str(tmp_path / "x")])
-    assert res.exit_code == 2 and "needs --store" in res.output
+    assert res.exit_code == 2 and "needs --out" in res.output
 
 
 def _mutate(doc: Any, data: st.DataObject) -> None:

@@ -14,33 +14,34 @@ IMPORT_EXAMPLES = c.example(
     "accord import geniusweb profileA.json,profileB.json --json",
     "accord run genius:path/to/anac-domain-folder --agents boulware,conceder",
     "accord import negotiationarena NegotiationArena/example_logs/buysell/1707347676639",
-    "accord import negotiationarena-log NegotiationArena/example_logs --store runs/na.db")
+    "accord import negotiationarena-log NegotiationArena/example_logs --out runs/na.db")
 
-#: the pseudo-format that imports NegotiationArena logs as episodes (into --store)
+#: the pseudo-format that imports NegotiationArena logs as episodes (into the --out store)
 LOG_FORMAT = "negotiationarena-log"
 
 
 def import_command(
     fmt: str = typer.Argument(..., metavar="FORMAT", help="genius, geniusweb or "
                               "negotiationarena (or a format an installed package adds); "
-                              f"{LOG_FORMAT} imports logs as episodes into --store."),
+                              f"{LOG_FORMAT} imports logs as episodes into the --out store."),
     path: str = typer.Argument(..., metavar="PATH", help="A folder, or FILE,FILE,... "),
-    out: Path = c.out_option("Folder to write the scenario YAML file into.",
+    out: Path = c.out_option("Folder to write the scenario YAML file into (with "
+                             f"{LOG_FORMAT}: the results store, e.g. runs/na.db).",
                              default=Path(".")),
     force: bool = typer.Option(False, "--force", help="Replace a scenario file of the same "
                                "name in the --out folder."),
-    store: Path | None = typer.Option(None, "--store", help=f"With {LOG_FORMAT}: the results "
-                                      "store the logs become read-only episodes of."),
+    store: Path | None = typer.Option(None, "--store", hidden=True,
+                                      help=f"Old spelling of --out for {LOG_FORMAT}."),
     as_json: bool = c.json_option(),
 ) -> None:
     """Import another tool's negotiation domain as an accord bargaining scenario file (or,
     with negotiationarena-log, its logs as read-only episodes of a results store)."""
     if fmt == LOG_FORMAT:
-        _import_logs(path, store, as_json)
+        _import_logs(path, store or (out if out != Path(".") else None), as_json)
         return
     if store is not None:
         raise c.fail(f"--store is for {LOG_FORMAT} (logs become episodes); {fmt} imports a "
-                     "scenario file into --out")
+                     "scenario file into --out FOLDER")
     from accord.domains.bargaining.load import ScenarioError, parse_scenario
     from accord.formats import FormatError, import_path, write_scenario
     from accord.formats.write import file_name
@@ -73,19 +74,20 @@ def import_command(
 
 
 def _import_logs(path: str, store: Path | None, as_json: bool) -> None:
-    """``accord import negotiationarena-log PATH --store STORE``."""
+    """``accord import negotiationarena-log PATH --out STORE``."""
     from accord.bench.store import StoreError
     from accord.formats import FormatError
     from accord.formats.negotiationarena_log import import_logs
 
     if store is None:
-        raise c.fail(f"{LOG_FORMAT} needs --store STORE (the results store to import into)")
+        raise c.fail(f"{LOG_FORMAT} needs --out STORE (the results store to import into, "
+                     "e.g. runs/na.db)")
     try:
         done = import_logs(path, store)
     except FormatError as exc:
         raise c.fail(str(exc)) from None
     except StoreError as exc:
-        raise c.fail(f"--store {store}: {exc}", c.EXIT_FAILED) from None
+        raise c.fail(f"--out {store}: {exc}", c.EXIT_FAILED) from None
     if as_json:
         c.emit_json({"store": str(store), "episodes": done})
         return
