@@ -242,8 +242,8 @@ def prepare_log(path: str | Path) -> Prepared:
     """Read, check and replay one log (nothing is written); :class:`FormatError` naming
     the file and the field for a malformed one."""
     from accord.agents.spec import AgentSpec
-    from accord.domains.bargaining import DOMAIN
     from accord.domains.bargaining.load import ScenarioError, parse_scenario
+    from accord.domains.bargaining.metrics import bargaining_metrics
     from accord.domains.base import EpisodeSpec
 
     p = log_file(str(path)).resolve()
@@ -265,7 +265,7 @@ def prepare_log(path: str | Path) -> Prepared:
                         "turn_order": [turns[0].party] + [n for n in scenario.party_names
                                                           if n != turns[0].party]}, 0)
     result = replay(scenario, turns)
-    metrics = dict(DOMAIN.metrics(spec, result))
+    metrics = dict(bargaining_metrics(scenario, result))  # what DOMAIN.metrics computes
     if "price" in scenario.space.names and result.status == "agreement":
         metrics["price"] = result.record.get("agreement", {}).get("price")
     if result.status == "agreement" and scenario.name.startswith("negotiationarena-buysell"):

@@ -141,7 +141,8 @@ def _linear(src: str, key: str, spec: Mapping[Any, Any], space: OutcomeSpace) ->
             raise ScenarioError(src, f"{key}.weights.{issue.name}", "missing weight for issue")
         table = _mapping(src, f"{key}.values.{issue.name}", values.get(issue.name))
         by_str = {str(k): (k, v) for k, v in table.items()}
-        unknown = [k for k in by_str if k not in {str(v) for v in issue.values}]
+        names = {str(v) for v in issue.values}  # once per issue: 10,000 values stay linear
+        unknown = [k for k in by_str if k not in names]
         if unknown:
             raise ScenarioError(src, f"{key}.values.{issue.name}.{unknown[0]}",
                                 f"not a value of issue {short(issue.name)} "
