@@ -2,9 +2,15 @@
 
 ``accord import FORMAT PATH`` writes accord scenario YAML files; ``FORMAT:PATH`` works
 wherever a bargaining scenario is named (``accord run genius:dir``, ``accord analyze``,
-a bench spec's ``scenarios:``). Built-in formats: ``genius`` (Genius XML) and
-``geniusweb`` (GeniusWeb JSON); other packages add formats through the
-``accord.formats`` entry-point group or :func:`register_format`.
+a bench spec's ``scenarios:``). Built-in formats: ``genius`` (Genius XML),
+``geniusweb`` (GeniusWeb JSON) and ``negotiationarena`` (NegotiationArena's buy-sell and
+trading games); other packages add formats through the ``accord.formats`` entry-point
+group or :func:`register_format`.
+
+Not scenario formats, so not in the registry: NegotiationArena logs become episodes of a
+store (:mod:`accord.formats.negotiationarena_log`, ``accord import negotiationarena-log``)
+and the seed-001 authors' game pickles become deliberation instances
+(:mod:`accord.formats.seed001`, ``accord deliberation import``).
 """
 
 from __future__ import annotations
