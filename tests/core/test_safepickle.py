@@ -61,6 +61,12 @@ def test_numpy_arrays_become_lists(dtype: str) -> None:
     assert out == {"a": arr.tolist(), "f": arr.tolist()}
 
 
+def test_protocol_5_arrays_become_lists() -> None:
+    arr = np.arange(6, dtype=np.float32).reshape(2, 3)
+    for a in (arr, np.asfortranarray(arr)):
+        assert safepickle.loads(pickle.dumps(a, protocol=5), "p5.pkl") == arr.tolist()
+
+
 def test_numpy_scalars_become_numbers() -> None:
     out = safepickle.loads(pickle.dumps([np.int32(7), np.float64(2.25), np.float32(0.5),
                                          np.bool_(True)], protocol=4), "s.pkl")

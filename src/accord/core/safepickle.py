@@ -10,8 +10,9 @@ only accord's own inert stand-ins:
   becomes a :class:`Record` holding the object's state dict; its own code (the
   original class) is never imported;
 * **numpy arrays and scalars** - ``numpy.core.multiarray._reconstruct`` with
-  ``numpy.ndarray``, ``numpy.dtype`` and ``numpy.core.multiarray.scalar`` (also under
-  ``numpy._core``, numpy 2's name) are mapped to builders that decode the raw bytes of
+  ``numpy.ndarray``, ``numpy.dtype``, ``numpy.core.multiarray.scalar`` and protocol 5's
+  ``numpy.core.numeric._frombuffer`` (also under ``numpy._core``, numpy 2's name) are
+  mapped to builders that decode the raw bytes of
   booleans, integers and floats only (object arrays are refused) into Python lists and
   numbers;
 * the protocol's own containers (dict, list, tuple, str, bytes, int, float, bool, None),
@@ -153,11 +154,28 @@ def _scalar(dtype: Any, raw: Any = b"") -> int | float | bool:
     return value
 
 
+class _Decoded:
+    """An array already decoded (protocol 5's ``_frombuffer``); ``value`` as nested lists."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+def _frombuffer(buf: Any, dtype: Any, shape: Any, order: Any = "C") -> _Decoded:
+    """numpy's protocol-5 array pickling, in band (``bytearray`` data)."""
+    holder = _Array()
+    if isinstance(buf, bytearray):
+        buf = bytes(buf)
+    holder.__setstate__((1, shape, dtype, order == "F", buf))
+    return _Decoded(holder.value)
+
+
 _NUMPY: dict[tuple[str, str], Any] = {
     ("numpy", "ndarray"): _NDArrayMarker,
     ("numpy", "dtype"): _DType,
     **{(m, "_reconstruct"): _reconstruct for m in _NUMPY_CORE},
     **{(m, "scalar"): _scalar for m in _NUMPY_CORE},
+    **{(m, "_frombuffer"): _frombuffer for m in ("numpy.core.numeric", "numpy._core.numeric")},
 }
 
 
@@ -191,7 +209,7 @@ def _plain(obj: Any, seen: dict[int, Any]) -> Any:
     """The loaded tree with arrays as lists (records, dicts and lists kept, shared once)."""
     if id(obj) in seen:
         return seen[id(obj)]
-    if isinstance(obj, _Array):
+    if isinstance(obj, (_Array, _Decoded)):
         return obj.value
     if isinstance(obj, (_DType, _NDArrayMarker)) or obj is _NDArrayMarker:
         raise PickleRefused("<pickle>", "a bare numpy dtype or ndarray class is not data")
