@@ -30,18 +30,13 @@ def import_command(
                              default=Path(".")),
     force: bool = typer.Option(False, "--force", help="Replace a scenario file of the same "
                                "name in the --out folder."),
-    store: Path | None = typer.Option(None, "--store", hidden=True,
-                                      help=f"Old spelling of --out for {LOG_FORMAT}."),
     as_json: bool = c.json_option(),
 ) -> None:
     """Import another tool's negotiation domain as an accord bargaining scenario file (or,
     with negotiationarena-log, its logs as read-only episodes of a results store)."""
-    if fmt == LOG_FORMAT:
-        _import_logs(path, store or (out if out != Path(".") else None), as_json)
+    if fmt == LOG_FORMAT:  # --out is the store (the CLI's one spelling for results)
+        _import_logs(path, out if out != Path(".") else None, as_json)
         return
-    if store is not None:
-        raise c.fail(f"--store is for {LOG_FORMAT} (logs become episodes); {fmt} imports a "
-                     "scenario file into --out FOLDER")
     from accord.domains.bargaining.load import ScenarioError, parse_scenario
     from accord.formats import FormatError, import_path, write_scenario
     from accord.formats.write import file_name
