@@ -135,6 +135,8 @@ def test_served_episode_shows_the_transcript(tmp_path: Path) -> None:
     assert page.status_code == 200
     assert "I propose 45 ZUP." in page.text
     assert client.get(f"/api/episodes/{ep['episode']}").json()["outcome"] == "agreement"
+    run = client.get(f"/api/stores/0/runs/{RUN_NAME}/episodes").json()["run"]
+    assert "imported read-only" in run["description"]
 
 
 def test_a_trading_log_replays_to_the_goal(tmp_path: Path) -> None:

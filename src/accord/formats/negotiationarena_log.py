@@ -292,10 +292,11 @@ def store_logs(prepared: list[Prepared], store: str | Path) -> list[dict[str, An
     with Store.open(store) as st:
         st.lock()
         existing = set(st.statuses(RUN_NAME))
-        session = st.begin_session(RUN_NAME, {"name": RUN_NAME, "command":
-                                              "accord import negotiationarena-log",
-                                              "imported": True}, None, provenance(),
-                                   "accord import", len(prepared))
+        session = st.begin_session(RUN_NAME, {
+            "name": RUN_NAME, "command": "accord import negotiationarena-log",
+            "imported": True, "description": "NegotiationArena game_state.json logs, "
+            "imported read-only: replayed from the logs, not re-runnable"}, None,
+            provenance(), "accord import", len(prepared))
         for prep in prepared:
             eid = str(episode_id(prep.spec))
             lineup = Lineup(prep.spec.agents)
