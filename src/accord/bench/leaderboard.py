@@ -7,7 +7,10 @@ ratings). Each seat gets a *score* (see :func:`episode_scores`, documented per d
 docs/leaderboard.md); in each pair the higher score wins, equal scores are a draw.
 
 Rating methods sit behind one small interface, :data:`METHODS` (name -> function from
-pair outcomes to log-strengths), so further methods (Glicko-2, TrueSkill) slot in.
+pair outcomes to log-strengths and bootstrap resamples): Bradley–Terry (``bt``), a
+sequential Elo (``elo``), Glicko-2 (``glicko2``, :mod:`accord.bench.glicko2`) and a
+TrueSkill-like Thurstone–Mosteller model from openskill (``trueskill``,
+:mod:`accord.bench.skill`).
 Pure functions over :class:`~accord.bench.store.EpisodeRow` values: no I/O here.
 """
 
@@ -16,7 +19,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
@@ -395,8 +398,68 @@ def elo(pairs: Pairs, boot: int, rng: np.random.Generator
     return point, boots
 
 
-#: rating method name -> function (add Glicko-2 / TrueSkill here)
-METHODS: dict[str, RatingMethod] = {"bt": bradley_terry, "elo": elo}
+#: pairs per Glicko-2 rating period, per rated player (Glickman suggests periods in which
+#: each player plays 10-15 games: 5 pairs per player gives each about 10)
+GLICKO2_PAIRS_PER_PLAYER = 5
+
+
+def _resample_blocks(m: int, boot: int, size: int, rng: np.random.Generator
+                     ) -> Iterator[NDArray[np.int64]]:
+    """Index blocks ``(1 + boot, size)`` over ``m`` pairs: row 0 the pairs in store order,
+    rows 1.. the resampled pairs (drawn with replacement, in the drawn order)."""
+    for start in range(0, m, size):
+        n = min(size, m - start)
+        yield np.vstack([np.arange(start, start + n, dtype=np.int64)[None, :],
+                         rng.integers(0, m, size=(boot, n))])
+
+
+def _centred(x: NDArray[np.float64]) -> NDArray[np.float64]:
+    out: NDArray[np.float64] = x - x.mean(axis=-1, keepdims=True) if x.shape[-1] else x
+    return out
+
+
+def glicko2(pairs: Pairs, boot: int, rng: np.random.Generator
+            ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Glicko-2 (:mod:`accord.bench.glicko2`, Glickman's algorithm, tau = 0.5) over rating
+    periods of ``5 x players`` pairs in store order; the bootstrap replays resampled pairs
+    in the drawn order (every resample advanced together). Log-strengths are the Glicko-2
+    ``mu`` (already natural-log odds), centred."""
+    from accord.bench.glicko2 import replay
+
+    p, m = len(pairs.players), len(pairs.i)
+    size = max(1, GLICKO2_PAIRS_PER_PLAYER * p)
+    state = replay(_resample_blocks(m, boot, size, rng), pairs.i, pairs.j, pairs.result,
+                   p, 1 + boot)
+    mu = _centred(state.mu)
+    return mu[0], mu[1:]
+
+
+def trueskill(pairs: Pairs, boot: int, rng: np.random.Generator
+              ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """TrueSkill-like ratings (:mod:`accord.bench.skill`: openskill's Thurstone–Mosteller
+    full-pairing model, defaults mu 25, sigma 25/3, beta 25/6) over the pairs in store
+    order; the bootstrap replays resampled pairs in the drawn order. ``mu`` is converted
+    to natural-log odds (1.702 mu / (sqrt(2) beta)) and centred."""
+    from accord.bench.skill import TO_LOGIT, openskill_replay, replay_many
+
+    p, m = len(pairs.players), len(pairs.i)
+    mu, _ = openskill_replay(pairs.i, pairs.j, pairs.result, p)
+    point = _centred(TO_LOGIT * mu)
+    boots = np.zeros((boot, p))
+    if boot and m:
+        blocks = (blk[1:] for blk in _resample_blocks(m, boot, 1024, rng))
+        mus, _ = replay_many(blocks, pairs.i, pairs.j, pairs.result, p, boot)
+        boots = _centred(TO_LOGIT * mus)
+    return point, boots
+
+
+#: rating method name -> function from pair outcomes to log-strengths and resamples
+METHODS: dict[str, RatingMethod] = {"bt": bradley_terry, "elo": elo, "glicko2": glicko2,
+                                    "trueskill": trueskill}
+#: a person-facing name of each method
+METHOD_NAMES: dict[str, str] = {"bt": "Bradley–Terry", "elo": "sequential Elo",
+                                "glicko2": "Glicko-2", "trueskill": "TrueSkill-like "
+                                "(openskill Thurstone–Mosteller)"}
 
 
 # --- the leaderboard ----------------------------------------------------------------------

@@ -19,7 +19,8 @@ if TYPE_CHECKING:  # the rating code (numpy, scipy) loads when the command runs
 LEADERBOARD_EXAMPLES = c.example(
     "accord leaderboard runs/tournament.db",
     "accord leaderboard runs/a.db runs/b.db --by model --bootstrap 500 --seed 1",
-    "accord leaderboard runs/tournament.db --method elo --format md")
+    "accord leaderboard runs/tournament.db --method elo --format md",
+    "accord leaderboard runs/tournament.db --method glicko2 --json")
 FORMATS = ("table", "md", "csv", "json")
 
 
@@ -43,7 +44,9 @@ def leaderboard_command(
                            "position's agent spec), model (the model inside an LLM agent "
                            "spec) or agent0 (seat-specific: seat 0 plain, others marked)."),
     method: str = typer.Option("bt", "--method", help="bt (Bradley–Terry, maximum "
-                               "likelihood) or elo (sequential Elo, K = 32)."),
+                               "likelihood), elo (sequential Elo, K = 32), glicko2 "
+                               "(Glicko-2 over rating periods) or trueskill (openskill's "
+                               "Thurstone–Mosteller model)."),
     bootstrap: int = typer.Option(200, "--bootstrap", help="Bootstrap resamples of the "
                                   "episodes for the 95% interval (0: none)."),
     seed: int = c.seed_option(0, "Seed of the bootstrap."),
@@ -95,12 +98,11 @@ def _interval(low: float, high: float) -> str:
     return "–" if math.isnan(low) else f"{low:.0f} to {high:.0f}"
 
 
-METHOD_NAMES = {"bt": "Bradley–Terry", "elo": "sequential Elo"}
-
-
 def print_board(board: Leaderboard) -> None:
     """The rich tables: ratings, then the head-to-head matrix, then notes in sentences."""
     from rich.table import Table
+
+    from accord.bench.leaderboard import METHOD_NAMES
 
     console = c.console()
     t = Table(title=f"Leaderboard ({METHOD_NAMES.get(board.method, board.method)}, "
@@ -149,6 +151,9 @@ def print_board(board: Leaderboard) -> None:
 
 #: agents with fewer episodes than this get a sentence saying their rating is unsure
 FEW_EPISODES = 5
+#: what each method's prior is, in words
+PRIORS = {"bt": "one virtual draw at the mean", "elo": "everyone starts level",
+          "glicko2": "rating 1500, deviation 350", "trueskill": "mu 25, sigma 25/3"}
 
 
 def verdicts(board: Leaderboard) -> list[str]:
@@ -167,9 +172,10 @@ def verdicts(board: Leaderboard) -> list[str]:
                        "episodes.")
     few = [x.player for x in r if x.episodes < FEW_EPISODES]
     if few:
+        prior = PRIORS.get(board.method, "the starting rating")
         out.append(f"{', '.join(few)} played fewer than {FEW_EPISODES} episodes: "
                    f"{'its rating rests' if len(few) == 1 else 'their ratings rest'} "
-                   "mostly on the prior (one virtual draw at the mean).")
+                   f"mostly on the prior ({prior}).")
     return out
 
 
