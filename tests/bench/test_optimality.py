@@ -97,7 +97,8 @@ def test_dond_gap_to_the_best_envy_free_allocation() -> None:
     # (1, 3, 2) and (1, 0, 3); the best allocation gives Alice the hat and a ball: 5 + 7
     sc = DondValues((1, 1, 3), (1, 3, 2), (1, 0, 3))
     assert dond_gaps(sc, (0, 1, 1)).values["gap_best"] == 0.0
-    assert dond_gaps(sc, (0, 1, 2)).values["gap_best"] == pytest.approx(12 - (7 + 4))  # Bob: book + ball
+    # Alice: hat and two balls (7); Bob: book and a ball (4)
+    assert dond_gaps(sc, (0, 1, 2)).values["gap_best"] == pytest.approx(12 - (7 + 4))
     assert dond_gaps(sc, None).values["gap_best"] == 12.0  # no deal: 0 points
     envy = dond_gaps(sc, (1, 1, 0))  # 4 + 9 = 13: more total, but Alice envies Bob
     assert envy.values["gap_best"] == -1.0
