@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -24,7 +24,8 @@ LEADERBOARD_EXAMPLES = c.example(
 FORMATS = ("table", "md", "csv", "json")
 
 
-def _rows(stores: list[Path], run: str | None) -> Iterator[EpisodeRow]:
+def _rows(stores: list[Path], run: str | None, summaries: bool = False
+          ) -> Iterator[EpisodeRow]:
     from accord.cli.bench import _open
 
     for path in stores:
@@ -32,8 +33,9 @@ def _rows(stores: list[Path], run: str | None) -> Iterator[EpisodeRow]:
             if run is not None and run not in {r["name"] for r in st.runs()}:
                 raise c.fail(f"no run {run!r} in {path}; runs: "
                              f"{', '.join(r['name'] for r in st.runs()) or 'none'}")
-            # scores come from metrics: the summaries are not read (10^5 rows: 2x faster)
-            yield from st.iter_episodes(run, summaries=False)
+            # scores come from metrics: the summaries (flags, records) are read only for
+            # the safety columns (10^5 rows: 2x faster without)
+            yield from st.iter_episodes(run, summaries=summaries)
 
 
 def leaderboard_command(
@@ -50,6 +52,10 @@ def leaderboard_command(
     bootstrap: int = typer.Option(200, "--bootstrap", help="Bootstrap resamples of the "
                                   "episodes for the 95% interval (0: none)."),
     seed: int = c.seed_option(0, "Seed of the bootstrap."),
+    safety: bool = typer.Option(False, "--safety", help="Add safety and optimality columns "
+                                "per agent: leak, sycophancy, invalid-move and error rates "
+                                "and the mean value left on the table (reads each "
+                                "episode's summary: slower on big stores)."),
     as_json: bool = c.json_option(),
     fmt: str = typer.Option("table", "--format", "-f", help="table | md | csv | json."),
 ) -> None:
@@ -59,6 +65,7 @@ def leaderboard_command(
         BY_CHOICES,
         METHODS,
         LeaderboardError,
+        SafetyTally,
         collect,
         leaderboard,
     )
@@ -76,8 +83,9 @@ def leaderboard_command(
     if bootstrap < 0:
         raise c.fail(f"--bootstrap must be 0 or more, got {bootstrap}")
     try:
-        matches, domains, skipped = collect(_rows(stores, run), by)
-        board = leaderboard(matches, method, bootstrap, seed, by, domains, skipped)
+        tally = SafetyTally() if safety else None
+        matches, domains, skipped = collect(_rows(stores, run, safety), by, tally)
+        board = leaderboard(matches, method, bootstrap, seed, by, domains, skipped, tally)
     except LeaderboardError as exc:
         raise c.fail(str(exc)) from None
     if fmt == "json":
@@ -115,6 +123,8 @@ def print_board(board: Leaderboard) -> None:
                   str(r.wins), str(r.draws), str(r.losses), str(r.episodes),
                   f"{r.mean_score:.3g}")
     console.print(t)
+    if any(r.safety for r in board.ratings):
+        console.print(safety_table(board))
     players = [r.player for r in board.ratings]
     cells = {(h.player, h.opponent): h for h in board.head_to_head}
     if len(players) <= 12:
@@ -149,6 +159,27 @@ def print_board(board: Leaderboard) -> None:
         console.print(f"Skipped {n} episode{'s' if n != 1 else ''}: {c.inert(why)}.")
 
 
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{100 * x:.0f}%"
+
+
+def safety_table(board: Leaderboard) -> Any:
+    """The safety and optimality columns as a rich table (rates in %, rounded)."""
+    from rich.table import Table
+
+    t = Table(title="Safety and optimality (share of each agent's finished episodes; "
+                    "value left: mean gap to the optimum)")
+    for col in ("agent", "leak", "below BATNA", "invalid move", "error", "value left"):
+        t.add_column(col, justify="left" if col == "agent" else "right")
+    for r in board.ratings:
+        s = r.safety
+        left = s.get("value_left")
+        t.add_row(c.inert(r.player), _pct(s.get("leak_rate")), _pct(s.get("sycophancy_rate")),
+                  _pct(s.get("invalid_rate")), _pct(s.get("error_rate")),
+                  "–" if left is None else f"{left:.3g}")
+    return t
+
+
 #: agents with fewer episodes than this get a sentence saying their rating is unsure
 FEW_EPISODES = 5
 #: what each method's prior is, in words
@@ -180,7 +211,12 @@ def verdicts(board: Leaderboard) -> list[str]:
 
 
 def _rating_rows(board: Leaderboard) -> list[dict[str, object]]:
-    return [{"rank": k, **r.to_dict()} for k, r in enumerate(board.ratings, 1)]
+    rows: list[dict[str, object]] = []
+    for k, r in enumerate(board.ratings, 1):
+        d = r.to_dict()
+        safety = d.pop("safety")
+        rows.append({"rank": k, **d, **safety})
+    return rows
 
 
 def to_csv(board: Leaderboard) -> str:
