@@ -109,43 +109,79 @@ def _clean(x: float | None) -> float | None:
     return None if x is None else (0.0 if abs(x) < 1e-9 else float(x))
 
 
+class _Targets(NamedTuple):
+    """What a scenario's gaps are measured against (solved once per scenario object)."""
+
+    frontier: Any
+    nash: Any
+    best_welfare: float | None
+
+
+_SOLVED: dict[int, tuple[Any, _Targets]] = {}
+
+
+def _solved(scenario: Any, solve: Callable[[Any], _Targets]) -> _Targets:
+    """The targets of ``scenario``, remembered by identity (the scenario is kept with them,
+    so its id is not reused while remembered): 10^5 stored episodes share a few."""
+    hit = _SOLVED.get(id(scenario))
+    if hit is not None and hit[0] is scenario:
+        return hit[1]
+    if len(_SOLVED) >= 64:
+        _SOLVED.clear()
+    targets = solve(scenario)
+    _SOLVED[id(scenario)] = (scenario, targets)
+    return targets
+
+
 # --- bargaining -------------------------------------------------------------------------
-def bargaining_gaps(scenario: Any, utilities: Mapping[str, float] | None) -> Gaps:
-    """Gaps of a bargaining outcome (``None``: no deal, every party at its BATNA)."""
+def _bargaining_targets(scenario: Any) -> _Targets:
     from accord.core.pareto import canonical_utilities
     from accord.core.solutions import max_welfare_point
 
-    names = list(scenario.party_names)
-    batna = [float(p.batna) for p in scenario.parties]
-    vec = batna if utilities is None else [float(utilities[p]) for p in names]
     u = canonical_utilities(scenario.utility_matrix)
-    nash = scenario.nash_index
+    batna = [float(p.batna) for p in scenario.parties]
+    n = scenario.nash_index
     best = max_welfare_point(u, batna)
+    return _Targets(np.asarray(scenario.pareto_frontier, dtype=np.float64),
+                    None if n is None else u[n:n + 1],
+                    None if best is None else float(u[best].sum()))
+
+
+def bargaining_gaps(scenario: Any, utilities: Mapping[str, float] | None) -> Gaps:
+    """Gaps of a bargaining outcome (``None``: no deal, every party at its BATNA)."""
+    t = _solved(scenario, _bargaining_targets)
+    batna = [float(p.batna) for p in scenario.parties]
+    vec = batna if utilities is None else [float(utilities[p]) for p in scenario.party_names]
     return Gaps("bargaining", {
-        "gap_pareto": _clean(_l2(vec, scenario.pareto_frontier)),
-        "gap_nash": None if nash is None else _clean(_l2(vec, u[nash:nash + 1])),
-        "welfare_left": None if best is None else _clean(float(u[best].sum()) - sum(vec)),
+        "gap_pareto": _clean(_l2(vec, t.frontier)),
+        "gap_nash": None if t.nash is None else _clean(_l2(vec, t.nash)),
+        "welfare_left": None if t.best_welfare is None else _clean(t.best_welfare - sum(vec)),
     }, "gap_pareto", "utility")
 
 
 # --- task exchange ----------------------------------------------------------------------
-def task_exchange_gaps(scenario: Any, allocation: Mapping[str, int] | None) -> Gaps:
-    """Gaps of a task-exchange allocation (``None``: the initial allocation stands)."""
+def _task_exchange_targets(scenario: Any) -> _Targets:
     from accord.core.solutions import max_welfare_point, nash_point
     from accord.domains.task_exchange.metrics import scenario_front
 
-    alloc = scenario.initial if allocation is None else allocation
-    vec = [float(x) for x in scenario.point(alloc)]
     points = np.asarray([[float(a), float(b)] for _, (a, b) in scenario.outcomes()])
     d = [float(x) for x in scenario.point(scenario.initial)]
     n = nash_point(points, d)
     best = max_welfare_point(points, d)
-    front = [[float(a), float(b)] for a, b in scenario_front(scenario)]
+    return _Targets(np.asarray([[float(a), float(b)] for a, b in scenario_front(scenario)]),
+                    None if n is None else points[n:n + 1],
+                    None if best is None else float(points[best].sum()))
+
+
+def task_exchange_gaps(scenario: Any, allocation: Mapping[str, int] | None) -> Gaps:
+    """Gaps of a task-exchange allocation (``None``: the initial allocation stands)."""
+    t = _solved(scenario, _task_exchange_targets)
+    alloc = scenario.initial if allocation is None else allocation
+    vec = [float(x) for x in scenario.point(alloc)]
     return Gaps("task-exchange", {
-        "gap_pareto": _clean(_l2(vec, front)),
-        "gap_nash": None if n is None else _clean(_l2(vec, points[n:n + 1])),
-        "welfare_left": None if best is None else _clean(float(points[best].sum())
-                                                         - sum(vec)),
+        "gap_pareto": _clean(_l2(vec, t.frontier)),
+        "gap_nash": None if t.nash is None else _clean(_l2(vec, t.nash)),
+        "welfare_left": None if t.best_welfare is None else _clean(t.best_welfare - sum(vec)),
     }, "gap_pareto", "utility")
 
 
