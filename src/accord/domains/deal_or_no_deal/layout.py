@@ -25,7 +25,7 @@ from statistics import fmean
 from typing import Any
 
 from accord.domains.deal_or_no_deal.rules import best
-from accord.domains.games.layout import agent_model
+from accord.domains.seats import agent_model
 
 COLUMNS: tuple[str, ...] = ("rounds", "agreement", "alice", "bob", "pareto_optimal",
                             "envy_free", "total")

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from accord.agents.spec import AgentSpecError, parse_agent_spec
+from accord.domains.seats import agent_model
 
 #: the games of Tables 5-8 in the paper's order, with the paper's row names
 PAPER_GAMES: dict[str, str] = {
@@ -30,18 +30,6 @@ TABLES: dict[tuple[str, int], str] = {("cot", 0): "5", ("cot", 4): "6", ("workfl
 MODE_NAMES = {"cot": "LLM, chain of thought", "workflow": "workflow-LLM",
               "code": "code agents (reference)"}
 DASH = "—"
-
-
-def agent_model(spec: str) -> tuple[str, str, dict[str, Any]]:
-    """``(kind, model, options)`` of an agent spec: the model inside an LLM spec, the spec
-    itself for a code agent (kind ``code``)."""
-    try:
-        a = parse_agent_spec(spec)
-    except AgentSpecError:
-        return "code", spec, {}
-    if a.kind.startswith("llm"):
-        return a.kind, str(a.options.get("model") or a.arg), dict(a.options)
-    return "code", spec, dict(a.options)
 
 
 def _mode(kinds: Sequence[str]) -> str:
@@ -157,5 +145,5 @@ def games_layout(episodes: list[dict[str, Any]]) -> tuple[str, Any]:
     return format_games(data), data
 
 
-__all__ = ["MODE_NAMES", "PAPER_GAMES", "TABLES", "agent_model", "format_games",
+__all__ = ["MODE_NAMES", "PAPER_GAMES", "TABLES", "format_games",
            "games_layout", "games_tables", "table_title"]
