@@ -11,6 +11,9 @@ pair outcomes to log-strengths and bootstrap resamples): Bradley–Terry (``bt``
 sequential Elo (``elo``), Glicko-2 (``glicko2``, :mod:`accord.bench.glicko2`) and a
 TrueSkill-like Thurstone–Mosteller model from openskill (``trueskill``,
 :mod:`accord.bench.skill`).
+With a :class:`~accord.bench.safety.SafetyTally` handed to :func:`collect` and
+:func:`leaderboard`, each rating also carries its safety and optimality columns (leak,
+below-BATNA, invalid-move and error rates, value left on the table).
 Pure functions over :class:`~accord.bench.store.EpisodeRow` values: no I/O here.
 """
 
