@@ -139,3 +139,37 @@ def test_cli_compare_published_on_a_games_store(tmp_path: Path) -> None:
     assert doc["layout"]["tables"][0]["table"] == "5"
     res = runner.invoke(app, ["results", str(path), "--compare-published"])
     assert res.exit_code != 0 and "work with --layout" in res.output
+
+
+def test_hand_checked_cells_of_seed_001_tables2_and_3() -> None:
+    t2 = {(r["mode"], r["model"], r["tools"]): r["cells"]
+          for r in _table("seed001", "2")["rows"]}
+    assert len(t2) == 28  # 7 models x {deliberation, centralized} x {✗, ✓}
+    assert t2[("deliberation", "GPT-5.1", False)]["menu-numeric"] == [95.60, 1.51, 100.00]
+    assert t2[("centralized", "Qwen3-32B", False)]["task-allocation"] == [1.11, 1.11, 1.67]
+    assert t2[("deliberation", "GPT-4.1-mini", True)]["menu-semantic"] == [24.17, 4.99, 30.00]
+    t3 = {(r["model"], r["tools"]): r["values"] for r in _table("seed001", "3")["rows"]}
+    assert t3[("GPT-5.1", False)] == [95.54, 0.61, 3.87, 15.26, 100.00, 0.00, 1.67]
+    assert t3[("GLM-4.7", False)][-2:] == [20.00, 13.34]
+    # Table 4's Actual NR is Table 2's deliberation-with-tools NR (GPT-5.1, task allocation)
+    t4 = _table("seed001", "4")["rows"]
+    assert t4["GPT-5.1"]["task-allocation"][1] == t2[("deliberation", "GPT-5.1", True)][
+        "task-allocation"][0]
+
+
+def test_deliberation_cells_meet_through_the_agent_spec() -> None:
+    spec = "llm:openai/gpt-5.1-2025-11-13?temperature=0.3"
+    cell = {"model": spec, "mode": "deliberation", "tools": False, "setting": "menu-numeric",
+            "n": 3, "nr": 90.0, "nr_se": 2.0, "vr": 100.0}
+    t4 = {"model": "share", "setting": "task-allocation", "n": 2, "tool_nr": 100.0,
+          "actual_nr": 80.0, "compliance": 50.0}
+    cmp = compare("deliberation", {"table2": [cell], "table3": [], "table4": [t4]},
+                  parse_aliases(["share=GLM-4.7"]))
+    got = {(c["table"], c["row"], c["column"]): c for c in cmp["cells"]}
+    c = got[("2", "deliberation GPT-5.1 ✗ menu-numeric", "nr")]
+    assert (c["published"], c["reproduced"], c["model"]) == (95.60, 90.0, spec)
+    assert c["difference"] == pytest.approx(90.0 - 95.60)
+    assert got[("4", "GLM-4.7 task-allocation", "compliance")]["difference"] == \
+        pytest.approx(50.0 - 12.28)
+    assert got[("3", "GPT-5.1 ✗", "nr")]["reproduced"] is None
+    assert cmp["compared"] == 6

@@ -73,10 +73,21 @@ def paper_name(model: str, doc: Mapping[str, Any], aliases: Mapping[str, str]) -
     if model in aliases:
         return aliases[model]
     for name, full in (doc.get("models") or {}).items():
-        base = str(full).rsplit("-20", 1)[0]  # claude-3-5-sonnet-20240620 ~ -latest, undated
-        if model == full or model.startswith(base):
+        base = str(full).rsplit("-20", 1)[0]  # the undated name of a dated model
+        if model in (full, base, f"{base}-latest") or model.startswith(f"{base}-20"):
             return str(name)
     return None
+
+
+def _spec_paper_name(spec: str, doc: Mapping[str, Any], aliases: Mapping[str, str]
+                     ) -> str | None:
+    """The paper name of a line-up's agent spec (the deliberation layout's model column):
+    the alias of the spec or of its model, else the model's paper name."""
+    from accord.domains.seats import agent_model
+
+    if spec in aliases:
+        return aliases[spec]
+    return paper_name(agent_model(spec)[1], doc, aliases)
 
 
 def _cell(table: str, row: str, column: str, published: float | None,
@@ -139,12 +150,39 @@ def _deliberation(data: Mapping[str, Any], doc: Mapping[str, Any],
                   tables: list[dict[str, Any]], aliases: Mapping[str, str]
                   ) -> list[dict[str, Any]]:
     out = []
+    tick = {False: "✗", True: "✓"}
     for pub in tables:
-        rep = {(paper_name(r["model"], doc, aliases), r["setting"]): r
-               for r in data.get("table4") or []}
+        if pub["table"] == "2":
+            cells = {(r["mode"], _spec_paper_name(r["model"], doc, aliases), r["tools"],
+                      r["setting"]): r for r in data.get("table2") or [] if r.get("n")}
+            for row in pub["rows"]:
+                for setting, vals in row["cells"].items():
+                    r = cells.get((row["mode"], row["model"], row["tools"], setting))
+                    for col, published in zip(pub["columns"], vals, strict=True):
+                        out.append(_cell("2", f"{row['mode']} {row['model']} "
+                                         f"{tick[row['tools']]} {setting}", col, published,
+                                         None if r is None else r.get(col),
+                                         None if r is None else str(r["model"])))
+            continue
+        if pub["table"] == "3":
+            got = {(_spec_paper_name(r["model"], doc, aliases), r["tools"]): r
+                   for r in data.get("table3") or [] if r["setting"] == pub["setting"]}
+            for row in pub["rows"]:
+                r = got.get((row["model"], row["tools"]))
+                rep = [None] * 7 if r is None else [
+                    r["oracle"]["nr"], r["oracle"]["nr_se"], r["delta_o_cent"]["nr"],
+                    r["delta_o_delib"]["nr"], r["oracle"]["vr"], r["delta_o_cent"]["vr"],
+                    r["delta_o_delib"]["vr"]]
+                for col, published, value in zip(pub["columns"], row["values"], rep,
+                                                 strict=True):
+                    out.append(_cell("3", f"{row['model']} {tick[row['tools']]}", col,
+                                     published, value, None if r is None else r["model"]))
+            continue
+        rep4 = {(_spec_paper_name(r["model"], doc, aliases), r["setting"]): r
+                for r in data.get("table4") or []}
         for model, settings in pub["rows"].items():
             for setting, vals in settings.items():
-                r = rep.get((model, setting))
+                r = rep4.get((model, setting))
                 for col, published in zip(pub["columns"], vals, strict=True):
                     out.append(_cell(pub["table"], f"{model} {setting}", col, published,
                                      None if r is None else r.get(col),

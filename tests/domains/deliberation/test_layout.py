@@ -130,6 +130,14 @@ def test_table4_from_the_shipped_table2_config_store(tmp_path: Path) -> None:
     line = next(x for x in text.splitlines() if x.startswith("| naive | menu-numeric |"))
     first = rows[0]
     assert f"| {first['tool_nr']:.2f} | {first['actual_nr']:.2f} |" in line
+    # beside the paper: the code agent set in GLM-4.7's row
+    doc = _layout(store, "--json", "--compare-published", "--paper-model", "naive=GLM-4.7")
+    cells = {(c["table"], c["row"], c["column"]): c for c in doc["published"]["cells"]}
+    c = cells[("4", "GLM-4.7 menu-numeric", "tool_nr")]
+    assert c["published"] == 94.22
+    assert c["difference"] == pytest.approx(first["tool_nr"] - 94.22)
+    assert cells[("2", "deliberation GLM-4.7 ✓ menu-numeric", "vr")]["reproduced"] is not None
+    assert doc["layout"]["table4"] == rows
 
 
 def test_table4_by_hand(episode: Episode) -> None:
