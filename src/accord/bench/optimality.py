@@ -39,7 +39,6 @@ name from the catalogs, the outcome from the record) and calls the same function
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -396,21 +395,6 @@ def episode_gaps(row: EpisodeRow) -> Gaps | None:
     return out
 
 
-def gap_metric(key: str) -> Callable[[EpisodeRow], float | None]:
-    """The per-episode reader of one gap key (for ``accord results -m KEY``)."""
-    def read(row: EpisodeRow) -> float | None:
-        g = episode_gaps(row)
-        return None if g is None else g.values.get(key)
-
-    read.__doc__ = GAP_TEXT[key]
-    return read
-
-
-def mean_or_none(values: Sequence[float]) -> float | None:
-    """The mean, or None for no values."""
-    return math.fsum(values) / len(values) if values else None
-
-
 __all__ = [
     "GAP_FUNCTIONS",
     "GAP_KEYS",
@@ -423,8 +407,6 @@ __all__ = [
     "dond_gaps",
     "episode_gaps",
     "games_gaps",
-    "gap_metric",
-    "mean_or_none",
     "task_exchange_gaps",
     "value_left",
 ]
