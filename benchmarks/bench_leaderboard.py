@@ -8,6 +8,7 @@ with an in-process breakdown (reading + scoring, rating + bootstrap) and the ran
 correlation with the truth. Goal: under 10 s and 500 MB on this machine.
 
     python benchmarks/bench_leaderboard.py [--episodes 100000] [--agents 12] [--bootstrap 200]
+        [--methods bt,elo,glicko2,trueskill] [--safety]
 """
 
 from __future__ import annotations
@@ -48,6 +49,10 @@ def main() -> None:
     ap.add_argument("--episodes", type=int, default=100_000)
     ap.add_argument("--agents", type=int, default=12)
     ap.add_argument("--bootstrap", type=int, default=200)
+    ap.add_argument("--methods", default="bt,elo", help="comma-separated rating methods "
+                    "to time in a child process (bt, elo, glicko2, trueskill)")
+    ap.add_argument("--safety", action="store_true", help="also time --safety (reads every "
+                    "episode's summary)")
     args = ap.parse_args()
     strengths = {f"agent{k:02d}": (k - args.agents / 2) / (args.agents / 2)
                  for k in range(args.agents)}
@@ -71,11 +76,15 @@ def main() -> None:
         swaps = sum(1 for a, b in zip(order, truth, strict=True) if a != b)
         print(f"ranking vs truth: {swaps} of {len(truth)} positions differ; mean 95% interval "
               f"width {sum(r.high - r.low for r in board.ratings) / len(truth):.0f} points")
-        for method in ("bt", "elo"):
+        runs = [(m, ()) for m in args.methods.split(",") if m]
+        if args.safety:
+            runs.append(("bt", ("--safety",)))
+        for method, extra in runs:
             wall, rss, doc = child(store, "--method", method, "--bootstrap",
-                                   str(args.bootstrap))
+                                   str(args.bootstrap), *extra)
             ok = "meets" if wall < 10 and rss < 500 else "MISSES"
-            print(f"accord leaderboard --method {method} --bootstrap {args.bootstrap}: "
+            print(f"accord leaderboard --method {method} --bootstrap {args.bootstrap}"
+                  f"{' ' + ' '.join(extra) if extra else ''}: "
                   f"{wall:.2f} s wall, peak {rss:.0f} MB RSS ({ok} the 10 s / 500 MB goal); "
                   f"{doc['episodes']} episodes rated")
 

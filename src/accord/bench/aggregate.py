@@ -60,13 +60,29 @@ def _invalid_rate(row: EpisodeRow) -> bool | None:
     return None if not isinstance(total, (int, float)) else total > 0
 
 
-#: per-episode safety rates every finished episode can answer (None: this episode's
-#: domain or store does not say): asked for by name (``accord results -m utility_leak``)
-DERIVED: dict[str, Callable[[EpisodeRow], bool | None]] = {
+def _gap(key: str) -> Callable[[EpisodeRow], float | None]:
+    def read(row: EpisodeRow) -> float | None:
+        from accord.bench.optimality import episode_gaps  # numpy and the solvers: lazily
+
+        g = episode_gaps(row)
+        return None if g is None else g.values.get(key)
+
+    return read
+
+
+#: the gaps to the optimum (accord.bench.optimality: one function per domain)
+GAP_METRICS = ("gap_pareto", "gap_nash", "welfare_left", "gap_pure_ne", "gap_mixed_ne",
+               "gap_po_ne", "gap_best", "gap_optimum", "optimum_ratio")
+#: per-episode safety rates and optimality gaps every finished episode can answer (None:
+#: this episode's domain or store does not say): asked for by name
+#: (``accord results -m utility_leak,gap_pareto``)
+DERIVED: dict[str, Callable[[EpisodeRow], bool | float | None]] = {
     "utility_leak": _utility_leak, "sycophancy": _sycophancy, "error_rate": _error_rate,
-    "invalid_rate": _invalid_rate}
-#: the derived metrics that read an episode's summary (its flags)
-NEEDS_SUMMARY = frozenset({"utility_leak", "sycophancy"})
+    "invalid_rate": _invalid_rate, **{k: _gap(k) for k in GAP_METRICS}}
+#: the kind of each derived metric that is not a rate
+DERIVED_KINDS: dict[str, str] = dict.fromkeys(GAP_METRICS, "number")
+#: the derived metrics that read an episode's summary (its flags, its record)
+NEEDS_SUMMARY = frozenset({"utility_leak", "sycophancy", *GAP_METRICS})
 
 
 class AggregateError(ValueError):
@@ -282,7 +298,7 @@ def aggregate_stream(rows: Callable[[], Iterable[EpisodeRow]],
         if cats:
             raise AggregateError(f"metric(s) {cats} are categorical (text); group by them "
                                  "instead (--group-by)")
-        chosen = {m: kinds.get(m, "rate") for m in metrics}
+        chosen = {m: kinds.get(m, DERIVED_KINDS.get(m, "rate")) for m in metrics}
     else:
         chosen = {m: k for m, k in kinds.items() if k in ("number", "rate")}
     derived = {m: DERIVED[m] for m in chosen if m in DERIVED and m not in kinds}

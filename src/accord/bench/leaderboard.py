@@ -7,7 +7,13 @@ ratings). Each seat gets a *score* (see :func:`episode_scores`, documented per d
 docs/leaderboard.md); in each pair the higher score wins, equal scores are a draw.
 
 Rating methods sit behind one small interface, :data:`METHODS` (name -> function from
-pair outcomes to log-strengths), so further methods (Glicko-2, TrueSkill) slot in.
+pair outcomes to log-strengths and bootstrap resamples): Bradley–Terry (``bt``), a
+sequential Elo (``elo``), Glicko-2 (``glicko2``, :mod:`accord.bench.glicko2`) and a
+TrueSkill-like Thurstone–Mosteller model from openskill (``trueskill``,
+:mod:`accord.bench.skill`).
+With a :class:`~accord.bench.safety.SafetyTally` handed to :func:`collect` and
+:func:`leaderboard`, each rating also carries its safety and optimality columns (leak,
+below-BATNA, invalid-move and error rates, value left on the table).
 Pure functions over :class:`~accord.bench.store.EpisodeRow` values: no I/O here.
 """
 
@@ -16,13 +22,15 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
 
+from accord.bench.safety import SAFETY_COLUMNS as SAFETY_COLUMNS  # re-exported
+from accord.bench.safety import SafetyTally
 from accord.bench.store import EpisodeRow
 
 #: Elo points per natural-log unit of strength (a 400-point gap = 10:1 odds)
@@ -395,8 +403,68 @@ def elo(pairs: Pairs, boot: int, rng: np.random.Generator
     return point, boots
 
 
-#: rating method name -> function (add Glicko-2 / TrueSkill here)
-METHODS: dict[str, RatingMethod] = {"bt": bradley_terry, "elo": elo}
+#: pairs per Glicko-2 rating period, per rated player (Glickman suggests periods in which
+#: each player plays 10-15 games: 5 pairs per player gives each about 10)
+GLICKO2_PAIRS_PER_PLAYER = 5
+
+
+def _resample_blocks(m: int, boot: int, size: int, rng: np.random.Generator
+                     ) -> Iterator[NDArray[np.int64]]:
+    """Index blocks ``(1 + boot, size)`` over ``m`` pairs: row 0 the pairs in store order,
+    rows 1.. the resampled pairs (drawn with replacement, in the drawn order)."""
+    for start in range(0, m, size):
+        n = min(size, m - start)
+        yield np.vstack([np.arange(start, start + n, dtype=np.int64)[None, :],
+                         rng.integers(0, m, size=(boot, n))])
+
+
+def _centred(x: NDArray[np.float64]) -> NDArray[np.float64]:
+    out: NDArray[np.float64] = x - x.mean(axis=-1, keepdims=True) if x.shape[-1] else x
+    return out
+
+
+def glicko2(pairs: Pairs, boot: int, rng: np.random.Generator
+            ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Glicko-2 (:mod:`accord.bench.glicko2`, Glickman's algorithm, tau = 0.5) over rating
+    periods of ``5 x players`` pairs in store order; the bootstrap replays resampled pairs
+    in the drawn order (every resample advanced together). Log-strengths are the Glicko-2
+    ``mu`` (already natural-log odds), centred."""
+    from accord.bench.glicko2 import replay
+
+    p, m = len(pairs.players), len(pairs.i)
+    size = max(1, GLICKO2_PAIRS_PER_PLAYER * p)
+    state = replay(_resample_blocks(m, boot, size, rng), pairs.i, pairs.j, pairs.result,
+                   p, 1 + boot)
+    mu = _centred(state.mu)
+    return mu[0], mu[1:]
+
+
+def trueskill(pairs: Pairs, boot: int, rng: np.random.Generator
+              ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """TrueSkill-like ratings (:mod:`accord.bench.skill`: openskill's Thurstone–Mosteller
+    full-pairing model, defaults mu 25, sigma 25/3, beta 25/6) over the pairs in store
+    order; the bootstrap replays resampled pairs in the drawn order. ``mu`` is converted
+    to natural-log odds (1.702 mu / (sqrt(2) beta)) and centred."""
+    from accord.bench.skill import TO_LOGIT, openskill_replay, replay_many
+
+    p, m = len(pairs.players), len(pairs.i)
+    mu, _ = openskill_replay(pairs.i, pairs.j, pairs.result, p)
+    point = _centred(TO_LOGIT * mu)
+    boots = np.zeros((boot, p))
+    if boot and m:
+        blocks = (blk[1:] for blk in _resample_blocks(m, boot, 1024, rng))
+        mus, _ = replay_many(blocks, pairs.i, pairs.j, pairs.result, p, boot)
+        boots = _centred(TO_LOGIT * mus)
+    return point, boots
+
+
+#: rating method name -> function from pair outcomes to log-strengths and resamples
+METHODS: dict[str, RatingMethod] = {"bt": bradley_terry, "elo": elo, "glicko2": glicko2,
+                                    "trueskill": trueskill}
+#: a person-facing name of each method
+METHOD_NAMES: dict[str, str] = {"bt": "Bradley–Terry", "elo": "sequential Elo",
+                                "glicko2": "Glicko-2", "trueskill": "TrueSkill-like "
+                                "(openskill Thurstone–Mosteller)"}
 
 
 # --- the leaderboard ----------------------------------------------------------------------
@@ -414,10 +482,17 @@ class Rating:
     matches: int
     episodes: int
     mean_score: float
+    #: safety and optimality columns (:data:`SAFETY_COLUMNS`; empty unless asked for)
+    safety: dict[str, float | None] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        return dict(self.__dict__)
+        """JSON-ready form (no interval without a bootstrap: ``low``/``high`` are None,
+        not NaN, which strict JSON cannot hold)."""
+        out = {**self.__dict__, "safety": dict(self.safety)}
+        for k in ("low", "high"):
+            if math.isnan(out[k]):
+                out[k] = None
+        return out
 
 
 @dataclass
@@ -462,15 +537,19 @@ class Leaderboard:
                 "skipped": self.skipped}
 
 
-def collect(rows: Iterable[EpisodeRow], by: str = "agent"
+def collect(rows: Iterable[EpisodeRow], by: str = "agent",
+            safety: SafetyTally | None = None
             ) -> tuple[list[Match], dict[str, int], dict[str, int]]:
-    """The matches of ``rows``, episodes rated per domain, and skip reasons with counts."""
+    """The matches of ``rows``, episodes rated per domain, and skip reasons with counts.
+    With ``safety``, every finished episode (rated or not) is also tallied into it."""
     if by not in BY_CHOICES:
         raise LeaderboardError(f"--by must be one of {', '.join(BY_CHOICES)}, got {by!r}")
     matches: list[Match] = []
     skipped: dict[str, int] = {}
     domains: dict[str, int] = {}
     for row in rows:
+        if safety is not None:
+            safety.add(row, by)
         m, why = episode_match(row, by)
         if m is None:
             key = f"{row.spec.get('domain')}: {why}"
@@ -484,9 +563,11 @@ def collect(rows: Iterable[EpisodeRow], by: str = "agent"
 
 def leaderboard(matches: Sequence[Match], method: str = "bt", bootstrap: int = 200,
                 seed: int = 0, by: str = "agent", domains: Mapping[str, int] | None = None,
-                skipped: Mapping[str, int] | None = None) -> Leaderboard:
+                skipped: Mapping[str, int] | None = None,
+                safety: SafetyTally | None = None) -> Leaderboard:
     """Rate the players of ``matches`` with ``method`` and a percentile 95% bootstrap
-    interval from ``bootstrap`` resamples seeded by ``seed``."""
+    interval from ``bootstrap`` resamples seeded by ``seed`` (with ``safety``, a tally
+    filled by :func:`collect`, each rating carries its safety and optimality columns)."""
     if method not in METHODS:
         raise LeaderboardError(f"unknown rating method {method!r}; known: "
                                f"{', '.join(METHODS)}")
@@ -516,6 +597,9 @@ def leaderboard(matches: Sequence[Match], method: str = "bt", bootstrap: int = 2
                       ELO_BASE + ELO_SCALE * float(high[k]), int(wins[k]), int(draws[k]),
                       int(losses[k]), int(n[k]), eps[k], float(ssum[k] / n[k]))
                for k, name in enumerate(pairs.players)]
+    if safety is not None:
+        for r in ratings:
+            r.safety = safety.columns(r.player)
     ratings.sort(key=lambda r: (-r.rating, r.player))
     return Leaderboard(method, by, bootstrap, seed, pairs.episodes, ratings,
                        head_to_head(pairs), dict(domains or {}), dict(skipped or {}))

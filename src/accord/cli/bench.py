@@ -261,8 +261,10 @@ def _split(text: str | None) -> list[str] | None:
     return [p.strip() for p in text.split(",") if p.strip()]
 
 
-def _print_layout(store: Path, run: str | None, layout: str, fmt: str) -> None:
-    """``accord results --layout NAME``: a domain's own table layout over the store."""
+def _print_layout(store: Path, run: str | None, layout: str, fmt: str,
+                  compare: bool = False, paper_models: list[str] | None = None) -> None:
+    """``accord results --layout NAME``: a domain's own table layout over the store (with
+    ``compare``, the seed's published figures beside the reproduced ones)."""
     from accord.core.names import unknown_name
     from accord.domains import all_domains
 
@@ -278,6 +280,20 @@ def _print_layout(store: Path, run: str | None, layout: str, fmt: str) -> None:
         text, data = fn(episodes)
     except ValueError as exc:
         raise c.fail(f"{store}: {exc}", code=1) from None
+    if compare:
+        from accord.bench.published import (
+            PublishedError,
+            format_comparison,
+            parse_aliases,
+        )
+        from accord.bench.published import compare as compare_published
+
+        try:
+            cmp = compare_published(layout, data, parse_aliases(paper_models or []))
+        except PublishedError as exc:
+            raise c.fail(str(exc)) from None
+        text += "\n" + format_comparison(cmp)
+        data = {"layout": data, "published": cmp}
     if fmt == "json":
         c.emit_json(data)
     else:
@@ -292,7 +308,12 @@ def results_command(
                                         "fields: domain, scenario, agents, agent0, seed, "
                                         "a param name, a categorical metric ..."),
     metrics: str | None = typer.Option(None, "--metrics", "-m",
-                                       help="Comma-separated metrics (default: all numeric)."),
+                                       help="Comma-separated metrics (default: all numeric). "
+                                       "Also by name: safety rates (utility_leak, "
+                                       "sycophancy, error_rate, invalid_rate) and gaps to "
+                                       "the optimum (gap_pareto, gap_nash, welfare_left, "
+                                       "gap_pure_ne, gap_mixed_ne, gap_po_ne, gap_best, "
+                                       "gap_optimum, optimum_ratio)."),
     fmt: str = typer.Option("table", "--format", "-f", help="table | csv | md | json | "
                             "parquet"),
     as_json: bool = typer.Option(False, "--json", help="The same as --format json: exactly "
@@ -307,7 +328,16 @@ def results_command(
     layout: str | None = typer.Option(None, "--layout", help="A domain's paper-style tables "
                                       "instead of the grouped table, e.g. task-exchange "
                                       "(Tables 1 and 2 of the task-exchange study) or "
-                                      "deliberation (Tables 2, 3, 7 and correlations)."),
+                                      "deliberation (Tables 2, 3, 4, 7 and correlations), "
+                                      "games (Tables 5-8) or dond (Tables 10-13, 17-18)."),
+    compare_published: bool = typer.Option(False, "--compare-published", help="With "
+                                           "--layout: print the seed's published figure "
+                                           "beside each reproduced one, with the "
+                                           "difference (--json: under 'published')."),
+    paper_model: list[str] = typer.Option([], "--paper-model", metavar="MODEL=NAME",
+                                          help="With --compare-published: set a model of "
+                                          "the store beside a paper column, e.g. "
+                                          "mock/games=Sonnet (repeatable)."),
 ) -> None:
     """Aggregate a results store: mean ± SD/SE, counts and rates per group."""
     from accord.bench import (
@@ -327,8 +357,11 @@ def results_command(
         if fmt not in ("table", "json"):
             raise c.fail(f"--json and --format {fmt} disagree; give one")
         fmt = "json"
+    if (compare_published or paper_model) and layout is None:
+        raise c.fail("--compare-published and --paper-model work with --layout "
+                     "(games, dond or deliberation)")
     if layout is not None:
-        _print_layout(store, run, layout, fmt)
+        _print_layout(store, run, layout, fmt, compare_published, paper_model)
         return
     if fmt not in FORMATS:
         raise c.fail(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -19,11 +19,13 @@ if TYPE_CHECKING:  # the rating code (numpy, scipy) loads when the command runs
 LEADERBOARD_EXAMPLES = c.example(
     "accord leaderboard runs/tournament.db",
     "accord leaderboard runs/a.db runs/b.db --by model --bootstrap 500 --seed 1",
-    "accord leaderboard runs/tournament.db --method elo --format md")
+    "accord leaderboard runs/tournament.db --method elo --format md",
+    "accord leaderboard runs/tournament.db --method glicko2 --json")
 FORMATS = ("table", "md", "csv", "json")
 
 
-def _rows(stores: list[Path], run: str | None) -> Iterator[EpisodeRow]:
+def _rows(stores: list[Path], run: str | None, summaries: bool = False
+          ) -> Iterator[EpisodeRow]:
     from accord.cli.bench import _open
 
     for path in stores:
@@ -31,8 +33,9 @@ def _rows(stores: list[Path], run: str | None) -> Iterator[EpisodeRow]:
             if run is not None and run not in {r["name"] for r in st.runs()}:
                 raise c.fail(f"no run {run!r} in {path}; runs: "
                              f"{', '.join(r['name'] for r in st.runs()) or 'none'}")
-            # scores come from metrics: the summaries are not read (10^5 rows: 2x faster)
-            yield from st.iter_episodes(run, summaries=False)
+            # scores come from metrics: the summaries (flags, records) are read only for
+            # the safety columns (10^5 rows: 2x faster without)
+            yield from st.iter_episodes(run, summaries=summaries)
 
 
 def leaderboard_command(
@@ -43,10 +46,16 @@ def leaderboard_command(
                            "position's agent spec), model (the model inside an LLM agent "
                            "spec) or agent0 (seat-specific: seat 0 plain, others marked)."),
     method: str = typer.Option("bt", "--method", help="bt (Bradley–Terry, maximum "
-                               "likelihood) or elo (sequential Elo, K = 32)."),
+                               "likelihood), elo (sequential Elo, K = 32), glicko2 "
+                               "(Glicko-2 over rating periods) or trueskill (openskill's "
+                               "Thurstone–Mosteller model)."),
     bootstrap: int = typer.Option(200, "--bootstrap", help="Bootstrap resamples of the "
                                   "episodes for the 95% interval (0: none)."),
     seed: int = c.seed_option(0, "Seed of the bootstrap."),
+    safety: bool = typer.Option(False, "--safety", help="Add safety and optimality columns "
+                                "per agent: leak, sycophancy, invalid-move and error rates "
+                                "and the mean value left on the table (reads each "
+                                "episode's summary: slower on big stores)."),
     as_json: bool = c.json_option(),
     fmt: str = typer.Option("table", "--format", "-f", help="table | md | csv | json."),
 ) -> None:
@@ -56,6 +65,7 @@ def leaderboard_command(
         BY_CHOICES,
         METHODS,
         LeaderboardError,
+        SafetyTally,
         collect,
         leaderboard,
     )
@@ -73,8 +83,9 @@ def leaderboard_command(
     if bootstrap < 0:
         raise c.fail(f"--bootstrap must be 0 or more, got {bootstrap}")
     try:
-        matches, domains, skipped = collect(_rows(stores, run), by)
-        board = leaderboard(matches, method, bootstrap, seed, by, domains, skipped)
+        tally = SafetyTally() if safety else None
+        matches, domains, skipped = collect(_rows(stores, run, safety), by, tally)
+        board = leaderboard(matches, method, bootstrap, seed, by, domains, skipped, tally)
     except LeaderboardError as exc:
         raise c.fail(str(exc)) from None
     if fmt == "json":
@@ -95,12 +106,11 @@ def _interval(low: float, high: float) -> str:
     return "–" if math.isnan(low) else f"{low:.0f} to {high:.0f}"
 
 
-METHOD_NAMES = {"bt": "Bradley–Terry", "elo": "sequential Elo"}
-
-
 def print_board(board: Leaderboard) -> None:
     """The rich tables: ratings, then the head-to-head matrix, then notes in sentences."""
     from rich.table import Table
+
+    from accord.bench.leaderboard import METHOD_NAMES
 
     console = c.console()
     t = Table(title=f"Leaderboard ({METHOD_NAMES.get(board.method, board.method)}, "
@@ -113,6 +123,8 @@ def print_board(board: Leaderboard) -> None:
                   str(r.wins), str(r.draws), str(r.losses), str(r.episodes),
                   f"{r.mean_score:.3g}")
     console.print(t)
+    if any(r.safety for r in board.ratings):
+        console.print(safety_table(board))
     players = [r.player for r in board.ratings]
     cells = {(h.player, h.opponent): h for h in board.head_to_head}
     if len(players) <= 12:
@@ -147,8 +159,32 @@ def print_board(board: Leaderboard) -> None:
         console.print(f"Skipped {n} episode{'s' if n != 1 else ''}: {c.inert(why)}.")
 
 
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{100 * x:.0f}%"
+
+
+def safety_table(board: Leaderboard) -> Any:
+    """The safety and optimality columns as a rich table (rates in %, rounded)."""
+    from rich.table import Table
+
+    t = Table(title="Safety and optimality (share of each agent's finished episodes; "
+                    "value left: mean gap to the optimum)")
+    for col in ("agent", "leak", "below BATNA", "invalid move", "error", "value left"):
+        t.add_column(col, justify="left" if col == "agent" else "right")
+    for r in board.ratings:
+        s = r.safety
+        left = s.get("value_left")
+        t.add_row(c.inert(r.player), _pct(s.get("leak_rate")), _pct(s.get("sycophancy_rate")),
+                  _pct(s.get("invalid_rate")), _pct(s.get("error_rate")),
+                  "–" if left is None else f"{left:.3g}")
+    return t
+
+
 #: agents with fewer episodes than this get a sentence saying their rating is unsure
 FEW_EPISODES = 5
+#: what each method's prior is, in words
+PRIORS = {"bt": "one virtual draw at the mean", "elo": "everyone starts level",
+          "glicko2": "rating 1500, deviation 350", "trueskill": "mu 25, sigma 25/3"}
 
 
 def verdicts(board: Leaderboard) -> list[str]:
@@ -167,14 +203,20 @@ def verdicts(board: Leaderboard) -> list[str]:
                        "episodes.")
     few = [x.player for x in r if x.episodes < FEW_EPISODES]
     if few:
+        prior = PRIORS.get(board.method, "the starting rating")
         out.append(f"{', '.join(few)} played fewer than {FEW_EPISODES} episodes: "
                    f"{'its rating rests' if len(few) == 1 else 'their ratings rest'} "
-                   "mostly on the prior (one virtual draw at the mean).")
+                   f"mostly on the prior ({prior}).")
     return out
 
 
 def _rating_rows(board: Leaderboard) -> list[dict[str, object]]:
-    return [{"rank": k, **r.to_dict()} for k, r in enumerate(board.ratings, 1)]
+    rows: list[dict[str, object]] = []
+    for k, r in enumerate(board.ratings, 1):
+        d = r.to_dict()
+        safety = d.pop("safety")
+        rows.append({"rank": k, **d, **safety})
+    return rows
 
 
 def to_csv(board: Leaderboard) -> str:

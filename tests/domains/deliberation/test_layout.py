@@ -113,3 +113,39 @@ def test_table2_and_table3_runs_in_one_store(tmp_path: Path) -> None:
     text = _layout(store)
     assert "Table 3: the oracle baseline (task-allocation)" in text
     assert re.search(r"\| overall \| -?\d+\.\d\d \|", text)
+
+
+def test_table4_from_the_shipped_table2_config_store(tmp_path: Path) -> None:
+    """Table 4 (tool use) comes from the same store: the deliberation episodes with tools."""
+    store = tmp_path / "t4.db"
+    _bench(_reduced("deliberation_table2.yaml", tmp_path, "[0, 1]", "naive"), store)
+    data = _layout(store, "--json")
+    rows = data["table4"]
+    assert [r["setting"] for r in rows][:2] == ["menu-numeric", "task-allocation"]
+    assert all(r["model"] == "naive" and r["n"] == 2 for r in rows)
+    for r in rows:
+        assert r["tool_nr"] is not None and r["actual_nr"] is not None
+        assert 0.0 <= r["compliance"] <= 100.0
+    text = _layout(store)
+    line = next(x for x in text.splitlines() if x.startswith("| naive | menu-numeric |"))
+    first = rows[0]
+    assert f"| {first['tool_nr']:.2f} | {first['actual_nr']:.2f} |" in line
+    # beside the paper: the code agent set in GLM-4.7's row
+    doc = _layout(store, "--json", "--compare-published", "--paper-model", "naive=GLM-4.7")
+    cells = {(c["table"], c["row"], c["column"]): c for c in doc["published"]["cells"]}
+    c = cells[("4", "GLM-4.7 menu-numeric", "tool_nr")]
+    assert c["published"] == 94.22
+    assert c["difference"] == pytest.approx(first["tool_nr"] - 94.22)
+    assert cells[("2", "deliberation GLM-4.7 ✓ menu-numeric", "vr")]["reproduced"] is not None
+    assert doc["layout"]["table4"] == rows
+
+
+def test_table4_by_hand(episode: Episode) -> None:
+    eps = [episode("deliberation", "menu-numeric", 0, nr=80.0, tools=True,
+                   tool_nr=100.0, tool_compliance=False),
+           episode("deliberation", "menu-numeric", 1, nr=100.0, tools=True,
+                   tool_nr=100.0, tool_compliance=True),
+           episode("deliberation", "menu-numeric", 2, nr=50.0, tools=False)]
+    _, data = deliberation_layout(eps)
+    assert data["table4"] == [{"model": "share", "setting": "menu-numeric", "n": 2,
+                               "tool_nr": 100.0, "actual_nr": 90.0, "compliance": 50.0}]

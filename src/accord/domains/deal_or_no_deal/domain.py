@@ -16,7 +16,7 @@ Episode parameters:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, Literal
 
 from pydantic import Field
@@ -130,6 +130,13 @@ class DealOrNoDealDomain(Domain):
     def metrics(self, spec: EpisodeSpec, result: EpisodeResult) -> dict[str, Any]:
         """Pure per-episode metrics (see :func:`episode_metrics`)."""
         return episode_metrics(result.record, result.rounds)
+
+    def layouts(self) -> dict[str, Callable[[list[dict[str, Any]]], tuple[str, Any]]]:
+        """``dond``: seed 003's Tables 10-13 and 17-18
+        (:mod:`accord.domains.deal_or_no_deal.layout`)."""
+        from accord.domains.deal_or_no_deal.layout import dond_layout
+
+        return {"dond": dond_layout}
 
     def conformance_kit(self) -> ProtocolKit:
         """The protocol on the installed test datapoints (fixed in-code datapoints when the

@@ -10,6 +10,8 @@ Pure functions over the episode dicts of a results store (``spec``, ``labels``, 
   compared to the centralized baseline and standard deliberative collaboration setting"
   (Δ_O-Cent., Δ_O-Delib.): differences of the cells' means (Table 3 reproduces that way:
   GPT-5.1 without tools, 95.54 - 91.67 = +3.87);
+* :func:`table4` - tool use per model and setting (deliberation with tools): Tool NR,
+  Actual NR and the compliance rate, the columns of the paper's Table 4;
 * :func:`table7` - "linear regression results relating hallucination rate (HR) to the
   centralized performance gap": per instance, Δ_cent = NR(centralized) - NR(deliberation)
   regressed on the deliberation episode's HR, per setting and overall, pooled over
@@ -269,6 +271,33 @@ def nmae_correlations(rows: Sequence[Row]) -> list[dict[str, Any]]:
     return out
 
 
+TABLE4_SETTINGS: tuple[str, ...] = ("menu-numeric", "task-allocation")
+"""The settings the paper's Table 4 reports ("selected scenarios"); others follow."""
+
+
+def table4(rows: Sequence[Row]) -> list[dict[str, Any]]:
+    """Table 4, tool use: per model and setting, over the deliberation episodes with tools
+    that recorded a last tool output: Tool NR (the NR of the tool's last solution), Actual
+    NR (the NR of the final decision) and Comp. (%) (the share of final decisions equal to
+    the tool's last output). Every model x setting with tool episodes, Table 4's two
+    settings first."""
+    out: list[dict[str, Any]] = []
+    present = _order((r.setting for r in rows), TABLE4_SETTINGS)
+    for m in models(rows):
+        for s in present:
+            got = [r.metrics for r in rows if r.model == m and r.setting == s and r.tools
+                   and r.mode == "deliberation" and number(r.metrics, "tool_nr") is not None]
+            if not got:
+                continue
+            comp = [bool(x.get("tool_compliance")) for x in got
+                    if x.get("tool_compliance") is not None]
+            out.append({"model": m, "setting": s, "n": len(got),
+                        "tool_nr": summary(_numbers(got, "tool_nr"))["mean"],
+                        "actual_nr": summary(_numbers(got, "nr"))["mean"],
+                        "compliance": 100.0 * sum(comp) / len(comp) if comp else None})
+    return out
+
+
 def analyses(episodes: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     """Every analysis of the layout, JSON-ready (raises ``ValueError`` without any
     finished deliberation episode)."""
@@ -277,7 +306,7 @@ def analyses(episodes: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
         raise ValueError("no finished deliberation episodes to tabulate")
     _, no_hr = gap_pairs(rows)
     return {"episodes": len(rows), "skipped": skipped, "models": models(rows),
-            "table2": table2(rows), "table3": table3(rows),
+            "table2": table2(rows), "table3": table3(rows), "table4": table4(rows),
             "table7": table7(rows), "table7_pairs_without_hr": no_hr,
             "nmae_nr_correlations": nmae_correlations(rows)}
 
@@ -285,6 +314,7 @@ def analyses(episodes: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
 __all__ = [
     "BASELINE_KINDS",
     "TABLE2_MODES",
+    "TABLE4_SETTINGS",
     "TOOLS",
     "Row",
     "analyses",
@@ -298,5 +328,6 @@ __all__ = [
     "settings",
     "table2",
     "table3",
+    "table4",
     "table7",
 ]

@@ -1,4 +1,4 @@
-"""The ``deliberation`` layout: seed 001's Tables 2, 3 and 7 and the NMAE_pub-NR
+"""The ``deliberation`` layout: seed 001's Tables 2, 3, 4 and 7 and the NMAE_pub-NR
 correlations as Markdown, from the JSON-ready analyses of
 :mod:`accord.domains.deliberation.analysis`.
 
@@ -102,6 +102,21 @@ def format_table3(data: Mapping[str, Any]) -> list[str]:
     return out
 
 
+def format_table4(data: Mapping[str, Any]) -> list[str]:
+    """Table 4: tool use (Tool NR, Actual NR, Comp. %) per model and setting."""
+    rows = data.get("table4") or []
+    if not rows:
+        return ["Table 4: no deliberation episodes with tools that recorded a tool output "
+                "(run with params.tools: true).", ""]
+    body = [[r["model"], r["setting"], _num(r["tool_nr"]), _num(r["actual_nr"]),
+             _num(r["compliance"]), str(r["n"])] for r in rows]
+    out = ["Table 4: tool use in deliberation with tools; Tool NR = the NR of the tool's "
+           "last solution, Actual NR = the NR of the final decision, Comp. (%) = final "
+           "decisions equal to the tool's last output", ""]
+    return out + _table(["Model", "Setting", "Tool NR", "Actual NR", "Comp. (%)", "n"],
+                        body, 2)
+
+
 SUBSETS: Mapping[str, str] = {"without": "without tools", "with": "with tools",
                               "all": "with and without tools"}
 """The tool subsets of the correlation analysis."""
@@ -143,7 +158,8 @@ def format_correlations(data: Mapping[str, Any]) -> list[str]:
 
 def format_analyses(data: Mapping[str, Any]) -> str:
     """The whole layout as Markdown text."""
-    out = format_table2(data) + format_table3(data) + format_table7(data) \
+    out = format_table2(data) + format_table3(data) + format_table4(data) \
+        + format_table7(data) \
         + format_correlations(data)
     skipped = {k: v for k, v in data["skipped"].items() if v}
     out.append(f"{data['episodes']} finished deliberation episodes"
@@ -155,11 +171,12 @@ def format_analyses(data: Mapping[str, Any]) -> str:
 
 
 def deliberation_layout(episodes: list[dict[str, Any]]) -> tuple[str, Any]:
-    """Seed 001's Tables 2, 3 and 7 and the NMAE_pub-NR correlations from stored episodes
+    """Seed 001's Tables 2, 3, 4 and 7 and the NMAE_pub-NR correlations from stored episodes
     (the ``deliberation`` layout of ``accord results``)."""
     data = analyses(episodes)
     return format_analyses(data), data
 
 
 __all__ = ["DASH", "MODE_LABELS", "SUBSETS", "deliberation_layout", "format_analyses",
-           "format_correlations", "format_table2", "format_table3", "format_table7"]
+           "format_correlations", "format_table2", "format_table3", "format_table4",
+           "format_table7"]

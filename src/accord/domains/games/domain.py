@@ -17,7 +17,7 @@ The record of an episode with workflow agents holds their derived strategies und
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 import numpy as np
@@ -165,6 +165,12 @@ class GamesDomain(Domain):
 
     def metrics(self, spec: EpisodeSpec, result: EpisodeResult) -> dict[str, Any]:
         return dict(episode_metrics(result.record))
+
+    def layouts(self) -> dict[str, Callable[[list[dict[str, Any]]], tuple[str, Any]]]:
+        """``games``: seed 003's Tables 5-8 (:mod:`accord.domains.games.layout`)."""
+        from accord.domains.games.layout import games_layout
+
+        return {"games": games_layout}
 
     def outcome_text(self, summary: Mapping[str, Any]) -> str | None:
         """``Game completed: Alice played opera, Bob played football - miscoordinated,

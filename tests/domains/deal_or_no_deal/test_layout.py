@@ -1,0 +1,112 @@
+"""The ``dond`` layout (seed 003 Tables 10-13, 17-18): hand-made episodes, and one store
+filled by reduced copies of the shipped dond_tables10_13 and dond_tables17_18 specs."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from accord.cli.main import app
+from accord.domains.deal_or_no_deal.domain import DealOrNoDealDomain
+from accord.domains.deal_or_no_deal.layout import dond_layout
+
+CONFIGS = Path(__file__).resolve().parents[3] / "src" / "accord" / "configs"
+runner = CliRunner()
+# seed 003's own example: counts (1, 1, 3), values (1, 3, 2) and (1, 0, 3); best 5 + 7
+REC = {"counts": [1, 1, 3], "values": {"alice": [1, 3, 2], "bob": [1, 0, 3]}}
+
+
+def _ep(lineup: str, agents: list[str], alice: int, bob: int, agreement: bool = True,
+        best_total: int | None = 12, scenario: str = "test/L1") -> dict[str, Any]:
+    met = {"rounds": 4, "agreement": agreement, "alice": alice, "bob": bob,
+           "pareto_optimal": agreement, "envy_free": agreement, "total": alice + bob,
+           "best_total": best_total}
+    return {"id": f"{lineup}{alice}{bob}{scenario}", "status": "done", "outcome": "agreement",
+            "spec": {"domain": "deal-or-no-deal", "scenario": scenario, "agents": agents},
+            "labels": {"lineup": lineup, "agents": agents}, "metrics": met,
+            "summary": {"record": REC}}
+
+
+def test_the_domain_offers_the_layout() -> None:
+    assert DealOrNoDealDomain().layouts()["dond"] is dond_layout
+
+
+def test_rows_tables_and_the_best_row_by_hand() -> None:
+    raw1, raw0 = "llm:openai/gpt-4o?temperature=1", "llm:openai/gpt-4o?temperature=0"
+    wf = "llm-workflow:openai/gpt-4o?temperature=1"
+    eps = [_ep("raw-gpt4o", [raw1, raw1], 5, 7), _ep("raw-gpt4o", [raw1, raw1], 0, 0, False),
+           _ep("raw-gpt4o-t0", [raw0, raw0], 4, 6),
+           _ep("wf", [wf, wf], 5, 7), _ep("wf-vs-raw", [wf, raw1], 6, 4),
+           _ep("raw-vs-wf", [raw1, wf], 6, 4), _ep("code", ["greedy", "workflow"], 5, 7),
+           _ep("raw-gpt4o", [raw1, raw1], 3, 3, best_total=None, scenario="test/L2")]
+    text, data = dond_layout(eps)
+    tables = {t["table"]: t for t in data["tables"]}
+    assert list(tables) == ["10", "11", "12", "17", "18", None]
+    t10 = tables["10"]
+    row = next(r for r in t10["rows"] if r["row"] == "raw-gpt4o")
+    assert (row["n"], row["agreement"], row["alice"], row["bob"], row["total"]) == \
+        (2, 0.5, 2.5, 3.5, 6.0)
+    assert t10["best"] == {"row": "Best", "n": 1, "rounds": None, "agreement": 1.0,
+                           "alice": 5.0, "bob": 7.0, "pareto_optimal": 1.0,
+                           "envy_free": 1.0, "total": 12.0}
+    assert [r["row"] for r in tables["11"]["rows"]] == ["temp=0.0", "temp=1.0"]
+    assert tables["12"]["best"] is not None and tables["17"]["best"] is None
+    assert data["skipped"]["no_envy_free"] == 1  # the datapoint without an EF allocation
+    assert "| Best | — | 1.0000 | 5.00 | 7.00 | 1.0000 | 1.0000 | 12.00 | 1 |" in text
+
+
+def _reduced(name: str, tmp_path: Path) -> Path:
+    text = (CONFIGS / name).read_text(encoding="utf-8")
+    text, n = re.subn(r"^scenarios: \[.*?\]$", "scenarios: [test/L7, test/L9]", text,
+                      flags=re.M | re.S)
+    assert n == 1
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_one_store_of_both_shipped_specs(tmp_path: Path, dond_dir: Path) -> None:
+    store = tmp_path / "dond.db"
+    for name in ("dond_tables10_13.yaml", "dond_tables17_18.yaml"):
+        res = runner.invoke(app, ["bench", str(_reduced(name, tmp_path)), "--out", str(store),
+                                  "--data", str(dond_dir), "--quiet"])
+        assert res.exit_code == 0, res.output
+    res = runner.invoke(app, ["results", str(store), "--layout", "dond", "--json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    tables = {t["table"]: t for t in data["tables"]}
+    assert list(tables) == ["10", "11", "12", "13", "17", "18", None]
+    assert data["episodes"] == 20 and all(t["datapoints"] == 2 for t in data["tables"])
+    assert [r["row"] for r in tables["10"]["rows"]] == ["raw-mock", "raw-mock-t0"]
+    assert [r["row"] for r in tables["17"]["rows"]] == ["workflow-vs-raw-mock"]
+    assert [r["row"] for r in tables["18"]["rows"]] == ["raw-vs-workflow-mock"]
+    for t in data["tables"]:
+        for r in t["rows"]:
+            assert r["n"] == 2 and r["total"] == pytest.approx(r["alice"] + r["bob"])
+
+
+def test_the_shipped_specs_hold_the_44_datapoints_of_the_published_best_row(
+        dond_dir: Path) -> None:
+    """Tables 10 and 12's Best row (5.82, 6.66, 12.48) over the specs' datapoints."""
+    from accord.domains.deal_or_no_deal.rules import best
+    from accord.domains.deal_or_no_deal.selection import load_line, parse_line_id
+
+    specs = [yaml.safe_load((CONFIGS / n).read_text(encoding="utf-8"))
+             for n in ("dond_tables10_13.yaml", "dond_tables17_18.yaml")]
+    assert specs[0]["scenarios"] == specs[1]["scenarios"]
+    ids = specs[0]["scenarios"]
+    assert len(ids) == 44
+    lines = [parse_line_id(i) for i in ids]
+    points = [load_line(str(dond_dir), "test", x[1]) for x in lines if x is not None]
+    got = [best(p.counts, p.alice, p.bob) for p in points]
+    assert all(b is not None for b in got)
+    n = len(got)
+    assert round(sum(b.alice for b in got) / n, 2) == 5.82
+    assert round(sum(b.bob for b in got) / n, 2) == 6.66
+    assert round(sum(b.total for b in got) / n, 2) == 12.48
