@@ -33,11 +33,13 @@ from starlette.staticfiles import StaticFiles
 
 from accord.bench.approvals import ApprovalError
 from accord.bench.store import StoreError
-from accord.serve import views
+from accord.serve import audit, views
 from accord.serve.bodies import read_form, read_json_object
 from accord.serve.security import Guard, csrf_field, csrf_token
 from accord.serve.stores import Ambiguous, EpisodeRef, NotFound, Query, Stores
 
+#: a form's decision -> the approval state it records
+_STATES = {"approve": "approved", "reject": "rejected"}
 #: what a mounted ``/play`` app is built from (owned by the play feature)
 PLAY_APP = "accord.play.web:create_app"
 
@@ -47,7 +49,7 @@ def environment() -> Environment:
     env = Environment(loader=PackageLoader("accord.serve", "templates"), autoescape=True,
                       trim_blocks=True, lstrip_blocks=True,
                       extensions=["jinja2.ext.do"])
-    env.globals.update(when=views.when, num=views.num)
+    env.globals.update(when=views.when, num=views.num, words=audit.words)
     return env
 
 
@@ -108,8 +110,8 @@ class Pages:
                          store_name=self.stores.path(index).name, run=info, page=page,
                          rows=rows, q=page.query, summary=summary,
                          aggregate=None if summary is None else views.aggregate_view(
-                             summary.aggregate), metrics=views.KEY_METRICS,
-                         sorts=list(views_sorts()))
+                             summary.aggregate), metrics=views.metric_columns(rows),
+                         column_words=views.COLUMN_WORDS, sorts=list(views_sorts()))
 
     def api_run(self, request: Request) -> Response:
         index, _name, info, page = self._run_data(request)
@@ -153,32 +155,52 @@ class Pages:
                 m.__dict__ for m in exc.matches]}, status_code=300)
         return JSONResponse({"store": ref.store, **views.episode_json(view)})
 
-    async def _decide(self, request: Request) -> tuple[EpisodeRef, Any]:
+    async def _decision(self, request: Request) -> tuple[EpisodeRef, dict[str, Any]]:
         ref = await run_in_threadpool(self._ref, request)
         ctype = request.headers.get("content-type", "")
         if ctype.startswith("application/json"):
             data = await read_json_object(request)
         else:
             data = dict(await read_form(request, max_files=0))
+        return ref, data
+
+    async def _decide(self, ref: EpisodeRef, data: dict[str, Any]) -> Any:
         decision = str(data.get("decision") or "")
-        state = {"approve": "approved", "reject": "rejected"}.get(decision, decision)
+        state = _STATES.get(decision, decision)
         comment = data.get("comment")
         text = None if comment is None else str(comment)
-        return ref, await run_in_threadpool(self.stores.decide, ref, state, text, "web")
+        return await run_in_threadpool(self.stores.decide, ref, state, text, "web")
 
     async def approve(self, request: Request) -> Response:
+        """The form's two steps: the buttons lead to a confirmation page (the deal audit
+        again, the decision and comment as hidden fields); only its ``confirmed=yes``
+        records the decision. A decision that cannot be recorded (a rejection without a
+        comment, one already decided) is shown beside the field, before any confirming."""
+        ref, data = await self._decision(request)
+        comment = str(data.get("comment") or "")
         try:
-            ref, _ = await self._decide(request)
+            decision = str(data.get("decision") or "")
+            if decision not in ("approve", "reject"):
+                raise ApprovalError(f"decision must be approve or reject, got {decision!r}")
+            if data.get("confirmed") != "yes":
+                await run_in_threadpool(self.stores.check_decision, ref,
+                                        _STATES[decision], comment)
+                _, view = await run_in_threadpool(self._episode, request)
+                return self.html(request, "confirm.html.j2", ref=ref, v=view,
+                                 decision=decision, comment=comment,
+                                 back=_episode_url(request, ref))
+            await self._decide(ref, data)
         except ApprovalError as exc:
             # shown on the episode page itself (never carried in a URL a link could forge)
             ref, view = await run_in_threadpool(self._episode, request)
             return self.html(request, "episode.html.j2", status=400, ref=ref, v=view,
-                             error=str(exc))
-        return RedirectResponse(_episode_url(request, ref), status_code=303)
+                             error=str(exc), comment=comment)
+        return RedirectResponse(_episode_url(request, ref) + "#approval", status_code=303)
 
     async def api_approve(self, request: Request) -> Response:
         try:
-            ref, appr = await self._decide(request)
+            ref, data = await self._decision(request)
+            appr = await self._decide(ref, data)
         except ApprovalError as exc:
             return JSONResponse({"error": str(exc)}, status_code=409)
         return JSONResponse({"store": ref.store, "run": ref.run, "id": ref.id,

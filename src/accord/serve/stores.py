@@ -409,6 +409,12 @@ class Stores:
             info = self.run_header(st, ref.run, ref.store)
         return row, jsonl, appr, info
 
+    def check_decision(self, ref: EpisodeRef, state: str, comment: str | None) -> None:
+        """:class:`~accord.bench.approvals.ApprovalError` if the decision could not be
+        recorded now (read-only: the confirmation step asks before showing itself)."""
+        with self.read(ref.store) as st:
+            approvals.check(st.conn, ref.run, ref.id, state, comment)
+
     def decide(self, ref: EpisodeRef, state: str, comment: str | None, by: str
                ) -> approvals.Approval:
         """Record a decision (a short writable connection to the approvals table)."""
