@@ -50,7 +50,7 @@ OUTCOME_COLOURS = {"agreement": "#2e8b3e", "completed": "#1d4f8a", "no_deal": "#
                    "error": "#a40000", "failed": "#a40000", "pending": "#bbbbbb"}
 
 
-def _label(text: str, limit: int = 34) -> str:
+def _label(text: str, limit: int = 30) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
