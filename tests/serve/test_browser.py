@@ -40,7 +40,7 @@ def test_open_run_then_episode(fresh_browser, gated_copy):
         rows = d.find_elements(By.CSS_SELECTOR, "table.episodes tbody tr")
         assert len(rows) == 8
         # the aggregate table arrives by app.js after the page
-        agg = _wait(d, "aside table.aggregate")
+        agg = _wait(d, "section#aggregate table.aggregate")
         assert "buyer-seller" in agg.text and "boulware vs conceder" in agg.text
         # filter by scenario through the form
         box = d.find_element(By.NAME, "scenario")
@@ -66,6 +66,7 @@ def test_approve_and_reject_through_the_page(fresh_browser, gated_copy):
         first.find_element(By.TAG_NAME, "a").click()
         _wait(d, "form.decide")
         d.find_element(By.ID, "approve").click()
+        _wait(d, "#confirm").click()
         WebDriverWait(d, 20, ignored_exceptions=STALE).until(
             lambda drv: "approved" in drv.find_element(By.ID, "approval").text)
         assert not d.find_elements(By.CSS_SELECTOR, "form.decide")  # decided: no buttons
@@ -86,6 +87,7 @@ def test_approve_and_reject_through_the_page(fresh_browser, gated_copy):
         assert "a rejection needs a comment" in _wait(d, "#error").text
         d.find_element(By.NAME, "comment").send_keys("delivery too late")
         d.find_element(By.ID, "reject").click()
+        _wait(d, "#confirm").click()
         WebDriverWait(d, 20, ignored_exceptions=STALE).until(
             lambda drv: "rejected" in drv.find_element(By.ID, "approval").text)
         assert "delivery too late" in d.find_element(By.CSS_SELECTOR, ".comment").text
