@@ -55,10 +55,13 @@ def parties_of(row: EpisodeRow) -> list[str]:
     """The episode's parties in their order (record, else utilities, else metrics)."""
     s = row.summary or {}
     rec = s.get("record") if isinstance(s.get("record"), Mapping) else {}
-    names = rec.get("parties") if isinstance(rec, Mapping) else None
-    if isinstance(names, list) and names:
-        return [str(n) for n in names]
-    for source in ((rec or {}).get("utilities"), (rec or {}).get("batna")):
+    for key in ("parties", "players"):
+        names = rec.get(key) if isinstance(rec, Mapping) else None
+        if isinstance(names, list) and names and all(isinstance(n, str) for n in names):
+            return [str(n) for n in names]
+    rec = rec or {}
+    for source in (rec.get("utilities"), rec.get("batna"), rec.get("payoffs"),
+                   rec.get("scores")):
         if isinstance(source, Mapping) and source:
             return [str(n) for n in source]
     return list(_party_prefixed(row.metrics or {}, "u_"))
@@ -69,7 +72,9 @@ def utilities(row: EpisodeRow) -> list[dict[str, Any]]:
     ``batna``, ``margin`` (utility - BATNA; None when either is unknown)."""
     s = row.summary or {}
     rec = s.get("record") if isinstance(s.get("record"), Mapping) else {}
-    utils = dict((rec or {}).get("utilities") or {})
+    # a game's payoffs and Deal or No Deal's points are what utilities are elsewhere
+    utils = dict((rec or {}).get("utilities") or (rec or {}).get("payoffs")
+                 or (rec or {}).get("scores") or {})
     batna = dict((rec or {}).get("batna") or {})
     met = row.metrics or {}
     for p, u in _party_prefixed(met, "u_").items():
@@ -245,12 +250,32 @@ def terms(row: EpisodeRow) -> dict[str, Any] | None:
     return None
 
 
+def verdict(row: EpisodeRow) -> str | None:
+    """The domain's own sentence on how the episode ended
+    (:meth:`~accord.domains.base.Domain.outcome_text`), or ``None``."""
+    from accord.domains.base import get_domain
+
+    if row.summary is None or not isinstance(row.spec.get("domain"), str):
+        return None
+    try:
+        text = get_domain(row.spec["domain"]).outcome_text(
+            {**row.summary, "metrics": row.metrics or {}})
+    except Exception:  # a plug-in's text, or a domain not installed here
+        return None
+    return None if not text else str(text)
+
+
 def card(row: EpisodeRow) -> dict[str, Any]:
     """The summary card at the top of an episode page."""
     s = row.summary or {}
+    said = ending(row)
+    own = verdict(row)
+    if own and said in ("Ended.", "Agreement reached."):
+        said, own = own, None
     return {"outcome": OUTCOME_WORDS.get(str(row.outcome), str(row.outcome or row.status)),
             "outcome_key": row.outcome or row.status, "terms": terms(row),
-            "utilities": utilities(row), "ending": ending(row), "rounds": s.get("rounds"),
+            "utilities": utilities(row), "ending": said, "verdict": own,
+            "rounds": s.get("rounds"),
             "detail": s.get("detail"), "cost": cost(row),
             "optimality": optimality(row.spec, s)}
 
@@ -378,4 +403,4 @@ def party_metric_columns(rows: Sequence[EpisodeRow]) -> list[str]:
 
 __all__ = ["card", "deal_audit", "decisions", "ending", "flags", "metric_rows", "optimality",
            "parties_of", "party_metric_columns", "record_sections", "terms", "utilities",
-           "words"]
+           "verdict", "words"]
