@@ -119,7 +119,8 @@ class Pages:
                          aggregate=None if summary is None else views.aggregate_view(
                              summary.aggregate),
                          charts=[] if summary is None else overview.charts(summary.lineups),
-                         metrics=views.metric_columns(rows),
+                         metrics=[] if views.mixed(rows) else views.metric_columns(rows),
+                         combined=views.mixed(rows),
                          column_words=views.COLUMN_WORDS, sorts=list(views_sorts()))
 
     def api_run(self, request: Request) -> Response:

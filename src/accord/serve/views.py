@@ -60,6 +60,12 @@ def metric_columns(rows: list[dict[str, Any]]) -> list[str]:
     return [m for m in KEY_METRICS if m in have and m != "agreement"]
 
 
+def mixed(rows: list[dict[str, Any]]) -> bool:
+    """Whether a page holds episodes of several domains (its key metrics then share one
+    column, each named, so the table still fits the screen)."""
+    return len({r["domain"] for r in rows}) > 1
+
+
 #: metric -> column heading in words
 COLUMN_WORDS = {"welfare": "welfare", "nash_distance": "to Nash", "utility_leak": "leak",
                 "reward": "reward", "social_welfare": "social welfare", "total": "total",
@@ -139,4 +145,4 @@ def episode_json(view: dict[str, Any]) -> dict[str, Any]:
 
 
 __all__ = ["COLUMN_WORDS", "KEY_METRICS", "aggregate_json", "aggregate_view", "episode_json",
-           "episode_view", "metric_columns", "num", "row_view", "when"]
+           "episode_view", "metric_columns", "mixed", "num", "row_view", "when"]
