@@ -94,8 +94,11 @@ def test_three_parties_a_counter_waits_for_its_makers_turn() -> None:
               _move(3, "b", "accept")]
     assert counter_rounds(events) == {1: 2, 2: None, 4: 3}
     lines = transcript(events)["lines"]
+    # in round order: a counter-offer is shown when its round opens
     assert [(ln["round"], ln["party"], ln["action"]) for ln in lines] == [
-        (1, "a", "offer"), (1, "b", "reject"), (2, "b", "counter-offer"),
-        (1, "c", "reject"), (1, "c", "counter-offer (never on the table)"),
+        (1, "a", "offer"), (1, "b", "reject"), (1, "c", "reject"),
+        (1, "c", "counter-offer (never on the table)"), (2, "b", "counter-offer"),
         (2, "a", "reject"), (2, "c", "reject"), (3, "c", "counter-offer"),
         (3, "a", "accept"), (3, "b", "accept")]
+    rounds = [ln["round"] for ln in lines]
+    assert rounds == sorted(rounds)

@@ -142,15 +142,21 @@ def transcript(events: list[Mapping[str, Any]]) -> dict[str, Any]:
     calls: list[dict[str, Any]] = []
     notes: dict[str, int] = {}
     stands = counter_rounds(events)
+    waiting: list[dict[str, Any]] = []  # counter-offers shown when their round opens
     for i, ev in enumerate(events):
+        rnd_now = ev.get("round")
+        if waiting and isinstance(rnd_now, int):
+            lines += [w for w in waiting if w["round"] <= rnd_now]
+            waiting = [w for w in waiting if w["round"] > rnd_now]
         if i in stands:
             line = event_view(ev)
             rnd = stands[i]
             # what was said goes with the rejection: the round it was said in
             lines.append({**line, "action": "reject", "detail": ""})
-            lines.append({**line, "round": ev.get("round") if rnd is None else rnd,
-                          "message": None, "action": "counter-offer" if rnd is not None
-                          else "counter-offer (never on the table)"})
+            counter = {**line, "round": ev.get("round") if rnd is None else rnd,
+                       "message": None, "action": "counter-offer" if rnd is not None
+                       else "counter-offer (never on the table)"}
+            (lines if rnd is None else waiting).append(counter)
             continue
         if ev.get("kind") == "note" and ev.get("reason") == LLM_NOTE:
             d = dict(ev.get("data") or {})
@@ -163,7 +169,7 @@ def transcript(events: list[Mapping[str, Any]]) -> dict[str, Any]:
         if ev.get("kind") == "note":
             notes[str(ev.get("reason"))] = notes.get(str(ev.get("reason")), 0) + 1
         lines.append(event_view(ev))
-    return {"lines": lines, "llm_calls": calls, "notes": notes}
+    return {"lines": lines + waiting, "llm_calls": calls, "notes": notes}
 
 
 def flatten(obj: Any, prefix: str = "") -> list[tuple[str, str]]:
