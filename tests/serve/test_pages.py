@@ -105,3 +105,19 @@ def test_a_run_with_nothing_to_rate_says_why(make_client, stagnation_store: Path
     assert 'id="safety"' in page
     doc = c.get("/api/stores/0/runs/stag/leaderboard").json()
     assert doc["leaderboard"] is None and doc["safety"]["boulware"]["episodes"] == 1
+
+
+def test_a_run_of_several_domains_names_its_metrics_in_one_column(make_client, tmp_path: Path,
+                                                                  gated_store: Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "mixed.db"
+    path.write_bytes(gated_store.read_bytes())
+    with sqlite3.connect(path) as conn:  # half the run as another domain's episodes
+        conn.execute("UPDATE episodes SET spec = json_set(spec, '$.domain', 'games'), "
+                     "metrics = json('{\"nash\": true, \"coordinated\": false}') "
+                     "WHERE seq % 2 = 1")
+    page = make_client(path).get("/stores/0/runs/gated").text
+    head = page[page.index('<table class="episodes"'):page.index("</thead>")]
+    assert "key metrics" in head and ">welfare<" not in head and "Nash play" not in head
+    assert "coordinated no · Nash play yes" in page and "welfare 1.117" in page
