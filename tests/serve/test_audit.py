@@ -99,3 +99,30 @@ def test_episode_page_card_and_sections_over_http(make_client, stagnation_store:
     assert "value left on the table" in page and "distance to the Pareto frontier" in page
     doc = c.get(f"/api/episodes/{deal.id}").json()
     assert doc["card"]["optimality"]["pareto"] == pytest.approx(deal.metrics["l2_to_pareto"])
+
+
+def _row(**kw: object) -> EpisodeRow:
+    base: dict = {"run": "r", "id": "x", "seq": 0, "spec": {"domain": "bargaining",
+                  "scenario": "buyer-seller", "agents": ["llm:a", "boulware"]},
+                  "labels": {}, "status": "done", "outcome": "agreement", "summary": None,
+                  "metrics": None, "usage": None, "error": None, "wall_time": 1.5,
+                  "attempts": 1, "finished": None}
+    base.update(kw)
+    return EpisodeRow(**base)  # type: ignore[arg-type]
+
+
+def test_cost_sums_every_role_and_says_unknown_when_unpriced() -> None:
+    row = _row(usage={"buyer": {"prompt_tokens": 100, "completion_tokens": 20,
+                                "cost": 0.0125},
+                      "judge": {"prompt_tokens": 5, "completion_tokens": 1, "cost": None}})
+    assert audit.cost(row) == {"tokens": 126, "cost": 0.0125, "wall_time": 1.5}
+    assert audit.cost(_row()) == {"tokens": None, "cost": None, "wall_time": 1.5}
+
+
+def test_unfinished_and_failed_episodes_say_so() -> None:
+    assert audit.ending(_row(status="pending", outcome=None)) == "Not finished (pending)."
+    failed = _row(status="failed", outcome=None, error="boom")
+    assert "failed before it ended" in audit.ending(failed)
+    card = audit.card(failed)
+    assert card["outcome"] == "Failed" and card["terms"] is None
+    assert card["optimality"] is None and card["utilities"] == []

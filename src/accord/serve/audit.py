@@ -23,7 +23,7 @@ from accord.bench.store import EpisodeRow
 
 #: outcome -> how it reads
 OUTCOME_WORDS = {"agreement": "Agreement", "no_deal": "No deal", "completed": "Completed",
-                 "error": "Error"}
+                 "error": "Error", "failed": "Failed", "pending": "Still to run"}
 #: termination reason -> the sentence part saying why it ended
 REASON_WORDS = {
     "walk": "walked away",
@@ -272,7 +272,8 @@ def card(row: EpisodeRow) -> dict[str, Any]:
     own = verdict(row)
     if own and said in ("Ended.", "Agreement reached."):
         said, own = own, None
-    return {"outcome": OUTCOME_WORDS.get(str(row.outcome), str(row.outcome or row.status)),
+    key = str(row.outcome or row.status)
+    return {"outcome": OUTCOME_WORDS.get(key, key.replace("_", " ")),
             "outcome_key": row.outcome or row.status, "terms": terms(row),
             "utilities": utilities(row), "ending": said, "verdict": own,
             "rounds": s.get("rounds"),
@@ -325,7 +326,8 @@ def record_sections(row: EpisodeRow) -> list[dict[str, Any]]:
     s = row.summary or {}
     rec = dict(s.get("record") or {}) if isinstance(s.get("record"), Mapping) else {}
     sections: list[dict[str, Any]] = []
-    ended = [("outcome", OUTCOME_WORDS.get(str(row.outcome), str(row.outcome or "-"))),
+    key = str(row.outcome or row.status)
+    ended = [("outcome", OUTCOME_WORDS.get(key, key.replace("_", " "))),
              ("how it ended", ending(row))]
     if s.get("rounds") is not None:
         ended.append(("rounds played", str(s["rounds"])))
