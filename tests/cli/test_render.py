@@ -108,12 +108,28 @@ def test_empty_message_prints_no_line() -> None:
 
 
 def test_bare_rejection_names_the_standing_proposal() -> None:
+    # round 1 answers eng's offer; product's counter-offer is the offer of round 2 (the
+    # protocol's numbering, the record's and the play view's), which the others answer
     log = [_ev(1, "eng", {"kind": "offer", "package": {"f": 3}}, 0),
            _ev(1, "product", {"kind": "reject", "counter": {"package": {"f": 7}}}, 1),
-           _ev(1, "ops", {"kind": "reject"}, 2)]
+           _ev(1, "ops", {"kind": "reject"}, 2),
+           _ev(2, "eng", {"kind": "reject"}, 3), _ev(2, "ops", {"kind": "reject"}, 4)]
     buf = io.StringIO()
     print_transcript(Console(file=buf, width=100, no_color=True), log)  # type: ignore[arg-type]
-    assert "ops rejects product's proposal (f=7)" in buf.getvalue()
+    lines = [ln.strip() for ln in buf.getvalue().splitlines()]
+    assert lines == ["r 1  eng offers f=3", "r 1  product rejects eng's proposal (f=3)",
+                     "r 1  ops rejects eng's proposal (f=3)",
+                     "r 2  product counter-offers f=7",
+                     "r 2  eng rejects product's proposal (f=7)",
+                     "r 2  ops rejects product's proposal (f=7)"]
+
+
+def test_a_counter_that_never_stood_says_so() -> None:
+    log = [_ev(1, "a", {"kind": "offer", "package": {"f": 3}}, 0),
+           _ev(1, "b", {"kind": "reject", "counter": {"package": {"f": 7}}}, 1)]
+    buf = io.StringIO()
+    print_transcript(Console(file=buf, width=100, no_color=True), log)  # type: ignore[arg-type]
+    assert "r 1  b counter-offers f=7 (never on the table)" in buf.getvalue()
 
 
 def test_long_transcript_lines_wrap_under_a_hanging_indent() -> None:

@@ -39,6 +39,17 @@ def gated_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def stagnation_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two buyer-seller episodes with the stagnation rule on: boulware against itself
+    ends in a no-deal (the rule fires and the buyer walks), boulware against conceder
+    in an agreement."""
+    return bench(tmp_path_factory.mktemp("stag") / "stag.db", {
+        "name": "stag", "domain": "bargaining", "scenarios": ["buyer-seller"],
+        "agents": [["boulware", "boulware"], ["boulware", "conceder"]], "seeds": 1,
+        "params": {"stagnation_rounds": 3}})
+
+
+@pytest.fixture(scope="session")
 def xss_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """An LLM agent (over real HTTP to the stub server) whose messages carry script and
     image-onerror payloads; the agreement is gated."""

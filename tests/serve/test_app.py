@@ -22,7 +22,9 @@ def test_index_lists_stores_and_runs(make_client, gated_store, xss_store):
     page = c.get("/")
     assert page.status_code == 200 and "text/html" in page.headers["content-type"]
     assert "/stores/0/runs/gated" in page.text and "/stores/1/runs/xss" in page.text
-    assert "8 pending" in page.text  # every agreement of the gated run awaits approval
+    assert "8 awaiting approval" in page.text  # every agreement of the gated run awaits it
+    assert "still to run" in page.text and "pending" not in page.text.replace(
+        "appr pending", "")  # "pending" alone never labels anything a person reads
     doc = c.get("/api/stores").json()
     runs = doc["stores"][0]["runs"]
     assert runs[0]["name"] == "gated" and runs[0]["episodes"] == 8 and runs[0]["done"] == 8
@@ -87,12 +89,14 @@ def test_episode_page_by_prefix_with_transcript_record_and_plot(make_client, gat
     page = c.get(f"/episodes/{eid[:6]}")
     assert page.status_code == 200
     text = page.text
-    assert eid in text and "Transcript" in text and "reject + counter" in text
-    assert "Agreement artefact" in text and "record.agreement.price" in text
+    assert eid in text and "Transcript" in text and "counter-offer" in text
+    # the record in labelled sections, not a flattened key dump
+    assert "Agreement artefact" in text and "<caption>Terms</caption>" in text
+    assert "record.agreement.price" not in text and "flags.accepted_below_batna" not in text
     assert '<svg xmlns="http://www.w3.org/2000/svg" class="plane"' in text
     assert 'class="pareto"' in text and 'class="nash"' in text and 'class="agreement"' in text
     assert text.count('class="batna"') == 2 and text.count('class="offers"') == 2
-    assert "Approval: <span class=\"appr pending\">pending</span>" in text
+    assert "Approval: <span class=\"appr pending\">awaiting approval</span>" in text
     doc = c.get(f"/api/episodes/{eid[:6]}").json()
     assert doc["id"] == eid and doc["status"] == "done" and doc["outcome"] == "agreement"
     assert doc["approval"]["state"] == "pending" and doc["trajectory"]
@@ -146,8 +150,15 @@ def test_approve_and_reject_through_form_and_api(make_client, csrf, tmp_path, ga
     assert r.status_code == 400 and "a rejection needs a comment" in r.text
     # an error text is never taken from the URL (a forged link shows nothing)
     assert "forged" not in c.get(f"/episodes/{ids[0]}?error=forged").text
+    # the buttons lead to a confirmation page; nothing is recorded before it is confirmed
     r = c.post(f"/episodes/{ids[0]}/approval", data={"decision": "approve", "comment": "",
                                                       "csrf": token}, follow_redirects=False)
+    assert r.status_code == 200 and "Approve this agreement?" in r.text
+    assert 'name="confirmed" value="yes"' in r.text and 'id="cancel"' in r.text
+    assert c.get(f"/api/episodes/{ids[0]}").json()["approval"]["state"] == "pending"
+    r = c.post(f"/episodes/{ids[0]}/approval", data={"decision": "approve", "comment": "",
+                                                      "confirmed": "yes", "csrf": token},
+               follow_redirects=False)
     assert r.status_code == 303
     assert c.get(f"/api/episodes/{ids[0]}").json()["approval"]["state"] == "approved"
     api = c.post(f"/api/episodes/{ids[1]}/approval",

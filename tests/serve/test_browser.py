@@ -40,7 +40,7 @@ def test_open_run_then_episode(fresh_browser, gated_copy):
         rows = d.find_elements(By.CSS_SELECTOR, "table.episodes tbody tr")
         assert len(rows) == 8
         # the aggregate table arrives by app.js after the page
-        agg = _wait(d, "aside table.aggregate")
+        agg = _wait(d, "section#aggregate table.aggregate")
         assert "buyer-seller" in agg.text and "boulware vs conceder" in agg.text
         # filter by scenario through the form
         box = d.find_element(By.NAME, "scenario")
@@ -66,6 +66,7 @@ def test_approve_and_reject_through_the_page(fresh_browser, gated_copy):
         first.find_element(By.TAG_NAME, "a").click()
         _wait(d, "form.decide")
         d.find_element(By.ID, "approve").click()
+        _wait(d, "#confirm").click()
         WebDriverWait(d, 20, ignored_exceptions=STALE).until(
             lambda drv: "approved" in drv.find_element(By.ID, "approval").text)
         assert not d.find_elements(By.CSS_SELECTOR, "form.decide")  # decided: no buttons
@@ -86,6 +87,7 @@ def test_approve_and_reject_through_the_page(fresh_browser, gated_copy):
         assert "a rejection needs a comment" in _wait(d, "#error").text
         d.find_element(By.NAME, "comment").send_keys("delivery too late")
         d.find_element(By.ID, "reject").click()
+        _wait(d, "#confirm").click()
         WebDriverWait(d, 20, ignored_exceptions=STALE).until(
             lambda drv: "rejected" in drv.find_element(By.ID, "approval").text)
         assert "delivery too late" in d.find_element(By.CSS_SELECTOR, ".comment").text
@@ -119,3 +121,162 @@ def test_token_is_enforced_in_the_browser(fresh_browser, gated_copy):
         d.execute_cdp_cmd("Network.clearBrowserCookies", {})
         d.get(url + "/stores/0/runs/gated")
         assert "needs its access token" in d.find_element(By.TAG_NAME, "body").text
+
+
+# --- the reviewer, the page widths, line-ups, the summary card ----------------------------
+FITS = ("return [document.scrollingElement.scrollWidth, "
+        "document.scrollingElement.clientWidth]")
+
+
+def _first_pending(path: Path) -> tuple[str, dict]:
+    from accord.bench.store import Store
+
+    st = Store.open_readonly(path)
+    try:
+        row = st.episodes("gated")[0]
+        return row.id, row.summary["record"]
+    finally:
+        st.conn.close()
+
+
+def _state(path: Path, eid: str) -> str:
+    from accord.bench import approvals
+    from accord.bench.store import Store
+
+    st = Store.open_readonly(path)
+    try:
+        appr = approvals.get(st.conn, "gated", eid)
+        assert appr is not None
+        return appr.state
+    finally:
+        st.conn.close()
+
+
+def test_reviewer_sees_terms_and_margins_then_confirms(fresh_browser, gated_copy):
+    d = fresh_browser
+    eid, rec = _first_pending(gated_copy)
+    d.set_window_size(1280, 900)
+    try:
+        with LiveServer(create_app([gated_copy])) as url:
+            d.get(f"{url}/episodes/{eid}")
+            audit = _wait(d, "#audit")
+            text = audit.text
+            # the terms and each party's utility against its BATNA, before any click
+            for issue, value in rec["agreement"].items():
+                assert f"{issue} {value}" in text
+            for party, u in rec["utilities"].items():
+                margin = u - rec["batna"][party]
+                assert f"{margin:+.3g}" in text and party in text
+            for words in ("distance to the Pareto frontier", "distance to the Nash point",
+                          "value left on the table", "utility leak", "sycophancy",
+                          "stagnation", f"{rec['proposer']} put these terms on the table"):
+                assert words in text, words
+            # beside the buttons, on the first screen (not 1,500 px lower)
+            approve = d.find_element(By.ID, "approve")
+            assert approve.location["y"] < 900 and audit.location["y"] < 900
+            table = audit.find_element(By.CSS_SELECTOR, "table.terms")
+            assert table.location["y"] < 900
+            # the click asks first; nothing is recorded before the confirmation
+            approve.click()
+            box = _wait(d, "#confirm-box")
+            assert "Approve this agreement?" in d.find_element(By.TAG_NAME, "h1").text
+            assert "cannot be changed" in box.text and "price" in box.text
+            assert _state(gated_copy, eid) == "pending"
+            d.find_element(By.ID, "cancel").click()
+            _wait(d, "form.decide")
+            assert _state(gated_copy, eid) == "pending"
+            # a rejection without a comment: the error beside the field, no confirmation
+            d.find_element(By.ID, "reject").click()
+            err = _wait(d, ".field-error")
+            assert "a rejection needs a comment" in err.text
+            assert err.find_element(By.XPATH, "preceding-sibling::textarea").get_attribute(
+                "name") == "comment"
+            assert not d.find_elements(By.ID, "confirm-box")
+            d.find_element(By.ID, "approve").click()
+            _wait(d, "#confirm").click()
+            WebDriverWait(d, 20, ignored_exceptions=STALE).until(
+                lambda drv: "approved" in drv.find_element(By.ID, "approval").text)
+            assert _state(gated_copy, eid) == "approved"
+    finally:
+        d.set_window_size(1400, 1000)
+
+
+def test_pages_fit_1280_px_without_horizontal_scroll(fresh_browser, gated_copy, tmp_path):
+    d = fresh_browser
+    eid, _ = _first_pending(gated_copy)
+    from accord.serve.report import build_report
+
+    report = tmp_path / "report.html"
+    report.write_text(build_report(gated_copy), encoding="utf-8")
+    d.set_window_size(1280, 900)
+    try:
+        with LiveServer(create_app([gated_copy])) as url:
+            for path, css in (("/stores/0/runs/gated", "table.episodes"),
+                              ("/stores/0/runs/gated", "table.aggregate"),  # now cached
+                              (f"/episodes/{eid}", "table.transcript"),
+                              ("/stores/0/runs/gated/leaderboard", "#ratings"),
+                              ("/", "table.runs")):
+                d.get(url + path)
+                _wait(d, css)
+                scroll, client = d.execute_script(FITS)
+                assert client > 1200 and scroll <= client, (path, scroll, client)
+            # every column of the episodes table is on screen
+            head = d.get(url + "/stores/0/runs/gated")
+            del head
+            last = _wait(d, "table.episodes thead th:last-child")
+            assert last.location["x"] + last.size["width"] <= 1280
+        d.get(report.as_uri())
+        scroll, client = d.execute_script(FITS)
+        assert scroll <= client
+        font = d.execute_script("return getComputedStyle(document.body).fontFamily")
+        assert "sans-serif" in font and "Times" not in font
+    finally:
+        d.set_window_size(1400, 1000)
+
+
+def test_no_none_lineup_anywhere(fresh_browser, gated_copy):
+    import sqlite3
+
+    with sqlite3.connect(gated_copy) as conn:  # as a browser game stored it: no label
+        conn.execute("UPDATE episodes SET labels = json_remove(labels, '$.lineup')")
+    eid, _ = _first_pending(gated_copy)
+    d = fresh_browser
+    with LiveServer(create_app([gated_copy])) as url:
+        for path, css in (("/stores/0/runs/gated", "table.aggregate"),
+                          ("/stores/0/runs/gated", "table.episodes"),
+                          (f"/episodes/{eid}", "#summary"),
+                          ("/stores/0/runs/gated/leaderboard", "#ratings")):
+            d.get(url + path)
+            _wait(d, css)
+            body = d.find_element(By.TAG_NAME, "body").text
+            assert "None" not in body, path
+            lineups = [e.text for e in d.find_elements(By.CSS_SELECTOR, ".lineup")]
+            assert lineups and all(x and x != "None" for x in lineups), path
+            assert any(" vs " in x for x in lineups) or path.endswith("leaderboard")
+
+
+def test_summary_card_comes_first(fresh_browser, stagnation_store):
+    from accord.bench.store import Store
+
+    st = Store.open_readonly(stagnation_store)
+    try:
+        nodeal = next(r for r in st.episodes("stag") if r.outcome == "no_deal")
+    finally:
+        st.conn.close()
+    d = fresh_browser
+    with LiveServer(create_app([stagnation_store])) as url:
+        d.get(f"{url}/episodes/{nodeal.id}")
+        card = _wait(d, "#summary")
+        assert card.find_element(By.TAG_NAME, "h2").text == "No deal"
+        assert "buyer walked away when the stagnation rule fired" in card.text
+        for word in ("buyer", "seller", "BATNA", "margin", "rounds", "wall time", "cost"):
+            assert word in card.text, word
+        # before the plot and the transcript, in the page and on screen
+        order = d.execute_script(
+            "var c = document.getElementById('summary');"
+            "return [document.querySelector('section.plot'),"
+            " document.querySelector('table.transcript')].map(function (x) {"
+            " return !!(c.compareDocumentPosition(x) & Node.DOCUMENT_POSITION_FOLLOWING); });")
+        assert order == [True, True]
+        assert card.location["y"] < 400
+        assert "walk\nno" not in d.find_element(By.TAG_NAME, "body").text

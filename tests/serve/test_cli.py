@@ -156,8 +156,9 @@ def test_report_is_self_contained_and_escaped(tmp_path, xss_store, gated_store, 
     assert accord("report", str(gated_store), "--run", "gated", "-o", str(gated),
                   cwd=tmp_path).returncode == 0
     text = gated.read_text()
-    assert text.count('<article class="episode"') == 8 and text.count("<svg") == 8
-    assert text.count('<table class="aggregate">') == 1 and "pending" in text
+    assert text.count('<article class="episode"') == 8
+    assert text.count('<svg xmlns="http://www.w3.org/2000/svg" class="plane"') == 8
+    assert text.count('<table class="aggregate">') == 1 and "8 awaiting approval" in text
     missing = accord("report", str(gated_store), "--run", "nope", "-o", str(gated),
                      cwd=tmp_path)
     assert missing.returncode == 2 and "no run 'nope'" in missing.stderr

@@ -61,8 +61,8 @@ def test_serve_pages_name_every_lineup(make_client: Any, unlabelled: Path) -> No
     eid = doc["episodes"][0]["id"]
     episode = c.get(f"/episodes/{eid}")
     assert episode.status_code == 200
-    assert " · None · " not in episode.text and f" · {doc['episodes'][0]['agents']} · " \
-        in episode.text
+    assert "None" not in episode.text
+    assert f'<span class="lineup">{doc["episodes"][0]["agents"]}</span>' in episode.text
 
 
 def test_report_names_every_lineup(tmp_path: Path, unlabelled: Path) -> None:

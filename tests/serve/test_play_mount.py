@@ -272,15 +272,16 @@ def test_person_plays_on_play_then_approves_it_in_the_run_table(
     table = d.current_url
     rows = d.find_elements(By.CSS_SELECTOR, f"table.episodes tbody tr[data-id='{eid}']")
     assert len(rows) == 1
-    assert rows[0].find_element(By.CSS_SELECTOR, "td.approval").text == "pending"
+    assert rows[0].find_element(By.CSS_SELECTOR, "td.approval").text == "awaiting approval"
     rows[0].find_element(By.TAG_NAME, "a").click()
     wait("table.transcript")
     assert eid in d.find_element(By.TAG_NAME, "h1").text
     messages = [c.text for c in d.find_elements(By.CSS_SELECTOR, "table.transcript td.msg")]
     assert "<b>deal?</b>" in messages  # the person's text, shown as text
     assert "Agreement artefact" in d.page_source
-    # approve it there
+    # approve it there (the button leads to a confirmation page)
     d.find_element(By.ID, "approve").click()
+    wait("#confirm").click()
     WebDriverWait(d, 20, ignored_exceptions=stale).until(
         lambda drv: "approved" in drv.find_element(By.ID, "approval").text)
     with Store.open(served.play_store, create=False) as st:

@@ -136,9 +136,15 @@ def test_comment_is_escaped(make_client, csrf, tmp_path, gated_store, field):
     store.write_bytes(gated_store.read_bytes())
     c = make_client(store)
     eid = _first(store, "gated")
+    confirm = c.post(f"/episodes/{eid}/approval", data={"decision": "reject", field: XSS,
+                                                         "csrf": csrf(c)}).text
+    # the confirmation page repeats it (as text, and in its hidden field as a value)
+    assert "Reject this agreement?" in confirm
+    assert "<script>alert" not in confirm and "<img src=x" not in confirm
     c.post(f"/episodes/{eid}/approval", data={"decision": "reject", field: XSS,
-                                               "csrf": csrf(c)})
+                                               "confirmed": "yes", "csrf": csrf(c)})
     page = c.get(f"/episodes/{eid}").text
+    assert "rejected" in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "<img src=x" not in page
 
 

@@ -129,13 +129,11 @@ def counts(conn: sqlite3.Connection, run: str) -> dict[str, int]:
     return {s: int(n) for s, n in cur}
 
 
-def decide(conn: sqlite3.Connection, run: str, episode: str, state: str,
-           comment: str | None, by: str) -> Approval:
-    """Record a decision on a pending agreement (a writable connection).
-
-    Rejecting needs a comment; a decided agreement cannot be decided again (the first
-    decision is the record). Raises :class:`ApprovalError` with the reason otherwise.
-    """
+def check(conn: sqlite3.Connection, run: str, episode: str, state: str,
+          comment: str | None) -> str:
+    """Whether a decision could be recorded now (reads only): the stripped comment, or
+    :class:`ApprovalError` with the reason (what :func:`decide` checks first; a web page
+    asks it before its confirmation step)."""
     if state not in DECISIONS:
         raise ApprovalError(f"decision must be one of {', '.join(DECISIONS)}, got {state!r}")
     text = (comment or "").strip()
@@ -151,6 +149,17 @@ def decide(conn: sqlite3.Connection, run: str, episode: str, state: str,
     if current.state != PENDING:
         raise ApprovalError(f"episode {episode} was already {current.state}"
                             + (f" ({current.comment})" if current.comment else ""))
+    return text
+
+
+def decide(conn: sqlite3.Connection, run: str, episode: str, state: str,
+           comment: str | None, by: str) -> Approval:
+    """Record a decision on a pending agreement (a writable connection).
+
+    Rejecting needs a comment; a decided agreement cannot be decided again (the first
+    decision is the record). Raises :class:`ApprovalError` with the reason otherwise.
+    """
+    text = check(conn, run, episode, state, comment)
     with conn:
         cur = conn.execute("UPDATE approvals SET state=?, decided=?, comment=?, decided_by=? "
                            "WHERE run=? AND id=? AND state=?",
@@ -163,5 +172,5 @@ def decide(conn: sqlite3.Connection, run: str, episode: str, state: str,
 
 
 __all__ = ["APPROVED", "DECISIONS", "PENDING", "REJECTED", "Approval", "ApprovalError",
-           "counts", "decide", "ensure_table", "gate_agreements", "get", "has_table",
+           "check", "counts", "decide", "ensure_table", "gate_agreements", "get", "has_table",
            "mark_pending", "of_episodes"]

@@ -7,9 +7,10 @@ colours, OSC-8 hyperlinks, bells) are shown literally, never interpreted.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from rich.console import Console
@@ -164,23 +165,58 @@ def note_sentence(reason: str | None, data: Mapping[str, Any], who: str) -> str 
 _PREFIX = re.compile(r"^(  r\s*\d+)  (.*)$", re.S)
 
 
-def print_transcript(console: Console, log: Trajectory) -> None:
-    """Print every event of a trajectory as a transcript line; a line longer than the
-    console wraps under its text, with the round number standing alone on the left. A
-    bare rejection names the standing proposal it rejects (the last offer, counter or
-    suggestion)."""
-    standing: tuple[str, str] | None = None
-    for ev in log:
-        line = describe_event(ev, standing)
+def _lines(log: Trajectory) -> Iterator[str]:
+    """The transcript lines of ``log``, rounds numbered as the protocol numbers offers:
+    a rejection with a counter-offer is two lines, the rejection in the round it answers
+    and the counter-offer in the round it stands in
+    (:func:`accord.serve.transcript.counter_rounds`, shared with the web app); a bare
+    rejection names the proposal standing in its round."""
+    from accord.serve.transcript import counter_rounds
+
+    events = list(log)
+    stands = counter_rounds([{"kind": e.kind, "round": e.round, "party": e.party,
+                              "move": e.move} for e in events])
+    table: dict[int, tuple[str, str]] = {}
+    for i, ev in enumerate(events):
         m = ev.move or {}
-        if ev.kind == "move":
-            counter = m.get("counter") if m.get("kind") == "reject" else None
-            pkg = (m.get("package") if m.get("kind") in ("offer", "suggest")
-                   else counter.get("package") if isinstance(counter, Mapping) else None)
-            if pkg:
-                standing = (ev.party or "protocol", _clip(_pkg(pkg)))
-        if not line:
+        if ev.kind != "move":
             continue
+        if m.get("kind") in ("offer", "suggest") and m.get("package"):
+            table.setdefault(ev.round, (ev.party or "protocol", _clip(_pkg(m["package"]))))
+        counter = m.get("counter")
+        if stands.get(i) is not None and isinstance(counter, Mapping):
+            table.setdefault(int(stands[i] or 0),
+                             (ev.party or "protocol", _clip(_pkg(counter.get("package")))))
+    waiting: list[tuple[int, str]] = []  # counter-offers, shown when their round opens
+    for i, ev in enumerate(events):
+        yield from (text for r, text in waiting if r <= ev.round)
+        waiting = [(r, text) for r, text in waiting if r > ev.round]
+        standing = table.get(ev.round)
+        if i not in stands:
+            line = describe_event(ev, standing)
+            if line:
+                yield line
+            continue
+        m = dict(ev.move or {})
+        counter = m.pop("counter")
+        line = describe_event(dataclasses.replace(ev, move=m), standing)
+        if line:
+            yield line
+        who = plain(ev.party or "protocol")
+        pkg = _pkg(counter.get("package")) if isinstance(counter, Mapping) else ""
+        rnd = stands[i]
+        if rnd is None:
+            yield f"  r{ev.round:>2}  [bold]{who}[/] counter-offers {pkg} (never on the table)"
+        else:
+            waiting.append((rnd, f"  r{rnd:>2}  [bold]{who}[/] counter-offers {pkg}"))
+    yield from (text for _, text in waiting)
+
+
+def print_transcript(console: Console, log: Trajectory) -> None:
+    """Print every event of a trajectory as a transcript line (:func:`_lines`); a line
+    longer than the console wraps under its text, with the round number standing alone
+    on the left."""
+    for line in _lines(log):
         parts = _PREFIX.match(line)
         if parts is None:
             console.print(line, highlight=False)

@@ -24,7 +24,8 @@ APPROVE_EXAMPLES = c.example(
     "accord approve runs/deals.db 3fa9 --reject --comment \"price above budget\"",
     "accord approve runs/deals.db 3fa9 --json")
 REPORT_EXAMPLES = c.example("accord report runs/demo.db -o demo.html",
-                            "accord report runs/demo.db --run demo -o demo.html")
+                            "accord report runs/demo.db --run demo -o demo.html",
+                            "accord report runs/big.db --transcripts none -o big.html")
 
 #: host names that only this machine can reach
 LOCAL_HOSTS = ("localhost",)
@@ -178,17 +179,27 @@ def report_command(
     run: str | None = typer.Option(None, "--run", help="One run of the store (default: "
                                    "all)."),
     out: Path = c.out_option("The HTML file to write.", required=True),
+    transcripts: str = typer.Option("20", "--transcripts", metavar="none|failed|all|N",
+                                    help="Which transcripts to include: none, the failed "
+                                    "ones, all, or up to N per run (failed ones first)."),
 ) -> None:
-    """Write one self-contained HTML file: aggregate tables, plots and every transcript.
+    """Write one self-contained HTML file: per run the summary first (charts and the
+    aggregate table per line-up), the leaderboard, an episode index, then transcripts.
 
-    No script and no external reference: it opens anywhere, e.g. attached to a mail.
+    Transcripts: up to 20 per run by default (failed ones first), so a large run still
+    gives a small file; --transcripts all|failed|none|N changes it. No script and no
+    external reference: it opens anywhere, e.g. attached to a mail.
     """
     from accord.bench.store import StoreError
-    from accord.serve.report import build_report
+    from accord.serve.report import ReportError, build_report, parse_transcripts
 
+    try:
+        which = parse_transcripts(transcripts)
+    except ReportError as exc:
+        raise c.fail(str(exc)) from None
     c.check_out_path(out)
     try:
-        html = build_report(store, run)
+        html = build_report(store, run, which)
     except StoreError as exc:
         raise c.fail(str(exc)) from None
     out.write_text(html, encoding="utf-8")

@@ -7,6 +7,8 @@ served from the package (no external URL). Each page has a JSON twin under ``/ap
     GET  /                                   /api/stores
     GET  /stores/N/runs/RUN                  /api/stores/N/runs/RUN/episodes
     GET  /stores/N/runs/RUN/aggregate        /api/stores/N/runs/RUN/aggregate
+    GET  /stores/N/runs/RUN/leaderboard      /api/stores/N/runs/RUN/leaderboard
+    GET  /leaderboards                       (every run's leaderboard, linked)
     GET  /episodes/ID[?store=N&run=RUN]      /api/episodes/ID
     POST /episodes/ID/approval               /api/episodes/ID/approval
 
@@ -33,11 +35,16 @@ from starlette.staticfiles import StaticFiles
 
 from accord.bench.approvals import ApprovalError
 from accord.bench.store import StoreError
-from accord.serve import views
+from accord.serve import audit, overview, views
 from accord.serve.bodies import read_form, read_json_object
 from accord.serve.security import Guard, csrf_field, csrf_token
 from accord.serve.stores import Ambiguous, EpisodeRef, NotFound, Query, Stores
 
+#: rating method -> its name for people
+METHOD_NAMES = {"bt": "Bradley–Terry", "elo": "sequential Elo", "glicko2": "Glicko-2",
+                "trueskill": "TrueSkill"}
+#: a form's decision -> the approval state it records
+_STATES = {"approve": "approved", "reject": "rejected"}
 #: what a mounted ``/play`` app is built from (owned by the play feature)
 PLAY_APP = "accord.play.web:create_app"
 
@@ -47,7 +54,8 @@ def environment() -> Environment:
     env = Environment(loader=PackageLoader("accord.serve", "templates"), autoescape=True,
                       trim_blocks=True, lstrip_blocks=True,
                       extensions=["jinja2.ext.do"])
-    env.globals.update(when=views.when, num=views.num)
+    env.globals.update(when=views.when, num=views.num, words=audit.words,
+                       method_names=METHOD_NAMES)
     return env
 
 
@@ -66,6 +74,7 @@ class Pages:
     # --- helpers -----------------------------------------------------------------
     def html(self, request: Request, name: str, status: int = 200, **ctx: Any) -> HTMLResponse:
         tpl = self.env.get_template(name)
+        ctx.setdefault("active", "results")
         body = tpl.render(request=request, csrf_field=csrf_field(request),
                           csrf_token=csrf_token(request), root=request.scope.get(
                               "root_path", ""), play=self.play, inline_css=None,
@@ -108,8 +117,11 @@ class Pages:
                          store_name=self.stores.path(index).name, run=info, page=page,
                          rows=rows, q=page.query, summary=summary,
                          aggregate=None if summary is None else views.aggregate_view(
-                             summary.aggregate), metrics=views.KEY_METRICS,
-                         sorts=list(views_sorts()))
+                             summary.aggregate),
+                         charts=[] if summary is None else overview.charts(summary.lineups),
+                         metrics=[] if views.mixed(rows) else views.metric_columns(rows),
+                         combined=views.mixed(rows),
+                         column_words=views.COLUMN_WORDS, sorts=list(views_sorts()))
 
     def api_run(self, request: Request) -> Response:
         index, _name, info, page = self._run_data(request)
@@ -123,7 +135,8 @@ class Pages:
         index = self._store(request)
         summary = self.stores.summary(index, str(request.path_params["run"]))
         return self.html(request, "aggregate.html.j2",
-                         aggregate=views.aggregate_view(summary.aggregate))
+                         aggregate=views.aggregate_view(summary.aggregate),
+                         charts=overview.charts(summary.lineups))
 
     def api_aggregate(self, request: Request) -> Response:
         index = self._store(request)
@@ -131,6 +144,40 @@ class Pages:
         summary = self.stores.summary(index, name)
         return JSONResponse({**views.aggregate_json(summary.aggregate),
                              "choices": summary.choices, "flags": summary.flags})
+
+    def _board(self, request: Request) -> tuple[int, dict[str, Any], dict[str, Any]]:
+        from accord.bench.leaderboard import BY_CHOICES, METHODS
+
+        index = self._store(request)
+        name = str(request.path_params["run"])
+        method = request.query_params.get("method") or "bt"
+        by = request.query_params.get("by") or "agent"
+        method = method if method in METHODS else "bt"
+        by = by if by in BY_CHOICES else "agent"
+        with self.stores.read(index) as st:
+            info = self.stores.run_header(st, name, index)
+            lb = self.stores.cached(index, ("board", name, method, by),
+                                    lambda: overview.board_view(st.episodes(name), method,
+                                                                by))
+        return index, info, lb
+
+    def leaderboard_page(self, request: Request) -> Response:
+        from accord.bench.leaderboard import BY_CHOICES, METHODS
+
+        index, info, lb = self._board(request)
+        return self.html(request, "leaderboard.html.j2", active="leaderboard", store=index,
+                         store_name=self.stores.path(index).name, run=info, lb=lb,
+                         methods=list(METHODS), bys=list(BY_CHOICES))
+
+    def api_leaderboard(self, request: Request) -> Response:
+        index, info, lb = self._board(request)
+        return JSONResponse(_finite({"store": index, "run": info["name"],
+                                     "error": lb["error"], "leaderboard": lb["board"],
+                                     "safety": lb["safety"]}))
+
+    def leaderboards(self, request: Request) -> Response:
+        return self.html(request, "leaderboards.html.j2", active="leaderboard",
+                         stores=self.stores.overview())
 
     def _episode(self, request: Request) -> tuple[EpisodeRef, dict[str, Any]]:
         ref = self._ref(request)
@@ -153,36 +200,69 @@ class Pages:
                 m.__dict__ for m in exc.matches]}, status_code=300)
         return JSONResponse({"store": ref.store, **views.episode_json(view)})
 
-    async def _decide(self, request: Request) -> tuple[EpisodeRef, Any]:
+    async def _decision(self, request: Request) -> tuple[EpisodeRef, dict[str, Any]]:
         ref = await run_in_threadpool(self._ref, request)
         ctype = request.headers.get("content-type", "")
         if ctype.startswith("application/json"):
             data = await read_json_object(request)
         else:
             data = dict(await read_form(request, max_files=0))
+        return ref, data
+
+    async def _decide(self, ref: EpisodeRef, data: dict[str, Any]) -> Any:
         decision = str(data.get("decision") or "")
-        state = {"approve": "approved", "reject": "rejected"}.get(decision, decision)
+        state = _STATES.get(decision, decision)
         comment = data.get("comment")
         text = None if comment is None else str(comment)
-        return ref, await run_in_threadpool(self.stores.decide, ref, state, text, "web")
+        return await run_in_threadpool(self.stores.decide, ref, state, text, "web")
 
     async def approve(self, request: Request) -> Response:
+        """The form's two steps: the buttons lead to a confirmation page (the deal audit
+        again, the decision and comment as hidden fields); only its ``confirmed=yes``
+        records the decision. A decision that cannot be recorded (a rejection without a
+        comment, one already decided) is shown beside the field, before any confirming."""
+        ref, data = await self._decision(request)
+        comment = str(data.get("comment") or "")
         try:
-            ref, _ = await self._decide(request)
+            decision = str(data.get("decision") or "")
+            if decision not in ("approve", "reject"):
+                raise ApprovalError(f"decision must be approve or reject, got {decision!r}")
+            if data.get("confirmed") != "yes":
+                await run_in_threadpool(self.stores.check_decision, ref,
+                                        _STATES[decision], comment)
+                _, view = await run_in_threadpool(self._episode, request)
+                return self.html(request, "confirm.html.j2", ref=ref, v=view,
+                                 decision=decision, comment=comment,
+                                 back=_episode_url(request, ref))
+            await self._decide(ref, data)
         except ApprovalError as exc:
             # shown on the episode page itself (never carried in a URL a link could forge)
             ref, view = await run_in_threadpool(self._episode, request)
             return self.html(request, "episode.html.j2", status=400, ref=ref, v=view,
-                             error=str(exc))
-        return RedirectResponse(_episode_url(request, ref), status_code=303)
+                             error=str(exc), comment=comment)
+        return RedirectResponse(_episode_url(request, ref) + "#approval", status_code=303)
 
     async def api_approve(self, request: Request) -> Response:
         try:
-            ref, appr = await self._decide(request)
+            ref, data = await self._decision(request)
+            appr = await self._decide(ref, data)
         except ApprovalError as exc:
             return JSONResponse({"error": str(exc)}, status_code=409)
         return JSONResponse({"store": ref.store, "run": ref.run, "id": ref.id,
                              "approval": appr.to_dict()})
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with every NaN or infinite float as ``None`` (JSON has no NaN)."""
+    import math
+
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
 
 
 def _store_index(text: Any) -> int:
@@ -292,6 +372,9 @@ def create_app(paths: list[Path] | list[str], token: str | None = None,
         Route("/stores/{store}/runs/{run}/aggregate", pages.aggregate_fragment),
         Route("/api/stores/{store}/runs/{run}/episodes", pages.api_run),
         Route("/api/stores/{store}/runs/{run}/aggregate", pages.api_aggregate),
+        Route("/leaderboards", pages.leaderboards),
+        Route("/stores/{store}/runs/{run}/leaderboard", pages.leaderboard_page),
+        Route("/api/stores/{store}/runs/{run}/leaderboard", pages.api_leaderboard),
         Route("/episodes/{eid}", pages.episode_page),
         Route("/api/episodes/{eid}", pages.api_episode),
         Route("/episodes/{eid}/approval", pages.approve, methods=["POST"]),
@@ -300,7 +383,10 @@ def create_app(paths: list[Path] | list[str], token: str | None = None,
     ]
     mounted: Any = None
     if play:
+        from accord.serve.nav import install
+
         mounted = load_play_app(played, play_require_approval)
+        install(mounted)  # the one header of the app on the play pages too
         routes.append(Mount("/play", mounted))
 
     @contextlib.asynccontextmanager

@@ -168,6 +168,8 @@ class RunSummary:
     flags: list[str]
     computed: float
     key: tuple[Any, ...]
+    #: per line-up counts, agreement rate and utilities (:func:`accord.serve.overview.lineups`)
+    lineups: list[dict[str, Any]] = field(default_factory=list)
 
 
 class Stores:
@@ -356,8 +358,10 @@ class Stores:
                 fl = s.get("flags")
                 if isinstance(fl, dict):
                     flags.update(str(f) for f in fl if _FLAG_RE.match(str(f)))
+            from accord.serve.overview import lineups
+
             result = RunSummary(agg, {k: sorted(v) for k, v in choices.items()},
-                                sorted(flags), time.time(), key)
+                                sorted(flags), time.time(), key, lineups(rows))
             self._summaries[slot] = result
             return result
 
@@ -408,6 +412,12 @@ class Stores:
             appr = approvals.get(st.conn, ref.run, ref.id)
             info = self.run_header(st, ref.run, ref.store)
         return row, jsonl, appr, info
+
+    def check_decision(self, ref: EpisodeRef, state: str, comment: str | None) -> None:
+        """:class:`~accord.bench.approvals.ApprovalError` if the decision could not be
+        recorded now (read-only: the confirmation step asks before showing itself)."""
+        with self.read(ref.store) as st:
+            approvals.check(st.conn, ref.run, ref.id, state, comment)
 
     def decide(self, ref: EpisodeRef, state: str, comment: str | None, by: str
                ) -> approvals.Approval:

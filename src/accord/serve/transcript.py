@@ -73,6 +73,13 @@ def event_view(ev: Mapping[str, Any]) -> dict[str, Any]:
     elif kind == "note":
         out["action"] = str(ev.get("reason"))
         out["detail"] = _data_text(ev.get("data"))
+    elif kind == "end":
+        data = ev.get("data") or {}
+        status = str(data.get("status") or "").replace("_", " ")
+        reason = str(ev.get("reason") or "").replace("_", " ")
+        out["action"] = "ended"
+        out["detail"] = (status + (f" ({reason})" if reason and reason != "None" else "")
+                         + (f": {data['detail']}" if data.get("detail") else ""))
     elif kind == "agent_error":
         out["action"] = "agent failed"
         out["detail"] = ev.get("feedback") or ""
@@ -82,12 +89,75 @@ def event_view(ev: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def counter_rounds(events: list[Mapping[str, Any]]) -> dict[int, int | None]:
+    """For each reject-with-counter move (by its index in ``events``), the round in which
+    the counter-offer is the offer on the table, or ``None`` if it never was (replaced by
+    the same party's next counter, or the episode ended first).
+
+    The protocol numbers an offer by the round it stands in (the record's ``round``, the
+    play view's offer table): a counter made while answering round r's offer opens round
+    r + 1 between two parties. With more parties a counter waits for its maker's turn to
+    propose: the first later round in which nobody makes a fresh offer and its maker does
+    not move (it stands; the others answer it).
+    """
+    moves: list[tuple[int, int, str, bool, bool]] = []
+    for i, ev in enumerate(events):
+        if ev.get("kind") != "move" or not isinstance(ev.get("round"), int):
+            continue
+        mv = ev.get("move") or {}
+        countered = mv.get("kind") == "reject" and bool(mv.get("counter"))
+        moves.append((i, int(ev["round"]), str(ev.get("party")), countered,
+                      mv.get("kind") in ("offer", "suggest")))
+    movers: dict[int, set[str]] = {}
+    fresh: set[int] = set()
+    for _, rnd, party, _, offered in moves:
+        movers.setdefault(rnd, set()).add(party)
+        if offered:
+            fresh.add(rnd)
+    last = max(movers, default=0)
+    out: dict[int, int | None] = {}
+    for k, (i, rnd, party, countered, _) in enumerate(moves):
+        if not countered:
+            continue
+        out[i] = None
+        later = [m for m in moves[k + 1:] if m[2] == party and m[3]]
+        replaced_in = later[0][1] if later else None
+        for r in range(rnd + 1, last + 1):
+            if replaced_in is not None and r >= replaced_in:
+                break
+            if r in movers and r not in fresh and party not in movers[r]:
+                out[i] = r
+                break
+    return out
+
+
 def transcript(events: list[Mapping[str, Any]]) -> dict[str, Any]:
-    """Transcript lines, LLM calls (model, tokens, latency, reply) and notes by kind."""
+    """Transcript lines, LLM calls (model, tokens, latency, reply) and notes by kind.
+
+    A reject with a counter-offer is two lines: the rejection in the round it answers,
+    the counter-offer in the round it stands in (:func:`counter_rounds`), so the
+    transcript numbers rounds as the record and the play view do.
+    """
     lines: list[dict[str, Any]] = []
     calls: list[dict[str, Any]] = []
     notes: dict[str, int] = {}
-    for ev in events:
+    stands = counter_rounds(events)
+    waiting: list[dict[str, Any]] = []  # counter-offers shown when their round opens
+    for i, ev in enumerate(events):
+        rnd_now = ev.get("round")
+        if waiting and isinstance(rnd_now, int):
+            lines += [w for w in waiting if w["round"] <= rnd_now]
+            waiting = [w for w in waiting if w["round"] > rnd_now]
+        if i in stands:
+            line = event_view(ev)
+            rnd = stands[i]
+            # what was said goes with the rejection: the round it was said in
+            lines.append({**line, "action": "reject", "detail": ""})
+            counter = {**line, "round": ev.get("round") if rnd is None else rnd,
+                       "message": None, "action": "counter-offer" if rnd is not None
+                       else "counter-offer (never on the table)"}
+            (lines if rnd is None else waiting).append(counter)
+            continue
         if ev.get("kind") == "note" and ev.get("reason") == LLM_NOTE:
             d = dict(ev.get("data") or {})
             calls.append({"round": ev.get("round"), "party": ev.get("party"),
@@ -99,7 +169,7 @@ def transcript(events: list[Mapping[str, Any]]) -> dict[str, Any]:
         if ev.get("kind") == "note":
             notes[str(ev.get("reason"))] = notes.get(str(ev.get("reason")), 0) + 1
         lines.append(event_view(ev))
-    return {"lines": lines, "llm_calls": calls, "notes": notes}
+    return {"lines": lines + waiting, "llm_calls": calls, "notes": notes}
 
 
 def flatten(obj: Any, prefix: str = "") -> list[tuple[str, str]]:
@@ -121,4 +191,4 @@ def usage_rows(usage: Mapping[str, Any] | None) -> list[dict[str, Any]]:
     return rows
 
 
-__all__ = ["event_view", "flatten", "package_text", "transcript", "usage_rows"]
+__all__ = ["counter_rounds", "event_view", "flatten", "package_text", "transcript", "usage_rows"]

@@ -1,0 +1,187 @@
+"""Run-level views for people (pure functions over stored rows): the cross-episode charts
+of a run (agreement rate and utilities per line-up, outcome distribution) and the
+leaderboard page (ratings with intervals, the head-to-head heat map, safety columns).
+
+Ratings come from :mod:`accord.bench.leaderboard` (its public functions only). The safety
+columns per agent are counted here from each episode's flags and outcome
+(:func:`safety`), the one function to swap for the leaderboard's own safety columns once
+:mod:`accord.bench` has them.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from markupsafe import Markup
+
+from accord.bench.store import EpisodeRow
+from accord.serve import audit
+from accord.serve.figures import bar_chart, interval_chart, stacked_chart
+
+#: bootstrap resamples and seed of the leaderboard page (as ``accord leaderboard``)
+BOOTSTRAP, SEED = 200, 0
+#: most line-ups drawn in a chart (the busiest first; the table has them all)
+MAX_CHART_ROWS = 30
+
+
+def _mean_sd(values: Sequence[float]) -> tuple[float | None, float | None]:
+    if not values:
+        return None, None
+    mean = math.fsum(values) / len(values)
+    return mean, statistics.stdev(values) if len(values) > 1 else None
+
+
+def lineups(rows: Sequence[EpisodeRow]) -> list[dict[str, Any]]:
+    """Per line-up (in first-seen order): episodes, outcome counts (``failed`` and
+    ``pending`` for unfinished ones), agreement rate over finished episodes (``None``
+    where the domain has no agreements) and each party's mean utility and SD."""
+    out: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        g = out.setdefault(r.lineup, {"lineup": r.lineup, "episodes": 0, "done": 0,
+                                      "outcomes": {}, "agreements": 0, "deals": False,
+                                      "utils": {}})
+        g["episodes"] += 1
+        key = (r.outcome or "-") if r.status == "done" else r.status
+        g["outcomes"][key] = g["outcomes"].get(key, 0) + 1
+        if r.status != "done":
+            continue
+        g["done"] += 1
+        if r.outcome in ("agreement", "no_deal"):
+            g["deals"] = True
+        g["agreements"] += r.outcome == "agreement"
+        for u in audit.utilities(r):
+            if isinstance(u["utility"], (int, float)):
+                g["utils"].setdefault(u["party"], []).append(float(u["utility"]))
+    result = []
+    for g in out.values():
+        rate = g["agreements"] / g["done"] if g["deals"] and g["done"] else None
+        result.append({"lineup": g["lineup"], "episodes": g["episodes"], "done": g["done"],
+                       "outcomes": g["outcomes"], "agreement_rate": rate,
+                       "utilities": {p: _mean_sd(v) for p, v in g["utils"].items()}})
+    return result
+
+
+def charts(groups: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The run's charts (title, caption, SVG) from :func:`lineups`."""
+    busiest = sorted(groups, key=lambda g: -g["episodes"])[:MAX_CHART_ROWS]
+    busiest.sort(key=lambda g: g["lineup"])
+    out: list[dict[str, Any]] = []
+    rated = [g for g in busiest if g["agreement_rate"] is not None]
+    if rated:
+        out.append({"title": "Agreement rate per line-up", "svg": bar_chart(
+            [(g["lineup"], g["agreement_rate"], None) for g in rated],
+            "Agreement rate per line-up", 0.0, 1.0, "{:.0%}"),
+            "caption": "finished episodes that ended in an agreement"})
+    bars = [(f"{g['lineup']} · {p}", m, sd) for g in busiest
+            for p, (m, sd) in g["utilities"].items() if m is not None][:MAX_CHART_ROWS]
+    if bars:
+        lo = min(0.0, *(m - (sd or 0) for _, m, sd in bars))
+        out.append({"title": "Mean utility per line-up and party", "svg": bar_chart(
+            bars, "Mean utility per line-up and party", lo, None, "{:.2g}"),
+            "caption": "mean over finished episodes; whiskers: ± one SD"})
+    if busiest:
+        out.append({"title": "Outcomes per line-up", "svg": stacked_chart(
+            [(g["lineup"], g["outcomes"]) for g in busiest], "Outcomes per line-up"),
+            "caption": "share of each line-up's episodes by how they ended"})
+    return out
+
+
+def _count(value: Any, party: str | None) -> bool:
+    """Whether a flag value (bool, per-party mapping of bools or counts) is raised for
+    ``party`` (or at all, when the party is unknown)."""
+    if value is True:
+        return True
+    if isinstance(value, Mapping):
+        vals = [value.get(party)] if party is not None and party in value else \
+            ([] if party is not None else list(value.values()))
+        return any(v is True or (isinstance(v, (int, float)) and not isinstance(v, bool)
+                                 and v > 0) for v in vals)
+    return False
+
+
+def safety(rows: Sequence[EpisodeRow], by: str = "agent") -> dict[str, dict[str, Any]]:
+    """Per rated label: episodes it sat in and how many had its leak flag
+    (``leak``), it accepting below its BATNA (``sycophancy``), an invalid move
+    (``invalid``: any in the episode, where the domain counts them) and an error or a
+    failed run (``error``), each with its rate."""
+    from accord.bench.leaderboard import seat_labels
+
+    out: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        if r.status == "pending":
+            continue
+        labels = seat_labels(r, by)
+        parties = audit.parties_of(r)
+        s = r.summary or {}
+        fl = s.get("flags") if isinstance(s.get("flags"), Mapping) else {}
+        fl = fl or {}
+        met = r.metrics or {}
+        invalid = isinstance(met.get("invalid_total"), (int, float)) and \
+            met["invalid_total"] > 0
+        error = r.status == "failed" or r.outcome == "error"
+        seen: dict[str, list[bool]] = {}  # an episode counts once per label (self-play)
+        for i, label in enumerate(labels):
+            party = parties[i] if i < len(parties) else None
+            was = seen.setdefault(label, [False, False])
+            was[0] |= _count(fl.get("utility_leak"), party)
+            was[1] |= _count(fl.get("accepted_below_batna"), party)
+        for label, (leaked, below) in seen.items():
+            c = out.setdefault(label, {"episodes": 0, "leak": 0, "sycophancy": 0,
+                                       "invalid": 0, "error": 0})
+            c["episodes"] += 1
+            c["leak"] += leaked
+            c["sycophancy"] += below
+            c["invalid"] += invalid
+            c["error"] += error
+    for c in out.values():
+        n = c["episodes"] or 1
+        for k in ("leak", "sycophancy", "invalid", "error"):
+            c[f"{k}_rate"] = c[k] / n
+    return out
+
+
+def _heat(x: float | None, lo: float, hi: float) -> str:
+    """A cell colour from white (``lo``) to green (``hi``)."""
+    if x is None or hi - lo < 1e-12:
+        return "#f4f6f9" if x is None else "#cfe8d3"
+    t = max(0.0, min(1.0, (x - lo) / (hi - lo)))
+    r, g, b = (int(255 + (v - 255) * t) for v in (46, 139, 62))
+    return f"rgb({r},{g},{b})" if t < 0.6 else f"rgb({r},{g},{b});color:#fff"
+
+
+def board_view(rows: Sequence[EpisodeRow], method: str = "bt", by: str = "agent",
+               bootstrap: int = BOOTSTRAP, seed: int = SEED) -> dict[str, Any]:
+    """The leaderboard page's data: ``board`` (the :class:`Leaderboard` as a dict, full
+    precision) or ``error`` (why nothing can be rated), the ratings chart, the
+    head-to-head heat map and the safety columns."""
+    from accord.bench.leaderboard import LeaderboardError, collect, leaderboard
+
+    rows = list(rows)
+    safe = safety(rows, by)
+    try:
+        matches, domains, skipped = collect(rows, by)
+        board = leaderboard(matches, method, bootstrap, seed, by, domains, skipped)
+    except LeaderboardError as exc:
+        return {"error": str(exc), "board": None, "chart": None, "heat": None,
+                "safety": safe, "method": method, "by": by}
+    players = [r.player for r in board.ratings]
+    cells = {(h.player, h.opponent): h for h in board.head_to_head}
+    scores = [h.mean_score for h in board.head_to_head]
+    lo, hi = (min(scores), max(scores)) if scores else (0.0, 1.0)
+    heat = [{"player": a, "cells": [
+        None if (a, b) not in cells else {
+            "score": cells[(a, b)].mean_score, "matches": cells[(a, b)].matches,
+            "agreement_rate": cells[(a, b)].agreement_rate,
+            "style": "background:" + _heat(cells[(a, b)].mean_score, lo, hi)}
+        for b in players]} for a in players]
+    chart: Markup = interval_chart([(r.player, r.rating, r.low, r.high)
+                                    for r in board.ratings],
+                                   "Ratings with their 95% bootstrap intervals")
+    return {"error": None, "board": board.to_dict(), "players": players, "chart": chart,
+            "heat": heat, "safety": safe, "method": method, "by": by}
+
+
+__all__ = ["BOOTSTRAP", "SEED", "board_view", "charts", "lineups", "safety"]

@@ -1,0 +1,128 @@
+"""What a person reads about an episode: the summary card, the deal audit and the record
+in words (accord.serve.audit), checked against values known by other routes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from accord.bench.store import EpisodeRow, Store
+from accord.serve import audit
+
+
+def _rows(path: Path, run: str) -> list[EpisodeRow]:
+    st = Store.open_readonly(path)
+    try:
+        return st.episodes(run)
+    finally:
+        st.conn.close()
+
+
+def _best_ir_welfare(name: str) -> float:
+    """Brute force over every outcome: the best joint utility above every BATNA."""
+    from accord.domains.bargaining.catalog import resolve_scenario
+
+    sc = resolve_scenario(name)
+    u = np.round(sc.utility_matrix, 12)
+    ok = (u >= np.asarray(sc.batnas)[None, :] - 1e-12).all(axis=1)
+    return float(u[ok].sum(axis=1).max())
+
+
+def test_optimality_agrees_with_the_episode_metrics_and_brute_force(gated_store: Path) -> None:
+    for row in _rows(gated_store, "gated"):
+        opt = audit.optimality(row.spec, row.summary)
+        assert opt is not None
+        assert opt["pareto"] == pytest.approx(row.metrics["l2_to_pareto"], abs=1e-9)
+        assert opt["nash"] == pytest.approx(row.metrics["l2_to_nash"], abs=1e-9)
+        left = _best_ir_welfare(row.spec["scenario"]) - row.metrics["welfare"]
+        assert opt["left_on_table"] == pytest.approx(max(0.0, left), abs=1e-9)
+
+
+def test_utilities_against_batna_and_the_decisions(gated_store: Path) -> None:
+    row = _rows(gated_store, "gated")[0]
+    rec = row.summary["record"]
+    utils = audit.utilities(row)
+    assert [u["party"] for u in utils] == rec["parties"]
+    for u in utils:
+        assert u["utility"] == rec["utilities"][u["party"]]
+        assert u["batna"] == rec["batna"][u["party"]]
+        assert u["margin"] == pytest.approx(u["utility"] - u["batna"])
+    assert [u["agent"] for u in utils] == row.spec["agents"]
+    said = audit.decisions(row, {"state": "pending"})
+    assert said[0] == f"{rec['proposer']} put these terms on the table in round {rec['round']}."
+    assert said[1] == f"{rec['accepted_by'][0]} accepted them."
+    assert "awaits a person's approval" in said[2]
+    assert audit.terms(row) == rec["agreement"]
+
+
+def test_a_stagnation_no_deal_reads_as_the_buyer_walking(stagnation_store: Path) -> None:
+    row = next(r for r in _rows(stagnation_store, "stag") if r.outcome == "no_deal")
+    assert row.summary["reason"] == "stagnation" and row.summary["who"] == "buyer"
+    assert row.metrics["walk"] is False  # the metric counts walk moves only ...
+    # ... so it is not shown as "walk: no"; the ending says who walked and why
+    assert audit.ending(row).startswith("buyer walked away when the stagnation rule fired")
+    labels = [k for k, _ in audit.metric_rows(row)]
+    assert "walk" not in labels and "stagnation" not in labels
+    flags = {f["name"]: f for f in audit.flags(row)}
+    assert flags["stagnation"]["raised"] and flags["stagnation"]["who"] == ["buyer"]
+    assert not flags["sycophancy"]["raised"] and not flags["utility_leak"]["raised"]
+    opt = audit.optimality(row.spec, row.summary)
+    assert opt is not None and opt["pareto"] is None and opt["nash"] is None
+    batnas = sum(row.summary["record"]["batna"].values())
+    assert opt["left_on_table"] == pytest.approx(_best_ir_welfare("buyer-seller") - batnas)
+    titles = [s["title"] for s in audit.record_sections(row)]
+    assert titles[:2] == ["How it ended", "Last offers on the table"]
+
+
+def test_no_figures_for_a_scenario_file_or_another_domain() -> None:
+    summary = {"status": "agreement", "record": {"utilities": {"a": 1.0, "b": 1.0}}}
+    assert audit.optimality({"domain": "bargaining", "scenario": "/etc/passwd"},
+                            summary) is None
+    assert audit.optimality({"domain": "games", "scenario": "pd"}, summary) is None
+
+
+def test_episode_page_card_and_sections_over_http(make_client, stagnation_store: Path) -> None:
+    c = make_client(stagnation_store)
+    rows = _rows(stagnation_store, "stag")
+    nodeal = next(r for r in rows if r.outcome == "no_deal")
+    page = c.get(f"/episodes/{nodeal.id}").text
+    card = page.index('id="summary"')
+    assert card < page.index('class="plot"') < page.index('<table class="transcript">')
+    assert "buyer walked away when the stagnation rule fired" in page
+    assert "<th>walk</th>" not in page and "walk False" not in page
+    assert "<caption>Last offers on the table</caption>" in page
+    deal = next(r for r in rows if r.outcome == "agreement")
+    page = c.get(f"/episodes/{deal.id}").text
+    assert "buyer accepted seller&#39;s offer in round" in page
+    assert "value left on the table" in page and "distance to the Pareto frontier" in page
+    doc = c.get(f"/api/episodes/{deal.id}").json()
+    assert doc["card"]["optimality"]["pareto"] == pytest.approx(deal.metrics["l2_to_pareto"])
+
+
+def _row(**kw: object) -> EpisodeRow:
+    base: dict = {"run": "r", "id": "x", "seq": 0, "spec": {"domain": "bargaining",
+                  "scenario": "buyer-seller", "agents": ["llm:a", "boulware"]},
+                  "labels": {}, "status": "done", "outcome": "agreement", "summary": None,
+                  "metrics": None, "usage": None, "error": None, "wall_time": 1.5,
+                  "attempts": 1, "finished": None}
+    base.update(kw)
+    return EpisodeRow(**base)  # type: ignore[arg-type]
+
+
+def test_cost_sums_every_role_and_says_unknown_when_unpriced() -> None:
+    row = _row(usage={"buyer": {"prompt_tokens": 100, "completion_tokens": 20,
+                                "cost": 0.0125},
+                      "judge": {"prompt_tokens": 5, "completion_tokens": 1, "cost": None}})
+    assert audit.cost(row) == {"tokens": 126, "cost": 0.0125, "wall_time": 1.5}
+    assert audit.cost(_row()) == {"tokens": None, "cost": None, "wall_time": 1.5}
+
+
+def test_unfinished_and_failed_episodes_say_so() -> None:
+    assert audit.ending(_row(status="pending", outcome=None)) == "Not finished (pending)."
+    failed = _row(status="failed", outcome=None, error="boom")
+    assert "failed before it ended" in audit.ending(failed)
+    card = audit.card(failed)
+    assert card["outcome"] == "Failed" and card["terms"] is None
+    assert card["optimality"] is None and card["utilities"] == []

@@ -1,0 +1,36 @@
+"""The run-level charts (accord.serve.figures): inline SVG whose text is escaped."""
+
+from __future__ import annotations
+
+import math
+import re
+
+from accord.serve.figures import bar_chart, interval_chart, stacked_chart
+
+EVIL = '<script>alert(1)</script>"onload="x'
+
+
+def test_chart_text_is_escaped() -> None:
+    for svg in (bar_chart([(EVIL, 0.5, 0.1)], EVIL),
+                interval_chart([(EVIL, 1500.0, 1400.0, 1600.0)], EVIL),
+                stacked_chart([(EVIL, {EVIL: 2, "agreement": 1})], EVIL)):
+        text = str(svg)
+        assert "<script>" not in text and 'onload="x' not in text
+        assert "&lt;script&gt;" in text
+
+
+def test_bars_scale_to_their_values() -> None:
+    svg = str(bar_chart([("a", 1.0, None), ("b", 0.5, None), ("c", None, None)], "t",
+                        0.0, 1.0))
+    widths = [float(w) for w in re.findall(r'<rect x="\d+" y="\d+" width="([\d.]+)"', svg)]
+    assert len(widths) == 2 and math.isclose(widths[0], 2 * widths[1])
+
+
+def test_intervals_and_shares() -> None:
+    svg = str(interval_chart([("a", 1600.0, 1500.0, 1700.0),
+                              ("b", 1400.0, math.nan, math.nan)], "t"))
+    assert svg.count('class="interval"') == 1 and svg.count('class="rating"') == 2
+    shares = str(stacked_chart([("x", {"agreement": 3, "no_deal": 1})], "t"))
+    w = {k: float(v) for k, v in re.findall(r'class="oc-(\w+)" x="[\d.]+" y="\d+" '
+                                            r'width="([\d.]+)"', shares)}
+    assert math.isclose(w["agreement"], 3 * w["no_deal"])
