@@ -308,6 +308,9 @@ def results_command(
                                       "instead of the grouped table, e.g. task-exchange "
                                       "(Tables 1 and 2 of the task-exchange study) or "
                                       "deliberation (Tables 2, 3, 7 and correlations)."),
+    forks: bool = typer.Option(False, "--forks", help="Each forked episode's parent beside "
+                               "its forks (accord fork ... --save): outcome, rounds, each "
+                               "party's value."),
 ) -> None:
     """Aggregate a results store: mean ± SD/SE, counts and rates per group."""
     from accord.bench import (
@@ -329,6 +332,11 @@ def results_command(
         fmt = "json"
     if layout is not None:
         _print_layout(store, run, layout, fmt)
+        return
+    if forks:
+        from accord.cli.fork import print_forks
+
+        print_forks(store, fmt == "json")
         return
     if fmt not in FORMATS:
         raise c.fail(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
@@ -517,6 +525,10 @@ def show_command(
                   + (f" · repeat {spec['repeat']}" if spec.get("repeat") else ""))
     if spec.get("params"):
         console.print(f"params: {c.plain(json.dumps(spec['params'], default=str))}")
+    if spec.get("fork"):
+        from accord.cli.fork import show_fork
+
+        show_fork(console, store, ep)
     console.print(f"status: {ep.status}" + (f", outcome: {ep.outcome}" if ep.outcome else "")
                   + (f", {ep.wall_time:.3f} s" if ep.wall_time is not None else "")
                   + f", attempts: {ep.attempts}")

@@ -266,6 +266,9 @@ def _register() -> None:
     from accord.cli import importer
 
     app.command("import", epilog=importer.IMPORT_EXAMPLES)(importer.import_command)
+    from accord.cli import fork
+
+    app.command("fork", epilog=fork.FORK_EXAMPLES)(fork.fork_command)
 
 
 _register()

@@ -48,6 +48,7 @@ from accord.llm.errors import (
 )
 from accord.llm.providers import Endpoint, resolve_model
 from accord.llm.redact import get_logger, register_secret
+from accord.llm.replay import REPLIES
 from accord.llm.retry import RetryPolicy, Transient
 from accord.llm.sanitize import clean_text
 from accord.llm.types import (
@@ -286,6 +287,9 @@ class LLMClient:
                        scope: CallScope | None = None) -> Completion:
         """The model's answer to ``messages`` (see the module docstring for the steps)."""
         msgs = normalize_messages(messages)
+        replayed = REPLIES.get()
+        if replayed is not None:  # a forked episode's replayed turn: the parent's answer
+            return replayed.completion(scope, self.model, self.endpoint.provider)
         cfg = config or self.config
         rt = self.runtime
         cache = rt.cache if rt.cache is not None and rt.cache.enabled else None
