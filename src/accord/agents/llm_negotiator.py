@@ -152,6 +152,36 @@ class LLMNegotiator(LLMAgent):
             return Reject(counter=Offer(package), message=message)
         return Offer(package, message=message)
 
+    def reply_for(self, move: Move, obs: NegotiationObservation) -> str | None:
+        """``move`` written as this agent's own reply (tags, or the structured JSON when
+        structured output is on): a forked episode gives it the turns of a seat the
+        parent's model did not play (:mod:`accord.protocols.fork`)."""
+        message = getattr(move, "message", None) or (
+            move.text if isinstance(move, Message) else None)
+        package = move.package if isinstance(move, Offer) else (
+            move.counter.package if isinstance(move, Reject) and move.counter else None)
+        if self.structured_mode() != "off":
+            kind = {Offer: "offer", Accept: "accept", Reject: "reject", Walk: "walk"}.get(
+                type(move))
+            if kind is None:
+                return None
+            return json.dumps({"move": kind, "package": dict(package or obs.current_offer or {}),
+                               "message": message or (move.reason if isinstance(move, Walk)
+                                                      else "") or ""})
+        parts = []
+        if isinstance(move, Walk):
+            parts.append("<WALK/>")
+        elif isinstance(move, Accept):
+            parts.append("<ACCEPT/>")
+        elif isinstance(move, Reject):
+            parts.append("<REJECT/>")
+        if package is not None:
+            parts.append(f"<PROPOSAL>{json.dumps(dict(package))}</PROPOSAL>")
+        text = message or (move.reason if isinstance(move, Walk) else None)
+        if text and not isinstance(move, Walk) or isinstance(move, Message):
+            parts.append(f"<MESSAGE>{text}</MESSAGE>")
+        return "\n".join(parts) or None
+
     async def guard(self, move: Move, obs: NegotiationObservation) -> Move:
         if isinstance(move, Message):
             text: str | None = move.text
