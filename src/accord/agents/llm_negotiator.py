@@ -178,7 +178,7 @@ class LLMNegotiator(LLMAgent):
         if package is not None:
             parts.append(f"<PROPOSAL>{json.dumps(dict(package))}</PROPOSAL>")
         text = message or (move.reason if isinstance(move, Walk) else None)
-        if text and not isinstance(move, Walk) or isinstance(move, Message):
+        if (text and not isinstance(move, Walk)) or isinstance(move, Message):
             parts.append(f"<MESSAGE>{text}</MESSAGE>")
         return "\n".join(parts) or None
 
