@@ -70,6 +70,20 @@ class Parent:
                            dict(s.get("params") or {}), int(s.get("seed", 0)))
 
 
+def pinned_params(row: EpisodeRow) -> dict[str, Any]:
+    """A stored episode's params with the defaults that depend on its line-up fixed to
+    the values it ran with: bargaining's ``stagnation_rounds: auto`` is 3 with an LLM
+    party and 0 without (issue 23), so a fork putting an LLM on a code seat would
+    otherwise replay the parent's rounds under another rule."""
+    params = dict(row.spec.get("params") or {})
+    record = (row.summary or {}).get("record") or {}
+    stagnation = record.get("stagnation") if isinstance(record, Mapping) else None
+    if "stagnation_rounds" not in params and isinstance(stagnation, Mapping) and \
+            isinstance(stagnation.get("rounds"), int):
+        params["stagnation_rounds"] = stagnation["rounds"]
+    return params
+
+
 @dataclass
 class Forked:
     """One finished fork: its spec, result, metrics, id and what changed."""
@@ -132,7 +146,10 @@ def fork_spec(parent: Parent, roles: Sequence[str], req: ForkRequest
             raise ForkError(f"--party {key}=...: no such seat; the seats are "
                             f"{', '.join(roles)} (or 1..{len(agents)})")
         agents[i] = parse_agent_list(value)[0]
-    params = {**base.params, **dict(req.params)}
+    # another line-up replays the parent's rounds under the parent's rules
+    pinned = pinned_params(parent.row) if [str(a) for a in agents] != \
+        [str(a) for a in base.agents] else dict(base.params)
+    params = {**pinned, **dict(req.params)}
     seed = base.seed if req.seed is None else req.seed
     spec = EpisodeSpec(base.domain, base.scenario, tuple(agents), params, seed)
     changed = {roles[i] if i < len(roles) else str(i + 1): str(a)
@@ -141,7 +158,8 @@ def fork_spec(parent: Parent, roles: Sequence[str], req: ForkRequest
     changes: dict[str, Any] = {}
     if changed:
         changes["agents"] = changed
-    param_changes = {k: v for k, v in params.items() if base.params.get(k) != v}
+    param_changes = {k: v for k, v in params.items()
+                     if base.params.get(k) != v and (k not in pinned or k in req.params)}
     if param_changes:
         changes["params"] = param_changes
     if seed != base.seed:

@@ -269,6 +269,9 @@ def _register() -> None:
     from accord.cli import fork
 
     app.command("fork", epilog=fork.FORK_EXAMPLES)(fork.fork_command)
+    from accord.cli import export
+
+    app.command("export", epilog=export.EXPORT_EXAMPLES)(export.export_command)
 
 
 _register()

@@ -26,10 +26,10 @@ prefix is identical and what follows is that agent's play.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from accord.core.moves import Move, move_from_dict
@@ -63,6 +63,11 @@ class ForkPlan:
     turns: tuple[LoggedTurn, ...]
     #: the seats whose agent is not the parent's (the fork note names them)
     changed: tuple[str, ...] = ()
+    #: replay the whole log (an export): the parent may end within it, and a seat asked
+    #: after its last logged move raises :class:`ReplayDone` instead of playing live
+    whole: bool = False
+    #: called with the seated agents (role -> agent) before the episode starts
+    on_seated: Callable[[dict[str, Agent]], None] | None = field(default=None, compare=False)
 
 
 def turns_from_events(events: Sequence[Mapping[str, Any]], at: int) -> tuple[LoggedTurn, ...]:
@@ -144,7 +149,7 @@ def replay(protocol: Protocol[Any], plan: ForkPlan) -> dict[str, deque[tuple[Log
             moves[turn.party] = move
             queues.setdefault(turn.party, deque()).append((turn, move))
         state, _ = protocol.apply(state, moves)
-    if protocol.termination(state) is not None:
+    if protocol.termination(state) is not None and not plan.whole:
         raise ForkError(f"the parent episode ended before round {plan.at}: nothing is left "
                         "to play after its log")
     return queues
@@ -176,6 +181,8 @@ class PrefixAgent(Agent):
             if getattr(self.inner, "replays_turns", True):
                 await self._shadow(observation, turn, move)
             return move
+        if self.shared.plan.whole:
+            raise ReplayDone(self.role)
         self.shared.go_live(self)
         return await self.inner.act(observation)
 
@@ -262,6 +269,11 @@ def take() -> ForkPlan | None:
     return plan
 
 
+class ReplayDone(BaseException):
+    """A whole-log replay (:attr:`ForkPlan.whole`) reached the end of the log while the
+    protocol still asks for a move: the caller has what it replayed for."""
+
+
 class SeatsProbe(BaseException):
     """Raised by :func:`seat` for a probe plan (``at=0``): carries the protocol's roles."""
 
@@ -285,8 +297,11 @@ def seat(protocol: Protocol[Any], agents: Mapping[str, Agent], judge: Terminatio
              for role, agent in agents.items()]
     if not isinstance(judge, RuleJudge):  # the rule judge is never asked while play goes on
         judge = PrefixJudge(judge, seats)
+    if plan.on_seated is not None:
+        plan.on_seated(dict(agents))
     return {s.role: s for s in seats}, judge
 
 
-__all__ = ["ForkError", "ForkPlan", "LoggedTurn", "PrefixAgent", "PrefixJudge", "SeatsProbe",
-           "forking", "replay", "rounds_played", "seat", "take", "turns_from_events"]
+__all__ = ["ForkError", "ForkPlan", "LoggedTurn", "PrefixAgent", "PrefixJudge", "ReplayDone",
+           "SeatsProbe", "forking", "replay", "rounds_played", "seat", "take",
+           "turns_from_events"]
