@@ -110,7 +110,7 @@ def conversations(row: EpisodeRow, events: Sequence[Mapping[str, Any]],
         pass
     except ForkError:
         return {}
-    logged = {}
+    logged: dict[str, int] = {}
     for t in turns:
         logged[t.party] = logged.get(t.party, 0) + len(t.replies)
     labels = [str(a) for a in row.spec.get("agents", [])]
