@@ -311,6 +311,8 @@ def results_command(
     forks: bool = typer.Option(False, "--forks", help="Each forked episode's parent beside "
                                "its forks (accord fork ... --save): outcome, rounds, each "
                                "party's value."),
+    series: bool = typer.Option(False, "--series", help="Each stored series (accord series "
+                                "... --save): its episodes and trends."),
 ) -> None:
     """Aggregate a results store: mean ± SD/SE, counts and rates per group."""
     from accord.bench import (
@@ -337,6 +339,11 @@ def results_command(
         from accord.cli.fork import print_forks
 
         print_forks(store, fmt == "json")
+        return
+    if series:
+        from accord.cli.series import print_stored_series
+
+        print_stored_series(store, fmt == "json")
         return
     if fmt not in FORMATS:
         raise c.fail(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")

@@ -272,6 +272,9 @@ def _register() -> None:
     from accord.cli import export
 
     app.command("export", epilog=export.EXPORT_EXAMPLES)(export.export_command)
+    from accord.cli import series
+
+    app.command("series", epilog=series.SERIES_EXAMPLES)(series.series_command)
 
 
 _register()
