@@ -375,7 +375,7 @@ def _negotiator(spec: AgentSpec, ctx: Mapping[str, Any]) -> Agent:
     floor = str(spec.options.get("floor_rule", "false")).strip().lower()
     if floor not in ("true", "false", "1", "0", "yes", "no"):
         raise AgentSpecError(f"{spec}: floor_rule must be true or false, got {floor!r}")
-    variants = {}
+    variants = {"constraints": "both", "order": "offers-first"}
     for key, allowed in (("constraints", CONSTRAINTS), ("order", ORDERS)):
         if key in spec.options:
             value = str(spec.options[key])
@@ -384,7 +384,8 @@ def _negotiator(spec: AgentSpec, ctx: Mapping[str, Any]) -> Agent:
                                      f"got {value!r}")
             variants[key] = value
     return LLMNegotiator(client, config, episode=ctx.get("episode_id"), guard=guard,
-                         judge=judge, floor_rule=floor in ("true", "1", "yes"), **variants)
+                         judge=judge, floor_rule=floor in ("true", "1", "yes"),
+                         constraints=variants["constraints"], order=variants["order"])
 
 
 def _mediator(spec: AgentSpec, ctx: Mapping[str, Any]) -> Agent:
