@@ -26,6 +26,9 @@ Richer forms (all optional):
   order: [offers-first, messages-first]}`` runs every line-up with an LLM negotiator once
   per combination, the options set on its LLM agents (seed 002's position and order
   effects).
+* ``fork``: ``{from: STORE, at: [3, 5], run: NAME}`` forks every finished episode of the
+  sweep's domain in STORE at each round (issue 29; see ``accord fork``), once per line-up
+  and parameter set of the sweep; ``scenarios`` and ``seeds`` are the parents' own.
 * ``repeat``: run every (cell, seed) this many times; the repetition index is part of the
   episode id and reaches the domain as ``RunContext.extra["repeat"]`` (LLM caches are
   scoped by episode id, so repetitions of a stochastic LLM agent are distinct).
@@ -62,7 +65,9 @@ from accord.core.safeload import MAX_NAME, short
 
 #: keys of one sweep (allowed at the top level as defaults, and in each ``sweeps`` item)
 SWEEP_KEYS = ("domain", "scenarios", "scenario", "agents", "params", "seeds", "repeat",
-              "prompts")
+              "prompts", "fork")
+#: keys of a sweep's ``fork`` block
+FORK_KEYS = ("from", "at", "run")
 #: keys only allowed at the top level
 TOP_KEYS = ("name", "description", "plugins", "sweeps", "store", "concurrency", "executor",
             "timeout", "llm", "data", "require_approval")
@@ -116,6 +121,20 @@ class Sweep:
     key: str  # where it came from, for error messages (``<root>`` or ``sweeps[2]``)
     scenario_key: str = "scenarios"
     domain_key: str = "domain"
+    #: fork stored episodes instead of starting fresh ones (``fork:``)
+    fork: ForkSource | None = None
+
+
+@dataclass(frozen=True)
+class ForkSource:
+    """A sweep's ``fork`` block: fork every finished episode of the sweep's domain in the
+    store ``source`` (one run of it with ``run``) at each round of ``at``, with each of
+    the sweep's line-ups and parameter sets (issue 29)."""
+
+    source: str
+    at: tuple[int, ...]
+    run: str | None = None
+    key: str = "fork"
 
 
 @dataclass(frozen=True)
@@ -250,6 +269,10 @@ def _sweep(w: Where, defaults: Mapping[str, Any], item: Mapping[str, Any], path:
     domain = data["domain"]
     if not isinstance(domain, str) or not domain:
         raise w.error(src["domain"], f"expected a domain name, got {short(domain)}")
+    fork = _fork(w, src.get("fork", "fork"), data.get("fork"))
+    if fork is not None and "scenarios" not in data and "scenario" not in data:
+        data = {**data, "scenarios": ["(the parents')"]}  # a fork's scenario is its parent's
+        src["scenarios"] = src.get("fork", "fork")
     scenarios, skey = _scenarios(w, src, data)
     if "agents" not in data:
         raise w.error(path or "<root>", "missing key 'agents' (a list of line-ups, "
@@ -264,7 +287,28 @@ def _sweep(w: Where, defaults: Mapping[str, Any], item: Mapping[str, Any], path:
     if math.prod(sizes) > w.max_episodes:
         raise w.too_many(path or "<root>", math.prod(sizes), episode_parts(*sizes))
     return Sweep(domain, scenarios, lineups, params, seeds, repeat, path or "<root>", skey,
-                 src["domain"])
+                 src["domain"], fork)
+
+
+def _fork(w: Where, key: str, raw: Any) -> ForkSource | None:
+    """The ``fork`` block: ``{from: STORE, at: [3, 5], run: NAME}``."""
+    if raw is None:
+        return None
+    if not isinstance(raw, Mapping):
+        raise w.error(key, "expected {from: STORE, at: [ROUND, ...]} (and optionally run)")
+    _check_keys(w, raw, key, FORK_KEYS)
+    source = raw.get("from")
+    if not isinstance(source, str) or not source:
+        raise w.error(join_key(key, "from"), "expected the path of a results store")
+    at = raw.get("at")
+    rounds = at if isinstance(at, list) else [at]
+    if not rounds or not all(isinstance(r, int) and not isinstance(r, bool) and r >= 1
+                             for r in rounds):
+        raise w.error(join_key(key, "at"), "expected a round (1, 2, ...) or a list of rounds")
+    run = raw.get("run")
+    if run is not None and not isinstance(run, str):
+        raise w.error(join_key(key, "run"), "expected a run name")
+    return ForkSource(source, tuple(r for r in rounds if isinstance(r, int)), run, key)
 
 
 #: agent kinds a ``prompts:`` axis applies to (the LLM negotiators)

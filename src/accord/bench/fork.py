@@ -233,16 +233,6 @@ def _check_prefix(result: Any, at: int) -> None:
                             f"{ev.feedback}")
 
 
-@dataclass(frozen=True)
-class _ForkPlanned(PlannedEpisode):
-    """A fork as a planned episode: its stored spec carries the parent."""
-
-    fork: Mapping[str, Any] = field(default_factory=dict)
-
-    def spec_record(self) -> dict[str, Any]:
-        return {**super().spec_record(), "fork": dict(self.fork)}
-
-
 def save_forks(store: str | Path, forks: Sequence[Forked]) -> None:
     """Write finished forks to ``store`` (run :data:`RUN_NAME`)."""
     from accord.bench.lineups import Lineup
@@ -258,10 +248,11 @@ def save_forks(store: str | Path, forks: Sequence[Forked]) -> None:
         seq = len(existing)
         for f in forks:
             lineup = Lineup(tuple(f.spec.agents))
-            planned = _ForkPlanned(f.id, f.spec, f.info["repeat"],
-                                   {"lineup": lineup.label(), "agents": lineup.agent_labels(),
-                                    "parent": f.info["parent"], "at": f.info["at"]}, seq,
-                                   fork=f.info)
+            planned = PlannedEpisode(f.id, f.spec, f.info["repeat"],
+                                     {"lineup": lineup.label(),
+                                      "agents": lineup.agent_labels(),
+                                      "parent": f.info["parent"], "at": f.info["at"]}, seq,
+                                     fork_info=f.info)
             if f.id not in existing:
                 st.add_planned(RUN_NAME, [planned])
                 seq += 1

@@ -142,9 +142,11 @@ def print_comparison(console: Any, rows: list[dict[str, Any]], at: int | None = 
         (f" (the fork starts in round {at})" if at is not None else "")
     t = Table("episode", "id", "line-up", "outcome", "rounds", *names, title=title)
     for r in rows:
-        outcome = str(r["status"]) + (f" ({r['reason']})" if r.get("reason") else "")
+        outcome = ("–" if r["status"] is None else str(r["status"])) + (
+            f" ({r['reason']})" if r.get("reason") else "")
         t.add_row(c.plain(r["episode"]), r["id"][:8], c.plain(r["lineup"]), c.plain(outcome),
-                  str(r["rounds"]), *(f"{r['values'][n]:.3g}" if n in r["values"] else "–"
+                  "–" if r["rounds"] is None else str(r["rounds"]),
+                  *(f"{r['values'][n]:.3g}" if n in r["values"] else "–"
                                       for n in names))
     console.print(t)
 
@@ -188,7 +190,8 @@ def print_forks(store: Path, as_json: bool) -> None:
             episodes = st.episodes()
     except StoreError as exc:
         raise c.fail(str(exc)) from None
-    groups = fork_groups(episodes)
+    groups = [(p if p is not None else _parent_elsewhere(pid, fs), pid, fs)
+              for p, pid, fs in fork_groups(episodes)]
     if as_json:
         c.emit_json({"forks": [{"parent": pid, "rows": comparison_rows(p, pid, fs)}
                                for p, pid, fs in groups]})
@@ -200,6 +203,22 @@ def print_forks(store: Path, as_json: bool) -> None:
         return
     for p, pid, fs in groups:
         print_comparison(console, comparison_rows(p, pid, fs))
+
+
+def _parent_elsewhere(parent_id: str, forks: list[Any]) -> Any | None:
+    """A parent kept in the store its forks name as their source (a bench ``fork:``
+    sweep), when that store is still there."""
+    from accord.bench.store import Store, StoreError
+
+    for f in forks:
+        source = (f.spec.get("fork") or {}).get("source")
+        if isinstance(source, str) and Path(source).is_file():
+            try:
+                with Store.open_readonly(source) as st:
+                    return st.find(parent_id)
+            except StoreError:
+                continue
+    return None
 
 
 def show_fork(console: Any, store: Path, ep: Any) -> None:
@@ -220,7 +239,9 @@ def show_fork(console: Any, store: Path, ep: Any) -> None:
         with Store.open_readonly(store) as st:
             parent = st.find(str(info.get("parent")))
     except StoreError:
-        return
+        parent = _parent_elsewhere(str(info.get("parent")), [ep])
+        if parent is None:
+            return
     print_comparison(console, comparison_rows(parent, parent.id, [ep]), info.get("at"))
 
 
