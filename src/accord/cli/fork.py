@@ -235,13 +235,14 @@ def show_fork(console: Any, store: Path, ep: Any) -> None:
                   f") from round {info.get('at')}" + (f"; changed {c.plain(said)}" if said
                                                       else "; same seats and parameters"),
                   highlight=False)
+    parent: Any | None
     try:
         with Store.open_readonly(store) as st:
             parent = st.find(str(info.get("parent")))
     except StoreError:
         parent = _parent_elsewhere(str(info.get("parent")), [ep])
-        if parent is None:
-            return
+    if parent is None:
+        return
     print_comparison(console, comparison_rows(parent, parent.id, [ep]), info.get("at"))
 
 
