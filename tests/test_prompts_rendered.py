@@ -229,12 +229,25 @@ def _task_exchange(stub: StubServer) -> None:
     asyncio.run(generate())
 
 
+def _series(stub: StubServer) -> None:
+    """A series with memory and an LLM critic, over the prompt variants of the negotiator
+    (issue 29): the memory and critic templates, the variants' branches."""
+    from accord.bench.series import SeriesRequest, run_series
+
+    for variant in ("constraints=end&order=messages-first", "constraints=start"):
+        agents = (parse_agent_spec(f"llm:{S}/negotiator?{variant}"), parse_agent_spec("boulware"))
+        spec = EpisodeSpec("bargaining", "buyer-seller", agents, {"max_rounds": 4}, 0)
+        _, played = run_series(SeriesRequest(spec, 2, critic=f"llm:{S}/coach"), {})
+        assert played[1].memory and played[0].feedback
+
+
 def _policies() -> dict[str, Any]:
     from accord.domains.task_exchange.stub import TaskExchangePolicy
 
     return {
         "games": "games", "games-bad": FaultyPolicy("malformed", times=1, inner="games"),
         "negotiator": "negotiator",
+        "coach": ScriptedPolicy(["Open higher next time. Concede more slowly."], cycle=True),
         "negotiator-bad": FaultyPolicy("malformed", times=1, inner="negotiator"),
         "leak": ScriptedPolicy(["<VERDICT>NO_LEAK</VERDICT><REASON>fine</REASON>"], cycle=True),
         "judge": ScriptedPolicy(["no idea", "<VERDICT>continue</VERDICT><REASON>moving</REASON>"],
@@ -255,7 +268,7 @@ def _policies() -> dict[str, Any]:
     }
 
 
-RUNS = (_games, _bargaining, _deal_or_no_deal, _deliberation, _task_exchange)
+RUNS = (_games, _bargaining, _deal_or_no_deal, _deliberation, _task_exchange, _series)
 
 
 @pytest.fixture(scope="module")

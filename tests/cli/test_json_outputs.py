@@ -158,6 +158,23 @@ def _show(w: Path) -> None:
     assert doc["id"] == eid and doc["trajectory"]
 
 
+@case("fork")
+def _fork(w: Path) -> None:
+    eid = accord("results", "demo.db", "--episodes", "--json", cwd=w)["episodes"][0]["id"]
+    doc = accord("fork", "demo.db", eid[:10], "--at", "2", "--party", "1=conceder", "--json",
+                 cwd=w)
+    assert doc["parent"]["id"] == eid and doc["at"] == 2
+    assert [r["episode"] for r in doc["comparison"]] == ["parent", "fork 1"]
+
+
+@case("series")
+def _series(w: Path) -> None:
+    doc = accord("series", "bargaining/buyer-seller", "--agents",
+                 "llm:mock/negotiator,boulware", "-n", "2", "--critic", "code", "--json", cwd=w)
+    assert len(doc["episodes"]) == 2 and doc["metrics"]["episodes"] == 2
+    assert "Episode 1:" in doc["episodes"][1]["memory_in"]["buyer"]
+
+
 @case("approve")
 def _approve(w: Path) -> None:
     run = accord("run", "bargaining/procurement", "--agents", "boulware,conceder", "--save",

@@ -35,6 +35,7 @@ import numpy as np
 
 from accord.agents import echo, structured
 from accord.agents.llm_support import LLMSession, runtime_for, seed_base
+from accord.agents.memory import with_memory
 from accord.agents.replies import strip_private
 from accord.agents.spec import AgentSpec, AgentSpecError
 from accord.agents.templates import render
@@ -218,9 +219,11 @@ class LLMConversation:
         return obs.max_attempts or self.max_retries + 1
 
     def open_session(self, system: str, agent: str) -> LLMSession:
-        """A new append-only session with this fixed system prompt, scoped to ``agent``."""
-        return LLMSession(self.client, system, self.config, self.episode, agent,
-                          seeds=self.seeds)
+        """A new append-only session with this fixed system prompt, scoped to ``agent``
+        (in a series, the party's memory of earlier episodes follows the system prompt:
+        :mod:`accord.agents.memory`)."""
+        return LLMSession(self.client, with_memory(system, agent), self.config, self.episode,
+                          agent, seeds=self.seeds)
 
     def public_reply(self, text: str) -> str:
         """What of a reply may be logged (default: without ``<THINK>``-style private text)."""

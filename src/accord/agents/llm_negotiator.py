@@ -10,7 +10,11 @@ and ``guard_judge=MODEL`` (also ask an LLM leak judge,
 :class:`~accord.agents.guards.judge.LeakJudge`, about every message the rules pass; off
 by default), and ``floor_rule=true`` (a named prompt addition the seed does not have:
 "never propose a package worse than your BATNA" beside the seed's "never accept"; off by
-default).
+default). Prompt variants (issue 29; seed 002 on the position of constraints and the order
+of information): ``constraints=both|start|end`` places the BATNA rule at the start and the
+end of the system prompt (the seed's, default), only at the start or only at the end;
+``order=offers-first|messages-first`` puts the new offers or the other parties' messages
+first in each turn prompt. A bench spec sweeps them with ``prompts:``.
 
 The prompts follow seed 002's text (the Stakeholder Agent's setup once, "Round {n}.
 Current issue tracker ... Offer history ... Your move:" per call) and carry no
@@ -41,7 +45,13 @@ from accord.agents.llm_base import (
     withhold,
 )
 from accord.agents.llm_support import runtime_for
-from accord.agents.negotiator_prompts import feedback_text, system_text, turn_text
+from accord.agents.negotiator_prompts import (
+    CONSTRAINTS,
+    ORDERS,
+    feedback_text,
+    system_text,
+    turn_text,
+)
 from accord.agents.registry import register_judge, register_mediator, register_negotiator
 from accord.agents.replies import (
     parse_mediator_reply,
@@ -74,11 +84,17 @@ class LLMNegotiator(LLMAgent):
 
     def __init__(self, client: LLMClient, config: GenerationConfig, *, episode: str | None,
                  guard: str = "flag", max_retries: int = DEFAULT_MAX_RETRIES,
-                 judge: LeakJudge | None = None, floor_rule: bool = False) -> None:
+                 judge: LeakJudge | None = None, floor_rule: bool = False,
+                 constraints: str = "both", order: str = "offers-first") -> None:
         if guard not in ("flag", "block"):
             raise ValueError("guard must be 'flag' or 'block'")
+        if constraints not in CONSTRAINTS:
+            raise ValueError(f"constraints must be one of {', '.join(CONSTRAINTS)}")
+        if order not in ORDERS:
+            raise ValueError(f"order must be one of {', '.join(ORDERS)}")
         self.guard_mode, self.judge = guard, judge
         self.floor_rule = floor_rule
+        self.constraints, self.order = constraints, order
         super().__init__(client, config, episode=episode, max_retries=max_retries)
 
     def reset(self, rng: np.random.Generator | None = None) -> None:
@@ -99,7 +115,7 @@ class LLMNegotiator(LLMAgent):
         self._secrets = labelled_private_values(payload)
         return system_text(obs.role, [p for p in obs.parties if p != obs.role],
                            obs.issue_values(), payload, obs.batna, obs.max_rounds,
-                           floor_rule=self.floor_rule)
+                           floor_rule=self.floor_rule, constraints=self.constraints)
 
     def _move_context(self, obs: NegotiationObservation) -> dict[str, Any]:
         return {"round": obs.round, "max_rounds": obs.max_rounds, "move": obs.phase,
@@ -113,7 +129,8 @@ class LLMNegotiator(LLMAgent):
         msgs = [f"Round {r}: " + quote_counterpart(p, t)
                 for r, p, t in obs.messages[self._seen_messages:] if p != obs.role]
         self._seen_offers, self._seen_messages = len(obs.history), len(obs.messages)
-        return turn_text(new_offers=new, messages=msgs, **self._move_context(obs))
+        return turn_text(new_offers=new, messages=msgs, order=self.order,
+                         **self._move_context(obs))
 
     def parse(self, text: str, obs: NegotiationObservation) -> Move:
         issues = {k: list(v) for k, v in obs.issue_values().items()}
@@ -151,6 +168,36 @@ class LLMNegotiator(LLMAgent):
         if move == "reject":
             return Reject(counter=Offer(package), message=message)
         return Offer(package, message=message)
+
+    def reply_for(self, move: Move, obs: NegotiationObservation) -> str | None:
+        """``move`` written as this agent's own reply (tags, or the structured JSON when
+        structured output is on): a forked episode gives it the turns of a seat the
+        parent's model did not play (:mod:`accord.protocols.fork`)."""
+        message = getattr(move, "message", None) or (
+            move.text if isinstance(move, Message) else None)
+        package = move.package if isinstance(move, Offer) else (
+            move.counter.package if isinstance(move, Reject) and move.counter else None)
+        if self.structured_mode() != "off":
+            kind = {Offer: "offer", Accept: "accept", Reject: "reject", Walk: "walk"}.get(
+                type(move))
+            if kind is None:
+                return None
+            return json.dumps({"move": kind, "package": dict(package or obs.current_offer or {}),
+                               "message": message or (move.reason if isinstance(move, Walk)
+                                                      else "") or ""})
+        parts = []
+        if isinstance(move, Walk):
+            parts.append("<WALK/>")
+        elif isinstance(move, Accept):
+            parts.append("<ACCEPT/>")
+        elif isinstance(move, Reject):
+            parts.append("<REJECT/>")
+        if package is not None:
+            parts.append(f"<PROPOSAL>{json.dumps(dict(package))}</PROPOSAL>")
+        text = message or (move.reason if isinstance(move, Walk) else None)
+        if (text and not isinstance(move, Walk)) or isinstance(move, Message):
+            parts.append(f"<MESSAGE>{text}</MESSAGE>")
+        return "\n".join(parts) or None
 
     async def guard(self, move: Move, obs: NegotiationObservation) -> Move:
         if isinstance(move, Message):
@@ -304,8 +351,8 @@ class LLMJudge(LLMConversation, TerminationJudge):
         return verdict
 
 
-#: negotiator options that are not generation settings
-GUARD_OPTIONS = ("guard", "guard_judge", "floor_rule")
+#: negotiator options that are not generation settings (guards and prompt variants)
+GUARD_OPTIONS = ("guard", "guard_judge", "floor_rule", "constraints", "order")
 
 
 def _client(spec: AgentSpec, ctx: Mapping[str, Any]) -> tuple[LLMClient, GenerationConfig]:
@@ -328,8 +375,17 @@ def _negotiator(spec: AgentSpec, ctx: Mapping[str, Any]) -> Agent:
     floor = str(spec.options.get("floor_rule", "false")).strip().lower()
     if floor not in ("true", "false", "1", "0", "yes", "no"):
         raise AgentSpecError(f"{spec}: floor_rule must be true or false, got {floor!r}")
+    variants = {"constraints": "both", "order": "offers-first"}
+    for key, allowed in (("constraints", CONSTRAINTS), ("order", ORDERS)):
+        if key in spec.options:
+            value = str(spec.options[key])
+            if value not in allowed:
+                raise AgentSpecError(f"{spec}: {key} must be one of {', '.join(allowed)}, "
+                                     f"got {value!r}")
+            variants[key] = value
     return LLMNegotiator(client, config, episode=ctx.get("episode_id"), guard=guard,
-                         judge=judge, floor_rule=floor in ("true", "1", "yes"))
+                         judge=judge, floor_rule=floor in ("true", "1", "yes"),
+                         constraints=variants["constraints"], order=variants["order"])
 
 
 def _mediator(spec: AgentSpec, ctx: Mapping[str, Any]) -> Agent:

@@ -24,27 +24,36 @@ PROTOCOL_TEXT = (
     "concedes may end the negotiation early. Invalid replies get feedback and a retry.")
 
 
+#: where the BATNA rule stands in the system prompt (a prompt variant; seed 002: "Place
+#: non-negotiable constraints at the start ... or at the end"); ``both`` is the seed's
+CONSTRAINTS = ("both", "start", "end")
+#: what comes first in a turn prompt: the new offers or the other parties' messages
+ORDERS = ("offers-first", "messages-first")
+
+
 def system_text(role: str, others: Sequence[str], issues: Mapping[str, Sequence[Any]],
                 payload: Mapping[str, Any], batna: float, max_rounds: int, *,
-                floor_rule: bool = False) -> str:
+                floor_rule: bool = False, constraints: str = "both") -> str:
     """The setup of ``role``'s session: ``payload`` is
-    :func:`~accord.agents.utility_render.utility_payload`'s output (rendered readably)."""
+    :func:`~accord.agents.utility_render.utility_payload`'s output (rendered readably);
+    ``constraints`` places the BATNA rule (:data:`CONSTRAINTS`)."""
     listed = {k: list(v) for k, v in issues.items()}
     return render("negotiator_system.j2", role=role, others=list(others), issues=listed,
                   readable=readable_utility(dict(payload)), batna=batna,
                   protocol=PROTOCOL_TEXT.format(max_rounds=max_rounds),
                   example=json.dumps({k: v[0] for k, v in listed.items()}),
-                  floor_rule=floor_rule)
+                  floor_rule=floor_rule, constraints=constraints)
 
 
 def turn_text(round: int, max_rounds: int, move: str, current: Mapping[str, Any] | None,
               proposer: str | None, new_offers: Sequence[Mapping[str, Any]] = (),
-              messages: Sequence[str] = ()) -> str:
+              messages: Sequence[str] = (), order: str = "offers-first") -> str:
     """One call's prompt; ``move`` is ``propose`` or ``respond``; ``new_offers`` are
-    :meth:`~accord.protocols.negotiation.OfferRecord.to_dict` rows."""
+    :meth:`~accord.protocols.negotiation.OfferRecord.to_dict` rows; ``order``
+    (:data:`ORDERS`) puts the offers or the messages first."""
     return render("negotiator_turn.j2", round=round, max_rounds=max_rounds, move=move,
                   current=current, proposer=proposer, new_offers=list(new_offers),
-                  messages=list(messages))
+                  messages=list(messages), order=order)
 
 
 def feedback_text(reason: str, feedback: str, attempt: int, max_attempts: int, round: int,
@@ -56,4 +65,4 @@ def feedback_text(reason: str, feedback: str, attempt: int, max_attempts: int, r
                   current=current, proposer=proposer)
 
 
-__all__ = ["PROTOCOL_TEXT", "feedback_text", "system_text", "turn_text"]
+__all__ = ["CONSTRAINTS", "ORDERS", "PROTOCOL_TEXT", "feedback_text", "system_text", "turn_text"]

@@ -22,6 +22,13 @@ Richer forms (all optional):
   value; wrap a list-valued parameter: ``turn_order: [[seller, buyer]]``), expanded as a
   cartesian product; or a list of such mappings, whose products are concatenated.
 * ``seeds``: ``N`` (seeds ``0..N-1``), a list of seeds, or ``{start: S, count: N}``.
+* ``prompts``: prompt variants as an axis (issue 29): ``{constraints: [both, start, end],
+  order: [offers-first, messages-first]}`` runs every line-up with an LLM negotiator once
+  per combination, the options set on its LLM agents (seed 002's position and order
+  effects).
+* ``fork``: ``{from: STORE, at: [3, 5], run: NAME}`` forks every finished episode of the
+  sweep's domain in STORE at each round (issue 29; see ``accord fork``), once per line-up
+  and parameter set of the sweep; ``scenarios`` and ``seeds`` are the parents' own.
 * ``repeat``: run every (cell, seed) this many times; the repetition index is part of the
   episode id and reaches the domain as ``RunContext.extra["repeat"]`` (LLM caches are
   scoped by episode id, so repetitions of a stochastic LLM agent are distinct).
@@ -57,7 +64,10 @@ from accord.bench.yamlpos import ConfigError, join_key, read_yaml
 from accord.core.safeload import MAX_NAME, short
 
 #: keys of one sweep (allowed at the top level as defaults, and in each ``sweeps`` item)
-SWEEP_KEYS = ("domain", "scenarios", "scenario", "agents", "params", "seeds", "repeat")
+SWEEP_KEYS = ("domain", "scenarios", "scenario", "agents", "params", "seeds", "repeat",
+              "prompts", "fork")
+#: keys of a sweep's ``fork`` block
+FORK_KEYS = ("from", "at", "run")
 #: keys only allowed at the top level
 TOP_KEYS = ("name", "description", "plugins", "sweeps", "store", "concurrency", "executor",
             "timeout", "llm", "data", "require_approval")
@@ -111,6 +121,20 @@ class Sweep:
     key: str  # where it came from, for error messages (``<root>`` or ``sweeps[2]``)
     scenario_key: str = "scenarios"
     domain_key: str = "domain"
+    #: fork stored episodes instead of starting fresh ones (``fork:``)
+    fork: ForkSource | None = None
+
+
+@dataclass(frozen=True)
+class ForkSource:
+    """A sweep's ``fork`` block: fork every finished episode of the sweep's domain in the
+    store ``source`` (one run of it with ``run``) at each round of ``at``, with each of
+    the sweep's line-ups and parameter sets (issue 29)."""
+
+    source: str
+    at: tuple[int, ...]
+    run: str | None = None
+    key: str = "fork"
 
 
 @dataclass(frozen=True)
@@ -245,11 +269,17 @@ def _sweep(w: Where, defaults: Mapping[str, Any], item: Mapping[str, Any], path:
     domain = data["domain"]
     if not isinstance(domain, str) or not domain:
         raise w.error(src["domain"], f"expected a domain name, got {short(domain)}")
+    fork = _fork(w, src.get("fork", "fork"), data.get("fork"))
+    if fork is not None and "scenarios" not in data and "scenario" not in data:
+        data = {**data, "scenarios": ["(the parents')"]}  # a fork's scenario is its parent's
+        src["scenarios"] = src.get("fork", "fork")
     scenarios, skey = _scenarios(w, src, data)
     if "agents" not in data:
         raise w.error(path or "<root>", "missing key 'agents' (a list of line-ups, "
                       "e.g. [[boulware, conceder]])")
     lineups = parse_agents(w, src["agents"], data["agents"])
+    if data.get("prompts") is not None:
+        lineups = prompt_variants(w, src.get("prompts", "prompts"), data["prompts"], lineups)
     params = _params(w, src.get("params", "params"), data.get("params"))
     seeds = _seeds(w, src.get("seeds", "seeds"), data.get("seeds"))
     repeat = _int(w, src.get("repeat", "repeat"), data.get("repeat", 1), 1)
@@ -257,7 +287,69 @@ def _sweep(w: Where, defaults: Mapping[str, Any], item: Mapping[str, Any], path:
     if math.prod(sizes) > w.max_episodes:
         raise w.too_many(path or "<root>", math.prod(sizes), episode_parts(*sizes))
     return Sweep(domain, scenarios, lineups, params, seeds, repeat, path or "<root>", skey,
-                 src["domain"])
+                 src["domain"], fork)
+
+
+def _fork(w: Where, key: str, raw: Any) -> ForkSource | None:
+    """The ``fork`` block: ``{from: STORE, at: [3, 5], run: NAME}``."""
+    if raw is None:
+        return None
+    if not isinstance(raw, Mapping):
+        raise w.error(key, "expected {from: STORE, at: [ROUND, ...]} (and optionally run)")
+    _check_keys(w, raw, key, FORK_KEYS)
+    source = raw.get("from")
+    if not isinstance(source, str) or not source:
+        raise w.error(join_key(key, "from"), "expected the path of a results store")
+    at = raw.get("at")
+    rounds = at if isinstance(at, list) else [at]
+    if not rounds or not all(isinstance(r, int) and not isinstance(r, bool) and r >= 1
+                             for r in rounds):
+        raise w.error(join_key(key, "at"), "expected a round (1, 2, ...) or a list of rounds")
+    run = raw.get("run")
+    if run is not None and not isinstance(run, str):
+        raise w.error(join_key(key, "run"), "expected a run name")
+    return ForkSource(source, tuple(r for r in rounds if isinstance(r, int)), run, key)
+
+
+#: agent kinds a ``prompts:`` axis applies to (the LLM negotiators)
+PROMPTED_KINDS = ("llm",)
+
+
+def prompt_variants(w: Where, key: str, raw: Any, lineups: tuple[Lineup, ...]
+                    ) -> tuple[Lineup, ...]:
+    """The ``prompts`` axis (issue 29): ``{option: [values]}`` crossed over every line-up,
+    each combination set on the line-up's LLM agents (e.g. ``constraints: [both, start,
+    end]``, ``order: [offers-first, messages-first]``); a line-up without an LLM agent is
+    kept once. An option already in an agent's spec is overridden by the axis."""
+    import itertools
+
+    from accord.agents.spec import AgentSpec
+
+    if not isinstance(raw, Mapping) or not raw:
+        raise w.error(key, "expected a mapping from a prompt option to its variants, e.g. "
+                      "{constraints: [both, start, end]}")
+    axes: list[tuple[str, list[Any]]] = []
+    for opt, values in raw.items():
+        vals = values if isinstance(values, list) else [values]
+        if not isinstance(opt, str) or not vals or not all(
+                isinstance(v, (str, int, float, bool)) for v in vals):
+            raise w.error(join_key(key, str(opt)), "expected a list of option values, e.g. "
+                          "[both, start, end]")
+        axes.append((opt, vals))
+    out: list[Lineup] = []
+    for lu in lineups:
+        if not any(a.kind in PROMPTED_KINDS for a in lu.agents):
+            out.append(lu)
+            continue
+        for combo in itertools.product(*(vals for _, vals in axes)):
+            chosen = dict(zip((o for o, _ in axes), combo, strict=True))
+            agents = tuple(AgentSpec(a.kind, a.arg, {**a.options, **chosen})
+                           if a.kind in PROMPTED_KINDS else a for a in lu.agents)
+            tag = ",".join(f"{k}={v}" for k, v in chosen.items())
+            labels = tuple(f"{label} [{tag}]" if label and a.kind in PROMPTED_KINDS else label
+                           for label, a in zip(lu.labels, lu.agents, strict=False))
+            out.append(Lineup(agents, f"{lu.name} [{tag}]" if lu.name else None, labels))
+    return tuple(out)
 
 
 def episode_parts(scenarios: int, lineups: int, params: int, seeds: int, repeat: int) -> str:

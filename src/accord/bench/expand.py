@@ -15,12 +15,13 @@ import os
 import re
 import sys
 from array import array
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, overload
 
 from accord.bench.config import ExperimentConfig, episode_parts
+from accord.bench.yamlpos import join_key
 from accord.core.redact import Redactor
 from accord.core.safeload import clip, short
 from accord.domains import EpisodeSpec, get_domain
@@ -32,6 +33,7 @@ from accord.domains.ids import (  # noqa: F401  (re-exported: the runner's ids)
     episode_id,
     episode_key,
 )
+from accord.protocols.fork import ForkPlan, rounds_played, turns_from_events
 
 #: key- and shape-based masking only: stored specs must not depend on the environment
 _MASK = Redactor(env_values=[])
@@ -47,10 +49,18 @@ class PlannedEpisode:
     labels: dict[str, Any]
     seq: int
     order: tuple[int, int, int] = (0, 0, 0)
+    #: a fork of a stored episode (``fork:`` in a sweep): what its worker replays first
+    fork: ForkPlan | None = None
+    #: the fork's parent, round and changes, stored with the spec
+    fork_info: Mapping[str, Any] | None = None
 
     def spec_record(self) -> dict[str, Any]:
-        """The stored (credential-free) spec: ``EpisodeSpec.to_dict()`` plus ``repeat``."""
-        return {**_MASK.clean(self.spec.to_dict()), "repeat": self.repeat}
+        """The stored (credential-free) spec: ``EpisodeSpec.to_dict()`` plus ``repeat``
+        (and ``fork``: parent, round, changes, for a fork)."""
+        out = {**_MASK.clean(self.spec.to_dict()), "repeat": self.repeat}
+        if self.fork_info is not None:
+            out["fork"] = dict(self.fork_info)
+        return out
 
 
 @dataclass(frozen=True)
@@ -63,6 +73,8 @@ class _Cell:
     params: Any
     seeds: tuple[int, ...]
     labels: dict[str, Any]
+    fork: ForkPlan | None = None
+    fork_info: Mapping[str, Any] | None = None
 
 
 class _Episodes(Sequence[PlannedEpisode]):
@@ -133,7 +145,8 @@ class PlanEpisodes(_Episodes):
         ci, si, rep = self._cell[k], self._si[k], self._rep[k]
         c = self._cells[ci]
         spec = EpisodeSpec(c.domain, c.scenario, c.agents, c.params, c.seeds[si])
-        return PlannedEpisode(self.ids[k], spec, rep, c.labels, self._seq[k], (si, rep, ci))
+        return PlannedEpisode(self.ids[k], spec, rep, c.labels, self._seq[k], (si, rep, ci),
+                              c.fork, c.fork_info)
 
 
 class EpisodeView(_Episodes):
@@ -282,6 +295,27 @@ def expand(config: ExperimentConfig, validate: bool = True) -> Plan:
                              total, episode_parts(*sizes))
         resolved.append((domain, scenarios))
     for sweep, (domain, scenarios) in zip(config.sweeps, resolved, strict=True):
+        if sweep.fork is not None:
+            from accord.bench.fork import fork_id
+
+            for fc in _fork_cells(config, sweep, domain, validate):
+                for rep in range(sweep.repeat):
+                    spec = EpisodeSpec(fc.domain, fc.scenario, fc.agents, fc.params,
+                                       fc.seeds[0])
+                    assert fc.fork_info is not None
+                    eid = fork_id(str(fc.fork_info["parent"]), int(fc.fork_info["at"]), spec,
+                                  rep)
+                    if eid in seen:
+                        dup += 1
+                        continue
+                    seen.add(eid)
+                    ids.append(eid)
+                    a_cell.append(cell)
+                    a_si.append(0)
+                    a_rep.append(rep)
+                cells.append(fc)
+                cell += 1
+            continue
         for scenario in scenarios:
             for lu in sweep.lineups:
                 for params in sweep.params:
@@ -314,6 +348,58 @@ def expand(config: ExperimentConfig, validate: bool = True) -> Plan:
                             array("l", (a_si[k] for k in order)),
                             array("l", (a_rep[k] for k in order)), array("l", order))
     return Plan(episodes, dup, domains)
+
+
+def _fork_cells(config: ExperimentConfig, sweep: Any, domain: Domain, validate: bool
+                ) -> list[_Cell]:
+    """The cells of a ``fork:`` sweep: every finished episode of the sweep's domain in the
+    source store, at each round, with each line-up and parameter set (issue 29)."""
+    from accord.bench.fork import Parent, load_parent, pinned_params
+    from accord.bench.store import Store, StoreError
+
+    src = sweep.fork
+    w = config.where
+    try:
+        with Store.open_readonly(src.source) as st:
+            rows = [r for r in st.episodes(src.run) if r.status == "done"
+                    and r.outcome != "error" and r.spec.get("domain") == domain.name]
+    except StoreError as exc:
+        raise w.error(join_key(src.key, "from"), str(exc)) from None
+    if not rows:
+        raise w.error(join_key(src.key, "from"), f"no finished {domain.name} episodes in "
+                      f"{src.source}" + (f" (run {src.run})" if src.run else ""))
+    cells: list[_Cell] = []
+    for row in rows:
+        parent: Parent = load_parent(src.source, row.id, row.run)
+        played = rounds_played(parent.events)
+        base = parent.spec()
+        for at in src.at:
+            if at > played:
+                continue  # a short parent has no round ``at`` to fork from
+            turns = turns_from_events(parent.events, at)
+            for lu in sweep.lineups:
+                changed = tuple(str(i + 1) for i, (a, b) in
+                                enumerate(zip(lu.agents, base.agents, strict=False))
+                                if str(a) != str(b))
+                for params in sweep.params:
+                    pinned = pinned_params(row) if changed else dict(base.params)
+                    merged = {**pinned, **params}
+                    spec = EpisodeSpec(base.domain, base.scenario, lu.agents, merged, base.seed)
+                    if validate:
+                        _validate(config, sweep.key, domain, spec)
+                    info = {"parent": row.id, "parent_run": row.run, "at": at,
+                            "source": src.source,
+                            "changes": {"agents": {p: str(lu.agents[int(p) - 1])
+                                                   for p in changed}} if changed else {}}
+                    labels = {"lineup": lu.label(), "agents": lu.agent_labels(),
+                              "parent": row.id, "at": at}
+                    cells.append(_Cell(base.domain, base.scenario, lu.agents, merged,
+                                       (base.seed,), labels,
+                                       ForkPlan(row.id, at, turns, changed), info))
+    if not cells:
+        raise w.error(join_key(src.key, "at"), f"no episode in {src.source} reaches round "
+                      f"{min(src.at)}")
+    return cells
 
 
 #: agent kinds that need a person at a seat (a terminal or the play page): never in a bench

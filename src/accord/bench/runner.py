@@ -132,7 +132,7 @@ class TaskView(Sequence[EpisodeTask]):
     def _task(self, ep: PlannedEpisode) -> EpisodeTask:
         c = self._config
         return EpisodeTask(ep.id, ep.spec, ep.repeat, c.name, self._llm, self._data,
-                           c.plugins, c.timeout)
+                           c.plugins, c.timeout, ep.fork)
 
     @overload
     def __getitem__(self, i: int) -> EpisodeTask: ...

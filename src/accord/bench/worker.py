@@ -41,6 +41,8 @@ class EpisodeTask:
     data: str | None = None
     plugins: tuple[str, ...] = ()
     timeout: float | None = None
+    #: a fork of a stored episode: the parent's turns the engine replays first
+    fork: Any = None
 
 
 @dataclass
@@ -135,21 +137,31 @@ async def execute(task: EpisodeTask) -> EpisodeRecord:
         domain = get_domain(task.spec.domain)
         ctx = RunContext(episode_id=task.id, llm=dict(task.llm), data=task.data,
                          extra={"run": task.run, "repeat": task.repeat})
-        coro = domain.run_episode(task.spec, ctx)
-        if task.timeout is not None:
-            try:
-                result = await asyncio.wait_for(coro, task.timeout)
-            except TimeoutError:
-                raise TimeoutError(f"episode exceeded the timeout of {task.timeout:g} s "
-                                   "(config key 'timeout')") from None
+        if task.fork is not None:  # the engine picks the plan up from the context
+            from accord.protocols.fork import forking
+
+            with forking(task.fork):
+                result = await _run(domain, task, ctx)
         else:
-            result = await coro
+            result = await _run(domain, task, ctx)
         rec.finish(result, domain, task.spec)
     except Exception as exc:  # an episode's failure is data, not a crash of the run
         rec.error = format_error(exc)
     rec.wall_time = time.perf_counter() - t0
     rec.finished = time.time()
     return rec
+
+
+async def _run(domain: Domain, task: EpisodeTask, ctx: RunContext) -> EpisodeResult:
+    """The episode, within the task's timeout."""
+    coro = domain.run_episode(task.spec, ctx)
+    if task.timeout is None:
+        return await coro
+    try:
+        return await asyncio.wait_for(coro, task.timeout)
+    except TimeoutError:
+        raise TimeoutError(f"episode exceeded the timeout of {task.timeout:g} s "
+                           "(config key 'timeout')") from None
 
 
 def execute_sync(task: EpisodeTask) -> EpisodeRecord:

@@ -338,6 +338,11 @@ def results_command(
                                           help="With --compare-published: set a model of "
                                           "the store beside a paper column, e.g. "
                                           "mock/games=Sonnet (repeatable)."),
+    forks: bool = typer.Option(False, "--forks", help="Each forked episode's parent beside "
+                               "its forks (accord fork ... --save): outcome, rounds, each "
+                               "party's value."),
+    series: bool = typer.Option(False, "--series", help="Each stored series (accord series "
+                                "... --save): its episodes and trends."),
 ) -> None:
     """Aggregate a results store: mean ± SD/SE, counts and rates per group."""
     from accord.bench import (
@@ -362,6 +367,16 @@ def results_command(
                      "(games, dond or deliberation)")
     if layout is not None:
         _print_layout(store, run, layout, fmt, compare_published, paper_model)
+        return
+    if forks:
+        from accord.cli.fork import print_forks
+
+        print_forks(store, fmt == "json")
+        return
+    if series:
+        from accord.cli.series import print_stored_series
+
+        print_stored_series(store, fmt == "json")
         return
     if fmt not in FORMATS:
         raise c.fail(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
@@ -550,6 +565,10 @@ def show_command(
                   + (f" · repeat {spec['repeat']}" if spec.get("repeat") else ""))
     if spec.get("params"):
         console.print(f"params: {c.plain(json.dumps(spec['params'], default=str))}")
+    if spec.get("fork"):
+        from accord.cli.fork import show_fork
+
+        show_fork(console, store, ep)
     console.print(f"status: {ep.status}" + (f", outcome: {ep.outcome}" if ep.outcome else "")
                   + (f", {ep.wall_time:.3f} s" if ep.wall_time is not None else "")
                   + f", attempts: {ep.attempts}")

@@ -266,6 +266,15 @@ def _register() -> None:
     from accord.cli import importer
 
     app.command("import", epilog=importer.IMPORT_EXAMPLES)(importer.import_command)
+    from accord.cli import fork
+
+    app.command("fork", epilog=fork.FORK_EXAMPLES)(fork.fork_command)
+    from accord.cli import export
+
+    app.command("export", epilog=export.EXPORT_EXAMPLES)(export.export_command)
+    from accord.cli import series
+
+    app.command("series", epilog=series.SERIES_EXAMPLES)(series.series_command)
 
 
 _register()

@@ -159,6 +159,12 @@ def note_sentence(reason: str | None, data: Mapping[str, Any], who: str) -> str 
     if reason == "stagnation_scorer":
         return (f"the stagnation scorer says {plain(data.get('verdict'))}"
                 + (f": {_clip(data['why'])}" if data.get("why") else "."))
+    if reason == "fork":
+        changed = data.get("changed") or []
+        return plain(f"The fork starts here: rounds before {data.get('at')} replay episode "
+                     f"{str(data.get('parent'))[:16]}; "
+                     + (f"new agent on {', '.join(str(x) for x in changed)}."
+                        if changed else "same agents from here."))
     return None
 
 

@@ -48,6 +48,7 @@ from accord.llm.errors import (
 )
 from accord.llm.providers import Endpoint, resolve_model
 from accord.llm.redact import get_logger, register_secret
+from accord.llm.replay import REPLIES, Replies
 from accord.llm.retry import RetryPolicy, Transient
 from accord.llm.sanitize import clean_text
 from accord.llm.types import (
@@ -287,6 +288,9 @@ class LLMClient:
         """The model's answer to ``messages`` (see the module docstring for the steps)."""
         msgs = normalize_messages(messages)
         cfg = config or self.config
+        replayed = REPLIES.get()
+        if replayed is not None:  # a forked episode's replayed turn: the parent's answer
+            return await self._replayed(replayed, msgs, cfg, scope)
         rt = self.runtime
         cache = rt.cache if rt.cache is not None and rt.cache.enabled else None
         if cache is None:
@@ -308,6 +312,20 @@ class LLMClient:
                       done.usage.completion_tokens, done.usage.cached_tokens, done.latency,
                       done.attempts, " [cache]" if done.from_cache else "")
         return done
+
+    async def _replayed(self, replayed: Replies, msgs: list[ChatMessage],
+                        cfg: GenerationConfig, scope: CallScope | None) -> Completion:
+        """The parent's answer in a fork's replayed turn (:mod:`accord.llm.replay`): the
+        cache's entry for this very request when there is one (the whole reply, private
+        reasoning included, as the parent's model gave it), else the logged public reply.
+        Never a request; not counted as this episode's usage."""
+        logged = replayed.completion(scope, self.model, self.endpoint.provider)
+        cache = self.runtime.cache
+        if cache is not None and cache.enabled:
+            hit = await cache.get(cache_key(self.endpoint, msgs, cfg, scope))
+            if hit is not None:
+                return self._clean(hit)
+        return logged
 
     async def _fetch_once(self, key: str, msgs: list[ChatMessage], cfg: GenerationConfig,
                           scope: CallScope | None, cache: CompletionCache) -> Completion:

@@ -28,6 +28,10 @@ class Agent(ABC):
 
     #: registry name of the agent kind, e.g. ``boulware``
     name: str = "agent"
+    #: in a forked episode (:mod:`accord.protocols.fork`), the agent acts on the parent's
+    #: replayed turns (its move is not used) so its own state is what it would have been;
+    #: ``False`` for agents that must not be asked again (a person)
+    replays_turns: bool = True
 
     def reset(self, rng: np.random.Generator | None = None) -> None:
         """Forget everything from a previous episode; ``rng`` drives any randomness."""

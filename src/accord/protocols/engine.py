@@ -24,6 +24,7 @@ from typing import Any
 
 from accord.core.moves import Malformed, Move
 from accord.core.trajectory import Event, Trajectory
+from accord.protocols import fork
 from accord.protocols.agent import Agent, AgentQuit
 from accord.protocols.base import Invalid, Observation, Progress, Protocol, Termination
 from accord.protocols.judge import DECISIONS, JUDGE, JudgeVerdict, RuleJudge, TerminationJudge
@@ -282,6 +283,8 @@ async def run_episode(
     """
     bounds = bounds or Bounds()
     judge = judge or RuleJudge()
+    if (plan := fork.take()) is not None:  # a forked episode: replay, then play on
+        agents, judge = fork.seat(protocol, agents, judge, plan)
     log = Trajectory()
     t0 = time.monotonic()
     box: list[Any] = [protocol.initial_state()]

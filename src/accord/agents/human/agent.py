@@ -43,6 +43,8 @@ class HumanAgent(Agent):
     """A person at a :class:`Seat`, playing one role through a domain's :class:`HumanView`."""
 
     name = "human"
+    #: a fork's replayed turns are not put to the person again (they read the transcript)
+    replays_turns = False
 
     def __init__(self, seat: Seat, adapter: HumanView) -> None:
         self.seat = seat
