@@ -12,8 +12,9 @@ inferred from the agent kinds: one ``centralized`` agent -> centralized, all ``o
 (every domain's default, :data:`accord.domains.params.DEFAULT_MAX_RETRIES`).
 
 Agent kinds: ``human`` (a person at a seat), ``share`` and ``naive`` (code agents),
-``centralized`` and ``oracle`` (the baselines, played by the sharing code agent), and the LLM scaffold's ``llm``,
-``llm-centralized`` and ``llm-oracle`` (:mod:`accord.domains.deliberation.llm`).
+``centralized`` and ``oracle`` (the baselines, played by the sharing code agent), and
+the LLM scaffold's ``llm``, ``llm-centralized`` and ``llm-oracle``
+(:mod:`accord.domains.deliberation.llm`).
 Other packages add kinds with :func:`register_agent_kind`.
 """
 
