@@ -227,6 +227,8 @@ class TerminalSeat(Seat):
             line = self._read(f"[bold]{plain(turn.role)}[/] move "
                               f"({'/'.join(turn.legal)}, help)> ").strip()
             if not line:
+                if turn.view.get("phase") == "consider":  # task exchange's private turn
+                    return {"kind": "continue"}
                 continue
             if line in ("help", "?"):
                 self._help(turn.domain)
