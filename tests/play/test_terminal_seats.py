@@ -9,7 +9,6 @@ import io
 import re
 from pathlib import Path
 
-import pexpect
 import pytest
 from rich.console import Console
 
