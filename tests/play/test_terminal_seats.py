@@ -152,3 +152,21 @@ def test_deal_or_no_deal_brief_and_debrief() -> None:
     assert "debrief: alice" in out and "bob's points (revealed)" in out
     assert re.search(r"(Value left on the table: [0-9.]+ in total|Nothing was left)", out)
     assert child.exitstatus == 0
+
+
+def test_a_saved_episode_names_the_persons_seat_in_its_line_up(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from accord.bench.store import Store
+
+    env = {**os.environ, "COLUMNS": "100"}
+    res = subprocess.run([sys.executable, "-m", "accord", "run", "bargaining/buyer-seller",
+                          "--agents", "boulware,human", "--save", str(tmp_path / "s.db")],
+                         input="walk\n", capture_output=True, text=True, timeout=300, env=env)
+    assert res.returncode == 0, res.stderr
+    with Store.open(tmp_path / "s.db", create=False) as store:
+        (row,) = list(store.episodes("accord-run"))
+    assert row.lineup == "boulware vs human (seller)"
+    assert row.labels["agents"] == ["boulware", "human"]  # who is rated stays the spec

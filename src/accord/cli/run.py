@@ -151,7 +151,7 @@ def run_target(target: str, agents: str, seed: int, options: dict[str, Any],
                      else str(exc)) from None
     if out is not None:
         c.write_trajectory(result.trajectory, out)
-    stored = _store(store, spec, result, require_approval, wall)
+    stored = _store(store, spec, result, require_approval, wall, _person_seats(spec, seat))
     if as_json:
         _debrief(seat, spec, result)  # on stderr, with the prompts
         c.emit_json({**record, **stored, **({"warnings": hygiene} if hygiene else {})})
@@ -193,8 +193,16 @@ def _debrief(seat: Any, spec: Any, result: Any) -> None:
             seat.debrief(data)
 
 
+def _person_seats(spec: Any, seat: Any) -> dict[int, str] | None:
+    """``{position: role}`` of the one person in the line-up (named in the stored line-up,
+    ``human (buyer) vs boulware``); ``None`` without exactly one person and one role."""
+    people = [i for i, a in enumerate(spec.agents) if getattr(a, "kind", None) == "human"]
+    roles = list(getattr(seat, "roles", None) or [])
+    return {people[0]: roles[0]} if len(people) == 1 and len(roles) == 1 else None
+
+
 def _store(store: Path | None, spec: Any, result: Any, require_approval: bool,
-           wall_time: float) -> dict[str, Any]:
+           wall_time: float, seats: dict[int, str] | None = None) -> dict[str, Any]:
     """``--save``: write the episode to a results store (run ``accord-run``); returns the
     ``stored`` entry of the JSON output (empty without ``--save``)."""
     if store is None:
@@ -209,7 +217,7 @@ def _store(store: Path | None, spec: Any, result: Any, require_approval: bool,
         c.warn(f"metrics of the stored episode: {type(exc).__name__}: {exc}")
         metrics = None
     try:
-        eid = store_episode(store, spec, result, metrics, require_approval, wall_time)
+        eid = store_episode(store, spec, result, metrics, require_approval, wall_time, seats)
     except StoreError as exc:
         raise c.fail(str(exc)) from None
     gated = require_approval and result.status == "agreement"
