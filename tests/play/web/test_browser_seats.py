@@ -124,6 +124,9 @@ def test_person_completes_a_task_exchange_in_the_browser(server: Server,
     assert facts(browser)["No deal (BATNA): your utility of your original task"] == "0.58"
     browser.find_element(By.ID, "btn-continue").click()  # the private first turn
     my_turn(browser)
+    # long composite descriptions wrap or cut inside their column: no sideways scrolling
+    assert browser.execute_script("return document.documentElement.scrollWidth <= "
+                                  "document.documentElement.clientWidth")
     # an overlapping split: the protocol's feedback comes back, and the form again
     Select(browser.find_element(By.ID, "pkg-mine")).select_by_value("000111")
     WebDriverWait(browser, 10, ignored_exceptions=STALE).until(
