@@ -56,6 +56,9 @@ def test_person_builds_an_offer_issue_by_issue_and_boulware_accepts() -> None:
     child.sendline("10")
     child.expect("warranty_years")
     child.sendline("")  # Enter keeps the value shown
+    child.expect(r"this offer is worth [0-9.]+ to you")  # shown before it is sent
+    child.expect(r"send it\? \[Y/n\]> ")
+    child.sendline("")  # Enter sends it
     out = finish(child)
     assert "AGREEMENT in round 1" in out
     assert child.exitstatus == 0
@@ -78,7 +81,9 @@ def test_person_plays_deal_or_no_deal_to_an_agreement() -> None:
 
 def test_person_talks_then_plays_a_game() -> None:
     child = spawn("games/prisoners-dilemma", "--agents", "human,rational", "--max-rounds", "1")
-    child.expect("Cells are")
+    child.expect("your brief: prisoners-dilemma")
+    child.expect("Payoffs")  # the payoff matrix as a table, your payoff first in each cell
+    child.expect(r"cooperate\s+3 / 3\s+0 / 5")
     child.expect(r"Alice move \(message, help\)> ")
     child.sendline("message I will cooperate")
     child.expect("Choose your action: 1=cooperate, 2=defect")

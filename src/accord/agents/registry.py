@@ -81,7 +81,9 @@ def _human(spec: AgentSpec, ctx: Mapping[str, Any]) -> Agent:
     from accord.agents.human.bargaining import BargainingView
 
     _opts(spec, set())
-    return HumanAgent(seat_from(ctx), BargainingView())
+    scenario = ctx.get("scenario")
+    return HumanAgent(seat_from(ctx), BargainingView(
+        getattr(scenario, "name", ""), getattr(scenario, "description", "")))
 
 
 def _pareto(spec: AgentSpec, ctx: Mapping[str, Any]) -> Agent:

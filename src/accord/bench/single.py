@@ -26,13 +26,18 @@ RUN_NAME = "accord-run"
 
 
 def store_episode(path: str | Path, spec: Any, result: Any, metrics: dict[str, Any] | None,
-                  require_approval: bool = False, wall_time: float = 0.0) -> str:
+                  require_approval: bool = False, wall_time: float = 0.0,
+                  seats: dict[int, str] | None = None) -> str:
     """Write one finished episode (``spec``: an ``EpisodeSpec``, ``result``: its
-    ``EpisodeResult``) to the store at ``path``; returns the episode id."""
+    ``EpisodeResult``) to the store at ``path``; returns the episode id. ``seats`` names
+    the role a person played at a line-up position (``{0: "buyer"}``): the line-up then
+    reads ``human (buyer) vs boulware``."""
     from accord.domains.ids import episode_id
 
     eid = str(episode_id(spec))
     lineup = Lineup(tuple(spec.agents))
+    named = " vs ".join(f"{a} ({seats[i]})" if seats and i in seats else a
+                        for i, a in enumerate(lineup.agent_labels()))
     now = time.time()
     with Store.open(path) as st:
         st.lock()
@@ -41,7 +46,7 @@ def store_episode(path: str | Path, spec: Any, result: Any, metrics: dict[str, A
         session = st.begin_session(RUN_NAME, {"name": RUN_NAME, "command": "accord run",
                                               "require_approval": require_approval},
                                    None, provenance(), "accord run", 1)
-        planned = PlannedEpisode(eid, spec, 0, {"lineup": lineup.label(),
+        planned = PlannedEpisode(eid, spec, 0, {"lineup": named,
                                                 "agents": lineup.agent_labels()},
                                  seq if seq is not None else 0)
         if seq is not None:

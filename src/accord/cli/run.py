@@ -134,9 +134,9 @@ def run_target(target: str, agents: str, seed: int, options: dict[str, Any],
         hygiene = same_model_roles(spec.agents, spec.params)
         for line in hygiene:
             c.warn(line[0].upper() + line[1:] + ".")
+        seat = _seat(spec.agents, as_json)
         ctx = RunContext(episode_id=_episode_id(spec), llm=llm,
-                         data=None if data is None else str(data),
-                         extra={"seat": _seat(spec.agents, as_json)})
+                         data=None if data is None else str(data), extra={"seat": seat})
         t0 = time.perf_counter()
         try:
             result = asyncio.run(dom.run_episode(spec, ctx))
@@ -151,8 +151,9 @@ def run_target(target: str, agents: str, seed: int, options: dict[str, Any],
                      else str(exc)) from None
     if out is not None:
         c.write_trajectory(result.trajectory, out)
-    stored = _store(store, spec, result, require_approval, wall)
+    stored = _store(store, spec, result, require_approval, wall, _person_seats(spec, seat))
     if as_json:
+        _debrief(seat, spec, result)  # on stderr, with the prompts
         c.emit_json({**record, **stored, **({"warnings": hygiene} if hygiene else {})})
         _exit_on_error(result.status)
         return
@@ -170,11 +171,38 @@ def run_target(target: str, agents: str, seed: int, options: dict[str, Any],
         print_record_fields(console, record)
     if out is not None and not quiet:
         console.print(f"trajectory log: {c.plain(out)}")
+    _debrief(seat, spec, result)
     _exit_on_error(result.status)
 
 
+def _debrief(seat: Any, spec: Any, result: Any) -> None:
+    """After a person played: their debrief (:mod:`accord.play.debrief`) for every role
+    they played, at their terminal. A debrief that cannot be made is said, never fatal."""
+    roles = getattr(seat, "roles", None)
+    if not roles:
+        return
+    from accord.play.debrief import debrief
+
+    for role in roles:
+        try:
+            data = debrief(spec, result, role)
+        except Exception as exc:  # the debrief is a bonus: the episode is done and printed
+            c.warn(f"no debrief: {type(exc).__name__}: {exc}")
+            return
+        if data is not None:
+            seat.debrief(data)
+
+
+def _person_seats(spec: Any, seat: Any) -> dict[int, str] | None:
+    """``{position: role}`` of the one person in the line-up (named in the stored line-up,
+    ``human (buyer) vs boulware``); ``None`` without exactly one person and one role."""
+    people = [i for i, a in enumerate(spec.agents) if getattr(a, "kind", None) == "human"]
+    roles = list(getattr(seat, "roles", None) or [])
+    return {people[0]: roles[0]} if len(people) == 1 and len(roles) == 1 else None
+
+
 def _store(store: Path | None, spec: Any, result: Any, require_approval: bool,
-           wall_time: float) -> dict[str, Any]:
+           wall_time: float, seats: dict[int, str] | None = None) -> dict[str, Any]:
     """``--save``: write the episode to a results store (run ``accord-run``); returns the
     ``stored`` entry of the JSON output (empty without ``--save``)."""
     if store is None:
@@ -189,7 +217,7 @@ def _store(store: Path | None, spec: Any, result: Any, require_approval: bool,
         c.warn(f"metrics of the stored episode: {type(exc).__name__}: {exc}")
         metrics = None
     try:
-        eid = store_episode(store, spec, result, metrics, require_approval, wall_time)
+        eid = store_episode(store, spec, result, metrics, require_approval, wall_time, seats)
     except StoreError as exc:
         raise c.fail(str(exc)) from None
     gated = require_approval and result.status == "agreement"

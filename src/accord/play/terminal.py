@@ -26,6 +26,8 @@ from rich.console import Console
 
 from accord.agents.human.seat import Reply, Seat, SeatClosed, Turn
 from accord.cli.common import plain
+from accord.play import terminal_domains
+from accord.play.terminal_brief import print_brief, print_debrief
 
 HELP = {
     "bargaining": [
@@ -49,6 +51,7 @@ HELP = {
         ("message TEXT", "cheap talk (binds nothing)"),
         ("ACTION or its number", "play an action"),
     ],
+    **terminal_domains.HELP,
 }
 
 Reader = Callable[[str], str]
@@ -179,6 +182,34 @@ class TerminalSeat(Seat):
         self.console = console
         self.reader = reader or console_reader(console)
         self._seen: dict[tuple[str, str], int] = {}
+        #: the roles this seat played, in the order they were first asked to move
+        self.roles: list[str] = []
+
+    # -- what the domain helpers use (:class:`accord.play.terminal_domains.SeatIO`) -------
+    def read(self, prompt: str) -> str:
+        """One line from the person (``SeatClosed`` when they leave)."""
+        return self._read(prompt)
+
+    def new(self, turn: Turn, key: str, items: list[Any]) -> list[Any]:
+        """The items of ``key`` not shown to ``turn.role`` yet."""
+        return self._new(turn, key, items)
+
+    def confirm(self, turn: Turn, pkg: Mapping[str, Any], what: str = "offer") -> bool:
+        """Show the utility of a package the person typed and ask before sending it.
+
+        A package that cannot be scored (a value that is not on the list, a count out of
+        range) is sent as it is: the protocol's feedback says what is wrong with it.
+        """
+        val = turn.evaluate(pkg) if turn.evaluate is not None else None
+        if val is None:
+            return True
+        self.console.print(f"  this {what} is worth [bold]{val:g}[/] to you")
+        got = self._read("  send it? [Y/n]> ").strip().lower()
+        return got not in ("n", "no")
+
+    def debrief(self, data: Mapping[str, Any]) -> None:
+        """Print the person's debrief after the episode (:mod:`accord.play.debrief`)."""
+        print_debrief(self.console, data)
 
     # -- reading -------------------------------------------------------------------------
     def _read(self, prompt: str) -> str:
@@ -196,9 +227,14 @@ class TerminalSeat(Seat):
             line = self._read(f"[bold]{plain(turn.role)}[/] move "
                               f"({'/'.join(turn.legal)}, help)> ").strip()
             if not line:
+                if turn.view.get("phase") == "consider":  # task exchange's private turn
+                    return {"kind": "continue"}
                 continue
             if line in ("help", "?"):
                 self._help(turn.domain)
+                continue
+            if line == "brief" and turn.view.get("brief"):
+                print_brief(self.console, turn.view["brief"], full=True)
                 continue
             reply = self._parse(turn, line)
             if reply is not None:
@@ -217,25 +253,26 @@ class TerminalSeat(Seat):
     def _show(self, turn: Turn) -> None:
         v = turn.view
         c = self.console
+        if turn.role not in self.roles:
+            self.roles.append(turn.role)
         if turn.feedback is not None:
             c.print(f"[bold red]not accepted[/] ({plain(turn.feedback.get('reason'))}): "
                     f"{plain(turn.feedback.get('feedback'))}")
             return
+        if (turn.role, "brief") not in self._seen and v.get("brief"):
+            self._seen[(turn.role, "brief")] = 1
+            print_brief(c, v["brief"])
+            self._help(turn.domain)
         show = {"bargaining": self._show_bargaining, "deal-or-no-deal": self._show_dond,
                 "games": self._show_games}.get(turn.domain)
         if show is not None:
             show(turn, v)
+        elif turn.domain in terminal_domains.SHOW:
+            terminal_domains.SHOW[turn.domain](self, turn, v)
 
     def _show_bargaining(self, turn: Turn, v: Mapping[str, Any]) -> None:
         c = self.console
         c.rule(f"round {v['round']}/{v['max_rounds']} - you are {plain(turn.role)}")
-        if (turn.role, "issues") not in self._seen:
-            self._seen[(turn.role, "issues")] = 1
-            c.print(f"Your BATNA (utility if there is no deal): [bold]{v['batna']:.3f}[/]. "
-                    "Only you see your utilities.")
-            for issue in v["issues"]:
-                c.print(f"  {plain(issue['name'])}: {plain(', '.join(map(str, issue['values'])))}")
-            self._help("bargaining")
         for o in self._new(turn, "offers", list(v["offers"])):
             c.print(f"  r{o['round']} [bold]{plain(o['party'])}[/] {plain(o['source'])}: "
                     f"{_fmt(o['package'])}  (your utility {o['utility']:.3f})")
@@ -252,14 +289,6 @@ class TerminalSeat(Seat):
         c = self.console
         c.rule(f"round {v['round']}/{v['max_rounds']} - you are {plain(turn.role)}"
                + (" - LAST TURN" if v.get("last_turn") else ""))
-        if (turn.role, "items") not in self._seen:
-            self._seen[(turn.role, "items")] = 1
-            c.print("Items on the table (your values per unit; your partner's are hidden):")
-            for it in v["items"]:
-                c.print(f"  {plain(it['name'])}: {it['count']} x {it['value']} points")
-            c.print(f"All items are worth {v['total']} points to you. A proposal names what "
-                    "YOU take; your partner gets the rest.")
-            self._help("deal-or-no-deal")
         for e in self._new(turn, "history", list(v["history"])):
             parts = [f"r{e.get('round')} [bold]{plain(e.get('role'))}[/] {plain(e.get('kind'))}"]
             if e.get("share"):
@@ -274,7 +303,7 @@ class TerminalSeat(Seat):
 
     def _show_games(self, turn: Turn, v: Mapping[str, Any]) -> None:
         c = self.console
-        if (turn.role, "game") not in self._seen:
+        if (turn.role, "game") not in self._seen and not v.get("brief"):
             self._seen[(turn.role, "game")] = 1
             c.rule(f"{plain(v['game'])} - you are {plain(turn.role)}")
             c.print(plain(v["description"]))
@@ -322,6 +351,8 @@ class TerminalSeat(Seat):
             self.console.print(f"  package {_fmt(pkg)}: worth [bold]{val:g}[/] to you")
 
     def _parse(self, turn: Turn, line: str) -> Reply | None:
+        if turn.domain in terminal_domains.PARSE:
+            return terminal_domains.PARSE[turn.domain](self, turn, line)
         try:
             tokens = shlex.split(line)
         except ValueError:
@@ -358,8 +389,8 @@ class TerminalSeat(Seat):
                 start = (v.get("my_last_offer") or {}).get("package") if turn.domain == \
                     "bargaining" else (v.get("my_offer") or {}).get("you_take")
                 pkg = self._build(turn, start)
-            if pkg is not None:
-                self._score(turn, pkg)
+            if pkg is not None and not self.confirm(turn, pkg):
+                return None
             if cmd == "offer":
                 return {"kind": "offer", "package": pkg}
             return {"kind": "reject", "counter": pkg}

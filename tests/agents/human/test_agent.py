@@ -65,7 +65,15 @@ async def test_view_is_private_and_live_utility_matches_the_utility_function() -
     # every utility the person sees is their own; the other side's BATNA is nowhere
     assert set(view) == {"domain", "role", "round", "max_rounds", "phase", "parties", "issues",
                          "batna", "proposer", "current_offer", "my_last_offer", "suggestion",
-                         "offers", "messages"}
+                         "offers", "messages", "brief"}
+    # the brief: the seller's own weights and scores and BATNA, none of the buyer's
+    brief = view["brief"]
+    assert dict(brief["facts"])["Your BATNA (utility with no deal)"] == "0.35"
+    rows = brief["tables"][0]["rows"]
+    assert {r[0]: r[1] for r in rows} == {"price": "0.7", "delivery_days": "0.2",
+                                          "warranty_years": "0.1"}  # the seller's weights
+    assert ["delivery_days", "0.2", "10", "1", "best"] in rows
+    assert "0.4" not in repr(brief["facts"]) and "0.15" not in repr(rows)  # buyer's numbers
     for shown in [view["current_offer"], *view["offers"]]:
         assert shown["utility"] == pytest.approx(seller.utility(shown["package"]), abs=1e-4)
         assert shown["utility"] != pytest.approx(buyer.utility(shown["package"]), abs=1e-4)

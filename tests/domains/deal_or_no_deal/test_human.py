@@ -38,7 +38,11 @@ async def test_person_proposes_with_deal_semantics_and_sees_only_own_values(
     values = res.record["values"]
     assert [i["value"] for i in view["items"]] == values["alice"]
     assert [i["count"] for i in view["items"]] == res.record["counts"]
-    assert "bob" not in repr({k: v for k, v in view.items() if k != "partner"})
+    assert "bob" not in repr({k: v for k, v in view.items() if k not in ("partner", "brief")})
+    brief = view["brief"]  # names the partner ("Against"), shows the person's values only
+    assert dict(brief["facts"])["Against"] == "bob"
+    assert [int(r[2]) for r in brief["tables"][0]["rows"]] == values["alice"]
+    assert "bob" not in repr(brief["tables"])
     assert seat.turns[1].feedback["reason"] == "count_out_of_range"
     worth = seat.turns[0].evaluate({"book": "1", "hat": "1", "ball": "1"})
     assert worth == sum(values["alice"])

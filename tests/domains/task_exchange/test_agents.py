@@ -70,8 +70,10 @@ def test_parse_script_and_specs() -> None:
     assert isinstance(agent, ScriptedAgent) and agent.script == ["MDA", "MDA", "keep"]
     assert agent.then == "accept"
     assert isinstance(build_agent("utility-aware?e=1.5"), UtilityAwareAgent)
-    with pytest.raises(ValueError, match=r"unknown task-exchange agent kind 'human'; "
+    with pytest.raises(ValueError, match=r"unknown task-exchange agent kind 'nobody'; "
                        r"known: .*utility-aware"):
-        build_agent("human")
+        build_agent("nobody")
+    with pytest.raises(ValueError, match=r"agent 'human' needs a person at a seat"):
+        build_agent("human")  # a person sits at the terminal or the play page
     with pytest.raises(ValueError, match="unknown option"):
         build_agent("utility-aware?speed=3")

@@ -17,7 +17,7 @@ from accord.domains.task_exchange.plot import render_trajectories_png
 def test_domain_interface() -> None:
     assert DOMAIN.name == "task-exchange"
     assert DOMAIN.scenarios() == ["competitive", "cooperative"]
-    assert DOMAIN.agent_kinds() == ["utility-aware", "selfish", "scripted", "llm"]
+    assert DOMAIN.agent_kinds() == ["utility-aware", "selfish", "scripted", "llm", "human"]
 
 
 async def test_domain_runs_an_episode_and_computes_metrics() -> None:

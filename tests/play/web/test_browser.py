@@ -122,7 +122,7 @@ def test_person_plays_deal_or_no_deal_to_the_end(server: Server, browser: Any) -
         pytest.skip("Deal-or-No-Deal data not found (set ACCORD_DATA)")
     start(browser, server, "deal-or-no-deal", "test/0", "greedy")
     my_turn(browser)
-    text = browser.find_element(By.ID, "items").text
+    text = browser.find_element(By.CSS_SELECTOR, "table[data-key=preferences]").text
     assert "your value each" in text
     browser.find_element(By.ID, "message").send_keys("what would you like?")
     browser.find_element(By.ID, "btn-message").click()
@@ -142,7 +142,10 @@ def test_person_plays_deal_or_no_deal_to_the_end(server: Server, browser: Any) -
 def test_person_plays_a_game_with_cheap_talk_to_the_end(server: Server, browser: Any) -> None:
     start(browser, server, "games", "prisoners-dilemma", "rational", rounds="1")
     my_turn(browser)
-    assert "(3, 3)" in browser.find_element(By.ID, "game-description").text
+    payoffs = browser.find_element(By.CSS_SELECTOR, "table[data-key=payoffs]")
+    assert not browser.find_elements(By.TAG_NAME, "pre")  # a real table, not ASCII art
+    cells = [td.text for td in payoffs.find_elements(By.CSS_SELECTOR, "td.payoff")]
+    assert cells == ["3 / 3", "0 / 5", "5 / 0", "1 / 1"]  # Alice's payoff first
     browser.find_element(By.ID, "message").send_keys("I will cooperate")
     browser.find_element(By.ID, "btn-message").click()
     my_turn(browser)

@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from accord.agents.human.agent import HumanView
+from accord.agents.human.brief import make_brief, num, preference_tables, rounds_left
 from accord.agents.human.replies import coerce_package, reply_to_move
 from accord.agents.human.seat import Reply
 from accord.core.moves import Move, Package, Value
@@ -30,10 +31,37 @@ def _issues(obs: NegotiationObservation) -> dict[str, tuple[Value, ...]]:
     return {i.name: tuple(i.values) for i in obs.space.issues}
 
 
+def made_in(rec_round: int, source: str, parties: int) -> int:
+    """The round a move was made in, as the record counts it (1-based protocol rounds).
+
+    The protocol puts a two-party counter-offer on the table in the round *after* the
+    rejection that made it; the transcript lists it under the rejection's round, and so
+    does the person's view. (With more parties a counter waits for its maker's turn to
+    propose; the table's round is kept.)
+    """
+    return rec_round - 1 if source == "counter" and parties == 2 and rec_round > 1 \
+        else rec_round
+
+
 class BargainingView(HumanView):
     """Issues, own utility and BATNA, the table and the public history."""
 
     domain = "bargaining"
+
+    def __init__(self, title: str = "", description: str = "") -> None:
+        self.title = title
+        self.description = description
+
+    def brief(self, o: NegotiationObservation) -> dict[str, Any]:
+        """The person's private brief: the scenario, their preferences, BATNA, rounds."""
+        assert o.space is not None and o.utility is not None
+        others = [p for p in o.parties if p != o.role]
+        return make_brief(
+            self.title or "Negotiation", self.description,
+            [("You are", o.role), ("Against", ", ".join(others)),
+             ("Your BATNA (utility with no deal)", num(o.batna)),
+             ("Rounds left", rounds_left(o.round, o.max_rounds))],
+            preference_tables(o.utility, o.space))
 
     def _utility(self, obs: NegotiationObservation, package: Package | None) -> float | None:
         if package is None:
@@ -57,7 +85,9 @@ class BargainingView(HumanView):
             "current_offer": offer(o.current_offer),
             "my_last_offer": offer(o.my_last_offer),
             "suggestion": offer(o.suggestion),
-            "offers": [{"round": r.round, "party": r.party, "source": r.source,
+            "brief": self.brief(o),
+            "offers": [{"round": made_in(r.round, r.source, len(o.parties)),
+                        "party": r.party, "source": r.source,
                         "package": dict(r.package), "utility": self._utility(o, r.package)}
                        for r in o.history],
             "messages": [{"round": r, "party": p, "text": t} for r, p, t in o.messages],

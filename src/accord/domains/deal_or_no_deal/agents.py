@@ -86,7 +86,7 @@ def _human(spec: AgentSpec, ctx: AgentContext) -> Agent:
     from accord.domains.deal_or_no_deal.human import DondView
 
     _opts(spec, set())
-    return HumanAgent(seat_from(ctx.settings.as_mapping()), DondView())
+    return HumanAgent(seat_from(ctx.settings.as_mapping()), DondView(ctx.datapoint.id))
 
 
 def _raw_llm(spec: AgentSpec, ctx: AgentContext) -> Agent:

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from accord.agents.human.agent import HumanView
+from accord.agents.human.brief import make_brief, rounds_left, table
 from accord.agents.human.replies import coerce_counts, reply_to_move
 from accord.agents.human.seat import Reply
 from accord.core.moves import Move
@@ -38,9 +39,31 @@ class DondView(HumanView):
 
     domain = "deal-or-no-deal"
 
+    def __init__(self, scenario: str = "") -> None:
+        self.scenario = scenario
+
+    def brief(self, o: DondObservation) -> dict[str, Any]:
+        """The person's private brief: the items, their own values, no-deal, rounds."""
+        total = utility(o.values, o.counts)
+        rows = [[i, str(c), str(v), str(c * v)]
+                for i, c, v in zip(o.items, o.counts, o.values, strict=True)]
+        return make_brief(
+            f"Deal or No Deal {self.scenario}".strip(),
+            "Divide the items on the table with your partner. A proposal names what you "
+            "take; your partner gets the rest. You score the items you end up with at your "
+            "own values; your partner values them differently, and their values are hidden "
+            "from you.",
+            [("You are", o.role), ("Against", o.partner),
+             ("Everything is worth to you", f"{total} points"),
+             ("No deal (BATNA)", "0 points for both"),
+             ("Rounds left", rounds_left(o.round, o.max_rounds))],
+            [table("Your values (your partner's are hidden)",
+                   ["item", "count", "your value each", "all of them"], rows, "preferences")])
+
     def view(self, obs: Observation) -> dict[str, Any]:
         o = _obs(obs)
         return {
+            "brief": self.brief(o),
             "domain": self.domain, "role": o.role, "partner": o.partner, "round": o.round,
             "max_rounds": o.max_rounds, "last_turn": o.last_turn,
             "items": [{"name": i, "count": c, "value": v}

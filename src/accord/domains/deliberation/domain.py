@@ -11,9 +11,10 @@ inferred from the agent kinds: one ``centralized`` agent -> centralized, all ``o
 -> oracle), ``tools`` (bool), ``max_rounds`` (6), ``max_chars`` (1000), ``max_retries``
 (every domain's default, :data:`accord.domains.params.DEFAULT_MAX_RETRIES`).
 
-Agent kinds: ``share`` and ``naive`` (code agents), ``centralized`` and ``oracle`` (the
-baselines, played by the sharing code agent), and the LLM scaffold's ``llm``,
-``llm-centralized`` and ``llm-oracle`` (:mod:`accord.domains.deliberation.llm`).
+Agent kinds: ``human`` (a person at a seat), ``share`` and ``naive`` (code agents),
+``centralized`` and ``oracle`` (the baselines, played by the sharing code agent), and
+the LLM scaffold's ``llm``, ``llm-centralized`` and ``llm-oracle``
+(:mod:`accord.domains.deliberation.llm`).
 Other packages add kinds with :func:`register_agent_kind`.
 """
 
@@ -98,6 +99,23 @@ for _kind, _factory in {
 }.items():
     AGENT_KINDS.register(_kind, _factory)
 _KIND_MODES: dict[str, str] = {"centralized": "centralized", "oracle": "oracle"}
+
+
+def _human(spec: AgentSpec, ctx: AgentContext) -> Agent:
+    """A person at the seat in ``RunContext.extra["seat"]`` (terminal or browser)."""
+    from accord.agents.human import HumanAgent, seat_from
+    from accord.domains.deliberation.human import DeliberationView
+
+    _check_human(spec)
+    return HumanAgent(seat_from(ctx.run.extra), DeliberationView())
+
+
+def _check_human(spec: AgentSpec) -> None:
+    if spec.arg or spec.options:
+        raise ValueError(f"agent {spec}: 'human' takes no argument or options")
+
+
+AGENT_KINDS.register("human", _human, check=_check_human)
 
 
 def register_agent_kind(name: str, factory: AgentFactory, *, mode: str | None = None,

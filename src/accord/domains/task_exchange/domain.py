@@ -49,6 +49,20 @@ def _scripted(spec: AgentSpec, ctx: Mapping[str, Any]) -> Agent:
     return ScriptedAgent(script, then=str(opts.pop("then", "status-quo")), **_no_more(spec, opts))
 
 
+def _human(spec: AgentSpec, ctx: Mapping[str, Any]) -> Agent:
+    """A person at the seat in ``ctx["seat"]`` (terminal or browser), see :mod:`.human`."""
+    from accord.agents.human import HumanAgent, seat_from
+    from accord.domains.task_exchange.human import TaskExchangeView
+
+    _no_more(spec, spec.options)
+    return HumanAgent(seat_from(ctx), TaskExchangeView(str(ctx.get("title") or "")))
+
+
+def _check_human(spec: AgentSpec) -> None:
+    if spec.arg or spec.options:
+        raise ValueError(f"agent {spec}: 'human' takes no argument or options")
+
+
 def _no_more(spec: AgentSpec, opts: Mapping[str, Any]) -> dict[str, Any]:
     if opts:
         raise ValueError(f"agent {spec}: unknown option(s) {', '.join(sorted(opts))}")
@@ -65,8 +79,9 @@ AGENT_KINDS.register("utility-aware", _utility_aware)
 AGENT_KINDS.register("selfish", _selfish)
 AGENT_KINDS.register("scripted", _scripted)
 AGENT_KINDS.register("llm", build_llm_agent, check=_check_llm)
+AGENT_KINDS.register("human", _human, check=_check_human)
 """Agent kinds of this domain, by spec kind (``scripted:OVL*6+ok?then=accept``,
-``llm:openai/gpt-4.1-mini?temperature=0``)."""
+``llm:openai/gpt-4.1-mini?temperature=0``, ``human`` for a person at a seat)."""
 
 
 def build_agent(spec: AgentSpec | str, ctx: Mapping[str, Any] | None = None) -> Agent:
@@ -127,7 +142,8 @@ class TaskExchangeDomain(Domain):
 
     async def run_episode(self, spec: EpisodeSpec, ctx: RunContext) -> EpisodeResult:
         protocol = build_protocol(spec.scenario, spec.params)
-        agent_ctx = {"llm": ctx.llm, "episode_id": ctx.episode_id or episode_key(spec)}
+        agent_ctx = {"llm": ctx.llm, "episode_id": ctx.episode_id or episode_key(spec),
+                     "seat": ctx.extra.get("seat"), "title": protocol.scenario.title}
         agents = [build_agent(a, agent_ctx) for a in spec.agents]
         return await play(protocol, agents, spec.seed)
 

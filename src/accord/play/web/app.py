@@ -27,6 +27,7 @@ internet.
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import AsyncIterator
 from importlib import resources
 from pathlib import Path
@@ -41,8 +42,10 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from accord.domains.base import EpisodeSpec
 from accord.play.web.forms import reply_from_form, scenario_choices
 from accord.play.web.games import DOMAINS, Game, Games, PlayError, PlaySettings
+from accord.play.web.plane import plane_svg
 from accord.serve.bodies import read_form
 from accord.serve.security import (
     CSRF_COOKIE,
@@ -112,6 +115,7 @@ class PlayApp:
                        status: int = 200, values: dict[str, Any] | None = None) -> Response:
         return self.page(request, "new.jinja", status, error=error, domains=DOMAINS,
                          choices=scenario_choices(self.games.settings.data),
+                         kinds=opponent_kinds(), defaults=DEFAULT_OPPONENTS,
                          values=values or {})
 
     async def index(self, request: Request) -> Response:
@@ -136,10 +140,16 @@ class PlayApp:
                 self.games.check_scenario(domain, scenario, uploads=False)
             seed = _whole(str(form.get("seed") or "0").strip(), "seed", 0)
             params = _params(domain, str(form.get("rounds") or "").strip())
+            # a free spec typed by the person wins over the domain's list of kinds
+            opponent = str(form.get("opponent", "") or "").strip() or str(
+                form.get(f"opponent.{domain}", "") or "").strip()
+            if not opponent:
+                raise PlayError("choose an opponent from the list or type an agent spec")
+            seat = str(form.get("seat") or "0").strip()
             # only catalog names, DoND ids and this app's own uploads pass Games.start
             game = await run_in_threadpool(
-                self.games.start, domain, scenario, str(form.get("opponent", "")).strip(),
-                1 if str(form.get("seat")) == "1" else 0, seed, params)
+                self.games.start, domain, scenario, opponent,
+                int(seat) if seat in ("0", "1", "2") else 0, seed, params)
         except PlayError as exc:
             return await self.new_page(request, str(exc), 400, form)
         return RedirectResponse(f"{_base(request)}/g/{game.id}", status_code=303)
@@ -154,10 +164,15 @@ class PlayApp:
         link = self.games.settings.episode_url
         episode_url = None if not (link and game.episode) else \
             f"{_base(request)}/{link.format(id=quote(game.episode, safe=''))}"
+        summary = _summary(game)
+        debrief = summary.get("debrief") if summary else None
         return self.page(request, "game.jinja", game=game, turn=turn,
                          episode_url=episode_url, run=self.games.settings.run,
                          view=None if turn is None else turn.view, start=start,
-                         start_utility=start_utility, summary=_summary(game),
+                         start_utility=start_utility, summary=summary,
+                         brief=game.seat.brief, debrief=debrief,
+                         plane=None if not debrief or not debrief.get("plane")
+                         else plane_svg(debrief["plane"]),
                          transcript=_transcript(game))
 
     async def move(self, request: Request) -> Response:
@@ -213,7 +228,8 @@ def _params(domain: str, rounds: str) -> dict[str, Any]:
         return {}
     _whole(rounds, "rounds", 1)
     key = {"bargaining": "max_rounds", "deal-or-no-deal": "rounds",
-           "games": "negotiation_rounds"}[domain]
+           "games": "negotiation_rounds", "task-exchange": "turn_limit",
+           "deliberation": "max_rounds"}[domain]
     return {key: int(rounds)}
 
 
@@ -230,6 +246,16 @@ def _start_package(turn: Any) -> dict[str, Any] | None:
         if v.get("my_offer"):
             return dict(v["my_offer"]["you_take"])
         return {i["name"]: 0 for i in v["items"]}
+    if turn.domain == "task-exchange":  # the split on the table, else the originals
+        table = v.get("table") or {}
+        mine = (table.get("yours") or {}).get("mask") or v["original"]["yours"]
+        theirs = (table.get("theirs") or {}).get("mask") or v["original"]["theirs"]
+        return {"mine": mine, "theirs": theirs}
+    if turn.domain == "deliberation":  # the proposal on the table
+        cur = (v.get("current") or {}).get("proposal")
+        if isinstance(cur, dict):
+            return dict(cur)
+        return dict.fromkeys(cur, 1) if isinstance(cur, list) else {}
     return None
 
 
@@ -240,13 +266,24 @@ def _summary(game: Game) -> dict[str, Any] | None:
         return None
     rec = res.record
     out: dict[str, Any] = {"status": res.status, "reason": res.reason, "who": res.who,
-                           "rounds": res.rounds, "detail": res.detail}
+                           "rounds": res.rounds, "detail": res.detail,
+                           "debrief": _debrief(game)}
     if game.spec.domain == "bargaining":
         out["agreement"] = rec.get("agreement") if res.status == "agreement" else None
         out["yours"] = (rec.get("utilities") or {}).get(game.role)
     elif game.spec.domain == "deal-or-no-deal":
         out["agreement"] = (rec.get("shares") or {}).get(game.role)
         out["yours"] = (rec.get("scores") or {}).get(game.role)
+    elif game.spec.domain == "task-exchange":
+        alloc = rec.get("allocation") if res.status == "agreement" else None
+        out["agreement"] = None if not alloc else {
+            r: f"{a['mask']}: {a['description']}" for r, a in alloc.items()}
+        out["yours"] = (rec.get("utilities") or {}).get(game.role)
+    elif game.spec.domain == "deliberation":
+        dec = rec.get("decision")
+        out["agreement"] = None if dec is None else (
+            dict(dec) if isinstance(dec, dict) else {"menu": ", ".join(map(str, dec))})
+        out["yours"] = None
     else:  # a game: what was played and what it amounts to, never an "agreement"
         from accord.domains import get_domain
 
@@ -256,6 +293,58 @@ def _summary(game: Game) -> dict[str, Any] | None:
         out["verdict"] = dom.outcome_text({**res.summary(),
                                            "metrics": dom.metrics(game.spec, res)})
         out["yours"] = (rec.get("payoffs") or {}).get(game.role)
+    return out
+
+
+def _debrief(game: Game) -> dict[str, Any] | None:
+    """The person's debrief (:mod:`accord.play.debrief`); ``None`` when there is none or
+    it cannot be made (the page still shows the outcome)."""
+    if game.result is None:
+        return None
+    from accord.play.debrief import debrief
+
+    try:
+        return debrief(game.spec, game.result, game.role)
+    except Exception as exc:  # a bonus on the page: never a failed page
+        return {"sentences": [f"No debrief: {type(exc).__name__}: {exc}"], "rows": [],
+                "columns": [], "plane": None, "flags": []}
+
+
+DEFAULT_OPPONENTS = {"bargaining": "boulware", "deal-or-no-deal": "greedy",
+                     "games": "rational", "task-exchange": "utility-aware",
+                     "deliberation": "share"}
+"""The opponent each domain's list starts on."""
+
+
+PROBES = {"bargaining": "buyer-seller", "deal-or-no-deal": "test/0",
+          "games": "prisoners-dilemma", "task-exchange": "competitive",
+          "deliberation": "menu-numeric"}
+"""A scenario of each domain on which the kinds on the list are checked."""
+
+
+@functools.lru_cache(maxsize=1)
+def opponent_kinds() -> dict[str, list[str]]:
+    """Per domain, the installed agent kinds that play with no argument -- the list on the
+    new-game page (a kind that needs one, ``llm:MODEL``, is typed as a free spec). Each
+    kind is checked by the domain itself on a line-up of two of it, once per server."""
+    from accord.agents.spec import AgentSpec
+    from accord.domains import get_domain
+
+    out: dict[str, list[str]] = {}
+    for domain in DOMAINS:
+        dom = get_domain(domain)
+        kinds = []
+        for kind in dom.agent_kinds():
+            if kind in ("human", "dataset-human"):  # a person, or a replay of the data set
+                continue
+            try:
+                dom.validate(EpisodeSpec(domain, PROBES[domain],
+                                         (AgentSpec(kind), AgentSpec(kind)), {}, 0))
+            except Exception:  # needs an argument or another line-up: typed as a spec
+                continue
+            kinds.append(kind)
+        default = DEFAULT_OPPONENTS[domain]
+        out[domain] = sorted(kinds, key=lambda k: (k != default, k))
     return out
 
 

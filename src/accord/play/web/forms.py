@@ -17,7 +17,8 @@ def scenario_choices(data: str | None = None) -> dict[str, list[str]]:
     from accord.play.web.games import catalog
 
     return {"bargaining": catalog("bargaining"), "deal-or-no-deal": list(DOND_EXAMPLES),
-            "games": catalog("games")}
+            "games": catalog("games"), "task-exchange": catalog("task-exchange"),
+            "deliberation": catalog("deliberation")}
 
 
 def _text(form: Mapping[str, Any], key: str) -> str | None:
@@ -45,4 +46,10 @@ def reply_from_form(turn: Turn, form: Mapping[str, Any]) -> Reply:
         return {"kind": "message", "text": message or ""}
     if kind == "action":
         return {"kind": "action", "action": str(form.get("action", ""))}
+    if kind == "continue":  # task exchange's private first turn
+        return {"kind": "continue"}
+    if kind == "decide":  # a deliberation leader decides the proposal built in the form
+        return {"kind": "decide", "package": pkg, "message": message}
+    if kind == "decide-table":  # ... or the one on the table
+        return {"kind": "decide", "package": None, "message": message}
     return {"kind": kind[:40]}

@@ -36,8 +36,12 @@ from accord.domains.base import EpisodeSpec, RunContext, get_domain
 from accord.play.web.seat import WebSeat
 from accord.protocols.engine import EpisodeResult
 
-DOMAINS = ("bargaining", "deal-or-no-deal", "games")
+DOMAINS = ("bargaining", "deal-or-no-deal", "games", "task-exchange", "deliberation")
 """Domains a person can play in the browser."""
+
+MULTI_SEAT = frozenset({"deliberation"})
+"""Domains where the opponent's agent fills every other seat of a team of three or more
+(a task allocation's team); elsewhere the play page seats one person against one agent."""
 
 
 class PlayError(ValueError):
@@ -110,9 +114,25 @@ def roles_of(domain: str, scenario: str, data: str | None) -> tuple[str, ...]:
         from accord.domains.deal_or_no_deal.protocol import ROLES
 
         return ROLES
+    if domain == "task-exchange":
+        from accord.domains.task_exchange.load import get_scenario
+
+        return tuple(get_scenario(scenario).roles)
+    if domain == "deliberation":
+        from accord.domains.deliberation.catalog import shipped_instance
+        from accord.domains.deliberation.domain import parse_scenario
+
+        return tuple(shipped_instance(*parse_scenario(scenario, {})).agents)
     from accord.domains.games.catalog import resolve_game
 
     return tuple(resolve_game(scenario).players)
+
+
+def lineup_label(agents: list[str], roles: tuple[str, ...]) -> str:
+    """The line-up of a played game, the person's seat named: ``human (buyer) vs boulware``
+    (what ``accord results`` and the results pages show for it)."""
+    return " vs ".join(f"{a} ({r})" if a == "human" else a
+                       for a, r in zip(agents, roles, strict=False))
 
 
 def catalog(domain: str) -> list[str]:
@@ -218,12 +238,13 @@ class Games:
             if opp.kind == "human":
                 raise PlayError("the opponent must be an agent, not another person")
             roles = roles_of(domain, scenario, self.settings.data)
-            if len(roles) != 2:
+            if len(roles) != 2 and domain not in MULTI_SEAT:
                 raise PlayError(f"{scenario} has {len(roles)} parties; the play page seats "
                                 "one person against one agent")
-            if seat not in (0, 1):
-                raise PlayError("seat must be 0 or 1")
-            agents: list[AgentSpec] = [opp, opp]
+            if not 0 <= seat < len(roles):
+                raise PlayError(f"seat must be 0 to {len(roles) - 1}: {scenario} has "
+                                f"{len(roles)} seats ({', '.join(roles)})")
+            agents: list[AgentSpec] = [opp] * len(roles)
             dom = get_domain(domain)
             probe = EpisodeSpec(domain, scenario, tuple(agents), dict(params or {}), seed)
             dom.validate(probe)  # scenario, parameters and the opponent, before anything runs
@@ -324,8 +345,8 @@ class Games:
                 repeat += 1
             rec.id = episode_id(game.spec, repeat)
             agents = [str(a) for a in game.spec.agents]
-            labels = {"lineup": " vs ".join(agents), "agents": agents, "person": game.role,
-                      "game": game.id}
+            labels = {"lineup": lineup_label(agents, game.roles), "agents": agents,
+                      "person": game.role, "game": game.id}
             session = store.begin_session(
                 run, {"name": run, "description": "games played by people (accord play)"},
                 None, provenance(), "play", 1)

@@ -13,6 +13,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+from collections.abc import Mapping
+from typing import Any
 
 from accord.agents.human.seat import Reply, Seat, SeatClosed, Turn
 
@@ -38,6 +40,8 @@ class WebSeat(Seat):
 
     def __init__(self) -> None:
         self.turn: Turn | None = None
+        #: the person's latest private brief (kept while the other side thinks)
+        self.brief: Mapping[str, Any] | None = None
         self.version = 0
         self._reply: asyncio.Future[Reply] | None = None
         self.closed = False
@@ -51,6 +55,7 @@ class WebSeat(Seat):
                 raise SeatClosed("the person left the game")
             self._reply = fut
             self.turn = turn
+            self.brief = turn.view.get("brief") or self.brief
             self.version += 1
         try:
             return await fut

@@ -12,7 +12,25 @@
     });
   }
   radios.forEach(function (r) { r.addEventListener("change", showDomain); });
+  // the free opponent spec wins over the list: clear it when a kind is picked
+  document.querySelectorAll("select.opponent-kind").forEach(function (sel) {
+    sel.addEventListener("change", function () {
+      var free = document.getElementById("opponent");
+      if (free) { free.value = ""; }
+    });
+  });
   if (radios.length) { showDomain(); }
+
+  // Task exchange: the partner's composite follows as the complement of the person's own
+  // (the person can still choose another one afterwards).
+  document.querySelectorAll("select[data-complement]").forEach(function (mine) {
+    var theirs = document.getElementById(mine.dataset.complement);
+    if (!theirs) { return; }
+    mine.addEventListener("change", function () {
+      var rest = mine.value.split("").map(function (b) { return b === "1" ? "0" : "1"; }).join("");
+      if (theirs.querySelector('option[value="' + rest + '"]')) { theirs.value = rest; }
+    });
+  });
 
   // Game page: live utility of the package being built.
   var live = document.getElementById("live-utility");
