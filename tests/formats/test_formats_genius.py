@@ -71,9 +71,9 @@ def test_import_reads_domain_and_profiles() -> None:
     assert p2["utility"]["values"]["Hours"] == {1: 0.25, 2: 1.0, 3: 0.75, 4: 0.5}
     # Genius's linear evaluator counts from the lower bound and clamps to [0, 1]
     assert p1["utility"]["values"]["Hours"] == {1: 0.1, 2: 0.5, 3: 0.9, 4: 1.0}
-    # the discount factor is not applied: said in a note and kept in the description
-    assert len(imp.notes) == 1 and "party1_utility 0.9" in imp.notes[0]
-    assert "does not apply" in imp.notes[0] and "party1_utility 0.9" in data["description"]
+    # the discount factor becomes the party's discount (none for a factor of 1)
+    assert p1["discount"] == 0.9 and "discount" not in p2
+    assert imp.notes == ()
 
 
 def test_round_trip_through_the_bargaining_loader(tmp_path: Path) -> None:
@@ -129,15 +129,17 @@ def test_cli_import_writes_a_loadable_file(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
     assert out["outcomes"] == 36 and out["parties"] == ["party1_utility", "party2_utility"]
-    assert "accord does not apply time discounting yet" in out["notes"][0]
+    assert out["notes"] == []
     text = Path(out["written"]).read_text(encoding="utf-8")
-    assert text.startswith("# note: ")
-    assert load_scenario(out["written"]).space.size == 36
+    assert "discount: 0.9" in text
+    written = load_scenario(out["written"])
+    assert written.space.size == 36
+    assert [p.discount for p in written.parties] == [0.9, 1.0]
     again = runner.invoke(app, ["import", "genius", str(PARTY), "--out", str(tmp_path)])
     assert again.exit_code == 2 and "exists" in again.output and "--force" in again.output
     human = runner.invoke(app, ["import", "genius", str(PARTY), "--out", str(tmp_path),
                                 "--force"])
-    assert human.exit_code == 0 and "36 outcomes" in human.output and "note" in human.output
+    assert human.exit_code == 0 and "36 outcomes" in human.output and "note" not in human.output
 
 
 def test_cli_import_out_onto_a_file_is_a_clear_error(tmp_path: Path) -> None:
