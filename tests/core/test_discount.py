@@ -51,7 +51,7 @@ def test_a_discount_outside_0_1_is_refused(bad: object) -> None:
     with pytest.raises(ValueError, match="discount factor"):
         check_discount(bad)  # type: ignore[arg-type]
     u = LinearAdditiveUtility({"x": 1.0}, {"x": {"a": 1.0}})
-    with pytest.raises(ValueError, match="party 'p'.*discount factor"):
+    with pytest.raises(ValueError, match=r"party 'p'.*discount factor"):
         Party("p", u, 0.0, bad)  # type: ignore[arg-type]
 
 

@@ -107,8 +107,9 @@ def negmas_ufun(utility: UtilityFunction, space: OutcomeSpace, batna: float,
     os_ = make_os(issues)
     ufun: Any
     if isinstance(utility, LinearAdditiveUtility):
+        scores: Mapping[str, Mapping[Any, float]] = utility.scores
         ufun = LinearAdditiveUtilityFunction(
-            values={i.name: TableFun({v: float(utility.scores.get(i.name, {}).get(v, 0.0))
+            values={i.name: TableFun({v: float(scores.get(i.name, {}).get(v, 0.0))
                                       for v in i.values}) for i in space.issues},
             weights={i.name: float(utility.weights.get(i.name, 0.0)) for i in space.issues},
             outcome_space=os_, reserved_value=float(batna))
