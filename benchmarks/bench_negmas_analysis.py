@@ -47,9 +47,9 @@ def main() -> int:
     ap.add_argument("--limit", type=int, default=12, help="domains to compare (0: all)")
     ap.add_argument("--max-outcomes", type=int, default=200_000)
     args = ap.parse_args()
-    from accord.testing.negmas_check import compare
-
     import negmas
+
+    from accord.testing.negmas_check import compare
 
     print(f"# accord vs NegMAS {negmas.__version__} analysis; {machine()}")
     folders = bilateral_folders(args.folder)

@@ -21,9 +21,9 @@ from accord.domains.bargaining import resolve_scenario
 
 pytest.importorskip("negmas")
 
-from accord.testing.negmas_check import compare  # noqa: E402
+from accord.testing.negmas_check import compare
 
-DOMAINS = sorted((FIXTURES / "genius_negmas").iterdir()) + [FIXTURES / "genius" / "party"]
+DOMAINS = [*sorted((FIXTURES / "genius_negmas").iterdir()), FIXTURES / "genius" / "party"]
 
 
 @pytest.mark.parametrize("folder", DOMAINS, ids=lambda p: p.name)
