@@ -233,6 +233,10 @@ class TerminalSeat(Seat):
             self._seen[(turn.role, "issues")] = 1
             c.print(f"Your BATNA (utility if there is no deal): [bold]{v['batna']:.3f}[/]. "
                     "Only you see your utilities.")
+            if "discount" in v:
+                c.print(f"Time costs you: a deal in round r is worth its utility x "
+                        f"{v['discount']:g}^(r/{v['max_rounds'] + 1}), and so is your BATNA "
+                        "(utilities below are undiscounted).")
             for issue in v["issues"]:
                 c.print(f"  {plain(issue['name'])}: {plain(', '.join(map(str, issue['values'])))}")
             self._help("bargaining")

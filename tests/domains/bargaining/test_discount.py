@@ -165,3 +165,16 @@ def test_cli_analyze_says_which_time(tmp_path: Path) -> None:
     assert data["batna"]["seller"] == 0.35
     bad = runner.invoke(app, ["analyze", str(path), "--time", "2"])
     assert bad.exit_code == 2
+
+
+def test_a_person_sees_the_discount_in_their_view() -> None:
+    from accord.agents.human.bargaining import BargainingView
+    from accord.protocols.alternating import AlternatingConfig, AlternatingOffers
+
+    for sc, expect in ((_discounted("buyer-seller", 0.5), True),
+                       (resolve_scenario("buyer-seller"), False)):
+        proto = AlternatingOffers(sc, AlternatingConfig(max_rounds=3))
+        view = BargainingView().view(proto.observe(proto.initial_state(), "seller"))
+        assert ("discount" in view) is expect
+        if expect:
+            assert view["discount"] == 0.5 and view["discount_now"] == round(0.5 ** 0.25, 4)

@@ -48,7 +48,7 @@ class BargainingView(HumanView):
             return None if pkg is None else {"package": dict(pkg),
                                              "utility": self._utility(o, pkg)}
 
-        return {
+        out = {
             "domain": self.domain, "role": o.role, "round": o.round, "max_rounds": o.max_rounds,
             "phase": o.phase, "parties": list(o.parties),
             "issues": [{"name": n, "values": list(v)} for n, v in _issues(o).items()],
@@ -62,6 +62,10 @@ class BargainingView(HumanView):
                        for r in o.history],
             "messages": [{"round": r, "party": p, "text": t} for r, p, t in o.messages],
         }
+        if o.discount < 1:  # utilities shown undiscounted; what a deal now is worth per unit
+            out["discount"] = o.discount
+            out["discount_now"] = round(o.discount_now, 4)
+        return out
 
     def evaluate(self, obs: Observation) -> Callable[[Mapping[str, Any]], float | None]:
         o = _obs(obs)
