@@ -278,3 +278,15 @@ def test_linear_evaluator_is_clamped_to_the_unit_interval(tmp_path: Path) -> Non
     _edit(folder / "party1_utility.xml", 'slope="0.4" offset="0.1"', 'slope="0.5" offset="-0.2"')
     values = import_path("genius", str(folder)).data["parties"]["party1_utility"]
     assert values["utility"]["values"]["Hours"] == pytest.approx({1: 0.0, 2: 0.3, 3: 0.8, 4: 1.0})
+
+
+def test_a_weight_on_the_objective_itself_is_not_an_issue_weight(tmp_path: Path) -> None:
+    """ANAC 2012's Fitness profiles weigh the root objective (<weight index="1"
+    value="1.0"/> with objective index 1); that is not a missing issue, and the issues'
+    weights are read as before."""
+    folder = _copy(tmp_path)
+    _edit(folder / "party1_utility.xml", "</objective>", '<weight index="0" value="1.0"/>\n'
+          "</objective>")
+    got = import_path("genius", str(folder)).data["parties"]["party1_utility"]
+    want = import_path("genius", str(PARTY)).data["parties"]["party1_utility"]
+    assert got == want

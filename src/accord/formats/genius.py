@@ -162,8 +162,13 @@ def read_profile(path: Path, root: ET.Element, issues: dict[str, list[Any]]
     if missing_issues:
         raise FormatError(str(path), f"issue {missing_issues[0]!r}", "missing from the profile")
     weights: dict[str, float] = {}
+    # ANAC files may also weigh the objective itself (Fitness: <weight index="1"
+    # value="1.0"/> for the root objective): not an issue's weight, so not read as one
+    objectives = {o.get("index") for o in root.iter("objective")} - set(by_index)
     for w in objective.iter("weight"):
         index = w.get("index")
+        if index in objectives:
+            continue
         if index not in by_index:
             raise FormatError(str(path), f"weight index={index!r}", "no issue has this index")
         weights[by_index[index]] = number(path, f"weight index={index!r} value", w.get("value"))

@@ -150,7 +150,7 @@ def compare(scenario: Scenario, folder: str | Path | None = None) -> Comparison:
     if accord_nash not in nash and same_d_vec in nash:
         notes.append("the Nash points differ only by the disagreement point: NegMAS uses "
                      "max(reserved value, lowest utility), accord the BATNA")
-    elif accord_nash is None and nash:
+    elif accord_nash is None and nash and same_d_vec not in nash:
         notes.append("no outcome is individually rational: accord reports no Nash point, "
                      "NegMAS one of the frontier")
     extra = front - mine
@@ -161,8 +161,11 @@ def compare(scenario: Scenario, folder: str | Path | None = None) -> Comparison:
         notes.append(f"{len(extra)} NegMAS frontier point(s) are weakly dominated by an "
                      "accord point once float noise is rounded away (e.g. 0.55 against "
                      "0.5499999999999999)")
+    # no rational outcome: neither side has a Nash point, which is agreement too
+    nash_equal = accord_nash in nash or (accord_nash is None and not nash)
+    same_d_equal = same_d_vec in nash or (same_d_vec is None and not nash)
     out = Comparison(scenario.name, scenario.space.size, len(mine), mine == front, ties,
-                     accord_nash in nash, same_d_vec in nash, accord_nash, nash,
+                     nash_equal, same_d_equal, accord_nash, nash,
                      accord_seconds, negmas_seconds, notes=notes)
     if folder is not None:
         prop, same, note = _negmas_loader(Path(folder), scenario)
