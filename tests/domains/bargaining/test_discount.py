@@ -178,3 +178,19 @@ def test_a_person_sees_the_discount_in_their_view() -> None:
         assert ("discount" in view) is expect
         if expect:
             assert view["discount"] == 0.5 and view["discount_now"] == round(0.5 ** 0.25, 4)
+
+
+def test_the_llm_negotiator_session_carries_its_discount() -> None:
+    from accord.agents.registry import build_negotiator
+    from accord.agents.spec import parse_agent_spec
+    from accord.protocols.alternating import AlternatingConfig, AlternatingOffers
+
+    agent = build_negotiator(parse_agent_spec("llm:mock/negotiator"), {"party": "buyer"})
+    for sc, expect in ((_discounted("buyer-seller", 0.7), True),
+                       (resolve_scenario("buyer-seller"), False)):
+        proto = AlternatingOffers(sc, AlternatingConfig(max_rounds=5))
+        obs = proto.observe(proto.initial_state(), "buyer")
+        text = agent.system_prompt(obs)  # type: ignore[attr-defined]
+        assert ("TIME COSTS YOU" in text) is expect
+        if expect:
+            assert "0.7^(r/6)" in text
