@@ -83,6 +83,8 @@ def test_round_trip_through_the_bargaining_loader(tmp_path: Path) -> None:
     assert from_file.party_names == direct.party_names == ("party1_utility", "party2_utility")
     assert (from_file.utility_matrix == direct.utility_matrix).all()
     assert list(from_file.batnas) == [0.3, 0.25]
+    # the discount factor survives the round trip (party2's 1.0 is no discount)
+    assert list(from_file.discounts) == list(direct.discounts) == [0.9, 1.0]
     # the utilities are Genius's, computed here without accord's code
     for i, party in enumerate(sorted(PARTY.glob("party*_utility.xml"))):
         utility, reservation = _genius_utility(party)
