@@ -292,3 +292,19 @@ def test_a_weight_on_the_objective_itself_is_not_an_issue_weight(tmp_path: Path)
     got = import_path("genius", str(folder)).data["parties"]["party1_utility"]
     want = import_path("genius", str(PARTY)).data["parties"]["party1_utility"]
     assert got == want
+
+
+@pytest.mark.parametrize(("value", "expect"), [("0.0", None), ("1", None), ("0.5", 0.5),
+                                               ("1.5", "not in [0, 1]"), ("-0.1", "not in")])
+def test_discount_factor_values(tmp_path: Path, value: str, expect: object) -> None:
+    """Genius reads a factor of 0 or 1 as no discount; outside [0, 1] is an error."""
+    folder = _copy(tmp_path)
+    _edit(folder / "party1_utility.xml", '<discount_factor value="0.9"/>',
+          f'<discount_factor value="{value}"/>')
+    if isinstance(expect, str):
+        with pytest.raises(FormatError, match=r"discount_factor value.*" + expect.replace(
+                "[", r"\[").replace("]", r"\]")):
+            import_path("genius", str(folder))
+        return
+    party = import_path("genius", str(folder)).data["parties"]["party1_utility"]
+    assert party.get("discount") == expect
