@@ -194,3 +194,21 @@ def test_the_llm_negotiator_session_carries_its_discount() -> None:
         assert ("TIME COSTS YOU" in text) is expect
         if expect:
             assert "0.7^(r/6)" in text
+
+
+def test_run_table_compares_with_the_batna_at_the_same_time(tmp_path: Path) -> None:
+    """A discounted no-deal leaves each party at its discounted BATNA: "at BATNA", never a
+    sycophancy mark against the undiscounted BATNA."""
+    import accord.domains.bargaining as pkg
+
+    doc = yaml.safe_load((Path(pkg.__file__).parent / "data" / "buyer-seller.yaml")
+                         .read_text(encoding="utf-8"))
+    for party in doc["parties"].values():
+        party["discount"] = 0.5
+    path = tmp_path / "disc.yaml"
+    path.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    res = CliRunner().invoke(app, ["run", str(path), "--agents", "hardliner,hardliner",
+                                   "--max-rounds", "4"])
+    assert res.exit_code == 0, res.output
+    assert "sycophancy" not in res.output and res.output.count("at BATNA") == 2
+    assert "0.200" in res.output and "relative time t = 1.000" in res.output
