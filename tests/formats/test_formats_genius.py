@@ -71,9 +71,9 @@ def test_import_reads_domain_and_profiles() -> None:
     assert p2["utility"]["values"]["Hours"] == {1: 0.25, 2: 1.0, 3: 0.75, 4: 0.5}
     # Genius's linear evaluator counts from the lower bound and clamps to [0, 1]
     assert p1["utility"]["values"]["Hours"] == {1: 0.1, 2: 0.5, 3: 0.9, 4: 1.0}
-    # the discount factor is not applied: said in a note and kept in the description
-    assert len(imp.notes) == 1 and "party1_utility 0.9" in imp.notes[0]
-    assert "does not apply" in imp.notes[0] and "party1_utility 0.9" in data["description"]
+    # the discount factor becomes the party's discount (none for a factor of 1)
+    assert p1["discount"] == 0.9 and "discount" not in p2
+    assert imp.notes == ()
 
 
 def test_round_trip_through_the_bargaining_loader(tmp_path: Path) -> None:
@@ -83,6 +83,8 @@ def test_round_trip_through_the_bargaining_loader(tmp_path: Path) -> None:
     assert from_file.party_names == direct.party_names == ("party1_utility", "party2_utility")
     assert (from_file.utility_matrix == direct.utility_matrix).all()
     assert list(from_file.batnas) == [0.3, 0.25]
+    # the discount factor survives the round trip (party2's 1.0 is no discount)
+    assert list(from_file.discounts) == list(direct.discounts) == [0.9, 1.0]
     # the utilities are Genius's, computed here without accord's code
     for i, party in enumerate(sorted(PARTY.glob("party*_utility.xml"))):
         utility, reservation = _genius_utility(party)
@@ -129,15 +131,17 @@ def test_cli_import_writes_a_loadable_file(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
     assert out["outcomes"] == 36 and out["parties"] == ["party1_utility", "party2_utility"]
-    assert "accord does not apply time discounting yet" in out["notes"][0]
+    assert out["notes"] == []
     text = Path(out["written"]).read_text(encoding="utf-8")
-    assert text.startswith("# note: ")
-    assert load_scenario(out["written"]).space.size == 36
+    assert "discount: 0.9" in text
+    written = load_scenario(out["written"])
+    assert written.space.size == 36
+    assert [p.discount for p in written.parties] == [0.9, 1.0]
     again = runner.invoke(app, ["import", "genius", str(PARTY), "--out", str(tmp_path)])
     assert again.exit_code == 2 and "exists" in again.output and "--force" in again.output
     human = runner.invoke(app, ["import", "genius", str(PARTY), "--out", str(tmp_path),
                                 "--force"])
-    assert human.exit_code == 0 and "36 outcomes" in human.output and "note" in human.output
+    assert human.exit_code == 0 and "36 outcomes" in human.output and "note" not in human.output
 
 
 def test_cli_import_out_onto_a_file_is_a_clear_error(tmp_path: Path) -> None:
@@ -276,3 +280,31 @@ def test_linear_evaluator_is_clamped_to_the_unit_interval(tmp_path: Path) -> Non
     _edit(folder / "party1_utility.xml", 'slope="0.4" offset="0.1"', 'slope="0.5" offset="-0.2"')
     values = import_path("genius", str(folder)).data["parties"]["party1_utility"]
     assert values["utility"]["values"]["Hours"] == pytest.approx({1: 0.0, 2: 0.3, 3: 0.8, 4: 1.0})
+
+
+def test_a_weight_on_the_objective_itself_is_not_an_issue_weight(tmp_path: Path) -> None:
+    """ANAC 2012's Fitness profiles weigh the root objective (<weight index="1"
+    value="1.0"/> with objective index 1); that is not a missing issue, and the issues'
+    weights are read as before."""
+    folder = _copy(tmp_path)
+    _edit(folder / "party1_utility.xml", "</objective>", '<weight index="0" value="1.0"/>\n'
+          "</objective>")
+    got = import_path("genius", str(folder)).data["parties"]["party1_utility"]
+    want = import_path("genius", str(PARTY)).data["parties"]["party1_utility"]
+    assert got == want
+
+
+@pytest.mark.parametrize(("value", "expect"), [("0.0", None), ("1", None), ("0.5", 0.5),
+                                               ("1.5", "not in [0, 1]"), ("-0.1", "not in")])
+def test_discount_factor_values(tmp_path: Path, value: str, expect: object) -> None:
+    """Genius reads a factor of 0 or 1 as no discount; outside [0, 1] is an error."""
+    folder = _copy(tmp_path)
+    _edit(folder / "party1_utility.xml", '<discount_factor value="0.9"/>',
+          f'<discount_factor value="{value}"/>')
+    if isinstance(expect, str):
+        with pytest.raises(FormatError, match=r"discount_factor value.*" + expect.replace(
+                "[", r"\[").replace("]", r"\]")):
+            import_path("genius", str(folder))
+        return
+    party = import_path("genius", str(folder)).data["parties"]["party1_utility"]
+    assert party.get("discount") == expect

@@ -4,6 +4,7 @@ FormatError, never another exception)."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tomllib
@@ -81,12 +82,43 @@ def test_unknown_prefix_is_still_an_unknown_scenario() -> None:
         resolve_scenario("nosuchformat:somewhere")
 
 
-def test_run_prints_the_discount_note_on_stderr() -> None:
+class _NotingImporter(_TinyImporter):
+    """The tiny format with a note about something the import could not carry over."""
+
+    name = "noting"
+
+    def read(self, path: str) -> Imported:
+        return Imported(super().read(path).data, ("the source's colours were dropped",))
+
+
+def test_run_prints_an_import_note_on_stderr(tmp_path: Path) -> None:
+    src = tmp_path / "values.txt"
+    src.write_text("low mid high", encoding="utf-8")
+    register_format(_NotingImporter())
+    try:
+        res = CliRunner().invoke(app, ["run", f"noting:{src}",
+                                       "--agents", "boulware,conceder", "--json"])
+    finally:
+        _REGISTERED.pop("noting", None)
+    assert res.exit_code == 0, res.output
+    assert "colours were dropped" in res.stderr
+    assert "colours" not in res.stdout
+
+
+def test_a_genius_discount_is_applied_not_noted() -> None:
+    """The Genius fixture's party1 has discount_factor 0.9: no note, and the run's record
+    carries the discounted utilities (u x 0.9^t)."""
     res = CliRunner().invoke(app, ["run", f"genius:{FIXTURES / 'genius' / 'party'}",
                                    "--agents", "boulware,conceder", "--json"])
     assert res.exit_code == 0, res.output
-    assert "does not apply time discounting" in res.stderr
-    assert "does not apply" not in res.stdout
+    assert "discount" not in res.stderr
+    out = json.loads(res.stdout)
+    assert out["discount"] == {"party1_utility": 0.9, "party2_utility": 1.0}
+    t = out["time"]
+    assert 0 < t <= 1
+    raw = out["undiscounted_utilities"]
+    assert out["utilities"]["party1_utility"] == pytest.approx(raw["party1_utility"] * 0.9 ** t)
+    assert out["utilities"]["party2_utility"] == pytest.approx(raw["party2_utility"])
 
 
 def _mutations() -> st.SearchStrategy[tuple[int, int, bytes]]:

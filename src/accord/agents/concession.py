@@ -10,6 +10,14 @@ Exponent convention: ``e < 1`` is Boulware (holds firm, concedes late; ``boulwar
 uses e = 0.2), ``e = 1`` is linear (``linear``), ``e > 1`` is Conceder (concedes
 early; ``conceder`` uses e = 2). Every agent here accepts only offers at or above
 its BATNA, and offers only packages at or above it.
+
+Time discounts (a party with ``discount`` delta < 1, Genius's ``u * delta ** t``): the
+targets are in undiscounted units (the discounted target is the same curve times
+``delta ** t``, so the offers are the same packages), but acceptance compares discounted
+values, as a Genius agent does with ``getUtilityWithDiscount``: an offer worth ``u`` now
+is accepted when it is at least the discounted value of waiting, what the agent would
+demand next round worth one round less, ``next_target * delta ** (t_next - t_now)``. The
+BATNA floor is unchanged: Genius discounts the reservation value by the same factor.
 """
 
 from __future__ import annotations
@@ -181,8 +189,10 @@ class NegotiatorAgent(Agent):
     walk_at_deadline: bool = True
 
     def accepts(self, obs: NegotiationObservation, u: float) -> bool:
-        """Acceptance rule: the offer is worth at least what we would demand next."""
-        return u >= self.next_target(obs) - 1e-12
+        """Acceptance rule: the offer is worth at least what we would demand next, that
+        demand discounted by one round's waiting when this party's utility is
+        time-discounted (``u * d_now >= next * d_next``)."""
+        return u >= self.next_target(obs) * obs.waiting_discount - 1e-12
 
     def next_target(self, obs: NegotiationObservation) -> float:
         """The target at the next round (what a counter-offer would ask)."""
@@ -256,6 +266,10 @@ class HardlinerAgent(NegotiatorAgent):
 
     def target(self, obs: NegotiationObservation) -> float:
         return self.prepare(obs).best
+
+    def accepts(self, obs: NegotiationObservation, u: float) -> bool:
+        """Only its best value, discount or not (a hardliner does not trade time)."""
+        return u >= self.prepare(obs).best - 1e-12
 
 
 class RandomAgent(NegotiatorAgent):

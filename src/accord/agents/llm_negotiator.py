@@ -115,7 +115,8 @@ class LLMNegotiator(LLMAgent):
         self._secrets = labelled_private_values(payload)
         return system_text(obs.role, [p for p in obs.parties if p != obs.role],
                            obs.issue_values(), payload, obs.batna, obs.max_rounds,
-                           floor_rule=self.floor_rule, constraints=self.constraints)
+                           floor_rule=self.floor_rule, constraints=self.constraints,
+                           discount=obs.discount)
 
     def _move_context(self, obs: NegotiationObservation) -> dict[str, Any]:
         return {"round": obs.round, "max_rounds": obs.max_rounds, "move": obs.phase,

@@ -33,16 +33,21 @@ ORDERS = ("offers-first", "messages-first")
 
 def system_text(role: str, others: Sequence[str], issues: Mapping[str, Sequence[Any]],
                 payload: Mapping[str, Any], batna: float, max_rounds: int, *,
-                floor_rule: bool = False, constraints: str = "both") -> str:
+                floor_rule: bool = False, constraints: str = "both",
+                discount: float = 1.0) -> str:
     """The setup of ``role``'s session: ``payload`` is
     :func:`~accord.agents.utility_render.utility_payload`'s output (rendered readably);
-    ``constraints`` places the BATNA rule (:data:`CONSTRAINTS`)."""
+    ``constraints`` places the BATNA rule (:data:`CONSTRAINTS`). A ``discount`` below 1
+    adds the sentence of the time discount (utility and BATNA worth
+    ``u * discount ** (round / (max_rounds + 1))``)."""
     listed = {k: list(v) for k, v in issues.items()}
     return render("negotiator_system.j2", role=role, others=list(others), issues=listed,
                   readable=readable_utility(dict(payload)), batna=batna,
                   protocol=PROTOCOL_TEXT.format(max_rounds=max_rounds),
                   example=json.dumps({k: v[0] for k, v in listed.items()}),
-                  floor_rule=floor_rule, constraints=constraints)
+                  floor_rule=floor_rule, constraints=constraints, discount=discount,
+                  max_rounds=max_rounds, at_deadline=round(discount, 4),
+                  first_round=round(discount ** (1 / (max_rounds + 1)), 4))
 
 
 def turn_text(round: int, max_rounds: int, move: str, current: Mapping[str, Any] | None,

@@ -71,6 +71,18 @@ NEGOTIATORS.register("random", lambda s, c: RandomAgent(**_opts(s, {"p_accept"})
 NEGOTIATORS.register("human", lambda s, c: _human(s, c), check=lambda s: _no_options(s))
 
 
+def _negmas(spec: AgentSpec, ctx: Mapping[str, Any]) -> Agent:
+    """``negmas:CLASS?options``: a NegMAS negotiator (the ``accord[negmas]`` extra; NegMAS
+    is imported only when such an agent is built)."""
+    from accord.agents.negmas_adapter import make_negmas_agent
+
+    return make_negmas_agent(spec, ctx)
+
+
+# NegMAS negotiators draw from Python's global random module: not declared either way
+NEGOTIATORS.register("negmas", _negmas)
+
+
 def _no_options(spec: AgentSpec) -> None:
     _opts(spec, set())
 

@@ -233,11 +233,14 @@ def analyze(
     max_outcomes: int | None = typer.Option(None, "--max-outcomes", min=1, metavar="N",
                                             help="Refuse scenarios with more outcomes than "
                                             "this (default 10^6)."),
+    time: float = typer.Option(0.0, "--time", min=0.0, max=1.0, metavar="T",
+                               help="Relative time in [0, 1] at which time-discounted "
+                               "utilities are taken (u x delta^T; default 0, undiscounted)."),
 ) -> None:
     """Pareto frontier and Nash, Kalai, Kalai-Smorodinsky and max-welfare points."""
     from accord.cli.run import analyze_target
 
-    analyze_target(target, as_json, max_outcomes)
+    analyze_target(target, as_json, max_outcomes, time)
 
 
 @app.command(epilog=c.example("accord demo", "accord demo --quick"))

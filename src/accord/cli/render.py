@@ -268,11 +268,21 @@ def print_negotiation_record(console: Console, summary: Mapping[str, Any]) -> No
         console.print(plain(f"Stagnation rule: {'off' if k == 0 else f'K={k}'}, "
                             f"{stag.get('why')}; change it with --stagnation-rounds K "
                             "(0 = off)."), highlight=False)
+    discount, when = rec.get("discount"), rec.get("time")
     t = Table("party", "utility", "BATNA", "above BATNA")
     for p, u in rec.get("utilities", {}).items():
         b = rec["batna"][p]
+        if discount and when is not None:  # the BATNA at the same time as the utility
+            b = b * float(discount.get(p, 1.0)) ** float(when)
         t.add_row(plain(p), f"{u:.3f}", f"{b:.3f}", batna_verdict(u, b))
     console.print(t)
+    if discount and when is not None:
+        raw = rec.get("undiscounted_utilities", {})
+        console.print(plain(
+            f"Time-discounted utilities and BATNAs (u x delta^t) at relative time t = "
+            f"{float(when):.3f}, the round it ended in; undiscounted: "
+            + ", ".join(f"{p} {float(v):.3f}" for p, v in raw.items()) + "."),
+            highlight=False)
 
 
 #: utilities this close count as equal (a no-deal leaves each party exactly at its BATNA)

@@ -257,7 +257,8 @@ def _exit_on_error(status: str) -> None:
         raise typer.Exit(c.EXIT_FAILED)
 
 
-def analyze_target(target: str, as_json: bool, max_outcomes: int | None) -> None:
+def analyze_target(target: str, as_json: bool, max_outcomes: int | None,
+                   time: float = 0.0) -> None:
     """``accord analyze``: the frontier and the bargaining solutions of one scenario."""
     from accord.core.outcomes import DEFAULT_MAX_OUTCOMES
     from accord.domains.bargaining import ScenarioError, analyze, resolve_scenario
@@ -271,7 +272,7 @@ def analyze_target(target: str, as_json: bool, max_outcomes: int | None) -> None
         raise c.fail(f"{scenario.name}: {scenario.space.size} outcomes is more than the "
                      f"analysis cap of {cap}; raise it with --max-outcomes N (memory grows "
                      "with outcomes x parties)")
-    data = analyze(scenario)
+    data = analyze(scenario, time)
     if as_json:
         c.emit_json(data)
         return
@@ -284,6 +285,10 @@ def analyze_target(target: str, as_json: bool, max_outcomes: int | None) -> None
     console.print(f"[bold]{c.plain(data['scenario'])}[/]: {data['outcomes']} outcomes, "
                   f"{data['individually_rational']} individually rational, "
                   f"{len(pareto)} Pareto-optimal ({n_ir} of them individually rational)")
+    if "discount" in data:
+        factors = ", ".join(f"{c.plain(p)} {data['discount'][p]:g}" for p in parties)
+        console.print(f"Utilities and BATNAs are taken at relative time t = {time:g} "
+                      f"(time discounts u x delta^t: {factors}; --time T for another t).")
     t = Table("point", "outcome", *[c.plain(p) for p in parties])
     for key in ("nash", "kalai", "kalai_smorodinsky", "max_welfare"):
         pt = data[key]

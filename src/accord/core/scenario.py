@@ -7,6 +7,7 @@ from functools import cached_property
 
 import numpy as np
 
+from accord.core.discount import check_discount, discounted, multipliers
 from accord.core.moves import Package
 from accord.core.outcomes import OutcomeSpace
 from accord.core.pareto import pareto_mask
@@ -16,15 +17,35 @@ from accord.core.utility import UtilityFunction
 
 @dataclass(frozen=True)
 class Party:
-    """A stakeholder: its private utility and its BATNA in the same units."""
+    """A stakeholder: its private utility and its BATNA in the same units.
+
+    ``discount`` (delta, in (0, 1]; 1 = none) discounts both by time as Genius does:
+    worth ``u * delta ** t`` at relative time ``t`` (see :mod:`accord.core.discount`).
+    """
 
     name: str
     utility: UtilityFunction
     batna: float
+    discount: float = 1.0
+
+    def __post_init__(self) -> None:
+        try:
+            check_discount(self.discount)
+        except ValueError as exc:
+            raise ValueError(f"party {self.name!r}: {exc}") from None
 
     def accepts(self, package: Package) -> bool:
-        """Whether ``package`` is at least as good as this party's BATNA."""
+        """Whether ``package`` is at least as good as this party's BATNA (at any one time:
+        both are discounted alike)."""
         return self.utility(package) >= self.batna
+
+    def utility_at(self, package: Package, t: float) -> float:
+        """The utility of ``package`` agreed at relative time ``t``."""
+        return discounted(self.utility(package), self.discount, t)
+
+    def batna_at(self, t: float) -> float:
+        """The BATNA at relative time ``t`` (Genius discounts the reservation value too)."""
+        return discounted(self.batna, self.discount, t)
 
 
 @dataclass(frozen=True)
@@ -67,6 +88,20 @@ class Scenario:
     def batnas(self) -> np.ndarray:
         """BATNA per party, in party order."""
         return np.array([p.batna for p in self.parties], dtype=np.float64)
+
+    @cached_property
+    def discounts(self) -> np.ndarray:
+        """Discount factor per party, in party order (1 = undiscounted)."""
+        return np.array([p.discount for p in self.parties], dtype=np.float64)
+
+    @property
+    def discounted(self) -> bool:
+        """Whether any party's utility is discounted by time."""
+        return any(p.discount < 1.0 for p in self.parties)
+
+    def multipliers_at(self, t: float) -> np.ndarray:
+        """Per party, the factor ``delta ** t`` its utilities and BATNA take at time ``t``."""
+        return multipliers(self.discounts, t)
 
     @cached_property
     def pareto_frontier(self) -> np.ndarray:

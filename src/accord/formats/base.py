@@ -34,8 +34,8 @@ class FormatError(ValueError):
 class Imported:
     """One imported scenario: the scenario file's data and notes for the person importing.
 
-    ``notes`` say what the import could not carry over (for example a discount factor
-    accord does not apply), in sentences.
+    ``notes`` say what the import could not carry over (for example a feature of the
+    source format accord has no equivalent for), in sentences.
     """
 
     data: dict[str, Any]

@@ -11,9 +11,11 @@ lowerbound)`` clamped to [0, 1] as in Genius), ``weight index=... value=...`` pe
 
 As Genius does, a discrete issue's evaluations are normalised by their maximum (the
 utility of a value is its evaluation over the issue's largest evaluation) and the
-weights are scaled to sum 1. The reservation value becomes the party's BATNA. accord
-does not apply time discounting yet: a discount factor below 1 is kept in the
-scenario's description and reported in a note.
+weights are scaled to sum 1. The reservation value becomes the party's BATNA, and a
+``discount_factor`` below 1 the party's ``discount``: accord discounts utilities and the
+BATNA as Genius does, ``u * d ** t`` with ``t`` the relative time
+(:mod:`accord.core.discount`). A factor of 0 or 1 means no discount in Genius (its
+``discount`` returns the utility unchanged for ``d <= 0`` or ``d >= 1``).
 """
 
 from __future__ import annotations
@@ -160,8 +162,13 @@ def read_profile(path: Path, root: ET.Element, issues: dict[str, list[Any]]
     if missing_issues:
         raise FormatError(str(path), f"issue {missing_issues[0]!r}", "missing from the profile")
     weights: dict[str, float] = {}
+    # ANAC files may also weigh the objective itself (Fitness: <weight index="1"
+    # value="1.0"/> for the root objective): not an issue's weight, so not read as one
+    objectives = {o.get("index") for o in root.iter("objective")} - set(by_index)
     for w in objective.iter("weight"):
         index = w.get("index")
+        if index in objectives:
+            continue
         if index not in by_index:
             raise FormatError(str(path), f"weight index={index!r}", "no issue has this index")
         weights[by_index[index]] = number(path, f"weight index={index!r} value", w.get("value"))
@@ -173,8 +180,10 @@ def read_profile(path: Path, root: ET.Element, issues: dict[str, list[Any]]
     reservation = 0.0 if res is None else number(path, "reservation value", res.get("value"))
     disc = root.find(".//discount_factor")
     discount = 1.0 if disc is None else number(path, "discount_factor value", disc.get("value"))
-    if not 0 < discount <= 1:
-        raise FormatError(str(path), "discount_factor value", f"{discount} is not in (0, 1]")
+    if not 0 <= discount <= 1:
+        raise FormatError(str(path), "discount_factor value", f"{discount} is not in [0, 1]")
+    if discount == 0:
+        discount = 1.0  # Genius: a factor of 0 is no discount (files write 0.0 for none)
     utility = {"type": "linear_additive", "weights": {n: weights[n] for n in issues},
                "values": {n: {v: scores[n][v] for v in issues[n]} for n in issues}}
     return utility, reservation, discount
@@ -204,24 +213,15 @@ class GeniusImporter:
         dpath, droot = domains[0]
         issues = read_domain(dpath, droot)
         parties: dict[str, Any] = {}
-        discounts: dict[str, float] = {}
         taken: set[str] = set()
         for ppath, proot in profiles:
             utility, reservation, discount = read_profile(ppath, proot, issues)
             pname = party_name(ppath, taken)
             parties[pname] = {"batna": reservation, "utility": utility}
-            if discount < 1:
-                discounts[pname] = discount
+            if discount < 1:  # the key is left out when there is no discount
+                parties[pname]["discount"] = discount
         name = (Path(path).name if Path(path).is_dir() else dpath.stem) or dpath.stem
         desc = f"Imported from Genius XML {dpath.name} with profiles " + ", ".join(
             p.name for p, _ in profiles) + "."
-        notes: list[str] = []
-        if discounts:
-            listed = ", ".join(f"{k} {v:g}" for k, v in discounts.items())
-            desc += (f" Genius discount factors (u x d^t, t the relative time): {listed}; "
-                     "accord does not apply them yet.")
-            notes.append(f"The profiles have discount factors ({listed}); accord does not "
-                         "apply time discounting yet, so utilities are undiscounted. The "
-                         "factors are kept in the scenario's description.")
         data = {"name": name, "description": desc, "issues": issues, "parties": parties}
-        return Imported(data, tuple(notes))
+        return Imported(data)

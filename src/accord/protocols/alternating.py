@@ -21,6 +21,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from accord.core.discount import discounted as discounted_value
+from accord.core.discount import relative_time
 from accord.core.moves import (
     Accept,
     Assess,
@@ -225,7 +227,7 @@ class AlternatingOffers(Protocol[NegotiationState]):
             state.history, state.messages,
             mine.package if mine else None,
             suggestion.package if suggestion else None,
-            party.utility, party.batna)
+            party.utility, party.batna, party.discount)
 
     # -- validation --------------------------------------------------------------
     def _check_package(self, package: Package) -> Invalid | None:
@@ -485,34 +487,54 @@ class AlternatingOffers(Protocol[NegotiationState]):
     def result(self, state: NegotiationState, termination: Termination) -> dict[str, Any]:
         """The agreement artefact or no-deal record; ``round`` is the last round played,
         the engine's ``rounds`` (a bound hit leaves the state at the next round's unmade
-        opening offer, which was never played)."""
-        batna = {p.name: p.batna for p in self.scenario.parties}
+        opening offer, which was never played).
+
+        ``utilities`` are worth what they are when the episode ends: a party with a time
+        discount delta gets ``u * delta ** t`` (an agreement) or ``BATNA * delta ** t``
+        (no deal), with ``t = round / (max_rounds + 1)`` Genius's relative time of the
+        round it ended in (1 when the round cap ran out). Such a record also carries
+        ``time``, ``discount`` and the ``undiscounted_utilities``; ``batna`` stays the
+        undiscounted BATNA of the scenario file.
+        """
+        parties = self.scenario.parties
+        batna = {p.name: p.batna for p in parties}
         prog = self.progress(state)
         played = max(0, prog.round - int(prog.offer_due))
+        t = relative_time(state.round, self.config.max_rounds)
+        discounted = self.scenario.discounted
         if termination.status == "agreement" and state.agreement is not None:
             pkg = state.agreement.package
-            utils = {p.name: p.utility(pkg) for p in self.scenario.parties}
-            return {
+            raw = {p.name: p.utility(pkg) for p in parties}
+            rec: dict[str, Any] = {
                 "type": "agreement",
                 "agreement": dict(pkg),
                 "parties": list(self.parties),
                 "round": state.round,
                 "proposer": state.agreement.party,
                 "accepted_by": list(state.accepted_by),
-                "utilities": utils,
+                "utilities": raw if not discounted else {
+                    p.name: discounted_value(raw[p.name], p.discount, t) for p in parties},
                 "batna": batna,
                 "accepted_below_batna": self.flags(state, termination)["accepted_below_batna"],
             }
-        return {
-            "type": "no_deal",
-            "reason": termination.reason,
-            "who": termination.who,
-            "detail": termination.detail,
-            "round": played,
-            "last_offers": {p: dict(r.package) for p, r in state.latest.items()},
-            "utilities": dict(batna),
-            "batna": batna,
-        }
+        else:
+            raw = dict(batna)
+            rec = {
+                "type": "no_deal",
+                "reason": termination.reason,
+                "who": termination.who,
+                "detail": termination.detail,
+                "round": played,
+                "last_offers": {p: dict(r.package) for p, r in state.latest.items()},
+                "utilities": raw if not discounted else {
+                    p.name: discounted_value(p.batna, p.discount, t) for p in parties},
+                "batna": batna,
+            }
+        if discounted:
+            rec["time"] = t
+            rec["discount"] = {p.name: p.discount for p in parties}
+            rec["undiscounted_utilities"] = raw
+        return rec
 
     def flags(self, state: NegotiationState, termination: Termination) -> dict[str, Any]:
         """``accepted_below_batna`` marks parties that agreed (proposed or accepted) to a

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from accord.core.discount import discount_multiplier, relative_time
 from accord.core.frozen import fast_init
 from accord.core.moves import Package, Value
 from accord.core.outcomes import OutcomeSpace
@@ -56,13 +57,42 @@ class NegotiationObservation(Observation):
     #: private to this party
     utility: UtilityFunction | None = None
     batna: float = 0.0
+    #: this party's time discount (delta; 1 = none): utility and BATNA are worth
+    #: ``u * delta ** t`` at Genius's relative time ``t`` (:attr:`discount_time`)
+    discount: float = 1.0
 
     @property
     def time(self) -> float:
-        """Relative time in [0, 1]: 0 at the first round, 1 at the last."""
+        """Relative time in [0, 1]: 0 at the first round, 1 at the last (the concession
+        strategies' clock)."""
         if self.max_rounds <= 1:
             return 1.0
         return min(1.0, (self.round - 1) / (self.max_rounds - 1))
+
+    @property
+    def discount_time(self) -> float:
+        """Genius's relative time of this round, the one discounting uses:
+        ``round / (max_rounds + 1)`` (:func:`accord.core.discount.relative_time`)."""
+        return relative_time(self.round, self.max_rounds)
+
+    @property
+    def discount_now(self) -> float:
+        """``delta ** t`` now: what an agreement in this round is worth per unit of
+        undiscounted utility (1.0 without a discount)."""
+        return discount_multiplier(self.discount, self.discount_time)
+
+    @property
+    def waiting_discount(self) -> float:
+        """``delta ** (t(next round) - t(now))``: the factor one more round costs, by which
+        a package obtained next round is worth less than the same package now."""
+        if self.discount >= 1.0:
+            return 1.0
+        later = relative_time(self.round + 1, self.max_rounds)
+        return discount_multiplier(self.discount, later - self.discount_time)
+
+    def discounted(self, utility: float) -> float:
+        """An undiscounted utility (or the BATNA) as worth in this round."""
+        return utility * self.discount_now
 
     def issue_values(self) -> dict[str, tuple[Value, ...]]:
         """The public issue set: ``{issue: values}``."""

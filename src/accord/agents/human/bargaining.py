@@ -56,12 +56,15 @@ class BargainingView(HumanView):
         """The person's private brief: the scenario, their preferences, BATNA, rounds."""
         assert o.space is not None and o.utility is not None
         others = [p for p in o.parties if p != o.role]
-        return make_brief(
-            self.title or "Negotiation", self.description,
-            [("You are", o.role), ("Against", ", ".join(others)),
-             ("Your BATNA (utility with no deal)", num(o.batna)),
-             ("Rounds left", rounds_left(o.round, o.max_rounds))],
-            preference_tables(o.utility, o.space))
+        facts = [("You are", o.role), ("Against", ", ".join(others)),
+                 ("Your BATNA (utility with no deal)", num(o.batna)),
+                 ("Rounds left", rounds_left(o.round, o.max_rounds))]
+        if o.discount < 1:  # Genius's time discount: the tables below are undiscounted
+            facts.append(("Time costs you", f"a deal in round r is worth its utility x "
+                          f"{o.discount:g}^(r/{o.max_rounds + 1}), and so is your BATNA "
+                          "(the tables are undiscounted)"))
+        return make_brief(self.title or "Negotiation", self.description, facts,
+                          preference_tables(o.utility, o.space))
 
     def _utility(self, obs: NegotiationObservation, package: Package | None) -> float | None:
         if package is None:
@@ -76,7 +79,7 @@ class BargainingView(HumanView):
             return None if pkg is None else {"package": dict(pkg),
                                              "utility": self._utility(o, pkg)}
 
-        return {
+        out = {
             "domain": self.domain, "role": o.role, "round": o.round, "max_rounds": o.max_rounds,
             "phase": o.phase, "parties": list(o.parties),
             "issues": [{"name": n, "values": list(v)} for n, v in _issues(o).items()],
@@ -92,6 +95,10 @@ class BargainingView(HumanView):
                        for r in o.history],
             "messages": [{"round": r, "party": p, "text": t} for r, p, t in o.messages],
         }
+        if o.discount < 1:  # utilities shown undiscounted; what a deal now is worth per unit
+            out["discount"] = o.discount
+            out["discount_now"] = round(o.discount_now, 4)
+        return out
 
     def evaluate(self, obs: Observation) -> Callable[[Mapping[str, Any]], float | None]:
         o = _obs(obs)

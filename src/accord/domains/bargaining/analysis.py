@@ -37,8 +37,16 @@ def _frontier_point(scenario: Scenario, u: np.ndarray, d: np.ndarray,
     return point
 
 
-def analyze(scenario: Scenario) -> dict[str, Any]:
+def analyze(scenario: Scenario, time: float = 0.0) -> dict[str, Any]:
     """Every Pareto-optimal outcome (not filtered by BATNA) and the solution points.
+
+    ``time`` is the relative time (in [0, 1], Genius's: round ``r`` of ``R`` is at
+    ``r / (R + 1)``) at which the utilities and BATNAs of parties with a time discount
+    are taken (``u * delta ** time``); by default 0, the undiscounted game. A scenario
+    with a discount reports ``time`` and ``discount`` (per party). Scaling one party's
+    utilities and BATNA by the same factor keeps the Pareto-optimal outcomes, the Nash
+    and the Kalai-Smorodinsky points; the egalitarian (Kalai) and max-welfare points can
+    move with time.
 
     Each frontier point carries ``individually_rational`` (every party at or above its
     BATNA) and ``below_batna`` (the parties it leaves below theirs, in party order);
@@ -55,8 +63,12 @@ def analyze(scenario: Scenario) -> dict[str, Any]:
     ``0.9624999999999999`` is reported as the ``0.9625`` it stands for, and a package worth
     exactly a party's BATNA is individually rational rather than a rounding error below.
     """
-    u = canonical_utilities(scenario.utility_matrix)
-    d = np.asarray(scenario.batnas, dtype=np.float64)
+    if not 0.0 <= time <= 1.0:
+        raise ValueError(f"the relative time must be between 0 and 1, got {time!r}")
+    scale = scenario.multipliers_at(time)
+    u = canonical_utilities(scenario.utility_matrix * scale if scenario.discounted
+                            else scenario.utility_matrix)
+    d = np.asarray(scenario.batnas * scale, dtype=np.float64)
     pareto = [_frontier_point(scenario, u, d, int(i)) for i in pareto_indices(u)]
     ir = individually_rational(u, d)
     mw = _point(scenario, u, max_welfare_point(u, d))
@@ -64,10 +76,10 @@ def analyze(scenario: Scenario) -> dict[str, Any]:
         mw = _point(scenario, u, max_welfare_point(u))
         assert mw is not None
         mw["individually_rational"] = False
-    return {
+    out: dict[str, Any] = {
         "scenario": scenario.name,
         "parties": list(scenario.party_names),
-        "batna": {p.name: p.batna for p in scenario.parties},
+        "batna": {p.name: float(b) for p, b in zip(scenario.parties, d, strict=True)},
         "outcomes": scenario.space.size,
         "individually_rational": int(ir.sum()),
         "pareto_individually_rational": sum(1 for p in pareto if p["individually_rational"]),
@@ -77,3 +89,7 @@ def analyze(scenario: Scenario) -> dict[str, Any]:
         "kalai_smorodinsky": _point(scenario, u, kalai_smorodinsky_point(u, d)),
         "max_welfare": mw,
     }
+    if scenario.discounted or time:
+        out["time"] = time
+        out["discount"] = {p.name: p.discount for p in scenario.parties}
+    return out

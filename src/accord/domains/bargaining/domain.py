@@ -101,7 +101,7 @@ class BargainingDomain(Domain):
 def run_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
     """The ``accord run --json`` object of a bargaining episode from the engine's summary."""
     rec = summary["record"]
-    return {
+    out = {
         "status": summary["status"],
         "reason": summary["reason"],
         "agreement": rec.get("agreement") if summary["status"] == "agreement" else None,
@@ -113,6 +113,11 @@ def run_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
         "detail": summary.get("detail"),
         "stagnation": rec.get("stagnation"),
     }
+    if "discount" in rec:  # time-discounted parties: when it ended and what it was worth
+        out["time"] = rec["time"]
+        out["discount"] = rec["discount"]
+        out["undiscounted_utilities"] = _decimal(rec["undiscounted_utilities"])
+    return out
 
 
 def _decimal(utilities: Mapping[str, float]) -> dict[str, float]:

@@ -9,6 +9,7 @@
     parties:
       buyer:
         batna: 0.3
+        discount: 0.9      # optional: utility and BATNA worth u * 0.9 ** t (default 1)
         utility:
           type: linear_additive
           weights: {price: 0.7, warranty: 0.3}
@@ -25,6 +26,10 @@
 Utility types: ``linear_additive`` (sum over issues of weight x value score),
 ``table`` (explicit utility per outcome) and ``allocation`` (``counts``,
 ``unit_values``, ``side`` 0 or 1; the issues are item counts given to the first party).
+
+``discount`` (delta, 0 < delta <= 1, default 1 = none) makes a party's utility and BATNA
+time-discounted as in Genius: ``u * delta ** t``, ``t = round / (max_rounds + 1)`` (see
+:mod:`accord.core.discount`).
 
 Files are read by :mod:`accord.core.safeload` (size, depth, alias, number and UTF-8
 budgets); an unknown key is an error with a close-match suggestion; a space of more than
@@ -69,7 +74,7 @@ class ScenarioError(ValueError):
 
 #: keys of a scenario file, of one party and of each utility type
 SCENARIO_KEYS = ("name", "description", "issues", "parties")
-PARTY_KEYS = ("batna", "utility")
+PARTY_KEYS = ("batna", "utility", "discount")
 UTILITY_KEYS = {"linear_additive": ("type", "weights", "values"),
                 "table": ("type", "default", "table"),
                 "allocation": ("type", "counts", "unit_values", "side")}
@@ -244,6 +249,12 @@ def parse_scenario(data: Any, source: str = "<scenario>",
         if "batna" not in pspec:
             raise ScenarioError(source, f"{key}.batna", "every party must declare a BATNA")
         batna = _number(source, f"{key}.batna", pspec["batna"])
+        discount = 1.0
+        if "discount" in pspec:
+            discount = _number(source, f"{key}.discount", pspec["discount"])
+            if not 0.0 < discount <= 1.0:
+                raise ScenarioError(source, f"{key}.discount", f"a discount factor must be "
+                                    f"in (0, 1] (1 = no discount), got {discount:g}")
         uspec = _mapping(source, f"{key}.utility", pspec.get("utility"))
         utype = uspec.get("type", "linear_additive")
         builder = _UTILITY_TYPES.get(utype) if isinstance(utype, str) else None
@@ -251,7 +262,8 @@ def parse_scenario(data: Any, source: str = "<scenario>",
             raise ScenarioError(source, f"{key}.utility.type",
                                 f"unknown type {short(utype)}; use one of "
                                 f"{sorted(_UTILITY_TYPES)}")
-        parties.append(Party(str(pname), builder(source, f"{key}.utility", uspec, space), batna))
+        parties.append(Party(str(pname), builder(source, f"{key}.utility", uspec, space), batna,
+                             discount))
     desc = root.get("description", "")
     try:
         return Scenario(name, space, tuple(parties), str(desc or ""), source)
