@@ -3,7 +3,10 @@
 Each round one proposer (configurable turn order) puts a full package on the table;
 every other party gives its verdict concurrently: accept, reject (optionally with a
 counter-offer, which becomes its next offer when it proposes next), or walk.
-Agreement needs every party (default) or k of n counting the proposer.
+Agreement needs every party (default) or k of n counting the proposer; the voting rules
+of :mod:`accord.protocols.voting` add required acceptors (vetoes), per-party minimum
+thresholds and who a passed deal binds. A designated ``opener`` proposes in the first
+and the last round (LLM-Deliberation's p1), optionally with a fixed ``opening_offer``.
 
 The stagnation rule is the seed's (:mod:`accord.protocols.stagnation`): after
 ``stagnation_rounds`` (K) consecutive rounds in which no proposer moved further than
@@ -36,6 +39,7 @@ from accord.core.outcomes import Outcome
 from accord.core.scenario import Scenario
 from accord.protocols.base import Invalid, Note, Observation, Progress, Protocol, Termination
 from accord.protocols.negotiation import (
+    GameView,
     MediatorObservation,
     NegotiationObservation,
     OfferRecord,
@@ -51,6 +55,7 @@ from accord.protocols.stagnation import (
     previous_of,
     window,
 )
+from accord.protocols.voting import bound_parties, check_rules, tally
 
 MEDIATOR = "mediator"
 
@@ -90,6 +95,16 @@ class AlternatingConfig:
     stagnation_measure: str = "utility"  # utility | issues (seed 002: "on any issue")
     stagnation_scorer: bool = False  # the Stagnation Scorer role decides, not the code check
     stagnation_order: str = "walk-first"  # or mediator-first (accord 0.1's order)
+    required: tuple[str, ...] = ()  # parties whose (valid) yes every deal needs: vetoes
+    minimums: tuple[tuple[str, float], ...] = ()  # (party, minimum) a valid yes must meet
+    binding: str = "accepters"  # who a passed deal binds: accepters | all
+    opener: str | None = None  # proposes first and last
+    opening_offer: tuple[tuple[str, Any], ...] = ()  # the opener's first offer, by rule
+
+    @property
+    def voting_rules(self) -> bool:
+        """Whether any rule beyond k of n applies (required, minimums, binding all)."""
+        return bool(self.required or self.minimums or self.binding != "accepters")
 
 
 @dataclass(frozen=True)
@@ -111,6 +126,8 @@ class NegotiationState:
     ended: Termination | None = None
     agreement: OfferRecord | None = None
     accepted_by: tuple[str, ...] = ()
+    #: yes votes that did not count (below the voter's minimum), in the deciding round
+    void: tuple[str, ...] = ()
 
 
 def _evolve(state: NegotiationState, **changes: Any) -> NegotiationState:
@@ -138,11 +155,20 @@ class AlternatingOffers(Protocol[NegotiationState]):
         if sorted(order) != sorted(scenario.party_names):
             raise ValueError(
                 f"turn order {list(order)} must list each party once: {list(scenario.party_names)}")
+        minimums = dict(cfg.minimums)
+        check_rules(order, cfg.required, minimums, cfg.binding, cfg.opener)
+        if cfg.opener is not None:  # the opener starts the turn order (and closes, below)
+            at = list(order).index(cfg.opener)
+            order = (*order[at:], *order[:at])
         self.parties = tuple(order)
         n = len(self.parties)
         self.required = n if cfg.acceptance is None else cfg.acceptance
         if not 1 <= self.required <= n:
             raise ValueError(f"acceptance must be between 1 and {n}, got {cfg.acceptance}")
+        self._minimums = minimums
+        self._plain = not cfg.voting_rules  # k of n only: the hot path counts yes votes
+        if cfg.opening_offer and cfg.opener is None:
+            raise ValueError("an opening offer needs an opener (the party who makes it)")
         if cfg.max_rounds < 1:
             raise ValueError("max_rounds must be at least 1")
         check_measure(cfg.stagnation_measure)
@@ -153,14 +179,42 @@ class AlternatingOffers(Protocol[NegotiationState]):
                                                          scenario.space.strides, strict=True))
         # who answers each proposer (the respond phase's movers), built once
         self._responders = {p: tuple(q for q in self.parties if q != p) for p in self.parties}
+        self._opening: OfferRecord | None = None
+        if cfg.opening_offer:
+            opening = dict(cfg.opening_offer)
+            bad = self._check_package(opening)
+            if bad is not None:
+                raise ValueError(f"opening offer {opening}: {bad.feedback}")
+            self._opening = self._record(1, cfg.opener or "", opening, "offer")
+        self._views = {p: self._game_view(p) for p in self.parties}
+
+    def _game_view(self, role: str) -> GameView | None:
+        """What ``role`` is told of the rules and the game's briefing (``None`` when the
+        scenario is plain k of n with no briefing, so its prompts stay as they were)."""
+        cfg = self.config
+        party = self._party[role]
+        brief = party.brief
+        if (self._plain and cfg.opener is None and not self.scenario.instructions
+                and brief is None):
+            return None
+        return GameView(k=self.required, required=cfg.required, opener=cfg.opener,
+                        minimum=self._minimums.get(role), binding=cfg.binding,
+                        instructions=self.scenario.instructions, brief=brief)
 
     # -- who moves ---------------------------------------------------------------
     def proposer_of(self, rnd: int) -> str:
-        """The proposer of round ``rnd`` under the turn order."""
+        """The proposer of round ``rnd`` under the turn order (the opener, if any, also
+        proposes in the last round)."""
+        opener = self.config.opener
+        if opener is not None and rnd == self.config.max_rounds:
+            return opener
         return self.parties[(rnd - 1) % len(self.parties)]
 
     def initial_state(self) -> NegotiationState:
-        return NegotiationState(proposer=self.proposer_of(1))
+        state = NegotiationState(proposer=self.proposer_of(1))
+        if self._opening is not None:  # the rule's opening offer is on the table
+            state = self._put(state, self._opening)
+        return state
 
     def to_move(self, state: NegotiationState) -> Sequence[str]:
         if state.phase == "propose":
@@ -225,7 +279,7 @@ class AlternatingOffers(Protocol[NegotiationState]):
             state.history, state.messages,
             mine.package if mine else None,
             suggestion.package if suggestion else None,
-            party.utility, party.batna)
+            party.utility, party.batna, self._views[role])
 
     # -- validation --------------------------------------------------------------
     def _check_package(self, package: Package) -> Invalid | None:
@@ -366,10 +420,14 @@ class AlternatingOffers(Protocol[NegotiationState]):
         table = state.suggestion if mediated else state.current
         assert table is not None
         accepts = tuple(p for p in self.parties if p in accepted) if accepted else ()
-        n_yes = len(accepts) + (0 if mediated else 1)
-        if n_yes >= self.required:
+        if self._plain:
+            passed = len(accepts) + (0 if mediated else 1) >= self.required
+            void: tuple[str, ...] = ()
+        else:
+            passed, void = self._vote(table, accepts, mediated, notes)
+        if passed:
             done = _evolve(state, verdicts=verdicts, messages=msgs, agreement=table,
-                           accepted_by=accepts)
+                           accepted_by=accepts, void=void)
             return self._end(done, Termination("agreement")), notes
         counters = dict(state.counters)
         for p, offer in countered:
@@ -384,6 +442,21 @@ class AlternatingOffers(Protocol[NegotiationState]):
                 return state, notes
             changes = {}
         return self._next_round(state, changes), notes
+
+    def _vote(self, table: OfferRecord, accepts: tuple[str, ...], mediated: bool,
+              notes: list[Note]) -> tuple[bool, tuple[str, ...]]:
+        """The vote under the voting rules: (passed, void yes votes); a void yes and a
+        missing veto are noted for the trajectory."""
+        yes = accepts if mediated else (table.party, *accepts)
+        pkg = table.package
+        t = tally(self.parties, yes, self.required, self.config.required, self._minimums,
+                  lambda p: self._party[p].utility(pkg))
+        for p in t.void:
+            notes.append(Note("yes_below_minimum", p, {
+                "utility": self._party[p].utility(pkg), "minimum": self._minimums[p]}))
+        if t.missing_required and len(t.valid) >= self.required:
+            notes.append(Note("vetoed", None, {"missing": list(t.missing_required)}))
+        return t.passed, t.void
 
     def _stagnation(self, state: NegotiationState, notes: list[Note]) -> NegotiationState:
         """Count this round toward the rule; fire it, or hand the call to the scorer."""
@@ -445,10 +518,12 @@ class AlternatingOffers(Protocol[NegotiationState]):
             changes = {}
         rnd = state.round + 1
         parties = self.parties
+        cfg = self.config
         nxt = parties[(rnd - 1) % len(parties)]  # proposer_of(rnd)
+        if cfg.opener is not None and rnd == cfg.max_rounds:
+            nxt = cfg.opener  # the opener closes
         counters: Mapping[str, OfferRecord] = changes.get("counters", state.counters)
         counter = counters.get(nxt)
-        cfg = self.config
         cap = cfg.max_offers
         if counter is not None and rnd <= cfg.max_rounds and (
                 cap is None or len(state.history) < cap):
@@ -491,18 +566,32 @@ class AlternatingOffers(Protocol[NegotiationState]):
         played = max(0, prog.round - int(prog.offer_due))
         if termination.status == "agreement" and state.agreement is not None:
             pkg = state.agreement.package
-            utils = {p.name: p.utility(pkg) for p in self.scenario.parties}
-            return {
+            proposer = state.agreement.party
+            yes = set(state.accepted_by) | {proposer}
+            valid = [p for p in self.parties if p in yes and p not in state.void]
+            bound = set(bound_parties(self.parties, valid, self.config.binding))
+            # a party the deal does not bind keeps its BATNA (the deal is not imposed on it)
+            utils = {p.name: p.utility(pkg) if p.name in bound else p.batna
+                     for p in self.scenario.parties}
+            out: dict[str, Any] = {
                 "type": "agreement",
                 "agreement": dict(pkg),
                 "parties": list(self.parties),
                 "round": state.round,
-                "proposer": state.agreement.party,
+                "proposer": proposer,
                 "accepted_by": list(state.accepted_by),
                 "utilities": utils,
                 "batna": batna,
                 "accepted_below_batna": self.flags(state, termination)["accepted_below_batna"],
             }
+            if not self._plain or len(valid) < len(self.parties):
+                # who said no and who is bound, whenever that is not simply everyone
+                out["rejected_by"] = [p for p in self.parties if p not in yes]
+                out["bound"] = [p for p in self.parties if p in bound]
+                out["binding"] = self.config.binding
+                if state.void:
+                    out["void_acceptances"] = list(state.void)
+            return out
         return {
             "type": "no_deal",
             "reason": termination.reason,

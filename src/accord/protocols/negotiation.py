@@ -16,6 +16,7 @@ from typing import Any
 from accord.core.frozen import fast_init
 from accord.core.moves import Package, Value
 from accord.core.outcomes import OutcomeSpace
+from accord.core.scenario import PartyBrief
 from accord.core.utility import UtilityFunction
 from accord.protocols.base import Observation
 
@@ -37,6 +38,26 @@ class OfferRecord:
                 "source": self.source}
 
 
+@dataclass(frozen=True, slots=True)
+class GameView:
+    """What one party is told of a game's rules and briefing, built once per episode.
+
+    ``k`` yes votes pass a deal (the proposer's offer is its own yes), each party in
+    ``required`` must be among them, a yes counts only if the deal meets the voter's
+    minimum (``minimum``: this party's own, ``None`` without a threshold rule), a passed
+    deal binds the accepters or ``all`` (``binding``), ``opener`` proposes first and last.
+    ``instructions`` are the game's public briefing; ``brief`` is this party's private one.
+    """
+
+    k: int
+    required: tuple[str, ...] = ()
+    opener: str | None = None
+    minimum: float | None = None
+    binding: str = "accepters"
+    instructions: str = ""
+    brief: PartyBrief | None = None
+
+
 @fast_init  # built once per turn
 @dataclass(frozen=True, slots=True)
 class NegotiationObservation(Observation):
@@ -56,6 +77,8 @@ class NegotiationObservation(Observation):
     #: private to this party
     utility: UtilityFunction | None = None
     batna: float = 0.0
+    #: the game's rules and briefing as told to this party (None: plain k of n, no texts)
+    game: GameView | None = None
 
     @property
     def time(self) -> float:
