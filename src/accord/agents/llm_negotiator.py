@@ -99,7 +99,7 @@ class LLMNegotiator(LLMAgent):
         self._secrets = labelled_private_values(payload)
         return system_text(obs.role, [p for p in obs.parties if p != obs.role],
                            obs.issue_values(), payload, obs.batna, obs.max_rounds,
-                           floor_rule=self.floor_rule)
+                           floor_rule=self.floor_rule, game=obs.game)
 
     def _move_context(self, obs: NegotiationObservation) -> dict[str, Any]:
         return {"round": obs.round, "max_rounds": obs.max_rounds, "move": obs.phase,

@@ -9,10 +9,13 @@ from importlib.metadata import entry_points
 from accord.formats.base import FormatError, Imported, Importer
 from accord.formats.genius import GeniusImporter
 from accord.formats.geniusweb import GeniusWebImporter
+from accord.formats.llm_deliberation import LLMDeliberationImporter
 
 GROUP = "accord.formats"
 
 _BUILTIN: dict[str, Importer] = {"genius": GeniusImporter(), "geniusweb": GeniusWebImporter()}
+_BUILTIN["llm-deliberation"] = LLMDeliberationImporter()
+_BUILTIN["scorable-games"] = LLMDeliberationImporter("scorable-games")
 _REGISTERED: dict[str, Importer] = {}
 
 

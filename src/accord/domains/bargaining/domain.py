@@ -11,7 +11,12 @@ from accord.core.scenario import Scenario
 from accord.domains.bargaining.catalog import builtin_scenarios, resolve_scenario
 from accord.domains.bargaining.metrics import bargaining_metrics
 from accord.domains.bargaining.params import CODE_STAGNATION, DEFAULT_JUDGE, BargainingParams
-from accord.domains.bargaining.runner import check_agents, check_params, run_negotiation
+from accord.domains.bargaining.runner import (
+    check_agents,
+    check_params,
+    run_negotiation,
+    with_rules,
+)
 from accord.domains.base import Domain, EpisodeSpec, RunContext, register_domain
 from accord.protocols.engine import EpisodeResult
 from accord.protocols.kit import ProtocolKit
@@ -31,8 +36,9 @@ class BargainingDomain(Domain):
 
     def validate(self, spec: EpisodeSpec) -> None:
         """Check scenario, parameters and the agent line-up before any episode runs."""
-        params = check_params(spec.params)
+        check_params(spec.params)
         scenario = _scenario(spec)
+        params = check_params(with_rules(scenario, spec.params))
         names = scenario.party_names
         if len(spec.agents) != len(names):
             raise ValueError(f"scenario {scenario.name!r} has {len(names)} parties "

@@ -50,6 +50,7 @@ from accord.core.safeload import (
     unknown_keys,
 )
 from accord.core.scenario import Party, Scenario
+from accord.domains.bargaining import rules as game
 from accord.core.utility import (
     AllocationUtility,
     LinearAdditiveUtility,
@@ -68,8 +69,8 @@ class ScenarioError(ValueError):
 
 
 #: keys of a scenario file, of one party and of each utility type
-SCENARIO_KEYS = ("name", "description", "issues", "parties")
-PARTY_KEYS = ("batna", "utility")
+SCENARIO_KEYS = ("name", "description", "issues", "parties", "instructions", "rules")
+PARTY_KEYS = ("batna", "utility", "instructions", "persona")
 UTILITY_KEYS = {"linear_additive": ("type", "weights", "values"),
                 "table": ("type", "default", "table"),
                 "allocation": ("type", "counts", "unit_values", "side")}
@@ -250,10 +251,21 @@ def parse_scenario(data: Any, source: str = "<scenario>",
             raise ScenarioError(source, f"{key}.utility.type",
                                 f"unknown type {short(utype)}; use one of "
                                 f"{sorted(_UTILITY_TYPES)}")
-        parties.append(Party(str(pname), builder(source, f"{key}.utility", uspec, space), batna))
+        try:
+            pbrief = game.brief(key, pspec, [str(n) for n in parties_raw])
+        except game.RuleError as exc:
+            raise ScenarioError(source, exc.key, exc.problem) from None
+        parties.append(Party(str(pname), builder(source, f"{key}.utility", uspec, space), batna,
+                             pbrief))
     desc = root.get("description", "")
     try:
-        return Scenario(name, space, tuple(parties), str(desc or ""), source)
+        instructions = game.text("instructions", root.get("instructions"))
+        rules = game.rules(root.get("rules"), [p.name for p in parties], space)
+    except game.RuleError as exc:
+        raise ScenarioError(source, exc.key, exc.problem) from None
+    try:
+        return Scenario(name, space, tuple(parties), str(desc or ""), source, instructions,
+                        rules)
     except ValueError as exc:
         raise ScenarioError(source, "parties", str(exc)) from None
 
