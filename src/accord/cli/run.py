@@ -256,6 +256,13 @@ def analyze_target(target: str, as_json: bool, max_outcomes: int | None) -> None
     console.print(f"[bold]{c.plain(data['scenario'])}[/]: {data['outcomes']} outcomes, "
                   f"{data['individually_rational']} individually rational, "
                   f"{len(pareto)} Pareto-optimal ({n_ir} of them individually rational)")
+    rules = data.get("passing_under_rules")
+    if rules is not None:
+        need = f"{rules['k']} of {len(parties)} yes votes" + (
+            f" including {', '.join(rules['required'])}" if rules["required"] else "")
+        console.print(c.plain(f"Under the scenario's rules ({need}, each party voting yes "
+                              f"when an outcome meets its minimum), {rules['outcomes']} "
+                              "outcomes pass."), highlight=False)
     t = Table("point", "outcome", *[c.plain(p) for p in parties])
     for key in ("nash", "kalai", "kalai_smorodinsky", "max_welfare"):
         pt = data[key]

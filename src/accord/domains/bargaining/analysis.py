@@ -37,6 +37,28 @@ def _frontier_point(scenario: Scenario, u: np.ndarray, d: np.ndarray,
     return point
 
 
+def passing_under_rules(scenario: Scenario, u: np.ndarray) -> dict[str, Any] | None:
+    """Under the scenario's voting rules (``rules.acceptance``, ``rules.thresholds``): how
+    many outcomes pass when every party says yes exactly when the outcome meets its
+    minimum (its BATNA without a threshold rule), as LLM-Deliberation counts a game's
+    feasible deals; ``None`` for a scenario without voting rules."""
+    if not scenario.rules:
+        return None
+    from accord.domains.bargaining.params import BargainingParams
+    from accord.domains.params import read_params
+
+    p = read_params(BargainingParams, scenario.rules, "bargaining")
+    names = scenario.party_names
+    batnas = {q.name: q.batna for q in scenario.parties}
+    floors = {**batnas, **p.minimums(batnas)}
+    yes = u >= np.array([floors[n] for n in names])
+    k = len(names) if p.k is None else p.k
+    ok = yes.sum(axis=1) >= k
+    for r in p.required:
+        ok &= yes[:, names.index(r)]
+    return {"outcomes": int(ok.sum()), "k": k, "required": list(p.required)}
+
+
 def analyze(scenario: Scenario) -> dict[str, Any]:
     """Every Pareto-optimal outcome (not filtered by BATNA) and the solution points.
 
@@ -54,6 +76,9 @@ def analyze(scenario: Scenario) -> dict[str, Any]:
     reported: a scenario's weights and scores are decimals, so the sum of products
     ``0.9624999999999999`` is reported as the ``0.9625`` it stands for, and a package worth
     exactly a party's BATNA is individually rational rather than a rounding error below.
+
+    A scenario with voting rules also gets ``passing_under_rules``
+    (:func:`passing_under_rules`).
     """
     u = canonical_utilities(scenario.utility_matrix)
     d = np.asarray(scenario.batnas, dtype=np.float64)
@@ -64,7 +89,7 @@ def analyze(scenario: Scenario) -> dict[str, Any]:
         mw = _point(scenario, u, max_welfare_point(u))
         assert mw is not None
         mw["individually_rational"] = False
-    return {
+    out = {
         "scenario": scenario.name,
         "parties": list(scenario.party_names),
         "batna": {p.name: p.batna for p in scenario.parties},
@@ -77,3 +102,7 @@ def analyze(scenario: Scenario) -> dict[str, Any]:
         "kalai_smorodinsky": _point(scenario, u, kalai_smorodinsky_point(u, d)),
         "max_welfare": mw,
     }
+    passing = passing_under_rules(scenario, u)
+    if passing is not None:
+        out["passing_under_rules"] = passing
+    return out
