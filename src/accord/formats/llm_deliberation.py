@@ -258,5 +258,11 @@ def _existing(path: Path) -> Path:
     return path
 
 
-__all__ = ["LLMDeliberationImporter", "ROLES", "fill_scores", "read_config", "read_deal",
-           "read_scores"]
+__all__ = [
+    "ROLES",
+    "LLMDeliberationImporter",
+    "fill_scores",
+    "read_config",
+    "read_deal",
+    "read_scores",
+]

@@ -50,13 +50,13 @@ from accord.core.safeload import (
     unknown_keys,
 )
 from accord.core.scenario import Party, Scenario
-from accord.domains.bargaining import rules as game
 from accord.core.utility import (
     AllocationUtility,
     LinearAdditiveUtility,
     TableUtility,
     UtilityFunction,
 )
+from accord.domains.bargaining import rules as game
 
 
 class ScenarioError(ValueError):
