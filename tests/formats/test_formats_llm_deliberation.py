@@ -68,8 +68,8 @@ def test_import_reads_the_base_game() -> None:
         "acceptance": {"k": 5, "required": ["SportCo", "Department of Tourism"]},
         "thresholds": True, "binding": "all", "opener": "SportCo",
         "opening_offer": {"A": "A1", "B": "B1", "C": "C4", "D": "D1", "E": "E5"},
-        "max_rounds": 26}
-    assert any("bonus of 10 points" in n for n in imp.notes)
+        "unanimity_bonus": {"SportCo": 10}, "max_rounds": 26}
+    assert any("--agents" in n for n in imp.notes)
 
 
 def test_pyproject_declares_the_format_and_its_alias() -> None:
@@ -163,6 +163,7 @@ def test_a_party_prompt_carries_the_game_its_briefing_and_persona() -> None:
     assert '"Environmental League" (represented by you)' in env
     assert "YOUR STANCE\nYour stance is greedy" in env
     assert "You make the first and the last proposal" in sport
+    assert "you gain a bonus of 10 points" in sport and "bonus" not in env
     # a party's confidential instructions reach only that party
     assert "Issue B (max score 55)" in env and "Issue B (max score 55)" not in sport
     assert "D1 (35)" in sport and "D1 (35)" not in env
@@ -248,15 +249,19 @@ def test_cli_import_and_analyze(tmp_path: Path) -> None:
     sheets = [_scores(f) for f in files]
     passing = 0
     for combo in itertools.product(*(range(n) for n in (3, 3, 4, 4, 5))):
-        yes = [sum(sc[j][o] for j, o in enumerate(combo)) >= floor for sc, floor in sheets]
+        vals = [sum(sc[j][o] for j, o in enumerate(combo)) for sc, _ in sheets]
+        yes = [v >= floor for v, (_, floor) in zip(vals, sheets, strict=True)]
+        # SportCo's bonus of 10 when everyone else agrees (the repository's check_agreement)
+        if not yes[3] and sum(yes) == 5 and vals[3] + 10 >= sheets[3][1]:
+            yes[3] = True
         passing += sum(yes) >= 5 and yes[3] and yes[4]
     assert data["passing_under_rules"] == {
         "outcomes": passing, "k": 5, "required": ["SportCo", "Department of Tourism"]}
-    assert passing == 55
+    assert passing == 77
     direct = analyze(resolve_scenario(f"llm-deliberation:{BASE}"))
-    assert len(direct["pareto"]) > 1 and direct["passing_under_rules"]["outcomes"] == 55
+    assert len(direct["pareto"]) > 1 and direct["passing_under_rules"]["outcomes"] == 77
     human = runner.invoke(app, ["analyze", f"llm-deliberation:{BASE}"])
-    assert "55 outcomes pass" in " ".join(human.output.split())
+    assert "77 outcomes pass" in " ".join(human.output.split())
 
 
 @settings(max_examples=EXAMPLES, deadline=None, database=None,

@@ -90,6 +90,31 @@ def test_a_yes_below_the_voters_minimum_is_void() -> None:
     assert not vetoed.passed and vetoed.missing_required == ("p2",)
 
 
+def test_a_unanimity_bonus_lifts_its_holder_only_when_everyone_agrees() -> None:
+    mins = dict.fromkeys(PARTIES, 10.0)
+    low = {"p1": 3.0}  # p1 below its minimum by 7; its bonus is 10
+    everyone = tally(PARTIES, PARTIES, 5, ("p1", "p2"), mins, lambda p: low.get(p, 20),
+                     {"p1": 10.0})
+    assert everyone.passed and everyone.void == ()
+    five = tally(PARTIES, ["p1", "p2", "a", "b", "c"], 5, ("p1", "p2"), mins,
+                 lambda p: low.get(p, 20), {"p1": 10.0})
+    assert not five.passed and five.void == ("p1",)
+    short = tally(PARTIES, PARTIES, 5, ("p1", "p2"), mins, lambda p: {"p1": -1.0}.get(p, 20),
+                  {"p1": 10.0})
+    assert not short.passed and short.void == ("p1",)
+
+
+def test_protocol_pays_the_bonus_on_a_unanimous_deal() -> None:
+    mins = tuple((p, 10.0) for p in PARTIES)
+    cfg = AlternatingConfig(max_rounds=1, acceptance=5, required=("p1", "p2"), minimums=mins,
+                            binding="all", bonus=(("c", 10.0),))
+    res, _ = play(cfg, {})  # c's yes (5, minimum 10) counts with its bonus: unanimous
+    assert res.status == "agreement" and "void_acceptances" not in res.record
+    assert res.record["utilities"]["c"] == 15 and res.record["utilities"]["a"] == 20
+    res, _ = play(cfg, {"d": "reject"})  # not unanimous: c's yes is void, 4 valid
+    assert res.status == "no_deal"
+
+
 def test_bound_parties() -> None:
     assert bound_parties(PARTIES, ["a", "p1"], "accepters") == ("p1", "a")
     assert bound_parties(PARTIES, ["a"], "all") == PARTIES

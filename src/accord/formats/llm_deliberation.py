@@ -19,8 +19,9 @@ The import is an accord bargaining scenario with the game's own rules: issues ``
 and its threshold is its BATNA; a deal passes with ``n - 1`` of ``n`` yes votes including
 p1 and p2 (``acceptance: {k: n-1, required: [p1, p2]}``), a yes counts only if the deal
 meets the voter's threshold (``thresholds: true``), a passed deal binds every party
-(``binding: all``, "your score will be this final deal's score"), p1 opens with the initial
-deal and makes the last proposal, and the round cap is the repository's ``4 x n`` rounds
+(``binding: all``, "your score will be this final deal's score"), p1 gains 10 points when
+every party agrees (``unanimity_bonus``), p1 opens with the initial deal and makes the
+last proposal, and the round cap is the repository's ``4 x n`` rounds
 plus p1's opening and closing ones. The instruction texts become the scenario's public
 ``instructions`` and each party's private ``instructions`` (placeholders filled as the
 repository's ``initial_prompts.py`` fills them), and the incentive its ``persona``.
@@ -227,15 +228,14 @@ class LLMDeliberationImporter:
         p1, p2 = by_role["p1"], by_role["p2"]
         rules = {"acceptance": {"k": n - 1, "required": [p1, p2]}, "thresholds": True,
                  "binding": "all", "opener": p1, "opening_offer": deal,
-                 "max_rounds": 4 * n + 2}
+                 "unanimity_bonus": {p1: 10}, "max_rounds": 4 * n + 2}
         models = ", ".join(f"{r['name']} {r['model']}" for r in config if r["model"])
         desc = (f"LLM-Deliberation game {folder.name!r} (Abdelnabi et al., NeurIPS 2024): "
                 f"{n} parties, {len(options)} issues; {p1} (p1) opens and closes, {p1} and "
                 f"{p2} (p2) hold vetoes; a deal needs {n - 1} of {n} parties, each at or "
                 "above its minimum score."
                 + (f" Models in config.txt: {models}." if models else ""))
-        notes = [f"{p1} (p1) gets a bonus of 10 points in LLM-Deliberation when all {n} "
-                 "parties agree; accord does not add it (its utility is its score)."]
+        notes: list[str] = []
         if models:
             notes.append("config.txt assigns models per party; accord seats the agents you "
                          "give with --agents (the models are kept in the description).")

@@ -100,11 +100,13 @@ class AlternatingConfig:
     binding: str = "accepters"  # who a passed deal binds: accepters | all
     opener: str | None = None  # proposes first and last
     opening_offer: tuple[tuple[str, Any], ...] = ()  # the opener's first offer, by rule
+    bonus: tuple[tuple[str, float], ...] = ()  # (party, points) when every party agrees
 
     @property
     def voting_rules(self) -> bool:
         """Whether any rule beyond k of n applies (required, minimums, binding all)."""
-        return bool(self.required or self.minimums or self.binding != "accepters")
+        return bool(self.required or self.minimums or self.binding != "accepters"
+                    or self.bonus)
 
 
 @dataclass(frozen=True)
@@ -166,6 +168,10 @@ class AlternatingOffers(Protocol[NegotiationState]):
         if not 1 <= self.required <= n:
             raise ValueError(f"acceptance must be between 1 and {n}, got {cfg.acceptance}")
         self._minimums = minimums
+        self._bonus = dict(cfg.bonus)
+        for p in self._bonus:
+            if p not in self.parties:
+                raise ValueError(f"unanimity bonus of {p!r}: not a party")
         self._plain = not cfg.voting_rules  # k of n only: the hot path counts yes votes
         if cfg.opening_offer and cfg.opener is None:
             raise ValueError("an opening offer needs an opener (the party who makes it)")
@@ -199,7 +205,8 @@ class AlternatingOffers(Protocol[NegotiationState]):
             return None
         return GameView(k=self.required, required=cfg.required, opener=cfg.opener,
                         minimum=self._minimums.get(role), binding=cfg.binding,
-                        instructions=self.scenario.instructions, brief=brief)
+                        instructions=self.scenario.instructions, brief=brief,
+                        bonus=self._bonus.get(role))
 
     # -- who moves ---------------------------------------------------------------
     def proposer_of(self, rnd: int) -> str:
@@ -450,7 +457,7 @@ class AlternatingOffers(Protocol[NegotiationState]):
         yes = accepts if mediated else (table.party, *accepts)
         pkg = table.package
         t = tally(self.parties, yes, self.required, self.config.required, self._minimums,
-                  lambda p: self._party[p].utility(pkg))
+                  lambda p: self._party[p].utility(pkg), self._bonus)
         for p in t.void:
             notes.append(Note("yes_below_minimum", p, {
                 "utility": self._party[p].utility(pkg), "minimum": self._minimums[p]}))
@@ -573,6 +580,9 @@ class AlternatingOffers(Protocol[NegotiationState]):
             # a party the deal does not bind keeps its BATNA (the deal is not imposed on it)
             utils = {p.name: p.utility(pkg) if p.name in bound else p.batna
                      for p in self.scenario.parties}
+            if self._bonus and len(valid) == len(self.parties):  # unanimous: bonuses paid
+                for p, points in self._bonus.items():
+                    utils[p] += points
             out: dict[str, Any] = {
                 "type": "agreement",
                 "agreement": dict(pkg),

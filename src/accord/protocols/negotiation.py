@@ -45,7 +45,8 @@ class GameView:
     ``k`` yes votes pass a deal (the proposer's offer is its own yes), each party in
     ``required`` must be among them, a yes counts only if the deal meets the voter's
     minimum (``minimum``: this party's own, ``None`` without a threshold rule), a passed
-    deal binds the accepters or ``all`` (``binding``), ``opener`` proposes first and last.
+    deal binds the accepters or ``all`` (``binding``), ``opener`` proposes first and last,
+    ``bonus`` is what this party gains when every party agrees.
     ``instructions`` are the game's public briefing; ``brief`` is this party's private one.
     """
 
@@ -56,6 +57,7 @@ class GameView:
     binding: str = "accepters"
     instructions: str = ""
     brief: PartyBrief | None = None
+    bonus: float | None = None
 
 
 @fast_init  # built once per turn

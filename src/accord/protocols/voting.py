@@ -4,6 +4,8 @@ A round's package passes when at least ``k`` parties say yes (the proposer's off
 own yes) and every *required* party (a veto holder) is among them. Under a *threshold*
 rule a yes counts only if the package gives the voter at least its minimum (LLM-Deliberation:
 "You cannot accept any deal with a score less than" the minimum); a yes below it is void.
+A party with a *unanimity bonus* (LLM-Deliberation's p1 gets 10 points when every party
+agrees) meets its minimum with the bonus added when every other party's yes counts.
 A passed package binds the parties whose yes counted (``binding="accepters"``, the default:
 a partial deal is never imposed on a party that rejected it) or everyone
 (``binding="all"``: the vote decides for all, as in LLM-Deliberation's games). Pure
@@ -31,11 +33,13 @@ class Tally:
 
 
 def tally(parties: Sequence[str], yes: Sequence[str], k: int, required: Sequence[str],
-          minimums: Mapping[str, float], utility: Callable[[str], float]) -> Tally:
+          minimums: Mapping[str, float], utility: Callable[[str], float],
+          bonus: Mapping[str, float] | None = None) -> Tally:
     """The vote on a package: ``yes`` are the parties that said yes (the proposer
     included), ``k`` the valid yes votes needed, ``required`` the parties whose valid yes
-    is needed, ``minimums`` per-party minimum utilities a yes must meet and ``utility(p)``
-    party ``p``'s utility of the package. Parties are listed in ``parties`` order."""
+    is needed, ``minimums`` per-party minimum utilities a yes must meet, ``utility(p)``
+    party ``p``'s utility of the package and ``bonus`` per-party unanimity bonuses.
+    Parties are listed in ``parties`` order."""
     said = set(yes)
     valid: list[str] = []
     void: list[str] = []
@@ -47,6 +51,13 @@ def tally(parties: Sequence[str], yes: Sequence[str], k: int, required: Sequence
             void.append(p)
         else:
             valid.append(p)
+    if bonus and void and len(valid) == len(parties) - 1:
+        # every other party's yes counts: the deal is unanimous if p's does, so p's
+        # bonus is part of its score
+        p = void[0]
+        if p in bonus and utility(p) + bonus[p] >= minimums[p]:
+            void = []
+            valid = [q for q in parties if q in said]
     ok = set(valid)
     missing = tuple(r for r in required if r not in ok)
     return Tally(tuple(valid), tuple(void), missing, len(valid) >= k and not missing)

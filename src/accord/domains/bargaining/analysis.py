@@ -40,8 +40,8 @@ def _frontier_point(scenario: Scenario, u: np.ndarray, d: np.ndarray,
 def passing_under_rules(scenario: Scenario, u: np.ndarray) -> dict[str, Any] | None:
     """Under the scenario's voting rules (``rules.acceptance``, ``rules.thresholds``): how
     many outcomes pass when every party says yes exactly when the outcome meets its
-    minimum (its BATNA without a threshold rule), as LLM-Deliberation counts a game's
-    feasible deals; ``None`` for a scenario without voting rules."""
+    minimum (its BATNA without a threshold rule; a unanimity bonus added when every other
+    party says yes), as LLM-Deliberation counts a game's feasible deals; ``None`` for a scenario without voting rules."""
     if not scenario.rules:
         return None
     from accord.domains.bargaining.params import BargainingParams
@@ -52,6 +52,10 @@ def passing_under_rules(scenario: Scenario, u: np.ndarray) -> dict[str, Any] | N
     batnas = {q.name: q.batna for q in scenario.parties}
     floors = {**batnas, **p.minimums(batnas)}
     yes = u >= np.array([floors[n] for n in names])
+    for name, points in (p.unanimity_bonus or {}).items():
+        i = names.index(name)
+        others = np.delete(yes, i, axis=1).all(axis=1)
+        yes[:, i] |= others & (u[:, i] + points >= floors[name])
     k = len(names) if p.k is None else p.k
     ok = yes.sum(axis=1) >= k
     for r in p.required:

@@ -102,6 +102,9 @@ class BargainingParams(DomainParams):
                          "BATNA) or 'all' (the vote decides for everyone)")
     opener: str | None = Field(_PROTOCOL.opener, description="a party who proposes in the "
                                "first and the last round; default none")
+    unanimity_bonus: dict[str, float] | None = Field(
+        None, description="{party: points} a party gains when every party agrees (its "
+        "minimum is then met with the points added); LLM-Deliberation's p1 gets 10")
     opening_offer: dict[str, Any] | None = Field(
         None, description="the opener's first offer, put on the table by the rule "
         "({issue: value}); needs opener")
@@ -204,7 +207,8 @@ class BargainingParams(DomainParams):
         for name, where in ([(r, "acceptance") for r in self.required]
                             + ([(self.opener, "opener")] if self.opener else [])
                             + [(t, "thresholds") for t in (
-                                self.thresholds if isinstance(self.thresholds, dict) else ())]):
+                                self.thresholds if isinstance(self.thresholds, dict) else ())]
+                            + [(b, "unanimity_bonus") for b in self.unanimity_bonus or ()]):
             if name not in parties:
                 raise ValueError(f"bargaining parameter {where!r}: {name!r} is not a party "
                                  f"of {scenario!r} ({listed})")
@@ -256,6 +260,7 @@ class BargainingParams(DomainParams):
             binding=self.binding,
             opener=self.opener,
             opening_offer=tuple((self.opening_offer or {}).items()),
+            bonus=tuple((self.unanimity_bonus or {}).items()),
             turn_order=None if self.turn_order is None else tuple(self.turn_order),
             stagnation_rounds=SEED_STAGNATION_ROUNDS if k is None else k,
             stagnation_epsilon=self.stagnation_epsilon,

@@ -10,6 +10,7 @@ public ``instructions`` every party reads, and each party's private ``instructio
       binding: all             # a passed deal binds every party (default: the accepters)
       opener: SportCo          # proposes in the first and the last round
       opening_offer: {A: A1, B: B1}
+      unanimity_bonus: {SportCo: 10}   # points SportCo gains when every party agrees
       max_rounds: 26
     parties:
       SportCo:
@@ -36,8 +37,8 @@ from accord.domains.bargaining.params import BargainingParams
 from accord.domains.params import read_params
 
 #: the bargaining parameters a scenario's ``rules`` may set
-RULE_KEYS = ("acceptance", "thresholds", "binding", "opener", "opening_offer", "max_rounds",
-             "turn_order")
+RULE_KEYS = ("acceptance", "thresholds", "binding", "opener", "opening_offer",
+             "unanimity_bonus", "max_rounds", "turn_order")
 #: the largest instruction text a scenario carries (characters)
 MAX_TEXT = 100_000
 
