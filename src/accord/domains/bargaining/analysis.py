@@ -41,7 +41,8 @@ def passing_under_rules(scenario: Scenario, u: np.ndarray) -> dict[str, Any] | N
     """Under the scenario's voting rules (``rules.acceptance``, ``rules.thresholds``): how
     many outcomes pass when every party says yes exactly when the outcome meets its
     minimum (its BATNA without a threshold rule; a unanimity bonus added when every other
-    party says yes), as LLM-Deliberation counts a game's feasible deals; ``None`` for a scenario without voting rules."""
+    party says yes), as LLM-Deliberation counts a game's feasible deals; ``None`` for a
+    scenario without voting rules."""
     if not scenario.rules:
         return None
     from accord.domains.bargaining.params import BargainingParams
