@@ -248,9 +248,10 @@ def vote_sentence(rec: Mapping[str, Any]) -> str:
     if rec.get("binding") == "all":
         return text + " The deal binds every party (binding: all)."
     free = [p for p in rec.get("parties", []) if p not in bound]
+    keeps = "keeps its BATNA" if len(free) == 1 else "keep their BATNAs"
     return text + (f" The deal binds {', '.join(map(str, bound))}; "
-                   f"{', '.join(map(str, free))} keep{'s' if len(free) == 1 else ''} "
-                   "their BATNA." if free else " The deal binds every party.")
+                   f"{', '.join(map(str, free))} {keeps}." if free
+                   else " The deal binds every party.")
 
 
 #: utilities this close count as equal (a no-deal leaves each party exactly at its BATNA)
