@@ -291,3 +291,23 @@ def test_mutated_games_import_or_fail_cleanly(tmp_path_factory: pytest.TempPathF
         assert exc.key
     else:
         assert imported.data["parties"]
+
+
+def test_a_person_seated_in_the_game_sees_the_rules_and_only_its_own_briefing() -> None:
+    from accord.agents.human.bargaining import BargainingView
+
+    scenario = resolve_scenario(f"llm-deliberation:{BASE}")
+    p = check_params(with_rules(scenario, {}))
+    proto = AlternatingOffers(scenario, p.protocol_config(3, {q.name: q.batna
+                                                              for q in scenario.parties}))
+    state = proto.initial_state()
+    mayor = BargainingView().view(proto.observe(state, "Mayor"))["briefing"]
+    assert "at least 5 of the 6 parties" in mayor["rules"] and "yours is 30" in mayor["rules"]
+    assert mayor["instructions"].startswith('"SportCo" is a company')
+    assert mayor["private"] == scenario.party("Mayor").brief.instructions
+    assert "D1 (35)" not in mayor["private"]  # SportCo's scores stay SportCo's
+    assert mayor["persona"].startswith("Your stance is cooperative")
+    plain = resolve_scenario("buyer-seller")
+    view = BargainingView().view(AlternatingOffers(plain).observe(
+        AlternatingOffers(plain).initial_state(), "buyer"))
+    assert view["briefing"] is None

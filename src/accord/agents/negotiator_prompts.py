@@ -29,6 +29,12 @@ PROTOCOL_TEXT = (
     "concedes may end the negotiation early. Invalid replies get feedback and a retry.")
 
 
+def rules_text(role: str, n: int, game: GameView) -> str:
+    """The voting rules as told to ``role`` (one of ``n`` parties), from
+    ``negotiator_rules.j2``."""
+    return render("negotiator_rules.j2", role=role, n=n, game=game)
+
+
 def game_text(role: str, game: GameView) -> str:
     """A game's briefing for ``role``: public instructions (``"role"`` marked as
     represented by you), private instructions and persona, from ``negotiator_game.j2``."""
@@ -50,8 +56,7 @@ def system_text(role: str, others: Sequence[str], issues: Mapping[str, Sequence[
     protocol = PROTOCOL_TEXT.format(max_rounds=max_rounds)
     briefing = ""
     if game is not None:
-        rules = render("negotiator_rules.j2", role=role, n=len(others) + 1, game=game)
-        protocol = protocol.replace(UNANIMOUS, rules)
+        protocol = protocol.replace(UNANIMOUS, rules_text(role, len(others) + 1, game))
         briefing = game_text(role, game)
     return render("negotiator_system.j2", role=role, others=list(others), issues=listed,
                   readable=readable_utility(dict(payload)), batna=batna,
@@ -79,4 +84,5 @@ def feedback_text(reason: str, feedback: str, attempt: int, max_attempts: int, r
                   current=current, proposer=proposer)
 
 
-__all__ = ["PROTOCOL_TEXT", "feedback_text", "game_text", "system_text", "turn_text"]
+__all__ = ["PROTOCOL_TEXT", "feedback_text", "game_text", "rules_text", "system_text",
+           "turn_text"]

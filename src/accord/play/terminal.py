@@ -231,6 +231,12 @@ class TerminalSeat(Seat):
         c.rule(f"round {v['round']}/{v['max_rounds']} - you are {plain(turn.role)}")
         if (turn.role, "issues") not in self._seen:
             self._seen[(turn.role, "issues")] = 1
+            brief = v.get("briefing")
+            if brief:  # a game's rules and texts, once
+                for head, key in (("Rules", "rules"), ("The game", "instructions"),
+                                  ("Only for you", "private"), ("Your stance", "persona")):
+                    if brief.get(key):
+                        c.print(f"[bold]{head}[/]: {plain(brief[key].strip())}")
             c.print(f"Your BATNA (utility if there is no deal): [bold]{v['batna']:.3f}[/]. "
                     "Only you see your utilities.")
             for issue in v["issues"]:

@@ -30,6 +30,23 @@ def _issues(obs: NegotiationObservation) -> dict[str, tuple[Value, ...]]:
     return {i.name: tuple(i.values) for i in obs.space.issues}
 
 
+def _briefing(o: NegotiationObservation) -> dict[str, str] | None:
+    """A game's rules and briefing as this person is told them (``None`` for a plain
+    scenario): the same texts an LLM negotiator gets, the private ones only its own."""
+    game = o.game
+    if game is None:
+        return None
+    from accord.agents.negotiator_prompts import rules_text
+    from accord.agents.personas import persona_text
+
+    brief = game.brief
+    return {"rules": rules_text(o.role, len(o.parties), game),
+            "instructions": game.instructions,
+            "private": brief.instructions if brief else "",
+            "persona": persona_text(brief.persona, brief.target)
+            if brief and brief.persona else ""}
+
+
 class BargainingView(HumanView):
     """Issues, own utility and BATNA, the table and the public history."""
 
@@ -61,6 +78,7 @@ class BargainingView(HumanView):
                         "package": dict(r.package), "utility": self._utility(o, r.package)}
                        for r in o.history],
             "messages": [{"round": r, "party": p, "text": t} for r, p, t in o.messages],
+            "briefing": _briefing(o),
         }
 
     def evaluate(self, obs: Observation) -> Callable[[Mapping[str, Any]], float | None]:
