@@ -65,7 +65,7 @@ class BargainingView(HumanView):
             return None if pkg is None else {"package": dict(pkg),
                                              "utility": self._utility(o, pkg)}
 
-        return {
+        out = {
             "domain": self.domain, "role": o.role, "round": o.round, "max_rounds": o.max_rounds,
             "phase": o.phase, "parties": list(o.parties),
             "issues": [{"name": n, "values": list(v)} for n, v in _issues(o).items()],
@@ -78,8 +78,11 @@ class BargainingView(HumanView):
                         "package": dict(r.package), "utility": self._utility(o, r.package)}
                        for r in o.history],
             "messages": [{"round": r, "party": p, "text": t} for r, p, t in o.messages],
-            "briefing": _briefing(o),
         }
+        briefing = _briefing(o)
+        if briefing is not None:  # a game's rules and texts (a plain scenario has none)
+            out["briefing"] = briefing
+        return out
 
     def evaluate(self, obs: Observation) -> Callable[[Mapping[str, Any]], float | None]:
         o = _obs(obs)
