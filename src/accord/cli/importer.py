@@ -12,12 +12,14 @@ IMPORT_EXAMPLES = c.example(
     "accord import genius path/to/anac-domain-folder --out scenarios/",
     "accord import genius domain.xml,party1.xml,party2.xml",
     "accord import geniusweb profileA.json,profileB.json --json",
-    "accord run genius:path/to/anac-domain-folder --agents boulware,conceder")
+    "accord run genius:path/to/anac-domain-folder --agents boulware,conceder",
+    "accord import llm-deliberation LLM-Deliberation/games_descriptions/base --out scenarios/")
 
 
 def import_command(
-    fmt: str = typer.Argument(..., metavar="FORMAT", help="genius or geniusweb (or a "
-                              "format an installed package adds)."),
+    fmt: str = typer.Argument(..., metavar="FORMAT", help="genius, geniusweb, "
+                              "llm-deliberation (alias scorable-games), or a format an "
+                              "installed package adds."),
     path: str = typer.Argument(..., metavar="PATH", help="A folder, or FILE,FILE,... "),
     out: Path = c.out_option("Folder to write the scenario YAML file into.",
                              default=Path(".")),
