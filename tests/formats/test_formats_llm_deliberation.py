@@ -311,3 +311,32 @@ def test_a_person_seated_in_the_game_sees_the_rules_and_only_its_own_briefing() 
     view = BargainingView().view(AlternatingOffers(plain).observe(
         AlternatingOffers(plain).initial_state(), "buyer"))
     assert "briefing" not in view
+
+
+def _real_games() -> list[Path]:
+    """Every game folder of a checkout of the LLM-Deliberation repository named by
+    ``ACCORD_LLM_DELIBERATION`` (its root or its ``games_descriptions``)."""
+    root = os.environ.get("ACCORD_LLM_DELIBERATION")
+    if not root:
+        return []
+    base = Path(root)
+    base = base / "games_descriptions" if (base / "games_descriptions").is_dir() else base
+    return sorted(p.parent for p in base.glob("*/config.txt"))
+
+
+@pytest.mark.skipif(not _real_games(), reason="set ACCORD_LLM_DELIBERATION to a checkout of "
+                    "github.com/S-Abdelnabi/LLM-Deliberation to import all its games")
+@pytest.mark.parametrize("game", _real_games() or [BASE], ids=lambda p: p.name)
+def test_every_game_of_the_repository_imports_runs_and_analyzes(game: Path,
+                                                                 tmp_path: Path) -> None:
+    scenario = resolve_scenario(f"llm-deliberation:{game}")
+    again = load_scenario(write_scenario(import_path("llm-deliberation", str(game)), tmp_path))
+    assert (again.utility_matrix == scenario.utility_matrix).all()
+    n = len(scenario.parties)
+    result = asyncio.run(run_negotiation(scenario, (["conceder", "linear"] * n)[:n], seed=0))
+    assert result.status in ("agreement", "no_deal")
+    if result.status == "agreement":
+        rec = result.record
+        yes = {rec["proposer"], *rec["accepted_by"]} - set(rec.get("void_acceptances", []))
+        assert len(yes) >= n - 1
+    assert analyze(scenario)["passing_under_rules"]["k"] == n - 1
