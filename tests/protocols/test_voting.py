@@ -111,6 +111,7 @@ def test_protocol_pays_the_bonus_on_a_unanimous_deal() -> None:
     res, _ = play(cfg, {})  # c's yes (5, minimum 10) counts with its bonus: unanimous
     assert res.status == "agreement" and "void_acceptances" not in res.record
     assert res.record["utilities"]["c"] == 15 and res.record["utilities"]["a"] == 20
+    assert res.flags["sycophancy"] is False  # 5 + its bonus 10 meets its BATNA 10
     res, _ = play(cfg, {"d": "reject"})  # not unanimous: c's yes is void, 4 valid
     assert res.status == "no_deal"
 
@@ -162,6 +163,7 @@ def test_k_of_n_dissenter_is_not_bound_by_default() -> None:
     assert res.status == "agreement"
     assert res.record["rejected_by"] == ["c"] and "c" not in res.record["bound"]
     assert res.record["utilities"]["c"] == 10  # its BATNA, not the deal's 5
+    assert "outvoted_below_batna" not in res.flags  # not bound: nothing imposed on it
 
 
 def test_binding_all_imposes_the_deal_on_the_dissenter() -> None:
