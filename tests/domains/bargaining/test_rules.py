@@ -6,13 +6,17 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import os
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from accord.core.scenario import PartyBrief
 from accord.domains.bargaining import ScenarioError, parse_scenario, run_negotiation
 from accord.domains.bargaining.params import AcceptanceRule
+from accord.domains.bargaining.rules import RULE_KEYS
 from accord.domains.bargaining.runner import ParamError, check_params, with_rules
 
 BASE: dict[str, Any] = {
@@ -107,3 +111,42 @@ def test_acceptance_parameter_errors_are_specific() -> None:
     with pytest.raises(ParamError, match="required must be a list of party names"):
         check_params({"acceptance": {"required": "a"}})
     assert check_params({"acceptance": 3}).k == 3
+
+
+_ANY = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.floats(allow_nan=True),
+              st.sampled_from(["a", "b", "zed", "all", "accepters", "greedy", "targeted_adv",
+                               "", "x"])),
+    lambda inner: st.one_of(st.lists(inner, max_size=3),
+                            st.dictionaries(st.sampled_from(
+                                ["k", "required", "x", "name", "target", "a", "b"]),
+                                inner, max_size=3)),
+    max_leaves=6)
+
+
+@settings(max_examples=int(os.environ.get("ACCORD_FUZZ_EXAMPLES", "10")) * 5, deadline=None,
+          database=None, suppress_health_check=list(HealthCheck))
+@given(rules=st.dictionaries(st.sampled_from([*RULE_KEYS, "nope"]), _ANY, max_size=4),
+       persona=_ANY, instructions=_ANY)
+def test_hostile_game_parts_load_or_fail_cleanly(rules: Any, persona: Any,
+                                                 instructions: Any) -> None:
+    data = copy.deepcopy(BASE)
+    data["rules"] = rules
+    data["instructions"] = instructions
+    data["parties"]["a"]["persona"] = persona
+    try:
+        s = parse_scenario(data)
+    except ScenarioError as exc:
+        assert exc.key and exc.problem
+        return
+    p = check_params(with_rules(s, {}))  # what loaded is a valid set of parameters
+    p.check_parties(s.name, s.party_names)
+
+
+def test_a_minimum_must_be_a_finite_number() -> None:
+    with pytest.raises(ParamError, match="the minimum of 'a' must be a finite number"):
+        check_params({"thresholds": {"a": float("nan")}})
+    with pytest.raises(ParamError, match="must be true, false or"):
+        check_params({"thresholds": "yes"})
+    with pytest.raises(ParamError, match="finite number"):
+        check_params({"unanimity_bonus": {"a": float("inf")}})

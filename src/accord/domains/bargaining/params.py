@@ -10,9 +10,10 @@ value is refused by name (``accord bench`` points at the config line).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
@@ -63,6 +64,10 @@ class AcceptanceRule(BaseModel):
     required: tuple[str, ...] = ()
 
 
+#: a finite number (a minimum or a bonus)
+Finite = Annotated[float, Field(allow_inf_nan=False)]
+
+
 def _acceptance(value: object) -> object:
     """An ``acceptance`` mapping read with errors that name the key (pydantic's union
     errors would report the int branch first)."""
@@ -94,7 +99,7 @@ class BargainingParams(DomainParams):
         _PROTOCOL.acceptance, description="k of n parties (proposer included) whose yes "
         "makes an agreement, or {k: K, required: [PARTY, ...]} where each required party's "
         "yes is also needed (a veto); default unanimous")
-    thresholds: bool | dict[str, float] = Field(
+    thresholds: bool | dict[str, Finite] = Field(
         False, description="per-party minimums: a yes counts only if the deal gives the "
         "voter at least its minimum; true = every party's BATNA, or {party: minimum}")
     binding: str = Field(_PROTOCOL.binding, description="who a passed deal binds: "
@@ -102,7 +107,7 @@ class BargainingParams(DomainParams):
                          "BATNA) or 'all' (the vote decides for everyone)")
     opener: str | None = Field(_PROTOCOL.opener, description="a party who proposes in the "
                                "first and the last round; default none")
-    unanimity_bonus: dict[str, float] | None = Field(
+    unanimity_bonus: dict[str, Finite] | None = Field(
         None, description="{party: points} a party gains when every party agrees (its "
         "minimum is then met with the points added); LLM-Deliberation's p1 gets 10")
     opening_offer: dict[str, Any] | None = Field(
@@ -151,6 +156,20 @@ class BargainingParams(DomainParams):
         if isinstance(value, int) and not isinstance(value, bool) and value < 1:
             raise ValueError("must be at least 1")
         return _acceptance(value)
+
+    @field_validator("thresholds", mode="before")
+    @classmethod
+    def _thresholds(cls, value: object) -> object:
+        if isinstance(value, bool):
+            return value
+        if not isinstance(value, Mapping):
+            raise ValueError("must be true, false or {party: minimum}")
+        for party, floor in value.items():
+            if isinstance(floor, bool) or not isinstance(floor, (int, float)) or \
+                    not math.isfinite(floor):
+                raise ValueError(f"the minimum of {party!r} must be a finite number, "
+                                 f"got {floor!r}")
+        return value
 
     @field_validator("binding")
     @classmethod
