@@ -216,3 +216,20 @@ def test_unanimous_default_records_stay_as_they_were() -> None:
     res, _ = play(AlternatingConfig(max_rounds=1), {})
     assert res.status == "agreement"
     assert "rejected_by" not in res.record and "bound" not in res.record
+
+
+def test_an_llm_party_under_k_of_n_is_told_k_not_unanimity() -> None:
+    """Regression: the negotiator's protocol text said "A deal needs every party's
+    acceptance" under --acceptance k too."""
+    from accord.agents.negotiator_prompts import system_text
+    from accord.agents.utility_render import utility_payload
+
+    proto = AlternatingOffers(six(), AlternatingConfig(acceptance=4))
+    obs = proto.observe(proto.initial_state(), "a")
+    text = system_text("a", [p for p in PARTIES if p != "a"], obs.issue_values(),
+                       utility_payload(obs.utility, obs.space, obs.batna), obs.batna, 20,
+                       game=obs.game)
+    assert "every party's acceptance" not in text
+    assert "at least 4 of the 6 parties" in text and "the others keep their BATNA" in text
+    plain = AlternatingOffers(six(), AlternatingConfig())
+    assert plain.observe(plain.initial_state(), "a").game is None

@@ -195,14 +195,15 @@ class AlternatingOffers(Protocol[NegotiationState]):
         self._views = {p: self._game_view(p) for p in self.parties}
 
     def _game_view(self, role: str) -> GameView | None:
-        """What ``role`` is told of the rules and the game's briefing (``None`` when the
-        scenario is plain k of n with no briefing, so its prompts stay as they were)."""
+        """What ``role`` is told of the rules and the game's briefing (``None`` for a
+        unanimous negotiation without rules or briefing, whose prompts stay as they were;
+        a k-of-n one is told its k, which the unanimity sentence used to misstate)."""
         cfg = self.config
         party = self._party[role]
         brief = party.brief
-        if (self._plain and cfg.opener is None and not self.scenario.instructions
-                and brief is None):
-            return None
+        if (self._plain and self.required == len(self.parties) and cfg.opener is None
+                and not self.scenario.instructions and brief is None):
+            return None  # unanimity, as the protocol text says
         return GameView(k=self.required, required=cfg.required, opener=cfg.opener,
                         minimum=self._minimums.get(role), binding=cfg.binding,
                         instructions=self.scenario.instructions, brief=brief,
