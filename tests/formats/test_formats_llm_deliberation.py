@@ -142,6 +142,24 @@ def test_base_game_runs_with_six_mock_llm_parties() -> None:
     assert out["rounds"] <= 26 and set(out["utilities"]) == set(NAMES)
     if out["status"] == "agreement":
         assert out["flags"]["sycophancy"] is False
+        assert out["vote"]["binding"] == "all"
+
+
+def test_run_json_says_who_voted_and_who_is_bound() -> None:
+    res = runner.invoke(app, ["run", f"llm-deliberation:{BASE}", "--agents",
+                              "boulware,boulware,conceder,linear,conceder,boulware", "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert out["status"] == "agreement"
+    vote = out["vote"]
+    assert vote["proposer"] == "SportCo" and vote["binding"] == "all"
+    assert vote["rejected_by"] == ["Environmental League"]
+    assert sorted(vote["accepted_by"]) == sorted(
+        ["Department of Tourism", "Mayor", "Other cities", "Local Labour Union"])
+    assert vote["bound"] == ["SportCo", "Department of Tourism", "Environmental League",
+                             "Mayor", "Other cities", "Local Labour Union"]
+    assert out["utilities"]["Environmental League"] == 47  # outvoted and bound
+    assert out["flags"]["outvoted_below_batna"] == ["Environmental League"]
 
 
 def test_a_party_prompt_carries_the_game_its_briefing_and_persona() -> None:

@@ -105,9 +105,11 @@ class BargainingDomain(Domain):
 
 
 def run_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
-    """The ``accord run --json`` object of a bargaining episode from the engine's summary."""
+    """The ``accord run --json`` object of a bargaining episode from the engine's summary
+    (with ``vote``: who said yes and no and whom the deal binds, for a deal that was not
+    unanimous or ran under voting rules)."""
     rec = summary["record"]
-    return {
+    out = {
         "status": summary["status"],
         "reason": summary["reason"],
         "agreement": rec.get("agreement") if summary["status"] == "agreement" else None,
@@ -119,6 +121,10 @@ def run_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
         "detail": summary.get("detail"),
         "stagnation": rec.get("stagnation"),
     }
+    if "rejected_by" in rec:  # a deal not unanimous, or under voting rules: who is bound
+        out["vote"] = {k: rec[k] for k in ("proposer", "accepted_by", "rejected_by", "bound",
+                                           "binding", "void_acceptances") if k in rec}
+    return out
 
 
 def _decimal(utilities: Mapping[str, float]) -> dict[str, float]:
