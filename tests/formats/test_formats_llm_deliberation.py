@@ -358,3 +358,31 @@ def test_every_game_of_the_repository_imports_runs_and_analyzes(game: Path,
         yes = {rec["proposer"], *rec["accepted_by"]} - set(rec.get("void_acceptances", []))
         assert len(yes) >= n - 1
     assert analyze(scenario)["passing_under_rules"]["k"] == n - 1
+
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def test_six_parties_over_the_stub_server_and_the_prompt_a_model_gets(stub_env) -> None:
+    """Six LLM parties through real HTTP (the stub server's rule-based negotiator); the
+    Environmental League's setup and first turn are pinned exactly (regenerate with
+    ACCORD_UPDATE_GOLDEN=1 after a deliberate prompt change)."""
+    from accord.testing.golden import assert_no_stub_blocks, check_golden, render_chat
+    from accord.testing.stub import StubServer
+
+    scenario = resolve_scenario(f"llm-deliberation:{BASE}")
+    models = [f"party-{i}" for i in range(6)]
+    with StubServer(policies=dict.fromkeys(models, "negotiator")) as stub:
+        stub_env(stub)
+        result = asyncio.run(run_negotiation(
+            scenario, [f"llm:openai-api/stub/{m}" for m in models],
+            params={"max_rounds": 8}, seed=0))
+        reqs = stub.completion_requests
+    assert result.status in ("agreement", "no_deal") and result.reason != "error"
+    assert {r.model for r in reqs} == set(models)  # every party was asked
+    assert_no_stub_blocks(reqs)
+    env = [r for r in reqs if r.model == "party-5"]  # the Environmental League
+    check_golden(GOLDEN / "environmental_league_first_turn.txt",
+                 render_chat(env[0].messages))
+    system = env[0].messages[0]["content"]
+    assert "Issue B (max score 55)" in system and "D1 (35)" not in system
