@@ -68,7 +68,7 @@ def test_import_reads_the_base_game() -> None:
         "acceptance": {"k": 5, "required": ["SportCo", "Department of Tourism"]},
         "thresholds": True, "binding": "all", "opener": "SportCo",
         "opening_offer": {"A": "A1", "B": "B1", "C": "C4", "D": "D1", "E": "E5"},
-        "unanimity_bonus": {"SportCo": 10}, "max_rounds": 26}
+        "unanimity_bonus": {"SportCo": 10}, "max_rounds": 26, "stagnation_rounds": 0}
     assert any("--agents" in n for n in imp.notes)
 
 
@@ -143,6 +143,9 @@ def test_base_game_runs_with_six_mock_llm_parties() -> None:
     if out["status"] == "agreement":
         assert out["flags"]["sycophancy"] is False
         assert out["vote"]["binding"] == "all"
+    # the game has no stagnation rule: the scenario turns it off for LLM parties too
+    assert out["stagnation"] == {"rounds": 0, "rule": "scenario",
+                                 "why": "set by the scenario's rules"}
 
 
 def test_run_json_says_who_voted_and_who_is_bound() -> None:

@@ -22,7 +22,8 @@ meets the voter's threshold (``thresholds: true``), a passed deal binds every pa
 (``binding: all``, "your score will be this final deal's score"), p1 gains 10 points when
 every party agrees (``unanimity_bonus``), p1 opens with the initial deal and makes the
 last proposal, and the round cap is the repository's ``4 x n`` rounds
-plus p1's opening and closing ones. The instruction texts become the scenario's public
+plus p1's opening and closing ones (no stagnation rule: the game runs its rounds). The
+instruction texts become the scenario's public
 ``instructions`` and each party's private ``instructions`` (placeholders filled as the
 repository's ``initial_prompts.py`` fills them), and the incentive its ``persona``.
 """
@@ -228,7 +229,8 @@ class LLMDeliberationImporter:
         p1, p2 = by_role["p1"], by_role["p2"]
         rules = {"acceptance": {"k": n - 1, "required": [p1, p2]}, "thresholds": True,
                  "binding": "all", "opener": p1, "opening_offer": deal,
-                 "unanimity_bonus": {p1: 10}, "max_rounds": 4 * n + 2}
+                 "unanimity_bonus": {p1: 10}, "max_rounds": 4 * n + 2,
+                 "stagnation_rounds": 0}
         models = ", ".join(f"{r['name']} {r['model']}" for r in config if r["model"])
         desc = (f"LLM-Deliberation game {folder.name!r} (Abdelnabi et al., NeurIPS 2024): "
                 f"{n} parties, {len(options)} issues; {p1} (p1) opens and closes, {p1} and "

@@ -41,7 +41,8 @@ AUTO = "auto"
 @dataclass(frozen=True)
 class StagnationSetting:
     """The stagnation rule an episode runs under: ``rounds`` (K, 0 = off), whether it was
-    set explicitly or chosen by the default rule (``rule``: ``explicit`` or ``auto``), and
+    set explicitly, by the scenario's rules or chosen by the default rule (``rule``:
+    ``explicit``, ``scenario`` or ``auto``), and
     ``why`` in one sentence - recorded in the episode's record so a reader knows which
     rule applied."""
 

@@ -12,6 +12,7 @@ public ``instructions`` every party reads, and each party's private ``instructio
       opening_offer: {A: A1, B: B1}
       unanimity_bonus: {SportCo: 10}   # points SportCo gains when every party agrees
       max_rounds: 26
+      stagnation_rounds: 0     # the game has no stagnation rule
     parties:
       SportCo:
         batna: 55
@@ -38,7 +39,7 @@ from accord.domains.params import read_params
 
 #: the bargaining parameters a scenario's ``rules`` may set
 RULE_KEYS = ("acceptance", "thresholds", "binding", "opener", "opening_offer",
-             "unanimity_bonus", "max_rounds", "turn_order")
+             "unanimity_bonus", "max_rounds", "turn_order", "stagnation_rounds")
 #: the largest instruction text a scenario carries (characters)
 MAX_TEXT = 100_000
 

@@ -94,6 +94,9 @@ async def run_negotiation(scenario: Scenario, specs: Sequence[AgentSpec | str], 
     p = check_params(with_rules(scenario, params))
     p.check_parties(scenario.name, scenario.party_names)
     stagnation = p.stagnation_setting(specs)
+    if "stagnation_rounds" in scenario.rules and "stagnation_rounds" not in params:
+        stagnation = dataclasses.replace(stagnation, rule="scenario",
+                                         why="set by the scenario's rules")
     protocol = AlternatingOffers(scenario, p.protocol_config(
         stagnation.rounds, {q.name: q.batna for q in scenario.parties}))
     context = dict(ctx or {})
