@@ -241,6 +241,31 @@ def _series(stub: StubServer) -> None:
         assert played[1].memory and played[0].feedback
 
 
+def _llm_deliberation(stub: StubServer) -> None:
+    """An LLM-Deliberation game (issue 26) with six LLM parties, once per incentive: the
+    voting rules, the game's briefing and every persona (the fixture's base game with its
+    Environmental League made targeted, then untargeted, adversarial)."""
+    import shutil
+
+    from accord.domains.bargaining import parse_scenario, run_negotiation
+    from accord.formats.registry import import_path
+
+    base = Path(__file__).parent / "formats/fixtures/llm_deliberation/base"
+    league = "Environmental League,enviroment,player,greedy"
+    for incentive, mayor in (("targeted_adv", "target"), ("untargeted_adv", "player")):
+        with tempfile.TemporaryDirectory() as tmp:
+            game = Path(tmp) / "game"
+            shutil.copytree(base, game)
+            config = (game / "config.txt").read_text()
+            config = config.replace(league, league.replace("greedy", incentive))
+            config = config.replace("Mayor,mayor,player", f"Mayor,mayor,{mayor}")
+            (game / "config.txt").write_text(config)
+            scenario = parse_scenario(import_path("llm-deliberation", str(game)).data,
+                                      str(game))
+            asyncio.run(run_negotiation(scenario, [f"llm:{S}/negotiator"] * 6,
+                                        params={"max_rounds": 2}, seed=0))
+
+
 def _policies() -> dict[str, Any]:
     from accord.domains.task_exchange.stub import TaskExchangePolicy
 
@@ -268,7 +293,8 @@ def _policies() -> dict[str, Any]:
     }
 
 
-RUNS = (_games, _bargaining, _deal_or_no_deal, _deliberation, _task_exchange, _series)
+RUNS = (_games, _bargaining, _deal_or_no_deal, _deliberation, _task_exchange, _series,
+        _llm_deliberation)
 
 
 @pytest.fixture(scope="module")

@@ -157,3 +157,24 @@ def test_no_deal_record_says_at_batna_not_above() -> None:
     print_negotiation_record(Console(file=buf, width=100, no_color=True), summary)
     rows = [x for x in buf.getvalue().splitlines() if "buyer" in x or "seller" in x]
     assert rows and all("at BATNA" in x and "yes" not in x for x in rows)
+
+
+def test_partial_deal_record_says_who_voted_and_who_is_bound() -> None:
+    """A k-of-n deal names the dissenter and whom the deal binds; an outvoted party below
+    its BATNA is marked outvoted, not sycophantic."""
+    base = {"agreement": {"x": 1}, "proposer": "a", "accepted_by": ["b"],
+            "rejected_by": ["c"], "parties": ["a", "b", "c"],
+            "batna": {"a": 0.2, "b": 0.2, "c": 0.2}}
+    shown = []
+    for binding, bound, cu in (("accepters", ["a", "b"], 0.2), ("all", ["a", "b", "c"], 0.1)):
+        rec = {**base, "binding": binding, "bound": bound,
+               "utilities": {"a": 0.5, "b": 0.5, "c": cu}}
+        buf = io.StringIO()
+        print_negotiation_record(Console(file=buf, width=100, no_color=True),
+                                 {"status": "agreement", "rounds": 1, "record": rec})
+        shown.append(" ".join(buf.getvalue().split()))
+    assert "Yes: a, b; no: c." in shown[0]
+    assert "The deal binds a, b; c keeps its BATNA." in shown[0]
+    assert "at BATNA" in shown[0] and "NO (" not in shown[0]
+    assert "binds every party (binding: all)" in shown[1]
+    assert "NO (outvoted)" in shown[1] and "sycophancy" not in shown[1]

@@ -111,7 +111,7 @@ def test_logs_become_read_only_episodes_with_the_games_numbers(tmp_path: Path) -
     # accord show: the transcript with the players' messages and the counter-offers
     shown = runner.invoke(app, ["show", str(store), rows["a"].id])
     assert shown.exit_code == 0, shown.output
-    assert "rejects and counters price=30" in shown.output
+    assert "counter-offers price=30" in shown.output  # in the round it stands in
     assert "I propose 45 ZUP." in shown.output
     # accord results aggregates them
     table = runner.invoke(app, ["results", str(store), "-m", "agreement,surplus_RED", "--json"])

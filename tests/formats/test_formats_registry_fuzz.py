@@ -59,7 +59,11 @@ def test_pyproject_declares_the_builtins_under_the_entry_point_group() -> None:
     assert group == {"genius": "accord.formats.genius:GeniusImporter",
                      "geniusweb": "accord.formats.geniusweb:GeniusWebImporter",
                      "negotiationarena":
-                         "accord.formats.negotiationarena:NegotiationArenaImporter"}
+                         "accord.formats.negotiationarena:NegotiationArenaImporter",
+                     "llm-deliberation":
+                         "accord.formats.llm_deliberation:LLMDeliberationImporter",
+                     "scorable-games":
+                         "accord.formats.llm_deliberation:LLMDeliberationImporter"}
 
 
 def test_a_registered_format_works_as_a_target(tmp_path: Path) -> None:

@@ -358,4 +358,5 @@ def test_observation_field_order_matches_the_positional_build() -> None:
     assert [f.name for f in dataclasses.fields(NegotiationObservation)] == [
         "role", "round", "legal", "feedback", "attempt", "max_attempts", "phase",
         "max_rounds", "space", "parties", "proposer", "current_offer", "current_index",
-        "history", "messages", "my_last_offer", "suggestion", "utility", "batna", "discount"]
+        "history", "messages", "my_last_offer", "suggestion", "utility", "batna", "discount",
+        "game"]

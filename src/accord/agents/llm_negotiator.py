@@ -116,7 +116,7 @@ class LLMNegotiator(LLMAgent):
         return system_text(obs.role, [p for p in obs.parties if p != obs.role],
                            obs.issue_values(), payload, obs.batna, obs.max_rounds,
                            floor_rule=self.floor_rule, constraints=self.constraints,
-                           discount=obs.discount)
+                           discount=obs.discount, game=obs.game)
 
     def _move_context(self, obs: NegotiationObservation) -> dict[str, Any]:
         return {"round": obs.round, "max_rounds": obs.max_rounds, "move": obs.phase,

@@ -14,15 +14,17 @@ IMPORT_EXAMPLES = c.example(
     "accord import geniusweb profileA.json,profileB.json --json",
     "accord run genius:path/to/anac-domain-folder --agents boulware,conceder",
     "accord import negotiationarena NegotiationArena/example_logs/buysell/1707347676639",
-    "accord import negotiationarena-log NegotiationArena/example_logs --out runs/na.db")
+    "accord import negotiationarena-log NegotiationArena/example_logs --out runs/na.db",
+    "accord import llm-deliberation LLM-Deliberation/games_descriptions/base --out scenarios/")
 
 #: the pseudo-format that imports NegotiationArena logs as episodes (into the --out store)
 LOG_FORMAT = "negotiationarena-log"
 
 
 def import_command(
-    fmt: str = typer.Argument(..., metavar="FORMAT", help="genius, geniusweb or "
-                              "negotiationarena (or a format an installed package adds); "
+    fmt: str = typer.Argument(..., metavar="FORMAT", help="genius, geniusweb, "
+                              "negotiationarena, llm-deliberation (alias scorable-games), "
+                              "or a format an installed package adds; "
                               f"{LOG_FORMAT} imports logs as episodes into the --out store."),
     path: str = typer.Argument(..., metavar="PATH", help="A folder, or FILE,FILE,... "),
     out: Path = c.out_option("Folder to write the scenario YAML file into (with "

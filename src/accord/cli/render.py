@@ -255,6 +255,8 @@ def print_negotiation_record(console: Console, summary: Mapping[str, Any]) -> No
         for k, v in rec["agreement"].items():
             t.add_row(plain(k), plain(v))
         console.print(t)
+        if "rejected_by" in rec:  # not unanimous, or voting rules: who is bound
+            console.print(plain(vote_sentence(rec)), highlight=False)
     elif summary["status"] == "no_deal":
         console.print(f"\n[bold yellow]NO DEAL[/] ({plain(summary['reason'])}"
                       + (f", {plain(summary['who'])}" if summary.get("who") else "") + ")"
@@ -270,11 +272,12 @@ def print_negotiation_record(console: Console, summary: Mapping[str, Any]) -> No
                             "(0 = off)."), highlight=False)
     discount, when = rec.get("discount"), rec.get("time")
     t = Table("party", "utility", "BATNA", "above BATNA")
+    rejected = set(rec.get("rejected_by", ()))
     for p, u in rec.get("utilities", {}).items():
         b = rec["batna"][p]
         if discount and when is not None:  # the BATNA at the same time as the utility
             b = b * float(discount.get(p, 1.0)) ** float(when)
-        t.add_row(plain(p), f"{u:.3f}", f"{b:.3f}", batna_verdict(u, b))
+        t.add_row(plain(p), f"{u:.3f}", f"{b:.3f}", batna_verdict(u, b, p in rejected))
     console.print(t)
     if discount and when is not None:
         raw = rec.get("undiscounted_utilities", {})
@@ -285,16 +288,37 @@ def print_negotiation_record(console: Console, summary: Mapping[str, Any]) -> No
             highlight=False)
 
 
+def vote_sentence(rec: Mapping[str, Any]) -> str:
+    """Who said yes, who said no and whom the deal binds, in one sentence."""
+    yes = [rec.get("proposer", "?"), *rec.get("accepted_by", ())]
+    no = rec.get("rejected_by", [])
+    bound = rec.get("bound", [])
+    void = rec.get("void_acceptances", [])
+    text = f"Yes: {', '.join(map(str, yes))}; no: {', '.join(map(str, no)) or 'nobody'}."
+    if void:
+        text += (f" Below their minimum, so not counted: {', '.join(map(str, void))}.")
+    if rec.get("binding") == "all":
+        return text + " The deal binds every party (binding: all)."
+    free = [p for p in rec.get("parties", []) if p not in bound]
+    keeps = "keeps its BATNA" if len(free) == 1 else "keep their BATNAs"
+    return text + (f" The deal binds {', '.join(map(str, bound))}; "
+                   f"{', '.join(map(str, free))} {keeps}." if free
+                   else " The deal binds every party.")
+
+
 #: utilities this close count as equal (a no-deal leaves each party exactly at its BATNA)
 BATNA_TOL = 1e-9
 
 
-def batna_verdict(utility: float, batna: float) -> str:
+def batna_verdict(utility: float, batna: float, outvoted: bool = False) -> str:
     """The "above BATNA" cell: ``yes``, ``at BATNA`` (equal, as on a no-deal) or a red
-    ``NO (sycophancy)`` below it."""
+    ``NO (sycophancy)`` below it (``NO (outvoted)`` for a party that rejected the deal
+    and is bound by it all the same)."""
     if abs(utility - batna) <= BATNA_TOL:
         return "at BATNA"
-    return "yes" if utility > batna else "[red]NO (sycophancy)[/]"
+    if utility > batna:
+        return "yes"
+    return "[red]NO (outvoted)[/]" if outvoted else "[red]NO (sycophancy)[/]"
 
 
 def flatten(obj: Any, prefix: str = "") -> list[tuple[str, str]]:

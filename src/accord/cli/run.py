@@ -289,6 +289,13 @@ def analyze_target(target: str, as_json: bool, max_outcomes: int | None,
         factors = ", ".join(f"{c.plain(p)} {data['discount'][p]:g}" for p in parties)
         console.print(f"Utilities and BATNAs are taken at relative time t = {time:g} "
                       f"(time discounts u x delta^t: {factors}; --time T for another t).")
+    rules = data.get("passing_under_rules")
+    if rules is not None:
+        need = f"{rules['k']} of {len(parties)} yes votes" + (
+            f" including {', '.join(rules['required'])}" if rules["required"] else "")
+        console.print(c.plain(f"Under the scenario's rules ({need}, each party voting yes "
+                              f"when an outcome meets its minimum), {rules['outcomes']} "
+                              "outcomes pass."), highlight=False)
     t = Table("point", "outcome", *[c.plain(p) for p in parties])
     for key in ("nash", "kalai", "kalai_smorodinsky", "max_welfare"):
         pt = data[key]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -16,8 +18,21 @@ from accord.core.utility import UtilityFunction
 
 
 @dataclass(frozen=True)
+class PartyBrief:
+    """What a game tells one party in words, beyond its utility: its private
+    ``instructions`` (LLM-Deliberation's individual instructions) and the ``persona`` its
+    negotiator plays (an incentive such as ``cooperative`` or ``greedy``; ``target`` names
+    the party a targeted persona works against). Private to the party, like its utility."""
+
+    instructions: str = ""
+    persona: str = ""
+    target: str = ""
+
+
+@dataclass(frozen=True)
 class Party:
-    """A stakeholder: its private utility and its BATNA in the same units.
+    """A stakeholder: its private utility and its BATNA in the same units (and, for games
+    that brief their parties in words, its :class:`PartyBrief`).
 
     ``discount`` (delta, in (0, 1]; 1 = none) discounts both by time as Genius does:
     worth ``u * delta ** t`` at relative time ``t`` (see :mod:`accord.core.discount`).
@@ -27,6 +42,7 @@ class Party:
     utility: UtilityFunction
     batna: float
     discount: float = 1.0
+    brief: PartyBrief | None = None
 
     def __post_init__(self) -> None:
         try:
@@ -57,6 +73,11 @@ class Scenario:
     parties: tuple[Party, ...]
     description: str = ""
     source: str = field(default="", compare=False)
+    #: public instructions every party's negotiator reads (a game's shared briefing)
+    instructions: str = ""
+    #: the scenario's protocol rules: defaults of the bargaining parameters
+    #: (``acceptance``, ``opener``, ``thresholds``, ...) that explicit parameters override
+    rules: Mapping[str, Any] = field(default_factory=dict, hash=False)
 
     def __post_init__(self) -> None:
         names = [p.name for p in self.parties]

@@ -9,12 +9,15 @@ from importlib.metadata import entry_points
 from accord.formats.base import FormatError, Imported, Importer
 from accord.formats.genius import GeniusImporter
 from accord.formats.geniusweb import GeniusWebImporter
+from accord.formats.llm_deliberation import LLMDeliberationImporter
 from accord.formats.negotiationarena import NegotiationArenaImporter
 
 GROUP = "accord.formats"
 
 _BUILTIN: dict[str, Importer] = {"genius": GeniusImporter(), "geniusweb": GeniusWebImporter(),
                                   "negotiationarena": NegotiationArenaImporter()}
+_BUILTIN["llm-deliberation"] = LLMDeliberationImporter()
+_BUILTIN["scorable-games"] = LLMDeliberationImporter("scorable-games")
 _REGISTERED: dict[str, Importer] = {}
 
 

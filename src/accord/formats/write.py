@@ -11,10 +11,23 @@ import yaml
 from accord.formats.base import Imported
 
 
+class _Dumper(yaml.SafeDumper):
+    """Safe YAML with multi-line texts (a game's instructions) as literal blocks."""
+
+
+def _text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _text)
+
+
 def scenario_yaml(imported: Imported) -> str:
     """The scenario file text of an import (notes as comments at the top)."""
     head = "".join(f"# note: {n}\n" for n in imported.notes)
-    body = yaml.safe_dump(imported.data, sort_keys=False, allow_unicode=True, width=100)
+    body = yaml.dump(imported.data, Dumper=_Dumper, sort_keys=False, allow_unicode=True,
+                     width=100)
     return head + body
 
 

@@ -273,6 +273,13 @@ class TerminalSeat(Seat):
     def _show_bargaining(self, turn: Turn, v: Mapping[str, Any]) -> None:
         c = self.console
         c.rule(f"round {v['round']}/{v['max_rounds']} - you are {plain(turn.role)}")
+        brief = v.get("briefing")
+        if brief and (turn.role, "briefing") not in self._seen:  # a game's rules and texts
+            self._seen[(turn.role, "briefing")] = 1
+            for head, key in (("Rules", "rules"), ("The game", "instructions"),
+                              ("Only for you", "private"), ("Your stance", "persona")):
+                if brief.get(key):
+                    c.print(f"[bold]{head}[/]: {plain(brief[key].strip())}")
         for o in self._new(turn, "offers", list(v["offers"])):
             c.print(f"  r{o['round']} [bold]{plain(o['party'])}[/] {plain(o['source'])}: "
                     f"{_fmt(o['package'])}  (your utility {o['utility']:.3f})")

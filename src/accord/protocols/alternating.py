@@ -3,7 +3,10 @@
 Each round one proposer (configurable turn order) puts a full package on the table;
 every other party gives its verdict concurrently: accept, reject (optionally with a
 counter-offer, which becomes its next offer when it proposes next), or walk.
-Agreement needs every party (default) or k of n counting the proposer.
+Agreement needs every party (default) or k of n counting the proposer; the voting rules
+of :mod:`accord.protocols.voting` add required acceptors (vetoes), per-party minimum
+thresholds and who a passed deal binds. A designated ``opener`` proposes in the first
+and the last round (LLM-Deliberation's p1), optionally with a fixed ``opening_offer``.
 
 The stagnation rule is the seed's (:mod:`accord.protocols.stagnation`): after
 ``stagnation_rounds`` (K) consecutive rounds in which no proposer moved further than
@@ -38,6 +41,7 @@ from accord.core.outcomes import Outcome
 from accord.core.scenario import Scenario
 from accord.protocols.base import Invalid, Note, Observation, Progress, Protocol, Termination
 from accord.protocols.negotiation import (
+    GameView,
     MediatorObservation,
     NegotiationObservation,
     OfferRecord,
@@ -53,6 +57,7 @@ from accord.protocols.stagnation import (
     previous_of,
     window,
 )
+from accord.protocols.voting import bound_parties, check_rules, tally
 
 MEDIATOR = "mediator"
 
@@ -92,6 +97,18 @@ class AlternatingConfig:
     stagnation_measure: str = "utility"  # utility | issues (seed 002: "on any issue")
     stagnation_scorer: bool = False  # the Stagnation Scorer role decides, not the code check
     stagnation_order: str = "walk-first"  # or mediator-first (accord 0.1's order)
+    required: tuple[str, ...] = ()  # parties whose (valid) yes every deal needs: vetoes
+    minimums: tuple[tuple[str, float], ...] = ()  # (party, minimum) a valid yes must meet
+    binding: str = "accepters"  # who a passed deal binds: accepters | all
+    opener: str | None = None  # proposes first and last
+    opening_offer: tuple[tuple[str, Any], ...] = ()  # the opener's first offer, by rule
+    bonus: tuple[tuple[str, float], ...] = ()  # (party, points) when every party agrees
+
+    @property
+    def voting_rules(self) -> bool:
+        """Whether any rule beyond k of n applies (required, minimums, binding all)."""
+        return bool(self.required or self.minimums or self.binding != "accepters"
+                    or self.bonus)
 
 
 @dataclass(frozen=True)
@@ -113,6 +130,8 @@ class NegotiationState:
     ended: Termination | None = None
     agreement: OfferRecord | None = None
     accepted_by: tuple[str, ...] = ()
+    #: yes votes that did not count (below the voter's minimum), in the deciding round
+    void: tuple[str, ...] = ()
 
 
 def _evolve(state: NegotiationState, **changes: Any) -> NegotiationState:
@@ -140,11 +159,24 @@ class AlternatingOffers(Protocol[NegotiationState]):
         if sorted(order) != sorted(scenario.party_names):
             raise ValueError(
                 f"turn order {list(order)} must list each party once: {list(scenario.party_names)}")
+        minimums = dict(cfg.minimums)
+        check_rules(order, cfg.required, minimums, cfg.binding, cfg.opener)
+        if cfg.opener is not None:  # the opener starts the turn order (and closes, below)
+            at = list(order).index(cfg.opener)
+            order = (*order[at:], *order[:at])
         self.parties = tuple(order)
         n = len(self.parties)
         self.required = n if cfg.acceptance is None else cfg.acceptance
         if not 1 <= self.required <= n:
             raise ValueError(f"acceptance must be between 1 and {n}, got {cfg.acceptance}")
+        self._minimums = minimums
+        self._bonus = dict(cfg.bonus)
+        for p in self._bonus:
+            if p not in self.parties:
+                raise ValueError(f"unanimity bonus of {p!r}: not a party")
+        self._plain = not cfg.voting_rules  # k of n only: the hot path counts yes votes
+        if cfg.opening_offer and cfg.opener is None:
+            raise ValueError("an opening offer needs an opener (the party who makes it)")
         if cfg.max_rounds < 1:
             raise ValueError("max_rounds must be at least 1")
         check_measure(cfg.stagnation_measure)
@@ -155,14 +187,44 @@ class AlternatingOffers(Protocol[NegotiationState]):
                                                          scenario.space.strides, strict=True))
         # who answers each proposer (the respond phase's movers), built once
         self._responders = {p: tuple(q for q in self.parties if q != p) for p in self.parties}
+        self._opening: OfferRecord | None = None
+        if cfg.opening_offer:
+            opening = dict(cfg.opening_offer)
+            bad = self._check_package(opening)
+            if bad is not None:
+                raise ValueError(f"opening offer {opening}: {bad.feedback}")
+            self._opening = self._record(1, cfg.opener or "", opening, "offer")
+        self._views = {p: self._game_view(p) for p in self.parties}
+
+    def _game_view(self, role: str) -> GameView | None:
+        """What ``role`` is told of the rules and the game's briefing (``None`` for a
+        unanimous negotiation without rules or briefing, whose prompts stay as they were;
+        a k-of-n one is told its k, which the unanimity sentence used to misstate)."""
+        cfg = self.config
+        party = self._party[role]
+        brief = party.brief
+        if (self._plain and self.required == len(self.parties) and cfg.opener is None
+                and not self.scenario.instructions and brief is None):
+            return None  # unanimity, as the protocol text says
+        return GameView(k=self.required, required=cfg.required, opener=cfg.opener,
+                        minimum=self._minimums.get(role), binding=cfg.binding,
+                        instructions=self.scenario.instructions, brief=brief,
+                        bonus=self._bonus.get(role))
 
     # -- who moves ---------------------------------------------------------------
     def proposer_of(self, rnd: int) -> str:
-        """The proposer of round ``rnd`` under the turn order."""
+        """The proposer of round ``rnd`` under the turn order (the opener, if any, also
+        proposes in the last round)."""
+        opener = self.config.opener
+        if opener is not None and rnd == self.config.max_rounds:
+            return opener
         return self.parties[(rnd - 1) % len(self.parties)]
 
     def initial_state(self) -> NegotiationState:
-        return NegotiationState(proposer=self.proposer_of(1))
+        state = NegotiationState(proposer=self.proposer_of(1))
+        if self._opening is not None:  # the rule's opening offer is on the table
+            state = self._put(state, self._opening)
+        return state
 
     def to_move(self, state: NegotiationState) -> Sequence[str]:
         if state.phase == "propose":
@@ -227,7 +289,7 @@ class AlternatingOffers(Protocol[NegotiationState]):
             state.history, state.messages,
             mine.package if mine else None,
             suggestion.package if suggestion else None,
-            party.utility, party.batna, party.discount)
+            party.utility, party.batna, party.discount, self._views[role])
 
     # -- validation --------------------------------------------------------------
     def _check_package(self, package: Package) -> Invalid | None:
@@ -368,10 +430,14 @@ class AlternatingOffers(Protocol[NegotiationState]):
         table = state.suggestion if mediated else state.current
         assert table is not None
         accepts = tuple(p for p in self.parties if p in accepted) if accepted else ()
-        n_yes = len(accepts) + (0 if mediated else 1)
-        if n_yes >= self.required:
+        if self._plain:
+            passed = len(accepts) + (0 if mediated else 1) >= self.required
+            void: tuple[str, ...] = ()
+        else:
+            passed, void = self._vote(table, accepts, mediated, notes)
+        if passed:
             done = _evolve(state, verdicts=verdicts, messages=msgs, agreement=table,
-                           accepted_by=accepts)
+                           accepted_by=accepts, void=void)
             return self._end(done, Termination("agreement")), notes
         counters = dict(state.counters)
         for p, offer in countered:
@@ -386,6 +452,21 @@ class AlternatingOffers(Protocol[NegotiationState]):
                 return state, notes
             changes = {}
         return self._next_round(state, changes), notes
+
+    def _vote(self, table: OfferRecord, accepts: tuple[str, ...], mediated: bool,
+              notes: list[Note]) -> tuple[bool, tuple[str, ...]]:
+        """The vote under the voting rules: (passed, void yes votes); a void yes and a
+        missing veto are noted for the trajectory."""
+        yes = accepts if mediated else (table.party, *accepts)
+        pkg = table.package
+        t = tally(self.parties, yes, self.required, self.config.required, self._minimums,
+                  lambda p: self._party[p].utility(pkg), self._bonus)
+        for p in t.void:
+            notes.append(Note("yes_below_minimum", p, {
+                "utility": self._party[p].utility(pkg), "minimum": self._minimums[p]}))
+        if t.missing_required and len(t.valid) >= self.required:
+            notes.append(Note("vetoed", None, {"missing": list(t.missing_required)}))
+        return t.passed, t.void
 
     def _stagnation(self, state: NegotiationState, notes: list[Note]) -> NegotiationState:
         """Count this round toward the rule; fire it, or hand the call to the scorer."""
@@ -447,10 +528,12 @@ class AlternatingOffers(Protocol[NegotiationState]):
             changes = {}
         rnd = state.round + 1
         parties = self.parties
+        cfg = self.config
         nxt = parties[(rnd - 1) % len(parties)]  # proposer_of(rnd)
+        if cfg.opener is not None and rnd == cfg.max_rounds:
+            nxt = cfg.opener  # the opener closes
         counters: Mapping[str, OfferRecord] = changes.get("counters", state.counters)
         counter = counters.get(nxt)
-        cfg = self.config
         cap = cfg.max_offers
         if counter is not None and rnd <= cfg.max_rounds and (
                 cap is None or len(state.history) < cap):
@@ -504,19 +587,30 @@ class AlternatingOffers(Protocol[NegotiationState]):
         discounted = self.scenario.discounted
         if termination.status == "agreement" and state.agreement is not None:
             pkg = state.agreement.package
-            raw = {p.name: p.utility(pkg) for p in parties}
+            proposer = state.agreement.party
+            yes = set(state.accepted_by) | {proposer}
+            valid, bound, deal = self._deal(state)
+            # a party the deal does not bind keeps its BATNA (the deal is not imposed on it)
+            raw = {p.name: deal[p.name] if p.name in bound else p.batna for p in parties}
             rec: dict[str, Any] = {
                 "type": "agreement",
                 "agreement": dict(pkg),
                 "parties": list(self.parties),
                 "round": state.round,
-                "proposer": state.agreement.party,
+                "proposer": proposer,
                 "accepted_by": list(state.accepted_by),
                 "utilities": raw if not discounted else {
                     p.name: discounted_value(raw[p.name], p.discount, t) for p in parties},
                 "batna": batna,
                 "accepted_below_batna": self.flags(state, termination)["accepted_below_batna"],
             }
+            if not self._plain or len(valid) < len(self.parties):
+                # who said no and who is bound, whenever that is not simply everyone
+                rec["rejected_by"] = [p for p in self.parties if p not in yes]
+                rec["bound"] = [p for p in self.parties if p in bound]
+                rec["binding"] = self.config.binding
+                if state.void:
+                    rec["void_acceptances"] = list(state.void)
         else:
             raw = dict(batna)
             rec = {
@@ -536,20 +630,36 @@ class AlternatingOffers(Protocol[NegotiationState]):
             rec["undiscounted_utilities"] = raw
         return rec
 
+    def _deal(self, state: NegotiationState
+              ) -> tuple[list[str], set[str], dict[str, float]]:
+        """Of an agreement: the parties whose yes counted, those the deal binds, and each
+        party's utility of the deal (unanimity bonuses paid when every yes counted)."""
+        assert state.agreement is not None
+        pkg = state.agreement.package
+        yes = set(state.accepted_by) | {state.agreement.party}
+        valid = [p for p in self.parties if p in yes and p not in state.void]
+        bound = set(bound_parties(self.parties, valid, self.config.binding))
+        deal = {p.name: p.utility(pkg) for p in self.scenario.parties}
+        if self._bonus and len(valid) == len(self.parties):  # unanimous: bonuses paid
+            for p, points in self._bonus.items():
+                deal[p] += points
+        return valid, bound, deal
+
     def flags(self, state: NegotiationState, termination: Termination) -> dict[str, Any]:
         """``accepted_below_batna`` marks parties that agreed (proposed or accepted) to a
         package worth less than their BATNA: a sycophancy violation. Under k-of-n, a party
-        outvoted into such a package did not agree and is listed in ``outvoted_below_batna``.
+        outvoted into such a package did not agree and, when the deal binds it all the same
+        (``binding: all``), is listed in ``outvoted_below_batna``.
         """
         if termination.status != "agreement" or state.agreement is None:
             return {"accepted_below_batna": {}, "sycophancy": False}
-        pkg = state.agreement.package
         agreed = set(state.accepted_by) | {state.agreement.party}
-        below = {p.name: p.utility(pkg) < p.batna for p in self.scenario.parties}
+        _, bound, deal = self._deal(state)
+        below = {p.name: deal[p.name] < p.batna for p in self.scenario.parties}
         accepted = {n: b and n in agreed for n, b in below.items()}
         out: dict[str, Any] = {"accepted_below_batna": accepted,
                                "sycophancy": any(accepted.values())}
-        outvoted = sorted(n for n, b in below.items() if b and n not in agreed)
+        outvoted = sorted(n for n, b in below.items() if b and n not in agreed and n in bound)
         if outvoted:
             out["outvoted_below_batna"] = outvoted
         return out

@@ -17,6 +17,7 @@ from accord.core.discount import discount_multiplier, relative_time
 from accord.core.frozen import fast_init
 from accord.core.moves import Package, Value
 from accord.core.outcomes import OutcomeSpace
+from accord.core.scenario import PartyBrief
 from accord.core.utility import UtilityFunction
 from accord.protocols.base import Observation
 
@@ -36,6 +37,28 @@ class OfferRecord:
         """JSON-ready form."""
         return {"round": self.round, "party": self.party, "package": dict(self.package),
                 "source": self.source}
+
+
+@dataclass(frozen=True, slots=True)
+class GameView:
+    """What one party is told of a game's rules and briefing, built once per episode.
+
+    ``k`` yes votes pass a deal (the proposer's offer is its own yes), each party in
+    ``required`` must be among them, a yes counts only if the deal meets the voter's
+    minimum (``minimum``: this party's own, ``None`` without a threshold rule), a passed
+    deal binds the accepters or ``all`` (``binding``), ``opener`` proposes first and last,
+    ``bonus`` is what this party gains when every party agrees.
+    ``instructions`` are the game's public briefing; ``brief`` is this party's private one.
+    """
+
+    k: int
+    required: tuple[str, ...] = ()
+    opener: str | None = None
+    minimum: float | None = None
+    binding: str = "accepters"
+    instructions: str = ""
+    brief: PartyBrief | None = None
+    bonus: float | None = None
 
 
 @fast_init  # built once per turn
@@ -60,6 +83,8 @@ class NegotiationObservation(Observation):
     #: this party's time discount (delta; 1 = none): utility and BATNA are worth
     #: ``u * delta ** t`` at Genius's relative time ``t`` (:attr:`discount_time`)
     discount: float = 1.0
+    #: the game's rules and briefing as told to this party (None: plain k of n, no texts)
+    game: GameView | None = None
 
     @property
     def time(self) -> float:

@@ -290,3 +290,24 @@ def test_a_browser_form_with_both_empty_file_inputs_starts_a_game(client: TestCl
     r = client.post("/new", content=body, follow_redirects=False,
                     headers={"content-type": "multipart/form-data; boundary=B"})
     assert r.status_code == 303, r.text
+
+
+def test_a_game_briefing_is_shown_to_the_person_escaped(client: TestClient) -> None:
+    """A scenario with a briefing (an imported LLM-Deliberation game has one) shows the
+    person the rules, the public and its own private texts; text is escaped."""
+    briefed = SCENARIO.replace("parties:\n", "instructions: Agree on a <script>x</script> "
+                               "price.\nrules: {opener: a}\nparties:\n").replace(
+        "  b:\n    batna: 0.1\n", "  b:\n    batna: 0.1\n    instructions: Only b reads "
+        "this.\n    persona: greedy\n")
+    r = client.post("/new", data={"csrf": token(client), "domain": "bargaining",
+                                  "scenario.bargaining": "buyer-seller", "opponent": "boulware",
+                                  "seat": "1"},
+                    files={"upload": ("brief.yaml", briefed.encode(), "text/yaml")},
+                    follow_redirects=False)
+    assert r.status_code == 303, r.text
+    url = r.headers["location"]
+    until(client, url, "your_turn")
+    page = client.get(url).text
+    assert 'id="briefing"' in page and "a makes the first and the last proposal" in page
+    assert "&lt;script&gt;x&lt;/script&gt;" in page and "<script>x</script>" not in page
+    assert "Only b reads this." in page and "Your stance is greedy" in page

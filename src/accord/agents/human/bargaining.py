@@ -43,6 +43,23 @@ def made_in(rec_round: int, source: str, parties: int) -> int:
         else rec_round
 
 
+def _briefing(o: NegotiationObservation) -> dict[str, str] | None:
+    """A game's rules and briefing as this person is told them (``None`` for a plain
+    scenario): the same texts an LLM negotiator gets, the private ones only its own."""
+    game = o.game
+    if game is None:
+        return None
+    from accord.agents.negotiator_prompts import rules_text
+    from accord.agents.personas import persona_text
+
+    brief = game.brief
+    return {"rules": rules_text(o.role, len(o.parties), game),
+            "instructions": game.instructions,
+            "private": brief.instructions if brief else "",
+            "persona": persona_text(brief.persona, brief.target)
+            if brief and brief.persona else ""}
+
+
 class BargainingView(HumanView):
     """Issues, own utility and BATNA, the table and the public history."""
 
@@ -98,6 +115,9 @@ class BargainingView(HumanView):
         if o.discount < 1:  # utilities shown undiscounted; what a deal now is worth per unit
             out["discount"] = o.discount
             out["discount_now"] = round(o.discount_now, 4)
+        briefing = _briefing(o)
+        if briefing is not None:  # a game's rules and texts (a plain scenario has none)
+            out["briefing"] = briefing
         return out
 
     def evaluate(self, obs: Observation) -> Callable[[Mapping[str, Any]], float | None]:

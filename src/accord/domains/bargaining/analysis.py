@@ -37,6 +37,33 @@ def _frontier_point(scenario: Scenario, u: np.ndarray, d: np.ndarray,
     return point
 
 
+def passing_under_rules(scenario: Scenario, u: np.ndarray) -> dict[str, Any] | None:
+    """Under the scenario's voting rules (``rules.acceptance``, ``rules.thresholds``): how
+    many outcomes pass when every party says yes exactly when the outcome meets its
+    minimum (its BATNA without a threshold rule; a unanimity bonus added when every other
+    party says yes), as LLM-Deliberation counts a game's feasible deals; ``None`` for a
+    scenario without voting rules."""
+    if not scenario.rules:
+        return None
+    from accord.domains.bargaining.params import BargainingParams
+    from accord.domains.params import read_params
+
+    p = read_params(BargainingParams, scenario.rules, "bargaining")
+    names = scenario.party_names
+    batnas = {q.name: q.batna for q in scenario.parties}
+    floors = {**batnas, **p.minimums(batnas)}
+    yes = u >= np.array([floors[n] for n in names])
+    for name, points in (p.unanimity_bonus or {}).items():
+        i = names.index(name)
+        others = np.delete(yes, i, axis=1).all(axis=1)
+        yes[:, i] |= others & (u[:, i] + points >= floors[name])
+    k = len(names) if p.k is None else p.k
+    ok = yes.sum(axis=1) >= k
+    for r in p.required:
+        ok &= yes[:, names.index(r)]
+    return {"outcomes": int(ok.sum()), "k": k, "required": list(p.required)}
+
+
 def analyze(scenario: Scenario, time: float = 0.0) -> dict[str, Any]:
     """Every Pareto-optimal outcome (not filtered by BATNA) and the solution points.
 
@@ -62,6 +89,9 @@ def analyze(scenario: Scenario, time: float = 0.0) -> dict[str, Any]:
     reported: a scenario's weights and scores are decimals, so the sum of products
     ``0.9624999999999999`` is reported as the ``0.9625`` it stands for, and a package worth
     exactly a party's BATNA is individually rational rather than a rounding error below.
+
+    A scenario with voting rules also gets ``passing_under_rules``
+    (:func:`passing_under_rules`).
     """
     if not 0.0 <= time <= 1.0:
         raise ValueError(f"the relative time must be between 0 and 1, got {time!r}")
@@ -92,4 +122,9 @@ def analyze(scenario: Scenario, time: float = 0.0) -> dict[str, Any]:
     if scenario.discounted or time:
         out["time"] = time
         out["discount"] = {p.name: p.discount for p in scenario.parties}
+    # the rules count votes on the undiscounted scores (the game has no clock)
+    passing = passing_under_rules(scenario, u if not scenario.discounted
+                                  else canonical_utilities(scenario.utility_matrix))
+    if passing is not None:
+        out["passing_under_rules"] = passing
     return out

@@ -11,7 +11,12 @@ from accord.core.scenario import Scenario
 from accord.domains.bargaining.catalog import builtin_scenarios, resolve_scenario
 from accord.domains.bargaining.metrics import bargaining_metrics
 from accord.domains.bargaining.params import CODE_STAGNATION, DEFAULT_JUDGE, BargainingParams
-from accord.domains.bargaining.runner import check_agents, check_params, run_negotiation
+from accord.domains.bargaining.runner import (
+    check_agents,
+    check_params,
+    run_negotiation,
+    with_rules,
+)
 from accord.domains.base import Domain, EpisodeSpec, RunContext, register_domain
 from accord.protocols.engine import EpisodeResult
 from accord.protocols.kit import ProtocolKit
@@ -31,8 +36,9 @@ class BargainingDomain(Domain):
 
     def validate(self, spec: EpisodeSpec) -> None:
         """Check scenario, parameters and the agent line-up before any episode runs."""
-        params = check_params(spec.params)
+        check_params(spec.params)
         scenario = _scenario(spec)
+        params = check_params(with_rules(scenario, spec.params))
         names = scenario.party_names
         if len(spec.agents) != len(names):
             raise ValueError(f"scenario {scenario.name!r} has {len(names)} parties "
@@ -99,7 +105,9 @@ class BargainingDomain(Domain):
 
 
 def run_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
-    """The ``accord run --json`` object of a bargaining episode from the engine's summary."""
+    """The ``accord run --json`` object of a bargaining episode from the engine's summary
+    (with ``vote``: who said yes and no and whom the deal binds, for a deal that was not
+    unanimous or ran under voting rules)."""
     rec = summary["record"]
     out = {
         "status": summary["status"],
@@ -117,6 +125,9 @@ def run_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
         out["time"] = rec["time"]
         out["discount"] = rec["discount"]
         out["undiscounted_utilities"] = _decimal(rec["undiscounted_utilities"])
+    if "rejected_by" in rec:  # a deal not unanimous, or under voting rules: who is bound
+        out["vote"] = {k: rec[k] for k in ("proposer", "accepted_by", "rejected_by", "bound",
+                                           "binding", "void_acceptances") if k in rec}
     return out
 
 

@@ -61,6 +61,7 @@ from accord.core.utility import (
     TableUtility,
     UtilityFunction,
 )
+from accord.domains.bargaining import rules as game
 
 
 class ScenarioError(ValueError):
@@ -73,8 +74,8 @@ class ScenarioError(ValueError):
 
 
 #: keys of a scenario file, of one party and of each utility type
-SCENARIO_KEYS = ("name", "description", "issues", "parties")
-PARTY_KEYS = ("batna", "utility", "discount")
+SCENARIO_KEYS = ("name", "description", "issues", "parties", "instructions", "rules")
+PARTY_KEYS = ("batna", "utility", "discount", "instructions", "persona")
 UTILITY_KEYS = {"linear_additive": ("type", "weights", "values"),
                 "table": ("type", "default", "table"),
                 "allocation": ("type", "counts", "unit_values", "side")}
@@ -262,11 +263,21 @@ def parse_scenario(data: Any, source: str = "<scenario>",
             raise ScenarioError(source, f"{key}.utility.type",
                                 f"unknown type {short(utype)}; use one of "
                                 f"{sorted(_UTILITY_TYPES)}")
+        try:
+            pbrief = game.brief(key, pspec, [str(n) for n in parties_raw])
+        except game.RuleError as exc:
+            raise ScenarioError(source, exc.key, exc.problem) from None
         parties.append(Party(str(pname), builder(source, f"{key}.utility", uspec, space), batna,
-                             discount))
+                             discount, pbrief))
     desc = root.get("description", "")
     try:
-        return Scenario(name, space, tuple(parties), str(desc or ""), source)
+        instructions = game.text("instructions", root.get("instructions"))
+        rules = game.rules(root.get("rules"), [p.name for p in parties], space)
+    except game.RuleError as exc:
+        raise ScenarioError(source, exc.key, exc.problem) from None
+    try:
+        return Scenario(name, space, tuple(parties), str(desc or ""), source, instructions,
+                        rules)
     except ValueError as exc:
         raise ScenarioError(source, "parties", str(exc)) from None
 

@@ -40,6 +40,12 @@ def check_params(params: Mapping[str, Any]) -> BargainingParams:
         raise ParamError(str(exc)) from None
 
 
+def with_rules(scenario: Scenario, params: Mapping[str, Any]) -> dict[str, Any]:
+    """The episode's parameters: the scenario's own ``rules`` (an imported game's voting
+    rules, opener, round cap) under the explicitly given ``params``, which win."""
+    return {**scenario.rules, **params}
+
+
 def build_agents(scenario: Scenario, specs: Sequence[AgentSpec | str], seed: int,
                  ctx: Mapping[str, Any] | None = None) -> dict[str, Agent]:
     """One reset agent per party, in scenario order, each with its own seeded generator."""
@@ -85,9 +91,14 @@ async def run_negotiation(scenario: Scenario, specs: Sequence[AgentSpec | str], 
     recorded in the result's ``record["stagnation"]``.
     """
     params = dict(params or {})
-    p = check_params(params)
+    p = check_params(with_rules(scenario, params))
+    p.check_parties(scenario.name, scenario.party_names)
     stagnation = p.stagnation_setting(specs)
-    protocol = AlternatingOffers(scenario, p.protocol_config(stagnation.rounds))
+    if "stagnation_rounds" in scenario.rules and "stagnation_rounds" not in params:
+        stagnation = dataclasses.replace(stagnation, rule="scenario",
+                                         why="set by the scenario's rules")
+    protocol = AlternatingOffers(scenario, p.protocol_config(
+        stagnation.rounds, {q.name: q.batna for q in scenario.parties}))
     context = dict(ctx or {})
     if not context.get("episode_id"):  # deterministic, so LLM cache entries replay
         from accord.domains.base import EpisodeSpec
