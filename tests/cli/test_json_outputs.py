@@ -158,6 +158,21 @@ def _show(w: Path) -> None:
     assert doc["id"] == eid and doc["trajectory"]
 
 
+@case("deliberation import")
+def _deliberation_import(w: Path) -> None:
+    sys.path.insert(0, str(REPO / "tests" / "formats"))
+    from seed001lib import task_game, write_task
+
+    game = task_game(0)
+    write_task(w / "authors" / "game_0000.pkl", game)
+    doc = accord("deliberation", "import", str(w / "authors"), "--out", str(w / "seed001"),
+                 "--json", cwd=w)
+    assert doc["written"] == {"task-allocation": 1}, doc
+    solved = accord("deliberation", "solve", doc["files"]["task-allocation"][0], "--json",
+                    cwd=w)
+    assert solved["reward"] == pytest.approx(game["max_reward"], abs=1e-9)
+
+
 @case("fork")
 def _fork(w: Path) -> None:
     eid = accord("results", "demo.db", "--episodes", "--json", cwd=w)["episodes"][0]["id"]
