@@ -57,8 +57,9 @@ def _summary(console: Console, rep: BenchReport) -> None:
         + f" in {rep.run_seconds:.1f} s ({rate:.1f} ep/s); store {c.plain(rep.store)}")
     if rep.first_error is not None:
         eid, line = rep.first_error
-        console.print(f"first failure {eid}: {c.plain(line)}\n  inspect: accord show "
-                      f"{c.plain(rep.store)} {eid}; rerun with --retry-failed")
+        console.print(f"first failure or error {eid}: {c.plain(line)}\n  inspect: accord show "
+                      f"{c.plain(rep.store)} {eid}; rerun with --retry-failed (a failed "
+                      "episode) or --retry-errors (one that ended in status error)")
     if rep.stale:
         console.print(f"note: {rep.stale} stored episodes of run {c.plain(repr(rep.run))} are "
                       "not in this config any more; they are kept and included by accord "

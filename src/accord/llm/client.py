@@ -40,6 +40,7 @@ from accord.llm.backends.transport import Transport, check_transport, resolve_tr
 from accord.llm.cache import CacheMode, CompletionCache, cache_key
 from accord.llm.errors import (
     CacheMiss,
+    ContextOverflowError,
     EndpointUnreachableError,
     LLMError,
     LLMTimeoutError,
@@ -50,6 +51,7 @@ from accord.llm.providers import Endpoint, resolve_model
 from accord.llm.redact import get_logger, register_secret
 from accord.llm.retry import RetryPolicy, Transient
 from accord.llm.sanitize import clean_text
+from accord.llm.tokens import message_tokens
 from accord.llm.types import (
     CallScope,
     ChatMessage,
@@ -365,6 +367,10 @@ class LLMClient:
                         raise
                     failure = Transient("timeout", f"no complete answer within "
                                                    f"{rt.timeout:g} s")
+                except ContextOverflowError as exc:  # final: name the model and the prompt
+                    plain = [{"role": m["role"], "content": m["content"]} for m in msgs]
+                    raise exc.for_model(self.model, len(message_tokens(plain)),
+                                        sum(len(m["content"]) for m in plain)) from None
                 else:
                     # lone surrogates replaced before the text is cached, stored or
                     # sent again (issue 24)
