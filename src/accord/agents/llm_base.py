@@ -76,12 +76,38 @@ def check_model_spec(spec: AgentSpec, options: Collection[str] = (), *,
     """
     if not spec.arg:
         raise AgentSpecError(f"{spec.kind} needs a model: e.g. {spec.kind}:{example}")
+    session_options(spec)
     try:
         return generation_config({k: v for k, v in spec.options.items()
-                                  if k not in options and k != "timeout"})
+                                  if k not in options and k not in SESSION_OPTIONS})
     except ValueError as exc:
-        hint = f"; agent options: {sorted(options)}" if options else ""
-        raise AgentSpecError(f"agent {spec}: {exc}{hint}") from None
+        hint = sorted({*options, *SESSION_OPTIONS})
+        raise AgentSpecError(f"agent {spec}: {exc}; agent options: {hint}") from None
+
+
+#: options every LLM agent kind takes that shape its sessions, not the model's sampling:
+#: ``timeout`` (seconds per call), ``history`` (``all`` or N: the history window),
+#: ``retry`` (``clean`` or ``keep``: what a retry after a failed reply sends)
+SESSION_OPTIONS = ("timeout", "history", "retry")
+#: the values of ``retry``
+RETRY_MODES = ("clean", "keep")
+
+
+def session_options(spec: AgentSpec) -> tuple[int | None, str]:
+    """The history window (``None``: all) and retry mode of an LLM agent spec, checked."""
+    history: int | None = None
+    raw = spec.options.get("history", "all")
+    if raw != "all":
+        if isinstance(raw, bool) or not isinstance(raw, int) or raw < 1:
+            raise AgentSpecError(f"agent {spec}: history must be 'all' or a whole number of "
+                                 f"earlier exchanges to keep (1 or more), got {raw!r}")
+        history = raw
+    retry = spec.options.get("retry", "clean")
+    if retry not in RETRY_MODES:
+        raise AgentSpecError(f"agent {spec}: retry must be 'clean' (a retry resends the "
+                             "turn's prompt with the feedback) or 'keep' (the failed reply "
+                             f"stays in the session), got {retry!r}")
+    return history, str(retry)
 
 
 def llm_client(spec: AgentSpec, settings: Mapping[str, Any] | None,
@@ -103,6 +129,7 @@ def llm_client(spec: AgentSpec, settings: Mapping[str, Any] | None,
     try:
         client = runtime_for(settings).client(spec.arg, config)
         client.log_prompts = bool(settings.get("log_prompts"))
+        client.history, client.retry_mode = session_options(spec)
         check_for_endpoint(client.endpoint, config)
         structured.resolve_mode(config.structured, client.endpoint)
     except LLMError as exc:  # unknown provider, missing key or base URL, a setting the
@@ -241,6 +268,8 @@ class LLMConversation:
             raise self.call_failed(exc, who) from exc
         if self.record_calls:
             data = self.call_note(done, lead, seed=session.last_seed)
+            if session.left_out:  # the history window left earlier exchanges out
+                data["history_left_out"] = session.left_out
             if self.client.log_prompts:  # the exact messages this call added (--log-prompts)
                 data["prompt"] = [{"role": m["role"], "content": self.client.redact(m["content"])}
                                   for m in session.sent]
@@ -409,7 +438,7 @@ class LLMAgent(LLMConversation, Agent):
         if getattr(obs, "feedback", None) is None or self._turn_prompt is None:
             self._turn_prompt = prompt
             return prompt
-        if self.keep_failed_replies:
+        if self.keep_failed_replies or self.client.retry_mode == "keep":
             return prompt
         msgs = session.messages
         if len(msgs) >= 3 and msgs[-1]["role"] == "assistant" and msgs[-2]["role"] == "user":
@@ -417,5 +446,6 @@ class LLMAgent(LLMConversation, Agent):
         return self._turn_prompt.rstrip() + "\n\n" + prompt.lstrip()
 
 
-__all__ = ["OFF_LOOP_CHARS", "WITHHELD", "LLMAgent", "LLMConversation", "check_model_spec",
-           "llm_call_note", "llm_client", "missing_sdk", "withhold"]
+__all__ = ["OFF_LOOP_CHARS", "RETRY_MODES", "SESSION_OPTIONS", "WITHHELD", "LLMAgent",
+           "LLMConversation", "check_model_spec", "llm_call_note", "llm_client", "missing_sdk",
+           "session_options", "withhold"]

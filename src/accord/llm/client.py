@@ -275,6 +275,11 @@ class LLMClient:
         #: agents record the exact messages of each call in their ``llm_call`` notes
         #: (``--log-prompts``), keys masked like every completion
         self.log_prompts = False
+        #: the agent's session options (agent spec ``history=N``, ``retry=keep``; see
+        #: :mod:`accord.agents.llm_support`): how many earlier exchanges a call sends
+        #: (``None``: all) and whether a retry keeps the failed reply in the session
+        self.history: int | None = None
+        self.retry_mode = "clean"
 
     def redact(self, text: str) -> str:
         """``text`` with every key this client knows masked."""
