@@ -51,7 +51,9 @@ def runtime_for(settings: Mapping[str, Any] | None) -> LLMRuntime:
         rt = _RUNTIMES.get(key)
         if rt is None:
             cache = CompletionCache(path, mode) if path and mode != "off" else None
-            rt = LLMRuntime(cache=cache, timeout=float(settings.get("timeout") or 60.0),
+            given = settings.get("timeout")
+            # no timeout given: each endpoint's default (accord.llm.timeouts)
+            rt = LLMRuntime(cache=cache, timeout=float(given) if given else None,
                             max_concurrency=int(settings.get("concurrency") or 16))
             _RUNTIMES[key] = rt
         return rt
