@@ -99,9 +99,9 @@ async def watch(model: str, attempt: int, attempts: int) -> AsyncIterator[None]:
     try:
         yield
     finally:
+        # not awaited: awaiting it here would swallow a cancellation of the caller that
+        # arrives meanwhile; a cancelled watcher never reports again
         task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
 
 
 __all__ = ["REPEAT", "SLOW_AFTER", "SLOW_ENV", "WaitNotice", "WaitReporter",
