@@ -85,6 +85,16 @@ def test_retry_option_in_deal_or_no_deal(stub: StubServer, mode: str) -> None:
     assert _resends_broken_reply(*_retry(stub.completion_requests)) is (mode == "keep")
 
 
+def test_retry_option_in_a_bench_config_mapping(stub: StubServer, tmp_path: Path) -> None:
+    spec = tmp_path / "keep.yaml"
+    spec.write_text("name: keep\ndomain: bargaining\nscenarios: [buyer-seller]\n"
+                    "agents: [[{kind: llm, model: openai-api/stub/bad, retry: keep}, "
+                    "boulware]]\nparams: {max_rounds: 1}\nseeds: 1\n")
+    res = runner.invoke(app, ["bench", str(spec), "--out", str(tmp_path / "k.db"), "--json"])
+    assert res.exit_code == 1, res.output  # the episode ends in error: nothing parses
+    assert _resends_broken_reply(*_retry(stub.completion_requests))
+
+
 @pytest.mark.parametrize(("spec", "match"), [
     ("llm:openai/gpt-4.1-mini?history=0", "history must be 'all' or a whole number"),
     ("llm:openai/gpt-4.1-mini?history=some", "history must be 'all' or a whole number"),
