@@ -122,7 +122,7 @@ def test_history_window_keeps_a_long_negotiation_inside_a_small_context(
     limit = ContextLimitPolicy(context=1100, server="llamacpp", inner="negotiator")
     stub.set_policy("small", limit)
     full = _long_bargain("llm:openai-api/stub/small")
-    assert full["status"] == "error" and "has a context of 1,100 tokens" in str(full["detail"])
+    assert full["status"] == "error" and "the 1,100-token context of model" in str(full["detail"])
     stub.reset()
     limit.prompts.clear()
     windowed = _long_bargain("llm:openai-api/stub/small?history=1", "--out",

@@ -49,12 +49,12 @@ def test_bench_summary_and_error_column_name_the_overflow(small_model, tmp_path,
     assert out["errored"] == 2
     first = out["first_error"]["error"]
     assert "ContextOverflowError" in first
-    assert "model 'openai-api/stub/small' has a context of 300 tokens" in first
+    assert "exceeds the 300-token context of model 'openai-api/stub/small'" in first
     table = runner.invoke(app, ["results", str(store), "--per-episode", "-f", "csv"])
     assert table.exit_code == 0, table.output
     rows = list(csv.DictReader(io.StringIO(table.stdout)))
     assert len(rows) == 2
-    assert all("has a context of 300 tokens" in r["error"] for r in rows)
+    assert all("the 300-token context of model" in r["error"] for r in rows)
 
 
 def test_run_json_detail_names_the_overflow(small_model) -> None:
@@ -62,5 +62,5 @@ def test_run_json_detail_names_the_overflow(small_model) -> None:
                               "llm:openai-api/stub/small,boulware", "--json"])
     out = json.loads(res.stdout)
     assert out["status"] == "error"
-    assert "has a context of 300 tokens and the prompt has" in out["detail"]
+    assert "tokens by the server's count) exceeds the 300-token context" in out["detail"]
     assert len(small_model.completion_requests) == 1  # not retried

@@ -22,11 +22,11 @@ LONG = [{"role": "user", "content": "please consider this offer " * 60}]  # 241 
 
 
 @pytest.mark.parametrize(("server", "context", "prompt"), [
-    ("openai", "a context of 100 tokens", "the prompt has 241 tokens (as the server"),
-    ("llamacpp", "a context of 100 tokens", "the prompt has 241 tokens (as the server"),
-    ("vllm", "a context of 100 tokens", "the prompt has 241 tokens (as the server"),
-    ("llamacpp-old", "the server did not state the context size",
-     "the prompt has about 241 tokens (estimated; 1,620 characters)"),
+    ("openai", "exceeds the 100-token context of", "the prompt (241 tokens by the server's"),
+    ("llamacpp", "exceeds the 100-token context of", "the prompt (241 tokens by the server's"),
+    ("vllm", "exceeds the 100-token context of", "the prompt (241 tokens by the server's"),
+    ("llamacpp-old", "(the server did not state its size)",
+     "the prompt (about 241 tokens, estimated from 1,620 characters)"),
 ])
 async def test_overflow_is_one_clear_final_error(stub_env: Callable[..., None], server: str,
                                                  context: str, prompt: str) -> None:
@@ -57,7 +57,7 @@ async def test_anthropic_prompt_too_long(monkeypatch: pytest.MonkeyPatch) -> Non
                                 GenerationConfig(max_tokens=64)).complete(LONG)
         assert len(stub.completion_requests) == 1
     assert info.value.context_tokens == 100 and info.value.prompt_tokens == 241
-    assert "model 'anthropic/claude-small' has a context of 100 tokens" in str(info.value)
+    assert "the 100-token context of model 'anthropic/claude-small'" in str(info.value)
 
 
 async def test_a_prompt_that_fits_is_answered(stub_env: Callable[..., None]) -> None:

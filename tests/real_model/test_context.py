@@ -49,7 +49,7 @@ async def test_the_real_server_overflow_is_one_clear_error(tiny_context: str) ->
             await rt.client(tiny_context).complete(long)
     err = info.value
     assert err.context_tokens == CONTEXT and err.prompt_tokens and err.prompt_tokens > CONTEXT
-    assert f"model {tiny_context!r} has a context of {CONTEXT} tokens" in str(err)
+    assert f"exceeds the {CONTEXT}-token context of model {tiny_context!r}" in str(err)
 
 
 async def test_an_episode_names_the_overflow(tiny_context: str) -> None:
@@ -57,4 +57,4 @@ async def test_an_episode_names_the_overflow(tiny_context: str) -> None:
                                 [f"llm:{tiny_context}?max_tokens=16", "boulware"],
                                 params={"max_rounds": 1}, seed=0)
     assert res.status == "error"
-    assert f"has a context of {CONTEXT} tokens and the prompt has" in str(res.detail)
+    assert f"by the server's count) exceeds the {CONTEXT}-token context" in str(res.detail)

@@ -110,19 +110,20 @@ class ContextOverflowError(RequestError):
         self.prompt_estimate = prompt_estimate
         self.prompt_chars = prompt_chars
         who = f"model {model!r}" if model else "the model"
-        ctx = (f"{who} has a context of {context_tokens:,} tokens" if context_tokens
-               else f"the server did not state the context size of {who}")
         if prompt_tokens:
-            size = f"the prompt has {prompt_tokens:,} tokens (as the server counts them)"
+            size = f"the prompt ({prompt_tokens:,} tokens by the server's count)"
         elif prompt_estimate:
-            size = (f"the prompt has about {prompt_estimate:,} tokens (estimated; "
+            size = (f"the prompt (about {prompt_estimate:,} tokens, estimated from "
                     f"{prompt_chars or 0:,} characters)")
         else:
-            size = "the prompt's size was not stated"
-        LLMError.__init__(self, f"the prompt exceeds the context window: {ctx} and {size}; "
-                          f"not retried. Keep fewer turns with the agent option history=N "
-                          f"or give the model a larger context (llamacpp/ models: "
-                          f"ACCORD_LLAMACPP_CTX). {url} answered HTTP {status}: {detail}")
+            size = "the prompt"
+        ctx = (f"the {context_tokens:,}-token context of {who}" if context_tokens
+               else f"the context of {who} (the server did not state its size)")
+        # the numbers first: a person's view of an error keeps only its first line's start
+        LLMError.__init__(self, f"{size} exceeds {ctx}; not retried. Keep fewer turns with "
+                          "the agent option history=N or give the model a larger context "
+                          f"(llamacpp/ models: ACCORD_LLAMACPP_CTX). {url} answered HTTP "
+                          f"{status}: {detail}")
         self.url = url
         self.status = status
 
