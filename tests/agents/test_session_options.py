@@ -95,6 +95,23 @@ def test_retry_option_in_a_bench_config_mapping(stub: StubServer, tmp_path: Path
     assert _resends_broken_reply(*_retry(stub.completion_requests))
 
 
+def test_session_options_for_every_agent_of_a_run(stub: StubServer, tmp_path: Path) -> None:
+    res = runner.invoke(app, ["run", "bargaining/buyer-seller", "--agents",
+                              "llm:openai-api/stub/bad,boulware", "--llm-option", "retry=keep",
+                              "--json", "--max-rounds", "1"])
+    assert res.exit_code == 1, res.output
+    assert _resends_broken_reply(*_retry(stub.completion_requests))
+    bad = runner.invoke(app, ["run", "bargaining/buyer-seller", "--agents",
+                              "llm:openai-api/stub/bad,boulware", "--llm-option", "history=0"])
+    assert bad.exit_code == 2 and "--llm-option: history must be 'all'" in bad.output
+    spec = tmp_path / "h.yaml"
+    spec.write_text("name: h\ndomain: bargaining\nscenarios: [buyer-seller]\n"
+                    "agents: [[llm:openai-api/stub/bad, boulware]]\n"
+                    "llm: {options: {history: 2, retry: sometimes}}\n")
+    res = runner.invoke(app, ["bench", str(spec), "--dry-run"])
+    assert res.exit_code == 2 and "llm.options: retry must be 'clean'" in res.output
+
+
 @pytest.mark.parametrize(("spec", "match"), [
     ("llm:openai/gpt-4.1-mini?history=0", "history must be 'all' or a whole number"),
     ("llm:openai/gpt-4.1-mini?history=some", "history must be 'all' or a whole number"),

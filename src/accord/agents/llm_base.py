@@ -93,6 +93,27 @@ SESSION_OPTIONS = ("timeout", "history", "retry")
 RETRY_MODES = ("clean", "keep")
 
 
+#: the session options a run may set for every LLM agent (``--llm-option``, a bench
+#: config's ``llm.options``); ``timeout`` has its own flag and key
+RUN_SESSION_OPTIONS = ("history", "retry")
+
+
+def check_run_options(options: Mapping[str, Any]) -> None:
+    """Check a run's options for every LLM agent: generation settings and the session
+    options :data:`RUN_SESSION_OPTIONS`; a ``ValueError`` names the problem."""
+    session = {k: v for k, v in options.items() if k in RUN_SESSION_OPTIONS}
+    if session:
+        try:
+            session_options(AgentSpec("llm", "run", session))
+        except AgentSpecError as exc:
+            raise ValueError(str(exc).removeprefix("agent llm:run?").split(": ", 1)[-1]) \
+                from None
+    try:
+        generation_config({k: v for k, v in options.items() if k not in RUN_SESSION_OPTIONS})
+    except ValueError as exc:
+        raise ValueError(f"{exc}; session options: {', '.join(RUN_SESSION_OPTIONS)}") from None
+
+
 def session_options(spec: AgentSpec) -> tuple[int | None, str]:
     """The history window (``None``: all) and retry mode of an LLM agent spec, checked."""
     history: int | None = None
@@ -446,6 +467,18 @@ class LLMAgent(LLMConversation, Agent):
         return self._turn_prompt.rstrip() + "\n\n" + prompt.lstrip()
 
 
-__all__ = ["OFF_LOOP_CHARS", "RETRY_MODES", "SESSION_OPTIONS", "WITHHELD", "LLMAgent",
-           "LLMConversation", "check_model_spec", "llm_call_note", "llm_client", "missing_sdk",
-           "session_options", "withhold"]
+__all__ = [
+    "OFF_LOOP_CHARS",
+    "RETRY_MODES",
+    "SESSION_OPTIONS",
+    "WITHHELD",
+    "LLMAgent",
+    "LLMConversation",
+    "check_model_spec",
+    "check_run_options",
+    "llm_call_note",
+    "llm_client",
+    "missing_sdk",
+    "session_options",
+    "withhold",
+]

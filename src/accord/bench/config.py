@@ -353,13 +353,13 @@ def parse_config(data: Any, source: str = "<config>", lines: Mapping[str, int] |
         raise w.error("llm", "expected a mapping such as {cache: PATH, cache_mode: rw}")
     _check_keys(w, llm, "llm", LLM_KEYS)
     if llm.get("options") is not None:
-        from accord.llm.generation import generation_config
+        from accord.agents.llm_base import check_run_options
 
         if not isinstance(llm["options"], Mapping):
             raise w.error("llm.options", "expected a mapping of generation settings such as "
                           "{thinking: off, reasoning_effort: low}")
         try:
-            generation_config(llm["options"])
+            check_run_options(llm["options"])
         except ValueError as exc:
             raise w.error("llm.options", str(exc)) from None
     conc = data.get("concurrency")

@@ -119,8 +119,8 @@ def llm_option_option() -> Any:
                         "setting for every LLM agent of the run (repeatable; an agent spec's "
                         "own option wins): temperature, top_p, max_tokens, "
                         "max_completion_tokens, seed, stop, reasoning_effort, thinking "
-                        "(off|on|BUDGET), extra_body.PATH (any body field); VALUE read as "
-                        "YAML.")
+                        "(off|on|BUDGET), extra_body.PATH (any body field), and the session "
+                        "options history=all|N and retry=clean|keep; VALUE read as YAML.")
 
 
 def log_prompts_option() -> Any:
@@ -144,7 +144,6 @@ def parse_llm_options(items: list[str]) -> dict[str, Any]:
     if not items:  # nothing to check: the LLM layer is not a start-up cost of every run
         return {}
     from accord.core.safeload import LoadError, parse_yaml
-    from accord.llm.generation import generation_config
 
     out: dict[str, Any] = {}
     for item in items:
@@ -156,8 +155,10 @@ def parse_llm_options(items: list[str]) -> dict[str, Any]:
             out[key] = parse_yaml(text, f"--llm-option {key[:100]}").data if text.strip() else ""
         except LoadError as exc:
             raise fail(str(exc)) from None
+    from accord.agents.llm_base import check_run_options
+
     try:
-        generation_config(out)
+        check_run_options(out)
     except ValueError as exc:
         raise fail(f"--llm-option: {exc}") from None
     return out
