@@ -163,6 +163,10 @@ def _bargaining(stub: StubServer) -> None:
     # structured output: the reply's fields after the turn's prompt (structured_reply.j2)
     asyncio.run(run_negotiation(resolve_scenario("buyer-seller"), [
         f"llm:{S}/structured?structured=json_schema", "boulware"], params={"max_rounds": 2}))
+    # a history window: the note that earlier exchanges were left out (history_window.j2)
+    asyncio.run(run_negotiation(resolve_scenario("buyer-seller"), [
+        f"llm:{S}/negotiator?history=1", "boulware"],
+        params={"max_rounds": 8, "stagnation_rounds": 0}))
     asyncio.run(run_negotiation(resolve_scenario("split"), ["hardliner", "hardliner"], params={
         "max_rounds": 8, "mediator": f"llm:{S}/mediator", "stagnation": f"llm:{S}/stagnation",
         "stagnation_measure": "issues", "stagnation_order": "mediator-first"}))

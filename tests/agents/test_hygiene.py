@@ -7,7 +7,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from accord.agents.hygiene import same_model_roles
+from accord.agents.hygiene import same_model_map, same_model_roles
 from accord.cli.main import app
 
 
@@ -21,6 +21,9 @@ def test_roles_on_a_party_model_are_named() -> None:
     assert all("party 1" in line and "V15" in line for line in lines)
     assert same_model_roles(["boulware", "conceder"], {"judge": "llm:mock/x"}) == []
     assert same_model_roles(["llm:mock/a", "llm:mock/b"], {"judge": "rules"}) == []
+    assert same_model_map(agents, params) == {"judge": "mock/negotiator",
+                                              "stagnation": "mock/negotiator",
+                                              "leak judge": "mock/negotiator"}
 
 
 def test_run_warns_and_json_carries_it() -> None:
@@ -33,6 +36,24 @@ def test_run_warns_and_json_carries_it() -> None:
         "the judge runs on mock/negotiator, the model of party 1; seed 002 advises a "
         "different model for it (V15)"]
     assert "The judge runs on mock/negotiator" in out.stderr
+    assert doc["flags"]["same_model"] == {"judge": "mock/negotiator"}  # on the record
+
+
+def test_the_flag_is_on_every_stored_episode_of_the_run(tmp_path: Path) -> None:
+    from accord.bench import Store
+
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("name: hyg\ndomain: bargaining\nscenarios: [buyer-seller]\n"
+                    "agents: [[llm:mock/negotiator, boulware], [boulware, conceder]]\n"
+                    "params: {max_rounds: 2, mediator: llm:mock/negotiator}\nseeds: 1\n")
+    store = tmp_path / "s.db"
+    out = CliRunner().invoke(app, ["bench", str(spec), "--out", str(store), "--json"])
+    assert out.exit_code == 0, out.output
+    with Store.open(store, create=False) as st:
+        flags = {tuple(e.spec["agents"]): (e.summary or {})["flags"].get("same_model")
+                 for e in st.episodes("hyg")}
+    assert flags == {("llm:mock/negotiator", "boulware"): {"mediator": "mock/negotiator"},
+                     ("boulware", "conceder"): None}
 
 
 def test_bench_warns_before_the_run(tmp_path: Path) -> None:

@@ -225,7 +225,8 @@ def test_with_the_sdk_installed_the_client_builds(monkeypatch: pytest.MonkeyPatc
 
 @pytest.mark.parametrize(("spec", "match"), [
     ("llm", "llm needs a model: e.g. llm:openai/gpt-4.1-mini"),
-    ("llm:openai/gpt-4.1-mini?colour=red", r"unknown LLM option.*agent options: \['guard'\]"),
+    ("llm:openai/gpt-4.1-mini?colour=red",
+     r"unknown LLM option.*agent options: \['guard', 'history', 'retry', 'timeout'\]"),
     ("llm:nosuchprovider/x", "agent llm:nosuchprovider/x: "),
 ])
 def test_usage_errors_name_the_problem(spec: str, match: str) -> None:

@@ -77,12 +77,59 @@ def check_model_spec(spec: AgentSpec, options: Collection[str] = (), *,
     """
     if not spec.arg:
         raise AgentSpecError(f"{spec.kind} needs a model: e.g. {spec.kind}:{example}")
+    session_options(spec)
     try:
         return generation_config({k: v for k, v in spec.options.items()
-                                  if k not in options and k != "timeout"})
+                                  if k not in options and k not in SESSION_OPTIONS})
     except ValueError as exc:
-        hint = f"; agent options: {sorted(options)}" if options else ""
-        raise AgentSpecError(f"agent {spec}: {exc}{hint}") from None
+        hint = sorted({*options, *SESSION_OPTIONS})
+        raise AgentSpecError(f"agent {spec}: {exc}; agent options: {hint}") from None
+
+
+#: options every LLM agent kind takes that shape its sessions, not the model's sampling:
+#: ``timeout`` (seconds per call), ``history`` (``all`` or N: the history window),
+#: ``retry`` (``clean`` or ``keep``: what a retry after a failed reply sends)
+SESSION_OPTIONS = ("timeout", "history", "retry")
+#: the values of ``retry``
+RETRY_MODES = ("clean", "keep")
+
+
+#: the session options a run may set for every LLM agent (``--llm-option``, a bench
+#: config's ``llm.options``); ``timeout`` has its own flag and key
+RUN_SESSION_OPTIONS = ("history", "retry")
+
+
+def check_run_options(options: Mapping[str, Any]) -> None:
+    """Check a run's options for every LLM agent: generation settings and the session
+    options :data:`RUN_SESSION_OPTIONS`; a ``ValueError`` names the problem."""
+    session = {k: v for k, v in options.items() if k in RUN_SESSION_OPTIONS}
+    if session:
+        try:
+            session_options(AgentSpec("llm", "run", session))
+        except AgentSpecError as exc:
+            raise ValueError(str(exc).removeprefix("agent llm:run?").split(": ", 1)[-1]) \
+                from None
+    try:
+        generation_config({k: v for k, v in options.items() if k not in RUN_SESSION_OPTIONS})
+    except ValueError as exc:
+        raise ValueError(f"{exc}; session options: {', '.join(RUN_SESSION_OPTIONS)}") from None
+
+
+def session_options(spec: AgentSpec) -> tuple[int | None, str]:
+    """The history window (``None``: all) and retry mode of an LLM agent spec, checked."""
+    history: int | None = None
+    raw = spec.options.get("history", "all")
+    if raw != "all":
+        if isinstance(raw, bool) or not isinstance(raw, int) or raw < 1:
+            raise AgentSpecError(f"agent {spec}: history must be 'all' or a whole number of "
+                                 f"earlier exchanges to keep (1 or more), got {raw!r}")
+        history = raw
+    retry = spec.options.get("retry", "clean")
+    if retry not in RETRY_MODES:
+        raise AgentSpecError(f"agent {spec}: retry must be 'clean' (a retry resends the "
+                             "turn's prompt with the feedback) or 'keep' (the failed reply "
+                             f"stays in the session), got {retry!r}")
+    return history, str(retry)
 
 
 def llm_client(spec: AgentSpec, settings: Mapping[str, Any] | None,
@@ -104,6 +151,7 @@ def llm_client(spec: AgentSpec, settings: Mapping[str, Any] | None,
     try:
         client = runtime_for(settings).client(spec.arg, config)
         client.log_prompts = bool(settings.get("log_prompts"))
+        client.history, client.retry_mode = session_options(spec)
         check_for_endpoint(client.endpoint, config)
         structured.resolve_mode(config.structured, client.endpoint)
     except LLMError as exc:  # unknown provider, missing key or base URL, a setting the
@@ -244,6 +292,8 @@ class LLMConversation:
             raise self.call_failed(exc, who) from exc
         if self.record_calls:
             data = self.call_note(done, lead, seed=session.last_seed)
+            if session.left_out:  # the history window left earlier exchanges out
+                data["history_left_out"] = session.left_out
             if self.client.log_prompts:  # the exact messages this call added (--log-prompts)
                 data["prompt"] = [{"role": m["role"], "content": self.client.redact(m["content"])}
                                   for m in session.sent]
@@ -412,7 +462,7 @@ class LLMAgent(LLMConversation, Agent):
         if getattr(obs, "feedback", None) is None or self._turn_prompt is None:
             self._turn_prompt = prompt
             return prompt
-        if self.keep_failed_replies:
+        if self.keep_failed_replies or self.client.retry_mode == "keep":
             return prompt
         msgs = session.messages
         if len(msgs) >= 3 and msgs[-1]["role"] == "assistant" and msgs[-2]["role"] == "user":
@@ -420,5 +470,18 @@ class LLMAgent(LLMConversation, Agent):
         return self._turn_prompt.rstrip() + "\n\n" + prompt.lstrip()
 
 
-__all__ = ["OFF_LOOP_CHARS", "WITHHELD", "LLMAgent", "LLMConversation", "check_model_spec",
-           "llm_call_note", "llm_client", "missing_sdk", "withhold"]
+__all__ = [
+    "OFF_LOOP_CHARS",
+    "RETRY_MODES",
+    "SESSION_OPTIONS",
+    "WITHHELD",
+    "LLMAgent",
+    "LLMConversation",
+    "check_model_spec",
+    "check_run_options",
+    "llm_call_note",
+    "llm_client",
+    "missing_sdk",
+    "session_options",
+    "withhold",
+]

@@ -324,8 +324,12 @@ class LLMJudge(LLMConversation, TerminationJudge):
         return JudgeFailure(f"LLM judge call failed ({self.client.model}): "
                             f"{type(exc).__name__}: {exc}")
 
-    async def _ask(self, prompt: str) -> str:
+    async def _ask(self, prompt: str, retry: bool = False) -> str:
         assert self.session is not None
+        if retry:  # clean unless retry=keep (LLMSession.retry)
+            prompt = self.session.retry(prompt, keep=self.client.retry_mode == "keep")
+        else:
+            self.session.base = prompt
         return (await self.complete(self.session, prompt, who=JUDGE)).text
 
     async def judge(self, view: dict[str, Any], proposed: Termination | None,
@@ -343,7 +347,8 @@ class LLMJudge(LLMConversation, TerminationJudge):
                 return verdict
             text = await self._ask(render(
                 "judge_feedback.j2", attempt=attempt, max_attempts=attempts,
-                problem="it holds no single <VERDICT> with continue, agreement or no_deal"))
+                problem="it holds no single <VERDICT> with continue, agreement or no_deal"),
+                retry=True)
         verdict = parse_verdict(text)
         if verdict is None:
             clip = " ".join(strip_private(text).split())[:200]

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from accord.agents.templates import render
 from accord.llm import (
     CallScope,
     Completion,
@@ -50,7 +51,9 @@ def runtime_for(settings: Mapping[str, Any] | None) -> LLMRuntime:
         rt = _RUNTIMES.get(key)
         if rt is None:
             cache = CompletionCache(path, mode) if path and mode != "off" else None
-            rt = LLMRuntime(cache=cache, timeout=float(settings.get("timeout") or 60.0),
+            given = settings.get("timeout")
+            # no timeout given: each endpoint's default (accord.llm.timeouts)
+            rt = LLMRuntime(cache=cache, timeout=float(given) if given else None,
                             max_concurrency=int(settings.get("concurrency") or 16))
             _RUNTIMES[key] = rt
         return rt
@@ -99,6 +102,14 @@ class LLMSession:
         self.sent: list[dict[str, str]] = []
         self.seeds = seeds if client.endpoint.api != "anthropic" else None
         self.last_seed: int | None = config.seed
+        #: the history window (agent option ``history=N``): a call sends the system prompt
+        #: and the last N exchanges before its new message; ``None``: every message
+        self.history: int | None = client.history
+        #: how many earlier exchanges the latest call left out (0: none)
+        self.left_out = 0
+        #: the user message of the latest call that was not a retry (what a clean retry
+        #: sends again, with the feedback)
+        self.base: str | None = None
 
     def call_config(self, extra: Mapping[str, Any] | None = None) -> GenerationConfig:
         """This call's config: the session's, with the derived seed when it sets none and
@@ -119,9 +130,38 @@ class LLMSession:
         self.sent = self.messages[start:]
         self.calls += 1
         scope = CallScope(episode=self.episode, agent=self.agent, turn=self.calls)
-        done = await self.client.complete(self.messages, self.call_config(extra), scope=scope)
+        done = await self.client.complete(self.window(), self.call_config(extra), scope=scope)
         self.messages.append({"role": "assistant", "content": done.text})
         return done
+
+    def window(self) -> list[dict[str, str]]:
+        """The messages this call sends: all of them, or, with a history window of N, the
+        system prompt and the last N exchanges (user message and reply) before the new
+        message, the first kept message opening with a note that earlier turns were left
+        out (:attr:`left_out` says how many)."""
+        turns = self.messages[1:]
+        keep = None if self.history is None else 2 * self.history + 1
+        if keep is None or len(turns) <= keep:
+            self.left_out = 0
+            return self.messages
+        kept = turns[-keep:]
+        self.left_out = (len(turns) - keep + 1) // 2
+        note = render("history_window.j2", left_out=self.left_out, kept=self.history)
+        first = {"role": kept[0]["role"], "content": f"{note}\n\n{kept[0]['content']}"}
+        return [self.messages[0], first, *kept[1:]]
+
+    def retry(self, feedback: str, keep: bool = False) -> str:
+        """The user message of a retry after a failed reply. Clean (default): the failed
+        attempt (its prompt and reply) leaves the session and the turn's original prompt
+        (:attr:`base`) is sent again with ``feedback``, so retry k does not see k-1 copies
+        of a broken answer; ``keep`` (agent option ``retry=keep``): the failed reply stays
+        and ``feedback`` follows it, as accord did before 0.2."""
+        msgs = self.messages
+        if keep or self.base is None:
+            return feedback
+        if len(msgs) >= 3 and msgs[-1]["role"] == "assistant" and msgs[-2]["role"] == "user":
+            del msgs[-2:]
+        return self.base.rstrip() + "\n\n" + feedback.lstrip()
 
     def usage(self) -> dict[str, Any]:
         """Token usage and cost of this session's agent in its episode."""

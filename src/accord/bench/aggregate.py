@@ -24,6 +24,13 @@ from accord.bench.store import EpisodeRow
 _CELL_FIELDS = ("run", "domain", "scenario", "agents")
 
 
+def error_line(summary: Mapping[str, Any] | None) -> str:
+    """The first line of an ``error`` episode's reason (its summary's ``detail``)."""
+    detail = str((summary or {}).get("detail") or "").strip()
+    return detail.splitlines()[0] if detail else "the episode ended in status error " \
+        "(no detail recorded)"
+
+
 def _flags(row: EpisodeRow) -> dict[str, Any] | None:
     return None if row.summary is None else (row.summary.get("flags") or {})
 

@@ -32,6 +32,11 @@ Richer forms (all optional):
 * ``repeat``: run every (cell, seed) this many times; the repetition index is part of the
   episode id and reaches the domain as ``RunContext.extra["repeat"]`` (LLM caches are
   scoped by episode id, so repetitions of a stochastic LLM agent are distinct).
+* ``lineups``: named alternatives to ``agents`` (a mapping from a name to line-ups in the
+  syntax of ``agents``), e.g. the seeds' published models; ``accord bench SPEC --lineup
+  NAME`` runs ``lineups.NAME`` instead of ``agents`` (in every sweep, each of which may
+  have its own) under the run name ``<name>-<NAME>``. Every alternative's agent specs are
+  parsed when the file is read, selected or not; the domain checks the selected one.
 * ``scenarios: all`` runs every built-in scenario of the domain.
 * ``sweeps``: a list of sweeps, each with the keys above; top-level sweep keys are
   defaults for every sweep (so several domains, each with its own scenarios and agents).
@@ -64,8 +69,8 @@ from accord.bench.yamlpos import ConfigError, join_key, read_yaml
 from accord.core.safeload import MAX_NAME, short
 
 #: keys of one sweep (allowed at the top level as defaults, and in each ``sweeps`` item)
-SWEEP_KEYS = ("domain", "scenarios", "scenario", "agents", "params", "seeds", "repeat",
-              "prompts", "fork")
+SWEEP_KEYS = ("domain", "scenarios", "scenario", "agents", "lineups", "params", "seeds",
+              "repeat", "prompts", "fork")
 #: keys of a sweep's ``fork`` block
 FORK_KEYS = ("from", "at", "run")
 #: keys only allowed at the top level
@@ -260,7 +265,22 @@ def _scenarios(w: Where, sources: Mapping[str, str], data: Mapping[str, Any]) ->
     return tuple(items), key
 
 
-def _sweep(w: Where, defaults: Mapping[str, Any], item: Mapping[str, Any], path: str) -> Sweep:
+def _alternatives(w: Where, key: str, value: Any) -> dict[str, tuple[Lineup, ...]]:
+    """The named line-ups of a ``lineups`` mapping, each parsed like ``agents``."""
+    if not isinstance(value, Mapping) or not value:
+        raise w.error(key, "expected a mapping from a line-up name to line-ups, e.g. "
+                      "{seed001: [[\"llm:openai/gpt-4.1-mini\", \"llm:openai/gpt-4.1-mini\"]]}")
+    out: dict[str, tuple[Lineup, ...]] = {}
+    for name, agents in value.items():
+        if not isinstance(name, str) or not _NAME.match(name):
+            raise w.error(key, f"a line-up name must be letters, digits, '.', '_' or '-', "
+                          f"got {short(name)}")
+        out[name] = parse_agents(w, join_key(key, name), agents)
+    return out
+
+
+def _sweep(w: Where, defaults: Mapping[str, Any], item: Mapping[str, Any], path: str,
+           lineup: str | None = None) -> Sweep:
     data = {**defaults, **item}
     src = {k: (join_key(path, k) if k in item else k) for k in data}
     src["<sweep>"] = path or "<root>"
@@ -274,10 +294,19 @@ def _sweep(w: Where, defaults: Mapping[str, Any], item: Mapping[str, Any], path:
         data = {**data, "scenarios": ["(the parents')"]}  # a fork's scenario is its parent's
         src["scenarios"] = src.get("fork", "fork")
     scenarios, skey = _scenarios(w, src, data)
-    if "agents" not in data:
+    named = _alternatives(w, src["lineups"], data["lineups"]) if "lineups" in data else {}
+    if lineup is not None:
+        if lineup not in named:
+            known = ", ".join(named) if named else "none"
+            raise w.error(src.get("lineups", path or "<root>"),
+                          f"no line-up named {lineup!r} here (--lineup); named line-ups: "
+                          f"{known}")
+        lineups = named[lineup]
+    elif "agents" not in data:
         raise w.error(path or "<root>", "missing key 'agents' (a list of line-ups, "
                       "e.g. [[boulware, conceder]])")
-    lineups = parse_agents(w, src["agents"], data["agents"])
+    else:
+        lineups = parse_agents(w, src["agents"], data["agents"])
     if data.get("prompts") is not None:
         lineups = prompt_variants(w, src.get("prompts", "prompts"), data["prompts"], lineups)
     params = _params(w, src.get("params", "params"), data.get("params"))
@@ -368,11 +397,13 @@ def _str_or_none(w: Where, data: Mapping[str, Any], key: str) -> str | None:
 
 
 def parse_config(data: Any, source: str = "<config>", lines: Mapping[str, int] | None = None,
-                 default_name: str | None = None, max_episodes: int | None = None
-                 ) -> ExperimentConfig:
+                 default_name: str | None = None, max_episodes: int | None = None,
+                 lineup: str | None = None) -> ExperimentConfig:
     """Build an :class:`ExperimentConfig` from parsed YAML (no imports, no I/O).
 
-    ``max_episodes`` caps the planned episodes (default :data:`MAX_EPISODES`).
+    ``max_episodes`` caps the planned episodes (default :data:`MAX_EPISODES`); ``lineup``
+    runs the named alternative ``lineups.<lineup>`` instead of ``agents`` (in every sweep)
+    under the run name ``<name>-<lineup>``.
     """
     w = Where(source, lines, MAX_EPISODES if max_episodes is None else max_episodes)
     if not isinstance(data, Mapping):
@@ -394,12 +425,17 @@ def parse_config(data: Any, source: str = "<config>", lines: Mapping[str, int] |
             if not isinstance(item, Mapping):
                 raise w.error(f"sweeps[{i}]", "each sweep must be a mapping")
             _check_keys(w, item, f"sweeps[{i}]", SWEEP_KEYS)
-            sweeps.append(_sweep(w, defaults, item, f"sweeps[{i}]"))
+            sweeps.append(_sweep(w, defaults, item, f"sweeps[{i}]", lineup))
             total += episode_count(sweeps[-1])
             if total > w.max_episodes:
                 raise w.too_many("sweeps", total, f"{i + 1} sweeps")
     else:
-        sweeps = [_sweep(w, {}, defaults, "")]
+        sweeps = [_sweep(w, {}, defaults, "", lineup)]
+    if lineup is not None:
+        name = f"{name}-{lineup}"
+        if len(name) > MAX_NAME:
+            raise w.error("name", f"the run name {name!r} (with --lineup) is longer than "
+                          f"{MAX_NAME} characters")
     plugins = data.get("plugins") or []
     if not isinstance(plugins, list) or not all(isinstance(p, str) and p for p in plugins):
         raise w.error("plugins", "expected a list of module names (e.g. [mypackage.domain])")
@@ -408,13 +444,13 @@ def parse_config(data: Any, source: str = "<config>", lines: Mapping[str, int] |
         raise w.error("llm", "expected a mapping such as {cache: PATH, cache_mode: rw}")
     _check_keys(w, llm, "llm", LLM_KEYS)
     if llm.get("options") is not None:
-        from accord.llm.generation import generation_config
+        from accord.agents.llm_base import check_run_options
 
         if not isinstance(llm["options"], Mapping):
             raise w.error("llm.options", "expected a mapping of generation settings such as "
                           "{thinking: off, reasoning_effort: low}")
         try:
-            generation_config(llm["options"])
+            check_run_options(llm["options"])
         except ValueError as exc:
             raise w.error("llm.options", str(exc)) from None
     conc = data.get("concurrency")
@@ -449,8 +485,10 @@ def episode_count(sweep: Sweep) -> int:
             * sweep.repeat)
 
 
-def load_config(path: str | Path, max_episodes: int | None = None) -> ExperimentConfig:
-    """Read, parse and check a bench config file (the run name defaults to the file stem)."""
+def load_config(path: str | Path, max_episodes: int | None = None,
+                lineup: str | None = None) -> ExperimentConfig:
+    """Read, parse and check a bench config file (the run name defaults to the file stem;
+    ``lineup``: run the named alternative ``lineups.<lineup>``, see :func:`parse_config`)."""
     data, lines = read_yaml(path)
     return parse_config(data, str(path), lines, default_name=Path(path).stem,
-                        max_episodes=max_episodes)
+                        max_episodes=max_episodes, lineup=lineup)

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, overload
 
 from accord.bench import approvals
+from accord.bench.aggregate import error_line
 from accord.bench.config import ExperimentConfig
 from accord.bench.executors import Executor, make_executor, parse_executor
 from accord.bench.expand import Plan, PlannedEpisode, episode_ids_of, expand, subset
@@ -168,6 +169,10 @@ async def _drive(executor: Executor, tasks: Sequence[EpisodeTask], store: Store 
                 report.first_error = (rec.id, (rec.error or "").splitlines()[0])
         else:
             report.done += 1
+            if rec.outcome == "error" and report.first_error is None:
+                # an agent or endpoint failure is a finished episode with its reason in the
+                # summary's detail (a context overflow, a timeout): the summary names it
+                report.first_error = (rec.id, error_line(rec.summary))
         progress.update(rec.status)
 
 

@@ -12,7 +12,13 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from accord.bench.aggregate import Aggregate, Stat, episode_fields, usage_totals
+from accord.bench.aggregate import (
+    Aggregate,
+    Stat,
+    episode_fields,
+    error_line,
+    usage_totals,
+)
 from accord.bench.store import EpisodeRow
 
 #: dispersion shown next to means in the terminal and Markdown tables
@@ -80,7 +86,8 @@ def episode_rows(episodes: Sequence[EpisodeRow]) -> list[dict[str, Any]]:
                 else json.dumps(v, default=str)
         for k, v in usage_totals(e.usage).items():
             row[f"usage.{k}"] = v
-        row["error"] = (e.error or "").splitlines()[0] if e.error else None
+        row["error"] = ((e.error or "").splitlines()[0] if e.error
+                        else error_line(e.summary) if e.outcome == "error" else None)
         rows.append(row)
     return rows
 

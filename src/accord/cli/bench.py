@@ -57,8 +57,9 @@ def _summary(console: Console, rep: BenchReport) -> None:
         + f" in {rep.run_seconds:.1f} s ({rate:.1f} ep/s); store {c.plain(rep.store)}")
     if rep.first_error is not None:
         eid, line = rep.first_error
-        console.print(f"first failure {eid}: {c.plain(line)}\n  inspect: accord show "
-                      f"{c.plain(rep.store)} {eid}; rerun with --retry-failed")
+        console.print(f"first failure or error {eid}: {c.plain(line)}\n  inspect: accord show "
+                      f"{c.plain(rep.store)} {eid}; rerun with --retry-failed (a failed "
+                      "episode) or --retry-errors (one that ended in status error)")
     if rep.stale:
         console.print(f"note: {rep.stale} stored episodes of run {c.plain(repr(rep.run))} are "
                       "not in this config any more; they are kept and included by accord "
@@ -108,6 +109,10 @@ def bench_command(
     limit: int | None = typer.Option(None, "--limit", min=0,
                                      help="Run at most N of the pending episodes."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Expand and count, run nothing."),
+    lineup: str | None = typer.Option(None, "--lineup", metavar="NAME", help="Run the "
+                                      "spec's named line-up lineups.NAME instead of its "
+                                      "agents (e.g. seed001: the seed's published models), "
+                                      "as run <name>-NAME."),
     max_episodes: int | None = typer.Option(None, "--max-episodes", min=1, metavar="N",
                                             help="Refuse specs that plan more episodes than "
                                             "this (default 10^6)."),
@@ -123,7 +128,7 @@ def bench_command(
 
     out = c.pick(out, store, "--store", "--out")
     try:
-        cfg = load_config(configs.resolve(config), max_episodes=max_episodes)
+        cfg = load_config(configs.resolve(config), max_episodes=max_episodes, lineup=lineup)
         plan = expand(cfg)
     except KeyError as exc:
         raise c.fail(str(exc.args[0])) from None

@@ -119,8 +119,8 @@ def llm_option_option() -> Any:
                         "setting for every LLM agent of the run (repeatable; an agent spec's "
                         "own option wins): temperature, top_p, max_tokens, "
                         "max_completion_tokens, seed, stop, reasoning_effort, thinking "
-                        "(off|on|BUDGET), extra_body.PATH (any body field); VALUE read as "
-                        "YAML.")
+                        "(off|on|BUDGET), extra_body.PATH (any body field), and the session "
+                        "options history=all|N and retry=clean|keep; VALUE read as YAML.")
 
 
 def log_prompts_option() -> Any:
@@ -133,8 +133,10 @@ def log_prompts_option() -> Any:
 def llm_timeout_option() -> Any:
     """``--llm-timeout SECONDS``: the deadline of each LLM call."""
     return typer.Option(None, "--llm-timeout", min=0.001, metavar="SECONDS",
-                        help="Seconds each LLM call may take (default: $ACCORD_LLM_TIMEOUT, "
-                        "else 60; local CPU servers may need several minutes).")
+                        help="Seconds each LLM call attempt may take (default: "
+                        "$ACCORD_LLM_TIMEOUT, else 600 for a server on this machine - "
+                        "llamacpp/ models and localhost base URLs, CPU inference is slow - "
+                        "and 60 for hosted APIs).")
 
 
 def parse_llm_options(items: list[str]) -> dict[str, Any]:
@@ -142,7 +144,6 @@ def parse_llm_options(items: list[str]) -> dict[str, Any]:
     if not items:  # nothing to check: the LLM layer is not a start-up cost of every run
         return {}
     from accord.core.safeload import LoadError, parse_yaml
-    from accord.llm.generation import generation_config
 
     out: dict[str, Any] = {}
     for item in items:
@@ -154,8 +155,10 @@ def parse_llm_options(items: list[str]) -> dict[str, Any]:
             out[key] = parse_yaml(text, f"--llm-option {key[:100]}").data if text.strip() else ""
         except LoadError as exc:
             raise fail(str(exc)) from None
+    from accord.agents.llm_base import check_run_options
+
     try:
-        generation_config(out)
+        check_run_options(out)
     except ValueError as exc:
         raise fail(f"--llm-option: {exc}") from None
     return out
@@ -163,6 +166,39 @@ def parse_llm_options(items: list[str]) -> dict[str, Any]:
 
 #: the environment variable of the LLM call deadline (``--llm-timeout`` wins)
 TIMEOUT_ENV = "ACCORD_LLM_TIMEOUT"
+#: the environment variable that turns ``--verbose`` on
+VERBOSE_ENV = "ACCORD_VERBOSE"
+#: seconds between two slow-call notices of one command (all its calls together)
+NOTICE_GAP = 10.0
+
+
+def install_wait_notices(verbose: bool = False) -> None:
+    """Have slow LLM calls print ``waiting for MODEL (32 s, attempt 1 of 4)`` on stderr
+    (:mod:`accord.llm.progress`): only when stderr is a terminal, or with ``verbose``
+    (``--verbose`` or ``ACCORD_VERBOSE=1``), at most one line per :data:`NOTICE_GAP`
+    seconds; never on stdout, so ``--json`` output stays one document. Cheap: nothing of
+    the LLM layer is imported until a call is made."""
+    import threading
+    import time
+
+    verbose = verbose or os.environ.get(VERBOSE_ENV, "").strip() not in ("", "0")
+    last = [float("-inf")]
+    lock = threading.Lock()
+
+    def report(notice: Any) -> None:
+        if not (verbose or is_terminal(sys.stderr)):
+            return
+        now = time.monotonic()
+        with lock:
+            if now - last[0] < NOTICE_GAP:
+                return
+            last[0] = now
+        sys.stderr.write(f"{notice.text()}\n")
+        sys.stderr.flush()
+
+    from accord import _notices
+
+    _notices.set_reporter(report)
 
 
 def alias_option(*names: str) -> Any:

@@ -107,8 +107,13 @@ def _root(version: bool = typer.Option(False, "--version", "-V", callback=_versi
           debug: bool = typer.Option(False, "--debug", help="Print the Python traceback of "
                                      "an error (also ACCORD_DEBUG=1; accepted after the "
                                      "command too)."),
+          verbose: bool = typer.Option(False, "--verbose", help="Say more on stderr: "
+                                       "notices of slow LLM calls ('waiting for MODEL (32 s, "
+                                       "attempt 1 of 4)') even when stderr is not a "
+                                       "terminal (also ACCORD_VERBOSE=1)."),
           ) -> None:
     """accord: negotiation and deliberation between agents."""
+    c.install_wait_notices(verbose)
 
 
 @app.command(epilog=c.example(

@@ -78,6 +78,7 @@ def serve_command(
                                           "agreements reached in the browser await a "
                                           "person's approval (approve them on their "
                                           "transcript page or with accord approve)."),
+    llm_timeout: float | None = c.llm_timeout_option(),
 ) -> None:
     """Browse results stores in a local web app: runs, episodes, transcripts, approvals.
 
@@ -94,6 +95,7 @@ def serve_command(
     if require_approval and not play:
         raise c.fail("--require-approval gates games played in the browser; it needs --play")
     paths = _stores(stores, play)
+    llm = c.llm_settings(None, None, timeout=llm_timeout)  # the LLM opponents of --play
     sock = _bind(host, port)  # before anything says it is serving: a taken port is bad input
     import uvicorn
 
@@ -102,7 +104,7 @@ def serve_command(
     try:
         # a public bind is reached under any name; a local one only under local names
         app = create_app(paths, token=token, play=play, play_store=play_store,
-                         play_require_approval=require_approval,
+                         play_require_approval=require_approval, play_llm=llm,
                          allowed_hosts=None if is_loopback(host) else ["*"])
     except RuntimeError as exc:
         sock.close()

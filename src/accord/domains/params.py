@@ -9,10 +9,10 @@ values are strict: ``"3"`` is not an int and ``true`` is not a number.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from accord.protocols.engine import DEFAULT_MAX_RETRIES
 
@@ -27,6 +27,44 @@ class DomainParams(BaseModel):
 
 
 P = TypeVar("P", bound=DomainParams)
+
+
+#: seed 002's K for the stagnation rule (also the bargaining default with LLM parties)
+SEED_STAGNATION_ROUNDS = 3
+#: the spelling of "the default" a config may give for ``stagnation_rounds``
+AUTO = "auto"
+
+
+def auto_stagnation(value: int | None, agents: Sequence[Any]) -> int:
+    """K of the stagnation rule for a line-up: ``value`` when given, else seed 002's K when
+    a model-driven party (``llm``, ``llm-...``) takes part and 0 (off) for code strategies
+    and people, which follow their own schedules (the round cap ends their episodes)."""
+    if value is not None:
+        return value
+    from accord.agents.spec import parse_agent_spec
+
+    def model(spec: Any) -> bool:
+        kind = parse_agent_spec(spec).kind
+        return kind == "llm" or kind.startswith("llm-")
+
+    return SEED_STAGNATION_ROUNDS if any(model(a) for a in agents) else 0
+
+
+class TalkStagnationParams(DomainParams):
+    """:class:`DomainParams` of a domain where a party may talk instead of proposing, with
+    the message-only half of seed 002's stagnation rule
+    (:func:`~accord.protocols.stagnation.talk_streaks`)."""
+
+    stagnation_rounds: int | None = Field(
+        None, ge=0, description="K: consecutive message-only turns of one party (no "
+        "proposal, no answer) before the stagnation rule ends the episode (0 disables "
+        f"it); default 'auto': {SEED_STAGNATION_ROUNDS} (seed 002) when an LLM party takes "
+        "part, else 0")
+
+    @field_validator("stagnation_rounds", mode="before")
+    @classmethod
+    def _auto(cls, value: object) -> object:
+        return None if value == AUTO else value
 
 
 def read_params(model: type[P], params: Mapping[str, Any], domain: str) -> P:
@@ -54,4 +92,5 @@ def describe(model: type[DomainParams]) -> dict[str, dict[str, Any]]:
             for name, f in model.model_fields.items()}
 
 
-__all__ = ["DEFAULT_MAX_RETRIES", "DomainParams", "describe", "read_params"]
+__all__ = ["AUTO", "DEFAULT_MAX_RETRIES", "SEED_STAGNATION_ROUNDS", "DomainParams",
+           "TalkStagnationParams", "auto_stagnation", "describe", "read_params"]

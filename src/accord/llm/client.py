@@ -40,17 +40,21 @@ from accord.llm.backends.transport import Transport, check_transport, resolve_tr
 from accord.llm.cache import CacheMode, CompletionCache, cache_key
 from accord.llm.errors import (
     CacheMiss,
+    ContextOverflowError,
     EndpointUnreachableError,
     LLMError,
     LLMTimeoutError,
     RateLimitedError,
     ServerError,
 )
+from accord.llm.progress import watch
 from accord.llm.providers import Endpoint, resolve_model
 from accord.llm.redact import get_logger, register_secret
 from accord.llm.replay import REPLIES, Replies
 from accord.llm.retry import RetryPolicy, Transient
 from accord.llm.sanitize import clean_text
+from accord.llm.timeouts import default_timeout
+from accord.llm.tokens import message_tokens
 from accord.llm.types import (
     CallScope,
     ChatMessage,
@@ -154,7 +158,7 @@ class LLMRuntime:
 
     def __init__(self, *, cache: CompletionCache | None = None,
                  tracker: UsageTracker | None = None, retry: RetryPolicy | None = None,
-                 timeout: float = 60.0, max_concurrency: int = DEFAULT_CONCURRENCY,
+                 timeout: float | None = None, max_concurrency: int = DEFAULT_CONCURRENCY,
                  limits: Mapping[str, int] | None = None, env: Mapping[str, str] | None = None,
                  rng: np.random.Generator | None = None,
                  mock_policies: Mapping[str, Any] | None = None,
@@ -167,6 +171,8 @@ class LLMRuntime:
         self.cache = cache
         self.tracker = tracker if tracker is not None else UsageTracker()
         self.retry = retry or RetryPolicy()
+        #: seconds per attempt for every endpoint; ``None``: each endpoint's default
+        #: (:func:`~accord.llm.timeouts.default_timeout`: 600 s on this machine, else 60 s)
         self.timeout = timeout
         self.max_concurrency = max_concurrency
         self.limits = {k.rstrip("/"): v for k, v in (limits or {}).items()}
@@ -187,6 +193,11 @@ class LLMRuntime:
     def replay_only(self) -> bool:
         """Whether every answer must come from the cache."""
         return self.cache is not None and self.cache.mode is CacheMode.REPLAY
+
+    def timeout_for(self, endpoint: Endpoint) -> float:
+        """Seconds one attempt on ``endpoint`` may take: the runtime's timeout, else the
+        endpoint's default (local servers get longer: CPU inference is slow)."""
+        return self.timeout if self.timeout is not None else default_timeout(endpoint)
 
     def limit_for(self, endpoint: Endpoint) -> int:
         """The in-flight limit for ``endpoint``."""
@@ -234,10 +245,10 @@ class LLMRuntime:
                 from accord.llm.backends.mock import MockBackend
 
                 policy = self.mock_policies.get(endpoint.model)
-                backend = MockBackend(endpoint, api_key, self.timeout, policy)
+                backend = MockBackend(endpoint, api_key, self.timeout_for(endpoint), policy)
             else:
                 backend = _backend_factory(endpoint.api)(
-                    endpoint, api_key, self.timeout, transport=self.transport,
+                    endpoint, api_key, self.timeout_for(endpoint), transport=self.transport,
                     max_in_flight=self.limit_for(endpoint))
             backends[key] = backend
         return backend
@@ -274,6 +285,11 @@ class LLMClient:
         #: agents record the exact messages of each call in their ``llm_call`` notes
         #: (``--log-prompts``), keys masked like every completion
         self.log_prompts = False
+        #: the agent's session options (agent spec ``history=N``, ``retry=keep``; see
+        #: :mod:`accord.agents.llm_support`): how many earlier exchanges a call sends
+        #: (``None``: all) and whether a retry keeps the failed reply in the session
+        self.history: int | None = None
+        self.retry_mode = "clean"
 
     def redact(self, text: str) -> str:
         """``text`` with every key this client knows masked."""
@@ -361,6 +377,7 @@ class LLMClient:
         backend = rt.backend(ep)
         session = scope.session() if scope else None
         headers = {"X-Accord-Session": session} if session else {}
+        timeout = rt.timeout_for(ep)
         attempt = 0
         #: failed attempts per budget: 429s have their own, 5xx/timeouts/connection another
         failed = {"rate_limit": 0, "other": 0}
@@ -368,13 +385,13 @@ class LLMClient:
             attempt += 1
             async with rt.semaphore(ep):
                 started = time.monotonic()
-                deadline = asyncio.timeout(rt.timeout)
+                deadline = asyncio.timeout(timeout)
                 try:
                     # a deadline on the whole attempt, not the SDK's per-read timeout: an
                     # endpoint that sends headers and then a byte every few seconds never
                     # trips a read timeout (issue 24)
-                    async with deadline:
-                        raw = await backend.send(msgs, cfg, model=ep.model, timeout=rt.timeout,
+                    async with deadline, watch(self.model, attempt, rt.retry.max_attempts):
+                        raw = await backend.send(msgs, cfg, model=ep.model, timeout=timeout,
                                                  headers=headers)
                 except Transient as exc:
                     failure = exc
@@ -382,7 +399,11 @@ class LLMClient:
                     if not deadline.expired():
                         raise
                     failure = Transient("timeout", f"no complete answer within "
-                                                   f"{rt.timeout:g} s")
+                                                   f"{timeout:g} s")
+                except ContextOverflowError as exc:  # final: name the model and the prompt
+                    plain = [{"role": m["role"], "content": m["content"]} for m in msgs]
+                    raise exc.for_model(self.model, len(message_tokens(plain)),
+                                        sum(len(m["content"]) for m in plain)) from None
                 else:
                     # lone surrogates replaced before the text is cached, stored or
                     # sent again (issue 24)
@@ -421,5 +442,5 @@ class LLMClient:
         if failure.kind == "server":
             return ServerError(url, failure.status or 500, attempts, failure.detail)
         if failure.kind == "timeout":
-            return LLMTimeoutError(url, attempts, self.runtime.timeout)
+            return LLMTimeoutError(url, attempts, self.runtime.timeout_for(self.endpoint))
         return EndpointUnreachableError(url, attempts, failure.detail)

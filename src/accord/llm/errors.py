@@ -94,6 +94,48 @@ class RequestError(LLMError):
         super().__init__(f"LLM endpoint {url} refused the request with HTTP {status}: {detail}")
 
 
+class ContextOverflowError(RequestError):
+    """The prompt does not fit the model's context window: not retried (the same prompt
+    overflows again). Names the model, its context size when the server states it, and the
+    prompt's size (the server's count, else an estimate)."""
+
+    def __init__(self, url: str, status: int, detail: str, *,
+                 context_tokens: int | None = None, prompt_tokens: int | None = None,
+                 model: str | None = None, prompt_estimate: int | None = None,
+                 prompt_chars: int | None = None) -> None:
+        self.detail = detail
+        self.model = model
+        self.context_tokens = context_tokens
+        self.prompt_tokens = prompt_tokens
+        self.prompt_estimate = prompt_estimate
+        self.prompt_chars = prompt_chars
+        who = f"model {model!r}" if model else "the model"
+        if prompt_tokens:
+            size = f"the prompt ({prompt_tokens:,} tokens by the server's count)"
+        elif prompt_estimate:
+            size = (f"the prompt (about {prompt_estimate:,} tokens, estimated from "
+                    f"{prompt_chars or 0:,} characters)")
+        else:
+            size = "the prompt"
+        ctx = (f"the {context_tokens:,}-token context of {who}" if context_tokens
+               else f"the context of {who} (the server did not state its size)")
+        # the numbers first: a person's view of an error keeps only its first line's start
+        LLMError.__init__(self, f"{size} exceeds {ctx}; not retried. Keep fewer turns with "
+                          "the agent option history=N or give the model a larger context "
+                          f"(llamacpp/ models: ACCORD_LLAMACPP_CTX). {url} answered HTTP "
+                          f"{status}: {detail}")
+        self.url = url
+        self.status = status
+
+    def for_model(self, model: str, prompt_estimate: int, prompt_chars: int
+                  ) -> ContextOverflowError:
+        """This error naming ``model`` and the estimated size of the prompt it was sent."""
+        return ContextOverflowError(self.url, self.status, self.detail,
+                                    context_tokens=self.context_tokens,
+                                    prompt_tokens=self.prompt_tokens, model=model,
+                                    prompt_estimate=prompt_estimate, prompt_chars=prompt_chars)
+
+
 class AuthenticationError(RequestError):
     """HTTP 401/403: the key is wrong or lacks access (the key itself is never shown)."""
 

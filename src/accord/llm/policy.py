@@ -74,13 +74,17 @@ class Reply:
 
 @dataclass(frozen=True)
 class HttpError:
-    """An error answer: HTTP ``status`` with ``message``, extra ``headers``, after ``delay``."""
+    """An error answer: HTTP ``status`` with ``message``, extra ``headers``, after ``delay``.
+
+    ``body``, when given, is sent verbatim as the JSON body (a real server's own error
+    shape, e.g. llama.cpp's ``exceed_context_size_error``) instead of the generic one."""
 
     status: int
     message: str
     headers: Mapping[str, str] = field(default_factory=dict)
     delay: float = 0.0
     error_type: str = "server_error"
+    body: Mapping[str, Any] | None = None
 
 
 Outcome = Reply | HttpError

@@ -136,6 +136,26 @@ def window(history: Sequence[OfferRecord], rounds: int) -> tuple[OfferRecord, ..
     return tuple(sorted(before, key=lambda r: r.round)) + tuple(inside)
 
 
+def talk_streaks(streaks: Mapping[str, int], party: str, talked: bool) -> dict[str, int]:
+    """Each party's count of consecutive message-only turns after ``party``'s move:
+    one more when it only talked (no proposal, no answer), back to 0 otherwise.
+
+    The other half of seed 002's rule for domains where a party may talk instead of
+    proposing (Deal or No Deal, task exchange, deliberation): a party that only repeats
+    messages makes no move either, and after K such turns the rule ends the episode
+    (:func:`talk_detail`), as it does for offers that do not move in bargaining."""
+    out = dict(streaks)
+    out[party] = out.get(party, 0) + 1 if talked else 0
+    return out
+
+
+def talk_detail(party: str, turns: int) -> str:
+    """The sentence of a no-deal ended by the message-only rule."""
+    return (f"The stagnation rule ended the episode: {party} sent only messages (no proposal "
+            f"and no answer to one) for {turns} consecutive turns (set the parameter "
+            "stagnation_rounds: 0 to turn the rule off, or raise it).")
+
+
 __all__ = [
     "MEASURES",
     "ORDERS",
@@ -147,5 +167,7 @@ __all__ = [
     "issue_distance",
     "movement",
     "previous_of",
+    "talk_detail",
+    "talk_streaks",
     "window",
 ]

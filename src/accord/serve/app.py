@@ -20,7 +20,7 @@ the whole app, mounted apps included (:mod:`accord.serve.security`).
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -322,12 +322,15 @@ def _plain_page(title: str, text: str) -> str:
             '<p><a href="/">all stores</a></p></main></body></html>')
 
 
-def load_play_app(store: Path, require_approval: bool = False) -> Any:
+def load_play_app(store: Path, require_approval: bool = False,
+                  llm: Mapping[str, Any] | None = None) -> Any:
     """The play app (:data:`PLAY_APP`, called with the store that records finished
     games and its settings); ``RuntimeError`` with a clear message if this accord has
     no play feature.
 
-    Its agreements are gated when ``require_approval``; a finished game links to its
+    ``llm`` are the LLM settings of its LLM opponents (``accord serve --play
+    --llm-timeout``). Its agreements are gated when ``require_approval``; a finished game
+    links to its
     transcript here (``/episodes/ID``). It uses the CSRF scheme of
     :mod:`accord.serve.security` (its own guard passes requests this one has checked).
     """
@@ -340,7 +343,7 @@ def load_play_app(store: Path, require_approval: bool = False) -> Any:
         factory = getattr(mod, attr)
         settings = mod.PlaySettings(data=os.environ.get("ACCORD_DATA"),
                                     require_approval=require_approval,
-                                    episode_url="../episodes/{id}")
+                                    episode_url="../episodes/{id}", llm=dict(llm or {}))
     except (ImportError, AttributeError) as exc:
         raise RuntimeError(f"--play needs {PLAY_APP}, which this accord does not have "
                            f"({type(exc).__name__}: {exc})") from None
@@ -350,7 +353,8 @@ def load_play_app(store: Path, require_approval: bool = False) -> Any:
 def create_app(paths: list[Path] | list[str], token: str | None = None,
                play: bool = False, allowed_hosts: list[str] | None = None,
                play_store: Path | str | None = None,
-               play_require_approval: bool = False) -> Any:
+               play_require_approval: bool = False,
+               play_llm: Mapping[str, Any] | None = None) -> Any:
     """The ASGI app serving ``paths`` (store files), wrapped in the token/CSRF guard.
 
     ``play`` mounts :data:`PLAY_APP` at ``/play`` (``RuntimeError`` if unavailable),
@@ -385,7 +389,7 @@ def create_app(paths: list[Path] | list[str], token: str | None = None,
     if play:
         from accord.serve.nav import install
 
-        mounted = load_play_app(played, play_require_approval)
+        mounted = load_play_app(played, play_require_approval, play_llm)
         install(mounted)  # the one header of the app on the play pages too
         routes.append(Mount("/play", mounted))
 

@@ -231,7 +231,7 @@ def test_unknown_strategy_and_params() -> None:
                        "'utility-aware' or 'baseline', got 'greedy'"):
         build_protocol("cooperative", {"strategy": "greedy"})
     with pytest.raises(ValueError, match="unknown task-exchange parameter 'rounds'; known: "
-                       "max_retries, strategy, turn_limit"):
+                       "max_retries, stagnation_rounds, strategy, turn_limit"):
         build_protocol("cooperative", {"strategy": "baseline", "rounds": 3})
 
 

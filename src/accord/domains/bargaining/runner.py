@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from accord.agents.base import Agent
+from accord.agents.hygiene import same_model_map
 from accord.agents.registry import (
     build_judge,
     build_mediator,
@@ -119,5 +120,9 @@ async def run_negotiation(scenario: Scenario, specs: Sequence[AgentSpec | str], 
         agents[STAGNATION_ROLE] = sc
     judge = build_judge(parse_agent_spec(p.judge), context)
     result = await run_episode(protocol, agents, bounds=p.bounds(), judge=judge)
-    return dataclasses.replace(result, record={**result.record,
-                                               "stagnation": stagnation.to_dict()})
+    flags = result.flags
+    same = same_model_map(specs, params)
+    if same:  # V15: a judge or mediator on a party's model, flagged on the run's record
+        flags = {**flags, "same_model": same}
+    return dataclasses.replace(result, flags=flags, record={
+        **result.record, "stagnation": stagnation.to_dict()})

@@ -301,6 +301,7 @@ def play(
     quiet: bool = c.quiet_option(),
     cache: Path | None = c.cache_option(),
     cache_mode: str = c.cache_mode_option(),
+    llm_timeout: float | None = c.llm_timeout_option(),
     store_out: Path | None = c.out_option("Results store (default runs/dond-play-<hash>.db; "
                                           "a rerun resumes)."),
     store: Path | None = c.alias_option("--store"),
@@ -320,7 +321,7 @@ def play(
     )
 
     out_store = c.pick(store_out, store, "--store", "--out")
-    llm = c.llm_settings(cache, cache_mode)
+    llm = c.llm_settings(cache, cache_mode, timeout=llm_timeout)
     specs = _specs(agents)
     if rounds < 1 or concurrency < 1:
         raise _fail("--rounds and --concurrency must be at least 1")
@@ -410,6 +411,7 @@ def meta(
     as_json: bool = c.json_option(),
     cache: Path | None = c.cache_option(),
     cache_mode: str = c.cache_mode_option(),
+    llm_timeout: float | None = c.llm_timeout_option(),
 ) -> None:
     """The meta-game of the Deal-or-No-Deal study (section 5.6): play the four pairings,
     build the 2x2 payoff matrix and solve it."""
@@ -420,7 +422,7 @@ def meta(
     from accord.domains.deal_or_no_deal.meta import STRATEGIES, solve_meta_game
     from accord.domains.deal_or_no_deal.metrics import episode_metrics, summarize
 
-    llm = c.llm_settings(cache, cache_mode)
+    llm = c.llm_settings(cache, cache_mode, timeout=llm_timeout)
     specs = {"workflow": _specs(f"{use},{use}")[0], "raw": _specs(f"{raw},{raw}")[0]}
     points, _ = select_points(_data(data), split, hardest, limit, selection, sample)
     payoffs: dict[tuple[str, str], tuple[float, float]] = {}

@@ -38,12 +38,12 @@ from accord.domains.deal_or_no_deal.selection import (
     parse_line_id,
     select,
 )
-from accord.domains.params import DomainParams, read_params
+from accord.domains.params import TalkStagnationParams, read_params
 from accord.protocols.engine import EpisodeResult
 from accord.protocols.kit import ProtocolKit
 
 
-class DondParams(DomainParams):
+class DondParams(TalkStagnationParams):
     """Episode parameters of Deal or No Deal (seed 003, section 5)."""
 
     data: str | None = Field(None, description="data directory (default: ACCORD_DATA or the "
@@ -124,6 +124,7 @@ class DealOrNoDealDomain(Domain):
                              "hardest datapoints that admit an envy-free allocation")
         return await play_datapoint(dp, spec.agents, rounds=p.rounds, seed=spec.seed,
                                     first=p.first, max_retries=p.max_retries,
+                                    stagnation_rounds=p.stagnation_rounds,
                                     ctx={"llm": ctx.llm, "episode_id": ctx.episode_id,
                                          "seat": ctx.extra.get("seat")})
 

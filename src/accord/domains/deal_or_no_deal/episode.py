@@ -24,7 +24,7 @@ from accord.domains.deal_or_no_deal.protocol import ROLES, DondProtocol
 from accord.domains.deal_or_no_deal.rules import datapoint_difficulty
 from accord.domains.deal_or_no_deal.selection import load_selection
 from accord.domains.deal_or_no_deal.workflow import BayesianWorkflowAgent
-from accord.domains.params import DEFAULT_MAX_RETRIES
+from accord.domains.params import DEFAULT_MAX_RETRIES, auto_stagnation
 from accord.protocols.engine import Bounds, EpisodeResult, run_episode
 
 FIRST_CHOICES: tuple[str, ...] = ("alice", "bob", "data")
@@ -69,14 +69,19 @@ def episode_key(dp: Datapoint, agents: Sequence[AgentSpec | str], rounds: int, s
 async def play_datapoint(dp: Datapoint, agents: Sequence[AgentSpec | str], *, rounds: int = 20,
                          seed: int = 0, first: str = "alice",
                          max_retries: int = DEFAULT_MAX_RETRIES,
-                         ctx: Mapping[str, Any] | None = None) -> EpisodeResult:
+                         ctx: Mapping[str, Any] | None = None,
+                         stagnation_rounds: int | None = None) -> EpisodeResult:
     """Negotiate one datapoint with ``agents`` = (alice's spec, bob's spec).
+
+    ``stagnation_rounds``: K of the message-only stagnation rule (``None``: seed 002's 3
+    with an LLM party, else off; :func:`~accord.domains.params.auto_stagnation`).
 
     ``ctx`` holds LLM settings (``llm``) and the episode id (``episode_id``), see above.
     """
     opener = first_mover(dp, first)
     protocol = DondProtocol(dp.counts, {"alice": dp.alice, "bob": dp.bob}, rounds=rounds,
-                            first=opener, scenario=dp.id)
+                            first=opener, scenario=dp.id,
+                            stagnation_rounds=auto_stagnation(stagnation_rounds, agents))
     context: dict[str, Any] = {**(ctx or {}), "max_retries": max_retries}
     if not context.get("episode_id"):
         context["episode_id"] = episode_key(dp, agents, rounds, seed, opener)

@@ -10,13 +10,16 @@ Two players (``alice``, ``bob``) take turns. A turn is one move:
 * ``Walk`` - leave without a deal.
 
 A round is one turn of each player; after ``rounds`` rounds (default 20) the episode ends
-without a deal. Observations carry the mover's own values only, never the partner's.
+without a deal. With ``stagnation_rounds`` K > 0, a player whose last K turns were all
+messages (no offer, no answer, no walk) ends it without a deal too (seed 002's stagnation
+rule, :func:`~accord.protocols.stagnation.talk_streaks`). Observations carry the mover's
+own values only, never the partner's.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from accord.core.moves import Accept, Message, Move, Offer, Reject, Walk
@@ -24,6 +27,7 @@ from accord.domains.deal_or_no_deal.deal_tag import package_of, share_of
 from accord.domains.deal_or_no_deal.load import ITEMS
 from accord.domains.deal_or_no_deal.rules import complement, utility
 from accord.protocols.base import Invalid, Note, Observation, Progress, Protocol, Termination
+from accord.protocols.stagnation import talk_detail, talk_streaks
 
 Vector = tuple[int, ...]
 ROLES: tuple[str, str] = ("alice", "bob")
@@ -62,6 +66,9 @@ class DondState:
     agreement: tuple[Vector, Vector] | None = None
     walked: str | None = None
     offers: int = 0
+    #: consecutive message-only turns per player; ``stalled``: who reached K
+    talk: Mapping[str, int] = field(default_factory=dict)
+    stalled: str | None = None
 
 
 class DondProtocol(Protocol[DondState]):
@@ -71,7 +78,7 @@ class DondProtocol(Protocol[DondState]):
 
     def __init__(self, counts: Sequence[int], values: Mapping[str, Sequence[int]], *,
                  rounds: int = 20, first: str = "alice", items: Sequence[str] = ITEMS,
-                 scenario: str = "") -> None:
+                 scenario: str = "", stagnation_rounds: int = 0) -> None:
         if rounds < 1:
             raise ValueError(f"rounds must be at least 1, got {rounds}")
         if first not in ROLES:
@@ -89,6 +96,9 @@ class DondProtocol(Protocol[DondState]):
         self.rounds = rounds
         self.first = first
         self.scenario = scenario
+        if stagnation_rounds < 0:
+            raise ValueError(f"stagnation_rounds must be 0 (off) or more, got {stagnation_rounds}")
+        self.stagnation_rounds = stagnation_rounds
 
     # -- turn structure ---------------------------------------------------------------
     def _other(self, role: str) -> str:
@@ -209,6 +219,13 @@ class DondProtocol(Protocol[DondState]):
         text = getattr(move, "message", None) if not isinstance(move, Message) else move.text
         if text:
             event["text"] = text
+        if self.stagnation_rounds > 0:
+            talk = talk_streaks(state.talk, role, isinstance(move, Message))
+            new = replace(new, talk=talk)
+            if talk[role] >= self.stagnation_rounds and new.agreement is None:
+                new = replace(new, stalled=role)
+                notes.append(Note("stagnation", None, {"rule": "talk", "party": role,
+                                                       "turns": talk[role]}))
         return replace(new, history=(*state.history, event)), notes
 
     def termination(self, state: DondState) -> Termination | None:
@@ -217,6 +234,9 @@ class DondProtocol(Protocol[DondState]):
             return Termination("agreement")
         if state.walked is not None:
             return Termination("no_deal", "walk", state.walked)
+        if state.stalled is not None:
+            return Termination("no_deal", "stagnation", state.stalled,
+                               talk_detail(state.stalled, self.stagnation_rounds))
         if state.turn >= 2 * self.rounds:
             return Termination("no_deal", "max_rounds", None, f"{self.rounds} rounds")
         return None

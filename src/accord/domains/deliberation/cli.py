@@ -184,12 +184,13 @@ def run(setting: str = typer.Argument(..., help="menu-numeric | menu-semantic | 
         seed: int = c.seed_option(),
         as_json: bool = c.json_option(),
         cache: Path | None = c.cache_option(),
-        cache_mode: str = c.cache_mode_option()) -> None:
+        cache_mode: str = c.cache_mode_option(),
+        llm_timeout: float | None = c.llm_timeout_option()) -> None:
     """Run one episode and print its metrics."""
     params: dict[str, Any] = {"max_rounds": max_rounds, "max_chars": max_chars}
     if mode:
         params["mode"] = mode
-    llm = c.llm_settings(cache, cache_mode)
+    llm = c.llm_settings(cache, cache_mode, timeout=llm_timeout)
     try:
         out = run_target(setting, instance, agents.split(",") if agents else None, tools, seed,
                          llm=llm, **params)

@@ -47,7 +47,7 @@ from accord.domains.deliberation.observations import (
     shared_info,
 )
 from accord.domains.deliberation.protocol import DeliberationProtocol, proposal_normalizer
-from accord.domains.params import DomainParams, read_params
+from accord.domains.params import TalkStagnationParams, auto_stagnation, read_params
 from accord.protocols.engine import Bounds, EpisodeResult, run_episode
 from accord.protocols.kit import ProtocolKit
 
@@ -60,7 +60,7 @@ MODES: tuple[str, ...] = ("deliberation", "centralized", "oracle")
 CENTRAL_ROLE = "central"
 
 
-class DeliberationParams(DomainParams):
+class DeliberationParams(TalkStagnationParams):
     """Episode parameters of deliberation (seed 001)."""
 
     instance: int = Field(0, ge=0, description="index of a shipped instance of the setting")
@@ -175,9 +175,10 @@ def infer_mode(spec: EpisodeSpec) -> str:
     return "deliberation"
 
 
-def build_protocol(inst: Instance, mode: str, params: Mapping[str, Any]
-                   ) -> DeliberationProtocol:
-    """The deliberation protocol of an instance in a mode."""
+def build_protocol(inst: Instance, mode: str, params: Mapping[str, Any],
+                   agents: Sequence[Any] = ()) -> DeliberationProtocol:
+    """The deliberation protocol of an instance in a mode; ``agents`` (the line-up) decide
+    the default K of the stagnation rule (:func:`~accord.domains.params.auto_stagnation`)."""
     p = read_params(DeliberationParams, params, "deliberation")
     shared = shared_info(inst)
     merged = mode != "deliberation"
@@ -192,7 +193,8 @@ def build_protocol(inst: Instance, mode: str, params: Mapping[str, Any]
         roles, shared, private, proposal_normalizer(shared),
         mode="single" if mode == "centralized" else ("leader" if is_task else "symmetric"),
         leader=inst.leader if isinstance(inst, TaskInstance) else None,
-        max_rounds=p.max_rounds, max_chars=p.max_chars, tools=p.tools, merged=merged)
+        max_rounds=p.max_rounds, max_chars=p.max_chars, tools=p.tools, merged=merged,
+        stagnation_rounds=auto_stagnation(p.stagnation_rounds, agents))
 
 
 def _records(protocol: DeliberationProtocol, agents: Mapping[str, Agent],
@@ -236,7 +238,7 @@ class DeliberationDomain(Domain):
         """Instance, mode and protocol of a spec, with the line-up checked against them."""
         inst = resolve_instance(spec)
         mode = infer_mode(spec)
-        protocol = build_protocol(inst, mode, spec.params)
+        protocol = build_protocol(inst, mode, spec.params, spec.agents)
         if len(spec.agents) != len(protocol.parties):
             raise ValueError(f"{mode} on {inst.setting} needs {len(protocol.parties)} agent(s) "
                              f"({', '.join(protocol.parties)}), got {len(spec.agents)}")

@@ -36,6 +36,7 @@ from accord.protocols.base import (
     Protocol,
     Termination,
 )
+from accord.protocols.stagnation import talk_detail, talk_streaks
 
 Mode = Literal["symmetric", "leader", "single"]
 Normalizer = Callable[[Any], tuple[Any, str | None]]
@@ -98,6 +99,10 @@ class DeliberationState:
     decision: Any = None
     decided_by: str | None = None
     ended: str | None = None
+    #: consecutive message-only turns per party; ``stalled``: who reached the stagnation
+    #: rule's K
+    talk: Mapping[str, int] = field(default_factory=dict)
+    stalled: str | None = None
 
 
 class DeliberationProtocol(Protocol[DeliberationState]):
@@ -116,6 +121,7 @@ class DeliberationProtocol(Protocol[DeliberationState]):
         max_chars: int = 1000,
         tools: bool = False,
         merged: bool = False,
+        stagnation_rounds: int = 0,
     ) -> None:
         if mode == "leader" and leader not in parties:
             raise ValueError(f"leader {leader!r} must be one of the parties {list(parties)}")
@@ -125,6 +131,10 @@ class DeliberationProtocol(Protocol[DeliberationState]):
             raise ValueError("private observations must be given for exactly the parties")
         if max_rounds < 1 or max_chars < 1:
             raise ValueError("max_rounds and max_chars must be positive")
+        if stagnation_rounds < 0:
+            raise ValueError(f"stagnation_rounds must be 0 (off) or more, got {stagnation_rounds}")
+        #: K of the message-only stagnation rule (0: off)
+        self.stagnation_rounds = stagnation_rounds
         self.parties = tuple(parties)
         self.shared = dict(shared)
         self.private = {p: dict(o) for p, o in private.items()}
@@ -224,11 +234,22 @@ class DeliberationProtocol(Protocol[DeliberationState]):
             turn, rnd = 0, rnd + 1
         ended = "decided" if s.decided_by is not None else (
             "max_rounds" if rnd > self.max_rounds else None)
+        if self.stagnation_rounds > 0:
+            talk = talk_streaks(s.talk, role, isinstance(move, Message))
+            s = replace(s, talk=talk)
+            if talk[role] >= self.stagnation_rounds and ended != "decided":
+                notes.append(Note("stagnation", None, {"rule": "talk", "party": role,
+                                                       "turns": talk[role]}))
+                ended = "stagnation"
+                s = replace(s, stalled=role)
         return replace(s, turn=turn, round=rnd, ended=ended), notes
 
     def termination(self, state: DeliberationState) -> Termination | None:
         if state.ended == "decided":
             return Termination("agreement", None, state.decided_by)
+        if state.ended == "stagnation" and state.stalled is not None:
+            return Termination("no_deal", "stagnation", state.stalled,
+                               talk_detail(state.stalled, self.stagnation_rounds))
         if state.ended == "max_rounds":
             return Termination("no_deal", "max_rounds", None,
                                f"no decision within {self.max_rounds} rounds")

@@ -172,6 +172,7 @@ def play(
     quiet: bool = c.quiet_option(),
     cache: Path | None = c.cache_option(),
     cache_mode: str = c.cache_mode_option(),
+    llm_timeout: float | None = c.llm_timeout_option(),
 ) -> None:
     """Play a game with code or LLM agents, optionally after cheap talk, and score the outcomes."""
     import asyncio
@@ -182,7 +183,7 @@ def play(
     from accord.domains.games import GameFileError, GamesDomain, action_distribution
     from accord.domains.games.metrics import plot_action_distribution, rate
 
-    llm = c.llm_settings(cache, cache_mode)
+    llm = c.llm_settings(cache, cache_mode, timeout=llm_timeout)
     try:
         specs = tuple(parse_agent_list(agents))
     except AgentSpecError as exc:

@@ -86,9 +86,10 @@ def run_cmd(scenario: str = typer.Argument(..., help="Built-in scenario name or 
             seed: int = c.seed_option(),
             cache: Path | None = c.cache_option(),
             cache_mode: str = c.cache_mode_option(),
+            llm_timeout: float | None = c.llm_timeout_option(),
             as_json: bool = c.json_option()) -> None:
     """Run one episode (the same as ``accord run task-exchange/<scenario>``)."""
-    llm = c.llm_settings(cache, cache_mode)
+    llm = c.llm_settings(cache, cache_mode, timeout=llm_timeout)
     try:
         out = run_target(scenario, _agents(agents), strategy, seed, llm)
     except ValueError as exc:  # unknown scenario, kind or option; missing model or key
@@ -187,6 +188,7 @@ def generate_cmd(
                                              help="Sampling temperature of the model."),
     cache: Path | None = c.cache_option(),
     cache_mode: str = c.cache_mode_option(),
+    llm_timeout: float | None = c.llm_timeout_option(),
     as_json: bool = c.json_option(),
 ) -> None:
     """Generate a scenario with an LLM: composite descriptions, then each agent's raw
@@ -201,7 +203,7 @@ def generate_cmd(
     from accord.domains.task_exchange.metrics import initial_row, scenario_front
     from accord.llm import GenerationConfig, LLMError
 
-    llm = c.llm_settings(cache, cache_mode)
+    llm = c.llm_settings(cache, cache_mode, timeout=llm_timeout)
     src = tasks or DATA_DIR / "tasks.yaml"
     try:
         prefs = load_preferences(preferences)

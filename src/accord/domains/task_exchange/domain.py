@@ -13,7 +13,12 @@ from accord.agents.kinds import AgentRegistry
 from accord.agents.spec import AgentSpec, parse_agent_spec
 from accord.domains.base import Domain, EpisodeSpec, RunContext, register_domain
 from accord.domains.ids import episode_id
-from accord.domains.params import DEFAULT_MAX_RETRIES, DomainParams, read_params
+from accord.domains.params import (
+    DEFAULT_MAX_RETRIES,
+    TalkStagnationParams,
+    auto_stagnation,
+    read_params,
+)
 from accord.domains.task_exchange.agents import UtilityAwareAgent, selfish_agent
 from accord.domains.task_exchange.llm.agent import build_llm_agent
 from accord.domains.task_exchange.load import builtin_scenarios, get_scenario
@@ -98,7 +103,7 @@ def episode_key(spec: EpisodeSpec) -> str:
     return episode_id(spec)
 
 
-class TaskExchangeParams(DomainParams):
+class TaskExchangeParams(TalkStagnationParams):
     """Episode parameters of task exchange (seed 000, Appendix B)."""
 
     strategy: Literal["utility-aware", "baseline"] = Field(
@@ -109,11 +114,15 @@ class TaskExchangeParams(DomainParams):
                              "retries per turn before the run ends with status error")
 
 
-def build_protocol(scenario: str, params: Mapping[str, Any]) -> TaskExchangeProtocol:
-    """The protocol for a scenario name or path; ``params``: :class:`TaskExchangeParams`."""
+def build_protocol(scenario: str, params: Mapping[str, Any],
+                   agents: Sequence[AgentSpec | str] = ()) -> TaskExchangeProtocol:
+    """The protocol for a scenario name or path; ``params``: :class:`TaskExchangeParams`;
+    ``agents`` (the line-up) decide the default K of the stagnation rule
+    (:func:`~accord.domains.params.auto_stagnation`)."""
     p = read_params(TaskExchangeParams, params, "task-exchange")
     return TaskExchangeProtocol(get_scenario(scenario), p.strategy, p.turn_limit,
-                                p.max_retries)
+                                p.max_retries,
+                                auto_stagnation(p.stagnation_rounds, agents))
 
 
 async def play(protocol: TaskExchangeProtocol, agents: Sequence[Agent],
@@ -141,7 +150,7 @@ class TaskExchangeDomain(Domain):
         return AGENT_KINDS.kinds()
 
     async def run_episode(self, spec: EpisodeSpec, ctx: RunContext) -> EpisodeResult:
-        protocol = build_protocol(spec.scenario, spec.params)
+        protocol = build_protocol(spec.scenario, spec.params, spec.agents)
         agent_ctx = {"llm": ctx.llm, "episode_id": ctx.episode_id or episode_key(spec),
                      "seat": ctx.extra.get("seat"), "title": protocol.scenario.title}
         agents = [build_agent(a, agent_ctx) for a in spec.agents]

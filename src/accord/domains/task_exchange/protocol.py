@@ -32,6 +32,7 @@ from accord.domains.task_exchange.validation import (
     to_invalid,
 )
 from accord.protocols.base import Invalid, Note, Observation, Progress, Protocol, Termination
+from accord.protocols.stagnation import talk_detail, talk_streaks
 
 MOVES = (Accept, Reject, Offer, Message, Malformed)
 """The move kinds of the negotiation (what :func:`~.parser.parse_reply` produces)."""
@@ -83,6 +84,10 @@ class TaskExchangeState:
     accepted: Proposal | None = None
     end_turn: int | None = None
     error: tuple[str, str, str] | None = None
+    #: consecutive text-only turns per agent (no proposal, no answer); ``stalled``: who
+    #: reached the stagnation rule's K
+    talk: Mapping[str, int] = field(default_factory=dict)
+    stalled: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,7 +128,7 @@ class TaskExchangeProtocol(Protocol[TaskExchangeState]):
 
     def __init__(self, scenario: Scenario, strategy: str = "utility-aware",
                  turn_limit: int | None = None,
-                 max_retries: int = DEFAULT_MAX_RETRIES) -> None:
+                 max_retries: int = DEFAULT_MAX_RETRIES, stagnation_rounds: int = 0) -> None:
         if strategy not in STRATEGIES:
             raise ValueError(f"unknown strategy {strategy!r}; use one of {', '.join(STRATEGIES)}")
         self.scenario = scenario
@@ -133,6 +138,12 @@ class TaskExchangeProtocol(Protocol[TaskExchangeState]):
             raise ValueError(f"turn_limit must be at least 2, got {self.turn_limit}")
         self.max_retries = max_retries
         self.parties = scenario.roles
+        if stagnation_rounds < 0:
+            raise ValueError(f"stagnation_rounds must be 0 (off) or more, got {stagnation_rounds}")
+        #: K of the message-only stagnation rule (0: off): an agent whose last K turns were
+        #: text without a proposal (forwarded unchecked under the baseline strategy) ends
+        #: the episode without agreement
+        self.stagnation_rounds = stagnation_rounds
 
     # -- state machine -------------------------------------------------------------------
 
@@ -259,9 +270,19 @@ class TaskExchangeProtocol(Protocol[TaskExchangeState]):
             entry = HistoryEntry(new_turn, role, kind if isinstance(move, Reject) else "text",
                                  text)
             nxt = replace(state, messages=messages, history=(*state.history, entry), table=None)
+            if self.stagnation_rounds > 0:
+                talk = talk_streaks(state.talk, role, entry.kind == "text")
+                nxt = replace(nxt, talk=talk)
+                if talk[role] >= self.stagnation_rounds:
+                    notes.append(Note("stagnation", None, {"rule": "talk", "party": role,
+                                                           "turns": talk[role]}))
+                    return replace(nxt, outcome="stalled", stalled=role,
+                                   end_turn=new_turn), notes
             if new_turn + 1 > self.turn_limit:
                 return replace(nxt, outcome="disagreed", end_turn=self.turn_limit), notes
             return replace(nxt, turn=new_turn + 1, phase="propose", mover=partner), notes
+        if self.stagnation_rounds > 0:
+            state = replace(state, talk=talk_streaks(state.talk, role, False))
         violations = check_assignment(assignment, self.scenario.universe, self.parties)
         violation = violations[0].reason if violations else None
         feedback = "\n".join(v.feedback for v in violations) if violations else None
@@ -280,6 +301,9 @@ class TaskExchangeProtocol(Protocol[TaskExchangeState]):
         if state.outcome == "disagreed":
             return Termination("no_deal", "turn_limit", None,
                                f"no agreement by turn {self.turn_limit}")
+        if state.outcome == "stalled" and state.stalled is not None:
+            return Termination("no_deal", "stagnation", state.stalled,
+                               talk_detail(state.stalled, self.stagnation_rounds))
         if state.outcome == "error" and state.error is not None:
             who, reason, detail = state.error
             return Termination("error", reason, who, detail)

@@ -110,7 +110,7 @@ class AnthropicBackend(Backend):
             raise Transient("connection", f"{exc} ({exc.__cause__!r})") from exc
         except anthropic.APIStatusError as exc:
             raise status_failure(url, exc.status_code, error_message(exc.body, exc.message),
-                                 exc.response.headers) from None
+                                 exc.response.headers, exc.body) from None
         except anthropic.AnthropicError as exc:
             raise LLMError(f"unexpected answer from {url}: {exc}") from None
         except ValueError as exc:  # the body is not JSON (json.JSONDecodeError)

@@ -12,7 +12,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from accord.llm.errors import AuthenticationError, LLMError, RequestError
+from accord.llm.context import context_overflow
+from accord.llm.errors import AuthenticationError, ContextOverflowError, LLMError, RequestError
 from accord.llm.providers import Endpoint
 from accord.llm.retry import RETRYABLE_STATUS, Transient, TransientKind, parse_retry_after
 from accord.llm.types import ChatMessage, GenerationConfig, Usage
@@ -53,9 +54,18 @@ class Backend(ABC):
         """Release connections."""
 
 
-def status_failure(url: str, status: int, message: str, headers: Mapping[str, str]
-                   ) -> Transient | LLMError:
-    """The exception for an HTTP error answer: retryable or final."""
+def status_failure(url: str, status: int, message: str, headers: Mapping[str, str],
+                   body: object = None) -> Transient | LLMError:
+    """The exception for an HTTP error answer: retryable or final. A prompt that exceeds
+    the context window (:mod:`accord.llm.context`; ``body`` the decoded error body) is a
+    final :class:`ContextOverflowError` whatever the status (old llama.cpp builds say it
+    with a 500)."""
+    if status >= 400 and status not in (401, 403, 429):
+        overflow = context_overflow(message, body)
+        if overflow is not None:
+            return ContextOverflowError(url, status, message,
+                                        context_tokens=overflow.context_tokens,
+                                        prompt_tokens=overflow.prompt_tokens)
     if status in RETRYABLE_STATUS:
         kind: TransientKind = ("rate_limit" if status == 429
                                else "timeout" if status == 408 else "server")

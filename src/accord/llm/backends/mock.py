@@ -68,7 +68,8 @@ class MockBackend(Backend):
         if delay > 0:
             await asyncio.sleep(delay)
         if isinstance(outcome, HttpError):
-            raise status_failure(url, outcome.status, outcome.message, outcome.headers)
+            raise status_failure(url, outcome.status, outcome.message, outcome.headers,
+                                 outcome.body)
         text, cut = outcome.text, False
         if config.max_tokens:
             text, cut = truncate_tokens(text, config.max_tokens)

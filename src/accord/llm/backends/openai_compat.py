@@ -168,7 +168,7 @@ class OpenAIBackend(Backend):
             raise Transient("connection", _cause(exc)) from exc
         except openai.APIStatusError as exc:
             failure = status_failure(url, exc.status_code, error_message(exc.body, exc.message),
-                                     exc.response.headers)
+                                     exc.response.headers, exc.body)
             raise failure from None
         except openai.OpenAIError as exc:
             raise LLMError(f"unexpected answer from {url}: {exc}") from None

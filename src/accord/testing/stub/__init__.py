@@ -9,6 +9,7 @@ registered through the ``accord.policies`` entry point group and found by name t
 time it is asked for.
 """
 
+from accord.testing.stub.context import ContextLimitPolicy
 from accord.testing.stub.policies import (
     FAULTS,
     POLICIES,
@@ -33,6 +34,7 @@ from accord.testing.stub.tokens import PrefixTracker, count_tokens, message_toke
 __all__ = [
     "FAULTS",
     "POLICIES",
+    "ContextLimitPolicy",
     "DripPolicy",
     "EchoPolicy",
     "FaultyPolicy",

@@ -428,7 +428,9 @@ class _Handler(BaseHTTPRequestHandler):
             # sees its request still counted in flight (no race in max_in_flight)
             stub.end(entry, status)
             booked = True
-            if isinstance(outcome, HttpError):
+            if isinstance(outcome, HttpError) and outcome.body is not None:
+                self._send(status, dict(outcome.body), extra)
+            elif isinstance(outcome, HttpError):
                 kind = "rate_limit_error" if anthropic and status == 429 else outcome.error_type
                 self._error(status, outcome.message, kind, anthropic, extra)
             elif anthropic:

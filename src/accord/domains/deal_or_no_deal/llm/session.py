@@ -122,6 +122,10 @@ class DondChat(LLMConversation):
             self.session = self.open_session(self.system_prompt(obs, **(system_extra or {})),
                                              obs.role)
         text = self.prompt(obs, belief=belief, show_points=show_points, seed=seed)
+        if obs.feedback is None:
+            self.session.base = text
+        else:  # clean retry unless the agent option retry=keep (LLMSession.retry)
+            text = self.session.retry(text, keep=self.client.retry_mode == "keep")
         done = await self.complete(self.session, text, who=obs.role)
         self.last_reply = done.text
         reply, dropped = echo.unecho(done.text, echo.instruction_lines(

@@ -104,13 +104,20 @@ class LLMDeliberator(LLMAgent, DeliberationRecorder):
 
     # -- plumbing ------------------------------------------------------------------------
 
-    async def _ask(self, module: str, obs: DeliberationObservation, prompt: str) -> str:
-        """One call in the module's own session (each module is a session of its own)."""
+    async def _ask(self, module: str, obs: DeliberationObservation, prompt: str, *,
+                   retry: bool = False) -> str:
+        """One call in the module's own session (each module is a session of its own);
+        ``retry``: ``prompt`` is feedback on the module's failed reply (a clean retry
+        unless the agent option ``retry=keep``, :meth:`LLMSession.retry`)."""
         session = self.sessions.get(module)
         if session is None:
             system = system_prompt(module, obs, self.tool_use, self.max_tool_calls)
             session = self.open_session(system, f"{obs.role}/{module}")
             self.sessions[module] = session
+        if retry:
+            prompt = session.retry(prompt, keep=self.client.retry_mode == "keep")
+        else:
+            session.base = prompt
         done = await self.complete(session, prompt, who=f"{obs.role} ({module} module)",
                                    lead={"module": module})
         # counted here, not looked up by (episode, agent): runs without an episode id
@@ -136,11 +143,13 @@ class LLMDeliberator(LLMAgent, DeliberationRecorder):
         return outs
 
     async def _tool_loop(self, module: str, obs: DeliberationObservation, turn: _Turn,
-                         prompt: str, st: dict[str, Any], parse: Callable[[str], Any]) -> Any:
+                         prompt: str, st: dict[str, Any], parse: Callable[[str], Any],
+                         retry: bool = False) -> Any:
         """Ask; run the tools the model calls (within budget) until it answers."""
         left = self._calls(obs)
         while True:
-            text = await self._ask(module, obs, prompt)
+            text = await self._ask(module, obs, prompt, retry=retry)
+            retry = False
             out = parse(text)
             if not isinstance(out, ToolCall):
                 return out
@@ -175,7 +184,8 @@ class LLMDeliberator(LLMAgent, DeliberationRecorder):
             if not isinstance(est, Malformed):
                 break
             text = await self._ask("observation", obs,
-                                   feedback_prompt(est.reason, est.feedback, attempt, st))
+                                   feedback_prompt(est.reason, est.feedback, attempt, st),
+                                   retry=True)
             est = parse_estimate(text, obs.setting)
         if isinstance(est, Malformed):
             self.note("estimate_fallback", {
@@ -193,7 +203,8 @@ class LLMDeliberator(LLMAgent, DeliberationRecorder):
         auto = self._auto(obs, "planning", turn.estimate) if feedback is None else []
         out = await self._tool_loop("planning", obs, turn,
                                     self._prompt("planning", obs, st, feedback, None, auto), st,
-                                    lambda text: parse_plan(text, obs.setting))
+                                    lambda text: parse_plan(text, obs.setting),
+                                    feedback is not None)
         if isinstance(out, Malformed):
             return out
         turn.plan = out
@@ -213,7 +224,8 @@ class LLMDeliberator(LLMAgent, DeliberationRecorder):
         lines = self._new_lines("decision", obs)
         out = await self._tool_loop("decision", obs, turn,
                                     self._prompt("decision", obs, st, feedback, lines, auto), st,
-                                    lambda text: parse_verdict(text, obs.setting, leader))
+                                    lambda text: parse_verdict(text, obs.setting, leader),
+                                    feedback is not None)
         if isinstance(out, Malformed):
             return out
         turn.verdict = out
@@ -233,7 +245,8 @@ class LLMDeliberator(LLMAgent, DeliberationRecorder):
                    table=table(obs), decision=verdict)
         lines = self._new_lines("conversation", obs)
         text = await self._ask("conversation", obs,
-                               self._prompt("conversation", obs, st, feedback, lines))
+                               self._prompt("conversation", obs, st, feedback, lines),
+                               retry=feedback is not None)
         msg = parse_message(text)
         if isinstance(msg, Malformed):
             return msg
