@@ -27,8 +27,9 @@ class LazyGroup(TyperGroup):
     """The root command: the command groups (accord's own :data:`GROUPS` and the domains'
     ``accord.commands`` entry points) and the commands of :data:`LAZY_COMMANDS` are
     imported and built only when one of theirs runs or ``--help`` lists them, so ``accord
-    run`` does not pay for every other command. A domain's command module imports only typer and the CLI helpers (domain
-    packages export lazily), so listing them stays cheap."""
+    run`` does not pay for every other command. A domain's command module imports only
+    typer and the CLI helpers (domain packages export lazily), so listing them stays
+    cheap."""
 
     def _groups(self) -> dict[str, str]:
         groups: dict[str, str] | None = getattr(self, "_group_map", None)

@@ -10,8 +10,8 @@ from accord.agents.spec import AgentSpec, parse_agent_spec
 from accord.core.scenario import Scenario
 from accord.domains.bargaining.catalog import builtin_scenarios, resolve_scenario
 from accord.domains.bargaining.metrics import bargaining_metrics
-from accord.domains.bargaining.settings import CODE_STAGNATION, DEFAULT_JUDGE
 from accord.domains.bargaining.runner import check_agents, check_params, run_negotiation
+from accord.domains.bargaining.settings import CODE_STAGNATION, DEFAULT_JUDGE
 from accord.domains.base import Domain, EpisodeSpec, RunContext, register_domain
 from accord.protocols.engine import EpisodeResult
 
@@ -34,7 +34,7 @@ class BargainingDomain(Domain):
     """Alternating-offers negotiation over the built-in or user scenario files."""
 
     name = "bargaining"
-    params_model = _LazyParamsModel()  # type: ignore[assignment]  # a lazy class attribute
+    params_model = _LazyParamsModel()  # a class attribute, imported on first use
 
     def scenarios(self) -> list[str]:
         return builtin_scenarios()

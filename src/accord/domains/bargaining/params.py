@@ -46,9 +46,10 @@ class BargainingParams(DomainParams):
         description="the proposers' order (each party once); default the scenario's")
     stagnation_rounds: int | None = Field(
         _D.stagnation_rounds, ge=0, description="K: rounds without movement before the "
-        f"stagnation rule fires (0 disables it); default 'auto': {SEED_STAGNATION_ROUNDS} (seed 002) when "
-        "an LLM party, a mediator or a model stagnation scorer takes part, else 0 (code "
-        "strategies and people keep to their own schedules; the round cap ends the episode)")
+        f"stagnation rule fires (0 disables it); default 'auto': {SEED_STAGNATION_ROUNDS} "
+        "(seed 002) when an LLM party, a mediator or a model stagnation scorer takes part, "
+        "else 0 (code strategies and people keep to their own schedules; the round cap ends "
+        "the episode)")
     stagnation_epsilon: float = Field(_D.stagnation_epsilon, ge=0, allow_inf_nan=False,
                                       description="a move up to this is no move")
     stagnation_measure: str = Field(_D.stagnation_measure, description="measure a "
