@@ -110,3 +110,42 @@ def test_write_many_redacts_every_record(tmp_path: Path,
     texts = [str(_dump(st))]
     assert key not in texts[0] and "[REDACTED]" in texts[0]
     st.close()
+
+
+def _batches_of(items: list[Any], limit: int) -> tuple[list[list[str]], BaseException | None]:
+    """What :func:`accord.bench.runner.finished_batches` makes of a source that hands over
+    ``items`` (records, or an exception to raise) all in one go, as finished episodes pile
+    up while the driver writes."""
+    import asyncio
+
+    from accord.bench.runner import finished_batches
+
+    async def source() -> Any:
+        for item in items:
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+
+    async def main() -> tuple[list[list[str]], BaseException | None]:
+        got: list[list[str]] = []
+        try:
+            async for batch in finished_batches(source(), limit):
+                got.append([r.id for r in batch])
+        except ValueError as exc:
+            return got, exc
+        return got, None
+
+    return asyncio.run(main())
+
+
+def test_records_that_piled_up_are_committed_together() -> None:
+    recs = [EpisodeRecord(f"e{k}", "done") for k in range(5)]
+    assert _batches_of(recs, 64) == ([["e0", "e1", "e2", "e3", "e4"]], None)
+    assert _batches_of(recs, 2) == ([["e0", "e1"], ["e2", "e3"], ["e4"]], None)
+    assert _batches_of([], 2) == ([], None)
+
+
+def test_an_executor_error_comes_after_the_records_before_it() -> None:
+    boom = ValueError("boom")
+    got, err = _batches_of([EpisodeRecord("a", "done"), EpisodeRecord("b", "done"), boom], 64)
+    assert got == [["a", "b"]] and err is boom
