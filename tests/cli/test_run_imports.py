@@ -15,6 +15,7 @@ import subprocess
 import sys
 from importlib.metadata import entry_points
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -47,7 +48,7 @@ print(json.dumps({{"code": code, "loaded": loaded}}), file=sys.stderr)
 """
 
 
-def _run(args: list[str], tmp_path: Path) -> tuple[dict[str, object], str]:
+def _run(args: list[str], tmp_path: Path) -> tuple[dict[str, Any], str]:
     """Run ``accord ARGS`` in a fresh interpreter: (exit code and the listed modules it
     imported, its stdout)."""
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path),
