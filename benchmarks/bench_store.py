@@ -7,6 +7,12 @@ procurement, as ``bench_runner.py``; run once, records kept):
 * ``Store.write`` per episode in each format (wall and CPU, one transaction per episode),
   interleaved over repeats, and the ratio; ``run_bench`` episodes/s into each format;
 * reading back: ``Store.episodes`` + every trajectory, per episode;
+* ``Store.write`` against its floor (issue 30 goal 5), format 2, CPU per episode, the
+  variants alternated round by round: raw ``sqlite3`` executing the same statements with
+  the same bytes (pre-encoded, WAL, ``synchronous=NORMAL``) one transaction per episode
+  and in batches; the encoding alone (redaction, JSON, zstd); the previous ``Store.write``
+  (kept verbatim below as the "before"); ``Store.write`` (one transaction per episode)
+  and ``Store.write_many`` in batches (one transaction per batch);
 * ``--million``: a synthetic store of that many episodes (the N real records cycled
   under new episode ids and seeds): write rate, file size, and ``accord results STORE``
   wall time and peak memory (a child process; its max RSS).
@@ -16,6 +22,7 @@ scenarios, five concession strategies, two deadlines, seeds from 1000):
 ``--train-dict PATH`` regenerates ``src/accord/bench/data/store.zdict``.
 
     python benchmarks/bench_store.py [--episodes 2000] [--repeat 3] [--million 1000000]
+    python benchmarks/bench_store.py --floor-only [--episodes 1000] [--repeat 5] [--batch 32]
 """
 
 from __future__ import annotations
@@ -137,6 +144,96 @@ def write_store(path: Path, fmt: int, plan: Plan, recs: list[EpisodeRecord]
     return elapsed, path.stat().st_size
 
 
+def before_write(st: Store, run: str, rec: EpisodeRecord, session: int | None = None) -> None:
+    """``Store.write`` as it was before issue 30 (verbatim), the "before" of the figures."""
+    r = st._redact
+    pack = st._pack
+    traj = None if rec.trajectory is None else pack(r.text(rec.trajectory))
+    with st.conn:
+        st.conn.execute(
+            "UPDATE episodes SET status=?, outcome=?, summary=?, metrics=?, usage=?,"
+            " error=?, wall_time=?, started=?, finished=?, attempts=attempts+1,"
+            " session=?, worker=? WHERE run=? AND id=?",
+            (rec.status, rec.outcome, pack(r.json(rec.summary)), pack(r.json(rec.metrics)),
+             pack(r.json(rec.usage)), None if rec.error is None else pack(r.text(rec.error)),
+             rec.wall_time,
+             rec.started, rec.finished, session, rec.worker, run, rec.id))
+        if traj is not None:
+            st.conn.execute("INSERT OR REPLACE INTO trajectories VALUES (?,?,?)",
+                            (run, rec.id, traj))
+
+
+def _fresh(path: Path, plan: Plan) -> tuple[Store, int]:
+    """A new format-2 store at ``path`` with the plan's episodes pending; (store, session)."""
+    st = new_store(path, 2)
+    sid = st.begin_session("w", {}, None, provenance(), "local", 1)
+    st.add_planned("w", plan.episodes)
+    return st, sid
+
+
+def floor_figures(work: Path, plan: Plan, recs: list[EpisodeRecord], repeat: int,
+                  batch: int) -> None:
+    """``Store.write`` per episode against raw sqlite3 writing the same bytes (CPU)."""
+    n = len(recs)
+    probe, psid = _fresh(work / "probe.db", plan)
+    encoded = [probe.encode("w", rec, psid) for rec in recs]  # the bytes every variant writes
+    probe.close()
+    stored = sum(len(v) for row, traj in encoded for v in (*row[2:6], traj and traj[2])
+                 if isinstance(v, bytes | str))
+
+    def raw(st: Store, size: int) -> None:
+        conn = st.conn  # a plain sqlite3 connection: WAL, synchronous=NORMAL
+        for i in range(0, n, size):
+            part = encoded[i:i + size]
+            with conn:
+                conn.executemany(Store._UPDATE_EPISODE, [row for row, _ in part])
+                conn.executemany(Store._PUT_TRAJECTORY, [t for _, t in part if t is not None])
+
+    def encode_only(st: Store, sid: int) -> None:
+        for rec in recs:
+            st.encode("w", rec, sid)
+
+    def many(st: Store, sid: int) -> None:
+        for i in range(0, n, batch):
+            st.write_many("w", recs[i:i + batch], sid)
+
+    variants: dict[str, Any] = {
+        "raw sqlite3, same bytes, 1 tx/episode (floor)": lambda st, sid: raw(st, 1),
+        f"raw sqlite3, same bytes, {batch}/tx (floor)": lambda st, sid: raw(st, batch),
+        "encode only (redact + JSON + zstd)": encode_only,
+        "before: Store.write, 1 tx/episode": lambda st, sid: [
+            before_write(st, "w", rec, sid) for rec in recs],
+        "Store.write, 1 tx/episode": lambda st, sid: [st.write("w", rec, sid) for rec in recs],
+        f"Store.write_many, {batch}/tx": many,
+    }
+    got: dict[str, list[float]] = {k: [] for k in variants}
+    for r in range(repeat):
+        order = list(variants) if r % 2 == 0 else list(reversed(variants))
+        for k, name in enumerate(order):
+            st, sid = _fresh(work / f"floor{r}-{k}.db", plan)
+            t0 = time.process_time()
+            variants[name](st, sid)
+            got[name].append((time.process_time() - t0) / n)
+            st.close()
+    print(f"\nStore.write against raw sqlite3 at the same bytes (format 2, {stored / n:.0f} "
+          f"stored bytes per episode; CPU per episode, alternated, load "
+          f"{os.getloadavg()[0]:.1f}):")
+    for name, xs in got.items():
+        print(f"  {name:48s} {fmt(xs, 'µs', 1e6)}")
+    med = {k: statistics.median(v) for k, v in got.items()}
+    floor1 = med["raw sqlite3, same bytes, 1 tx/episode (floor)"]
+    floorb = med[f"raw sqlite3, same bytes, {batch}/tx (floor)"]
+    before = med["before: Store.write, 1 tx/episode"]
+    one = med["Store.write, 1 tx/episode"]
+    batched = med[f"Store.write_many, {batch}/tx"]
+    print(f"  ratios of the medians: before / floor(1 tx) {before / floor1:.1f}x; "
+          f"Store.write / floor(1 tx) {one / floor1:.1f}x; Store.write_many / floor(1 tx) "
+          f"{batched / floor1:.1f}x; Store.write_many / floor({batch}/tx) "
+          f"{batched / floorb:.1f}x")
+    print(f"  encoding share of Store.write: "
+          f"{med['encode only (redact + JSON + zstd)'] / med['Store.write, 1 tx/episode']:.0%}")
+
+
 def column_bytes(path: Path) -> dict[str, float]:
     """Mean stored bytes per episode of each bulky column."""
     st = Store.open(path, create=False)
@@ -233,6 +330,10 @@ def main() -> None:
     ap.add_argument("--dir", type=Path, default=None, help="where the stores go "
                     "(default: a temporary directory)")
     ap.add_argument("--train-dict", type=Path, default=None, metavar="PATH")
+    ap.add_argument("--batch", type=int, default=32, help="episodes per transaction of the "
+                    "batched variants (default 32)")
+    ap.add_argument("--floor-only", action="store_true",
+                    help="only Store.write against raw sqlite3 at the same bytes")
     args = ap.parse_args()
     if args.train_dict:
         train_dictionary(args.train_dict)
@@ -242,6 +343,11 @@ def main() -> None:
     plan, cfg = make_plan(args.episodes)
     recs = records(plan)
     n = len(recs)
+    if args.floor_only:
+        with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
+            floor_figures(Path(tmp), plan, recs, args.repeat, args.batch)
+        print(f"\nload average at the end: {os.getloadavg()[0]:.1f}")
+        return
     sizes: dict[int, list[int]] = {1: [], 2: []}
     writes: dict[int, list[Timing]] = {1: [], 2: []}
     benches: dict[int, list[float]] = {1: [], 2: []}
@@ -287,6 +393,7 @@ def main() -> None:
         print("\nread back every episode and trajectory, per episode:")
         for f in (1, 2):
             print(f"  format {f}: {fmt([t / n for t in reads[f]], 'µs', 1e6)}")
+        floor_figures(work, plan, recs, args.repeat, args.batch)
         if args.million:
             print(f"\nsynthetic store of {args.million} episodes (load "
                   f"{os.getloadavg()[0]:.1f}):")

@@ -5,8 +5,6 @@ each under ``prompts/personas/``. A scenario gives a party its persona
 
 from __future__ import annotations
 
-from accord.agents.templates import render
-
 #: the personas accord ships (file ``prompts/personas/<name>.j2``)
 PERSONAS = ("cooperative", "greedy", "untargeted_adv", "targeted_adv")
 #: personas that work against one named party (``target``)
@@ -27,6 +25,8 @@ def persona_text(name: str, target: str = "") -> str:
     problem = check_persona(name, target)
     if problem is not None:
         raise ValueError(problem)
+    from accord.agents.templates import render  # jinja2 only when a persona is rendered
+
     return render(f"personas/{name}.j2", target=target)
 
 

@@ -72,6 +72,10 @@ class Codec:
                 dict_data=None if self.current is None else self._dict(self.current))
         return self._comp.compress(text.encode("utf-8"))
 
+    def compress_or_none(self, text: str | None) -> bytes | None:
+        """:meth:`compress`, with ``None`` kept as ``None`` (an absent value)."""
+        return None if text is None else self.compress(text)
+
     def decompress(self, blob: bytes) -> str:
         """The text of one frame; :class:`CorruptValue` when it is not a sound frame."""
         try:

@@ -13,7 +13,7 @@ import contextlib
 import signal
 import time
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, overload
@@ -27,7 +27,10 @@ from accord.bench.progress import BenchProgress
 from accord.bench.provenance import provenance
 from accord.bench.seeds import plan_warnings
 from accord.bench.store import Store
-from accord.bench.worker import EpisodeTask
+from accord.bench.worker import EpisodeRecord, EpisodeTask
+
+#: at most this many finished episodes are committed in one transaction
+MAX_BATCH = 64
 
 
 @dataclass
@@ -155,25 +158,70 @@ def _tasks(queue: Sequence[PlannedEpisode], config: ExperimentConfig, llm: dict[
     return TaskView(queue, config, llm, data)
 
 
+async def finished_batches(records: AsyncIterator[EpisodeRecord], limit: int = MAX_BATCH
+                           ) -> AsyncGenerator[list[EpisodeRecord], None]:
+    """The records of ``records`` in batches: each batch is the next record and every one
+    that finished while the driver was busy (up to ``limit``), so the driver commits them
+    in one transaction when they pile up and one by one when it keeps up (no record waits
+    for a later one). An error of ``records`` is raised after the batch before it."""
+    queue: asyncio.Queue[EpisodeRecord | BaseException | None] = asyncio.Queue()
+
+    async def pump() -> None:
+        try:
+            async for rec in records:
+                queue.put_nowait(rec)
+        except BaseException as exc:  # handed over to the driver, raised there
+            queue.put_nowait(exc)
+        else:
+            queue.put_nowait(None)
+
+    task = asyncio.ensure_future(pump())
+    try:
+        while True:
+            batch: list[EpisodeRecord] = []
+            item = await queue.get()
+            while isinstance(item, EpisodeRecord):
+                batch.append(item)
+                if len(batch) >= limit or queue.empty():
+                    break
+                item = queue.get_nowait()
+            else:  # the end: None, or the error of ``records``
+                if batch:
+                    yield batch
+                if item is not None:
+                    raise item
+                return
+            yield batch
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
 async def _drive(executor: Executor, tasks: Sequence[EpisodeTask], store: Store | None,
                  run: str, session: int | None, report: BenchReport,
                  progress: BenchProgress, gate: bool = False) -> None:
-    async for rec in executor.run(tasks):
-        if store is not None:
-            store.write(run, rec, session)
-            if gate and rec.status == "done" and rec.outcome == "agreement":
-                approvals.mark_pending(store.conn, run, [rec.id])
-        if rec.status == "failed":
-            report.failed += 1
-            if report.first_error is None:
-                report.first_error = (rec.id, (rec.error or "").splitlines()[0])
-        else:
-            report.done += 1
-            if rec.outcome == "error" and report.first_error is None:
-                # an agent or endpoint failure is a finished episode with its reason in the
-                # summary's detail (a context overflow, a timeout): the summary names it
-                report.first_error = (rec.id, error_line(rec.summary))
-        progress.update(rec.status)
+    async with contextlib.aclosing(finished_batches(executor.run(tasks))) as batches:
+        async for batch in batches:
+            if store is not None:  # one transaction: the batch is done once committed
+                store.write_many(run, batch, session)
+                if gate:
+                    agreed = [r.id for r in batch
+                              if r.status == "done" and r.outcome == "agreement"]
+                    if agreed:
+                        approvals.mark_pending(store.conn, run, agreed)
+            for rec in batch:
+                if rec.status == "failed":
+                    report.failed += 1
+                    if report.first_error is None:
+                        report.first_error = (rec.id, (rec.error or "").splitlines()[0])
+                else:
+                    report.done += 1
+                    if rec.outcome == "error" and report.first_error is None:
+                        # an agent or endpoint failure is a finished episode with its reason
+                        # in the summary's detail (a context overflow, a timeout)
+                        report.first_error = (rec.id, error_line(rec.summary))
+                progress.update(rec.status)
 
 
 async def _drive_cancellable(*args: Any) -> None:

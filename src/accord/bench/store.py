@@ -16,9 +16,10 @@ can still read them (no silent migration). Decoding stays inside this module: ca
 get the same ``EpisodeRow`` / JSONL text from either format. SQL that needs a
 compressed column's JSON uses the connection's ``accord_text(column)`` function.
 
-Crash safety: every finished episode is committed in its own transaction and nothing
-else is written while episodes run, so a SIGKILL loses at most the episodes in flight
-(they are still ``pending`` and run again on resume). WAL with ``synchronous=NORMAL``:
+Crash safety: every finished episode is committed in a transaction of its own or of a
+batch (:meth:`Store.write_many`: all or none) and nothing else is written while episodes
+run, so a SIGKILL loses at most the episodes in flight or in an uncommitted batch (they
+are still ``pending`` and run again on resume). WAL with ``synchronous=NORMAL``:
 a commit is in the OS once ``COMMIT`` returns, so a killed *process* loses nothing
 committed and SQLite never sees a torn database; only an OS crash or power loss can
 roll back the last few commits (never corrupt), and those episodes simply rerun.
@@ -39,7 +40,7 @@ import random
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -173,6 +174,11 @@ def _stamp(path: Path) -> tuple[Any, ...] | None:
         return None
     return (str(path.resolve()), main.st_size, main.st_mtime_ns, main.st_ino,
             None if w is None else (w.st_size, w.st_mtime_ns))
+
+
+def _same(text: str | None) -> str | None:
+    """A format-1 value as stored: the text itself."""
+    return text
 
 
 def _loads(text: str | None) -> Any:
@@ -507,23 +513,59 @@ class Store:
                 " ON CONFLICT(run, id) DO UPDATE SET seq=excluded.seq, labels=excluded.labels",
                 rows)
 
+    #: the statements of :meth:`write_many` (sqlite3 keeps them prepared, by text)
+    _UPDATE_EPISODE = (
+        "UPDATE episodes SET status=?, outcome=?, summary=?, metrics=?, usage=?,"
+        " error=?, wall_time=?, started=?, finished=?, attempts=attempts+1,"
+        " session=?, worker=? WHERE run=? AND id=?")
+    _PUT_TRAJECTORY = "INSERT OR REPLACE INTO trajectories VALUES (?,?,?)"
+
+    def encode(self, run: str, rec: EpisodeRecord, session: int | None = None
+               ) -> tuple[tuple[Any, ...], tuple[Any, ...] | None]:
+        """One episode's rows as stored: ``(episode row, trajectory row or None)``.
+
+        The one redaction pass (:class:`~accord.core.redact.Redactor`: each value is
+        serialised once and walked only when its text holds a trigger word or a secret),
+        then the store's encoding (a zstd frame per bulky value in format 2)."""
+        r = self._redact
+        pack: Callable[[str | None], str | bytes | None] = (
+            self.codec().compress_or_none if self.format >= 2 else _same)
+        summary, metrics, usage = r.json(rec.summary), r.json(rec.metrics), r.json(rec.usage)
+        row = (rec.status, rec.outcome, pack(summary), pack(metrics), pack(usage),
+               None if rec.error is None else pack(r.text(rec.error)), rec.wall_time,
+               rec.started, rec.finished, session, rec.worker, run, rec.id)
+        traj = None if rec.trajectory is None else (run, rec.id,
+                                                     pack(r.text(rec.trajectory)))
+        return row, traj
+
     def write(self, run: str, rec: EpisodeRecord, session: int | None = None) -> None:
         """Commit one finished episode (its own transaction)."""
-        r = self._redact
-        pack = self._pack
-        traj = None if rec.trajectory is None else pack(r.text(rec.trajectory))
-        with self.conn:
-            self.conn.execute(
-                "UPDATE episodes SET status=?, outcome=?, summary=?, metrics=?, usage=?,"
-                " error=?, wall_time=?, started=?, finished=?, attempts=attempts+1,"
-                " session=?, worker=? WHERE run=? AND id=?",
-                (rec.status, rec.outcome, pack(r.json(rec.summary)), pack(r.json(rec.metrics)),
-                 pack(r.json(rec.usage)), None if rec.error is None else pack(r.text(rec.error)),
-                 rec.wall_time,
-                 rec.started, rec.finished, session, rec.worker, run, rec.id))
+        self.write_many(run, (rec,), session)
+
+    def write_many(self, run: str, recs: Iterable[EpisodeRecord],
+                   session: int | None = None) -> None:
+        """Commit several finished episodes in one transaction: all of them or none, so
+        an episode is ``done`` only once its row is committed (a crash before the commit
+        leaves every one of them ``pending``, to run again on resume). Encoding happens
+        before the transaction opens, so the write lock is held only for the SQL."""
+        rows: list[tuple[Any, ...]] = []
+        trajs: list[tuple[Any, ...]] = []
+        for rec in recs:
+            row, traj = self.encode(run, rec, session)
+            rows.append(row)
             if traj is not None:
-                self.conn.execute("INSERT OR REPLACE INTO trajectories VALUES (?,?,?)",
-                                  (run, rec.id, traj))
+                trajs.append(traj)
+        if not rows:
+            return
+        with self.conn:
+            if len(rows) == 1:
+                self.conn.execute(self._UPDATE_EPISODE, rows[0])
+            else:
+                self.conn.executemany(self._UPDATE_EPISODE, rows)
+            if len(trajs) == 1:
+                self.conn.execute(self._PUT_TRAJECTORY, trajs[0])
+            elif trajs:
+                self.conn.executemany(self._PUT_TRAJECTORY, trajs)
 
     def end_session(self, session: int, state: str, counts: dict[str, int]) -> None:
         """Close a session with its final state (finished / interrupted) and counts."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Sequence
+from difflib import get_close_matches
 from pathlib import Path
 from typing import Any
 
@@ -24,10 +25,11 @@ GROUPS = c.GROUPS
 
 class LazyGroup(TyperGroup):
     """The root command: the command groups (accord's own :data:`GROUPS` and the domains'
-    ``accord.commands`` entry points) are imported and built only when a command of theirs
-    runs or ``--help`` lists them, so ``accord run`` does not pay for every domain's
-    commands. A domain's command module imports only typer and the CLI helpers (domain
-    packages export lazily), so listing them stays cheap."""
+    ``accord.commands`` entry points) and the commands of :data:`LAZY_COMMANDS` are
+    imported and built only when one of theirs runs or ``--help`` lists them, so ``accord
+    run`` does not pay for every other command. A domain's command module imports only
+    typer and the CLI helpers (domain packages export lazily), so listing them stays
+    cheap."""
 
     def _groups(self) -> dict[str, str]:
         groups: dict[str, str] | None = getattr(self, "_group_map", None)
@@ -37,13 +39,18 @@ class LazyGroup(TyperGroup):
         return groups
 
     def list_commands(self, ctx: Any) -> list[str]:
-        """The eager commands, then the lazy groups."""
-        return [*super().list_commands(ctx),
+        """The eager commands, the lazy commands, then the lazy groups."""
+        eager = super().list_commands(ctx)
+        return [*eager, *(n for n in LAZY_COMMANDS if n not in eager),
                 *(g for g in self._groups() if g not in self.commands)]
 
     def get_command(self, ctx: Any, name: str) -> Any:
-        """A command by name, building a lazy group on first use."""
+        """A command by name, building a lazy command or group on first use."""
         cmd = super().get_command(ctx, name)
+        if cmd is None and name in LAZY_COMMANDS:
+            cmd = _lazy_command(name)
+            self.add_command(cmd, name)
+            return cmd
         target = self._groups().get(name) if cmd is None else None
         if target is not None:
             module, _, attr = target.partition(":")
@@ -52,6 +59,21 @@ class LazyGroup(TyperGroup):
             cmd.name = name
             self.add_command(cmd, name)
         return cmd
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        """typer's, with its "Did you mean" drawn from every command, lazy ones included
+        (typer looks only at the commands built so far)."""
+        try:
+            return super().resolve_command(ctx, args)
+        except Exception as exc:  # click's UsageError, vendored by typer
+            message = getattr(exc, "message", None)
+            if (args and isinstance(message, str) and message.startswith("No such command")
+                    and "Did you mean" not in message):
+                matches = get_close_matches(args[0], self.list_commands(ctx))
+                if matches:
+                    exc.message = (f"{message.rstrip('.')}. Did you mean "  # type: ignore[attr-defined]
+                                   f"{', '.join(repr(m) for m in matches)}?")
+            raise
 
     def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
              complete_var: str | None = None, standalone_mode: bool = True,
@@ -256,36 +278,33 @@ def demo(quick: bool = typer.Option(False, "--quick", help="A shorter tour.")) -
     tour(c.console(), quick=quick)
 
 
-def _register() -> None:
-    from accord.cli import bench
-
-    app.command("bench", epilog=bench.BENCH_EXAMPLES)(bench.bench_command)
-    app.command("results", epilog=bench.RESULTS_EXAMPLES)(bench.results_command)
-    app.command("show", epilog=bench.SHOW_EXAMPLES)(bench.show_command)
-    from accord.cli import leaderboard
-
-    app.command("leaderboard", epilog=leaderboard.LEADERBOARD_EXAMPLES)(
-        leaderboard.leaderboard_command)
-    from accord.cli import serve
-
-    app.command("serve", epilog=serve.SERVE_EXAMPLES)(serve.serve_command)
-    app.command("approve", epilog=serve.APPROVE_EXAMPLES)(serve.approve_command)
-    app.command("report", epilog=serve.REPORT_EXAMPLES)(serve.report_command)
-    from accord.cli import importer
-
-    app.command("import", epilog=importer.IMPORT_EXAMPLES)(importer.import_command)
-    from accord.cli import fork
-
-    app.command("fork", epilog=fork.FORK_EXAMPLES)(fork.fork_command)
-    from accord.cli import export
-
-    app.command("export", epilog=export.EXPORT_EXAMPLES)(export.export_command)
-    from accord.cli import series
-
-    app.command("series", epilog=series.SERIES_EXAMPLES)(series.series_command)
+#: the commands that live in their own modules: name -> (module, function, epilog
+#: constant). Each is imported and built on first use (:class:`LazyGroup`), so ``accord
+#: run`` does not import the bench, serve or fork machinery nor build their options.
+LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
+    "bench": ("accord.cli.bench", "bench_command", "BENCH_EXAMPLES"),
+    "results": ("accord.cli.bench", "results_command", "RESULTS_EXAMPLES"),
+    "show": ("accord.cli.bench", "show_command", "SHOW_EXAMPLES"),
+    "leaderboard": ("accord.cli.leaderboard", "leaderboard_command", "LEADERBOARD_EXAMPLES"),
+    "serve": ("accord.cli.serve", "serve_command", "SERVE_EXAMPLES"),
+    "approve": ("accord.cli.serve", "approve_command", "APPROVE_EXAMPLES"),
+    "report": ("accord.cli.serve", "report_command", "REPORT_EXAMPLES"),
+    "import": ("accord.cli.importer", "import_command", "IMPORT_EXAMPLES"),
+    "fork": ("accord.cli.fork", "fork_command", "FORK_EXAMPLES"),
+    "export": ("accord.cli.export", "export_command", "EXPORT_EXAMPLES"),
+    "series": ("accord.cli.series", "series_command", "SERIES_EXAMPLES"),
+}
 
 
-_register()
+def _lazy_command(name: str) -> Any:
+    """The click command ``name`` of :data:`LAZY_COMMANDS`, built as the root builds its
+    own (plain help, ``-h`` inherited from the root's context)."""
+    module_name, function, epilog = LAZY_COMMANDS[name]
+    module = importlib.import_module(module_name)
+    one = typer.Typer(add_completion=False, pretty_exceptions_enable=False,
+                      rich_markup_mode=None)
+    one.command(name, epilog=getattr(module, epilog))(getattr(module, function))
+    return typer.main.get_command(one)
 
 
 def command_tree() -> list[tuple[str, Any]]:

@@ -36,12 +36,12 @@ def resolve_target(target: str) -> tuple[str, str]:
     """``DOMAIN/REST`` -> (domain, rest) for any installed domain; a bare scenario
     ``PATH.yaml`` is a bargaining scenario file and ``FORMAT:PATH`` (``genius:dir``) an
     imported one. Unknown domains fail with the known ones."""
-    from accord.domains import domain_names, registered_domains
+    from accord.domains import domain_names, is_domain_name, registered_domains
 
-    names = sorted({*domain_names(), *registered_domains()})
     domain, _, rest = target.partition("/")
-    if domain in names:
+    if is_domain_name(domain):
         return domain, rest
+    names = sorted({*domain_names(), *registered_domains()})
     if target.endswith((".yaml", ".yml")):
         return "bargaining", target
     from accord.formats import FormatError, split_target

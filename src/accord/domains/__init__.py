@@ -16,12 +16,13 @@ that registers domains or agent kinds when imported), for code that is not insta
 from __future__ import annotations
 
 import functools
-from importlib.metadata import EntryPoint, entry_points
 from typing import TYPE_CHECKING
 
 from accord._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
+
     from accord.domains.base import (
         Domain,
         EpisodeSpec,
@@ -41,11 +42,34 @@ __getattr__, __dir__ = lazy_exports(__name__, {".base": (
 #: the entry-point group every domain registers under
 ENTRY_POINT_GROUP = "accord.domains"
 
+#: accord's own domains: name -> ``module:attribute``, as its package metadata declares
+#: them under :data:`ENTRY_POINT_GROUP` (a test keeps the two equal). A built-in name is
+#: loaded from here without reading every installed package's entry points, which
+#: ``accord run bargaining/...`` would otherwise pay for at start-up (issue 30).
+BUILTIN_DOMAINS: dict[str, str] = {
+    "bargaining": "accord.domains.bargaining:DOMAIN",
+    "deal-or-no-deal": "accord.domains.deal_or_no_deal:DOMAIN",
+    "task-exchange": "accord.domains.task_exchange:DOMAIN",
+    "deliberation": "accord.domains.deliberation:DOMAIN",
+    "games": "accord.domains.games:DOMAIN",
+}
+
 
 @functools.cache
 def domain_entry_points() -> dict[str, EntryPoint]:
     """The installed domains' entry points, by domain name (read once per process)."""
+    from importlib.metadata import entry_points
+
     return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def is_domain_name(name: str) -> bool:
+    """Whether ``name`` is a built-in, registered or installed domain (the installed
+    packages' entry points are read only for a name that is neither of the first two)."""
+    from accord.domains.base import registered_domains
+
+    return (name in BUILTIN_DOMAINS or name in registered_domains()
+            or name in domain_entry_points())
 
 
 def domain_names() -> list[str]:
@@ -62,18 +86,33 @@ def load_domain(name: str) -> Domain | None:
     """
     from accord.domains.base import Domain, register_domain
 
-    ep = domain_entry_points().get(name)
-    if ep is None:
+    value = BUILTIN_DOMAINS.get(name)
+    ep = None if value is not None else domain_entry_points().get(name)
+    if ep is not None:
+        value = ep.value
+    if value is None:
         return None
     try:
-        obj = ep.load()
+        obj = ep.load() if ep is not None else _load_object(value)
     except Exception as exc:  # a third-party module can fail in any way
-        raise ImportError(f"domain {name!r} (entry point {ep.value!r}) failed to load: "
+        raise ImportError(f"domain {name!r} (entry point {value!r}) failed to load: "
                           f"{type(exc).__name__}: {exc}") from exc
     if not isinstance(obj, Domain):
-        raise ImportError(f"domain {name!r}: entry point {ep.value!r} is a "
+        raise ImportError(f"domain {name!r}: entry point {value!r} is a "
                           f"{type(obj).__name__}, not an accord Domain")
     register_domain(obj)
+    return obj
+
+
+def _load_object(value: str) -> object:
+    """The object a built-in ``module:attribute`` value names (as ``EntryPoint.load``
+    finds it)."""
+    import importlib
+
+    module, _, attrs = value.partition(":")
+    obj: object = importlib.import_module(module.strip())
+    for attr in filter(None, attrs.strip().split(".")):
+        obj = getattr(obj, attr)
     return obj
 
 
@@ -140,6 +179,7 @@ def domain_module(name: str) -> str | None:
 
 
 __all__ = [
+    "BUILTIN_DOMAINS",
     "ENTRY_POINT_GROUP",
     "Domain",
     "EpisodeSpec",
@@ -149,6 +189,7 @@ __all__ = [
     "domain_module",
     "domain_names",
     "get_domain",
+    "is_domain_name",
     "list_domain_scenarios",
     "load_builtin_domains",
     "load_domain",

@@ -6,15 +6,34 @@ step results (:class:`Invalid`, :class:`Termination`, :class:`Progress`, :class:
 :class:`Observation`), :func:`run_episode` with :class:`Bounds` and
 :class:`EpisodeResult`, the termination judge interface, and the alternating-offers
 state machine, and the :class:`ProtocolKit` a conformance check exercises a protocol
-with. All of it is pure (numpy and the standard library only).
+with. All of it is pure (numpy and the standard library only). The face is lazy (PEP 562,
+:func:`accord._lazy.lazy_exports`): a name's module is imported on first use.
 """
 
-from accord.protocols.agent import Agent, AgentQuit
-from accord.protocols.alternating import AlternatingConfig, AlternatingOffers
-from accord.protocols.base import Invalid, Note, Observation, Progress, Protocol, Termination
-from accord.protocols.engine import Bounds, EpisodeResult, run_episode
-from accord.protocols.judge import JudgeVerdict, RuleJudge, TerminationJudge
-from accord.protocols.kit import ProtocolKit
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from accord._lazy import lazy_exports
+
+# each name's module is imported on first use (the same names as the imports below), so a
+# run of one protocol does not load the others nor the conformance kit
+__getattr__, __dir__ = lazy_exports(__name__, {
+    ".agent": ("Agent", "AgentQuit"),
+    ".alternating": ("AlternatingConfig", "AlternatingOffers"),
+    ".base": ("Invalid", "Note", "Observation", "Progress", "Protocol", "Termination"),
+    ".engine": ("Bounds", "EpisodeResult", "run_episode"),
+    ".judge": ("JudgeVerdict", "RuleJudge", "TerminationJudge"),
+    ".kit": ("ProtocolKit",),
+})
+
+if TYPE_CHECKING:
+    from accord.protocols.agent import Agent, AgentQuit
+    from accord.protocols.alternating import AlternatingConfig, AlternatingOffers
+    from accord.protocols.base import Invalid, Note, Observation, Progress, Protocol, Termination
+    from accord.protocols.engine import Bounds, EpisodeResult, run_episode
+    from accord.protocols.judge import JudgeVerdict, RuleJudge, TerminationJudge
+    from accord.protocols.kit import ProtocolKit
 
 __all__ = [
     "Agent",

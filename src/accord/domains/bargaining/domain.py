@@ -3,30 +3,43 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from accord.agents.registry import MEDIATORS, NEGOTIATORS
 from accord.agents.spec import AgentSpec, parse_agent_spec
 from accord.core.scenario import Scenario
 from accord.domains.bargaining.catalog import builtin_scenarios, resolve_scenario
 from accord.domains.bargaining.metrics import bargaining_metrics
-from accord.domains.bargaining.params import CODE_STAGNATION, DEFAULT_JUDGE, BargainingParams
 from accord.domains.bargaining.runner import (
     check_agents,
     check_params,
     run_negotiation,
     with_rules,
 )
+from accord.domains.bargaining.settings import CODE_STAGNATION, DEFAULT_JUDGE
 from accord.domains.base import Domain, EpisodeSpec, RunContext, register_domain
 from accord.protocols.engine import EpisodeResult
-from accord.protocols.kit import ProtocolKit
+
+if TYPE_CHECKING:
+    from accord.domains.params import DomainParams
+    from accord.protocols.kit import ProtocolKit
+
+
+class _LazyParamsModel:
+    """:class:`~accord.domains.bargaining.params.BargainingParams`, imported on first use:
+    checking parameters needs pydantic, an episode without any does not (issue 30)."""
+
+    def __get__(self, obj: object, owner: type | None = None) -> type[DomainParams]:
+        from accord.domains.bargaining.params import BargainingParams
+
+        return BargainingParams
 
 
 class BargainingDomain(Domain):
     """Alternating-offers negotiation over the built-in or user scenario files."""
 
     name = "bargaining"
-    params_model = BargainingParams
+    params_model = _LazyParamsModel()  # a class attribute, imported on first use
 
     def scenarios(self) -> list[str]:
         return builtin_scenarios()

@@ -1,58 +1,40 @@
-"""Episode parameters of bargaining: :class:`BargainingParams`, the one home of their defaults.
+"""Episode parameters of bargaining: :class:`BargainingParams`, the pydantic model that
+checks them.
 
-The protocol's defaults are :class:`~accord.protocols.alternating.AlternatingConfig`'s and
-the engine's :class:`~accord.protocols.engine.Bounds`' (read from there, never repeated
-here); the model adds what only the domain knows: the mediator, judge and Stagnation
-Scorer specs and the scenario's outcome cap. ``accord run`` options, ``--param KEY=VALUE``
-and a bench config's ``params`` are all read through it, so an unknown key or a wrong
-value is refused by name (``accord bench`` points at the config line).
+The defaults live in :mod:`accord.domains.bargaining.settings` (:class:`BargainingSettings`,
+which reads the protocol's from :class:`~accord.protocols.alternating.AlternatingConfig`
+and the engine's from :class:`~accord.protocols.engine.Bounds`); this model adds the
+checks: ``accord run`` options, ``--param KEY=VALUE`` and a bench config's ``params`` are
+all read through it, so an unknown key or a wrong value is refused by name (``accord
+bench`` points at the config line). :meth:`BargainingParams.settings` gives the checked
+values as the plain settings an episode runs on.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
-from accord.agents.spec import AgentSpec, parse_agent_spec
-from accord.core.outcomes import DEFAULT_MAX_OUTCOMES
+from accord.agents.spec import AgentSpec
+from accord.domains.bargaining.settings import (
+    AUTO,
+    CODE_STAGNATION,
+    DEFAULT_JUDGE,
+    SEED_STAGNATION_ROUNDS,
+    BargainingSettings,
+    StagnationSetting,
+    is_model_agent,
+)
 from accord.domains.params import DomainParams
 from accord.protocols.alternating import AlternatingConfig
 from accord.protocols.engine import Bounds
 from accord.protocols.stagnation import MEASURES, ORDERS
 from accord.protocols.voting import BINDINGS
 
-_PROTOCOL = AlternatingConfig()
-_BOUNDS = Bounds()
-
-#: the default of ``judge``: the rule-based termination judge (seed 002)
-DEFAULT_JUDGE = "rules"
-#: the default of ``stagnation``: the code check (seed 002's detector), not a model
-CODE_STAGNATION = "code"
-#: K when the stagnation rule is on by default: seed 002's "reasonable starting point"
-SEED_STAGNATION_ROUNDS = _PROTOCOL.stagnation_rounds
-#: the value of ``stagnation_rounds`` that asks for the default rule (also ``None``)
-AUTO = "auto"
-
-
-@dataclass(frozen=True)
-class StagnationSetting:
-    """The stagnation rule an episode runs under: ``rounds`` (K, 0 = off), whether it was
-    set explicitly, by the scenario's rules or chosen by the default rule (``rule``:
-    ``explicit``, ``scenario`` or ``auto``), and
-    ``why`` in one sentence - recorded in the episode's record so a reader knows which
-    rule applied."""
-
-    rounds: int
-    rule: str
-    why: str
-
-    def to_dict(self) -> dict[str, Any]:
-        """The record's ``stagnation`` entry."""
-        return {"rounds": self.rounds, "rule": self.rule, "why": self.why}
+_D = BargainingSettings()  # the defaults' one home
 
 
 class AcceptanceRule(BaseModel):
@@ -86,27 +68,21 @@ def _acceptance(value: object) -> object:
     return AcceptanceRule(k=k, required=tuple(req))
 
 
-def is_model_agent(spec: AgentSpec | str) -> bool:
-    """Whether an agent spec names a model-driven kind (``llm``, ``llm-...``)."""
-    kind = parse_agent_spec(spec).kind
-    return kind == "llm" or kind.startswith("llm-")
-
-
 class BargainingParams(DomainParams):
     """Episode parameters of alternating-offers bargaining (seed 002's Negotiation pattern)."""
 
-    max_rounds: int = Field(_PROTOCOL.max_rounds, ge=1, description="round cap")
+    max_rounds: int = Field(_D.max_rounds, ge=1, description="round cap")
     acceptance: int | AcceptanceRule | None = Field(
-        _PROTOCOL.acceptance, description="k of n parties (proposer included) whose yes "
+        _D.acceptance, description="k of n parties (proposer included) whose yes "
         "makes an agreement, or {k: K, required: [PARTY, ...]} where each required party's "
         "yes is also needed (a veto); default unanimous")
     thresholds: bool | dict[str, Finite] = Field(
         False, description="per-party minimums: a yes counts only if the deal gives the "
         "voter at least its minimum; true = every party's BATNA, or {party: minimum}")
-    binding: str = Field(_PROTOCOL.binding, description="who a passed deal binds: "
+    binding: str = Field(_D.binding, description="who a passed deal binds: "
                          "'accepters' (the parties whose yes counted; the others keep their "
                          "BATNA) or 'all' (the vote decides for everyone)")
-    opener: str | None = Field(_PROTOCOL.opener, description="a party who proposes in the "
+    opener: str | None = Field(_D.opener, description="a party who proposes in the "
                                "first and the last round; default none")
     unanimity_bonus: dict[str, Finite] | None = Field(
         None, description="{party: points} a party gains when every party agrees (its "
@@ -115,35 +91,36 @@ class BargainingParams(DomainParams):
         None, description="the opener's first offer, put on the table by the rule "
         "({issue: value}); needs opener")
     turn_order: list[str] | None = Field(
-        None if _PROTOCOL.turn_order is None else list(_PROTOCOL.turn_order),
+        _D.turn_order,
         description="the proposers' order (each party once); default the scenario's")
     stagnation_rounds: int | None = Field(
-        None, ge=0, description="K: rounds without movement before the stagnation rule "
-        f"fires (0 disables it); default 'auto': {SEED_STAGNATION_ROUNDS} (seed 002) when "
-        "an LLM party, a mediator or a model stagnation scorer takes part, else 0 (code "
-        "strategies and people keep to their own schedules; the round cap ends the episode)")
-    stagnation_epsilon: float = Field(_PROTOCOL.stagnation_epsilon, ge=0, allow_inf_nan=False,
+        _D.stagnation_rounds, ge=0, description="K: rounds without movement before the "
+        f"stagnation rule fires (0 disables it); default 'auto': {SEED_STAGNATION_ROUNDS} "
+        "(seed 002) when an LLM party, a mediator or a model stagnation scorer takes part, "
+        "else 0 (code strategies and people keep to their own schedules; the round cap ends "
+        "the episode)")
+    stagnation_epsilon: float = Field(_D.stagnation_epsilon, ge=0, allow_inf_nan=False,
                                       description="a move up to this is no move")
-    stagnation_measure: str = Field(_PROTOCOL.stagnation_measure, description="measure a "
+    stagnation_measure: str = Field(_D.stagnation_measure, description="measure a "
                                     "move in the proposer's utility or per issue: "
                                     + ", ".join(MEASURES))
-    stagnation_order: str = Field(_PROTOCOL.stagnation_order, description="who acts first "
+    stagnation_order: str = Field(_D.stagnation_order, description="who acts first "
                                   "when the detector fires: " + ", ".join(ORDERS))
-    stagnation: str = Field(CODE_STAGNATION, description="who judges stagnation: 'code' or "
+    stagnation: str = Field(_D.stagnation, description="who judges stagnation: 'code' or "
                             "'llm:MODEL' (the seed's Stagnation Scorer)")
-    max_messages_per_turn: int = Field(_PROTOCOL.max_messages_per_turn, ge=0,
+    max_messages_per_turn: int = Field(_D.max_messages_per_turn, ge=0,
                                        description="free-text messages a party may send "
                                        "per turn")
-    mediator: str | None = Field(None, description="mediator agent spec (pareto, midpoint, "
+    mediator: str | None = Field(_D.mediator, description="mediator agent spec (pareto, midpoint, "
                                  "llm:MODEL); default none")
-    judge: str = Field(DEFAULT_JUDGE, description="termination judge spec (rules or "
+    judge: str = Field(_D.judge, description="termination judge spec (rules or "
                        "llm:MODEL)")
-    max_offers: int | None = Field(_PROTOCOL.max_offers, ge=1, description="no offer is put "
+    max_offers: int | None = Field(_D.max_offers, ge=1, description="no offer is put "
                                    "on the table beyond this many")
-    wall_clock: float | None = Field(_BOUNDS.wall_clock, gt=0, allow_inf_nan=False,
+    wall_clock: float | None = Field(_D.wall_clock, gt=0, allow_inf_nan=False,
                                      description="seconds before the episode ends in "
                                      "bound_hit")
-    max_outcomes: int = Field(DEFAULT_MAX_OUTCOMES, ge=1, description="refuse a scenario "
+    max_outcomes: int = Field(_D.max_outcomes, ge=1, description="refuse a scenario "
                               "file with more outcomes than this")
 
     @field_validator("stagnation_rounds", mode="before")
@@ -213,89 +190,27 @@ class BargainingParams(DomainParams):
             raise ValueError("must be 'code' or 'llm:MODEL' (the seed's Stagnation Scorer)")
         return value
 
+    def settings(self) -> BargainingSettings:
+        """The checked values as the plain settings an episode runs on."""
+        return BargainingSettings(**{name: getattr(self, name)
+                                     for name in type(self).model_fields})
+
     def check_parties(self, scenario: str, parties: Sequence[str]) -> None:
-        """Refuse the settings that do not fit a scenario's parties (turn order, k of n)
-        with a ``ValueError`` worded as :func:`~accord.domains.params.read_params` words
-        its own (so ``accord bench`` points at the parameter's line)."""
-        if self.turn_order is not None and sorted(self.turn_order) != sorted(parties):
-            raise ValueError(f"bargaining parameter 'turn_order': must list each party of "
-                             f"{scenario!r} once ({', '.join(parties)}), got {self.turn_order!r}")
-        if self.k is not None and self.k > len(parties):
-            raise ValueError(f"bargaining parameter 'acceptance': must be at most the "
-                             f"{len(parties)} parties of {scenario!r}, got {self.k!r}")
-        listed = ", ".join(parties)
-        for name, where in ([(r, "acceptance") for r in self.required]
-                            + ([(self.opener, "opener")] if self.opener else [])
-                            + [(t, "thresholds") for t in (
-                                self.thresholds if isinstance(self.thresholds, dict) else ())]
-                            + [(b, "unanimity_bonus") for b in self.unanimity_bonus or ()]):
-            if name not in parties:
-                raise ValueError(f"bargaining parameter {where!r}: {name!r} is not a party "
-                                 f"of {scenario!r} ({listed})")
-        if self.opening_offer is not None and self.opener is None:
-            raise ValueError("bargaining parameter 'opening_offer': needs an opener (the "
-                             "party who makes it)")
+        """:meth:`BargainingSettings.check_parties` of these parameters."""
+        self.settings().check_parties(scenario, parties)
 
     def stagnation_setting(self, specs: Sequence[AgentSpec | str]) -> StagnationSetting:
-        """The stagnation rule for a line-up: an explicit ``stagnation_rounds`` always wins;
-        the default (``None`` / ``'auto'``) is seed 002's K where the rule is what the
-        line-up needs and off where it only cuts schedules short.
-
-        On: an LLM party (seed 002 proposes K=3 for LLM agents, which can repeat themselves
-        indefinitely), a configured mediator (it acts only when the rule fires) or a model
-        Stagnation Scorer (asked for by name). Off: code strategies and people only - a
-        time-dependent agent (Faratin et al.) that holds its package early is following
-        its schedule, not stalling, and the round cap bounds the episode.
-        """
-        if self.stagnation_rounds is not None:
-            return StagnationSetting(self.stagnation_rounds, "explicit", "set explicitly")
-        k = SEED_STAGNATION_ROUNDS
-        if any(is_model_agent(s) for s in specs):
-            return StagnationSetting(k, "auto", "the default when an LLM party negotiates "
-                                     "(seed 002)")
-        if self.mediator:
-            return StagnationSetting(k, "auto", "the default when a mediator is configured "
-                                     "(it acts only when the rule fires)")
-        if self.stagnation != CODE_STAGNATION:
-            return StagnationSetting(k, "auto", "the default when a model stagnation scorer "
-                                     "is configured")
-        return StagnationSetting(0, "auto", "the default when every party is a code "
-                                 "strategy or a person (they follow their own schedules; "
-                                 "the round cap ends the episode)")
+        """:meth:`BargainingSettings.stagnation_setting` of these parameters."""
+        return self.settings().stagnation_setting(specs)
 
     def protocol_config(self, stagnation_rounds: int | None = None,
                         batnas: Mapping[str, float] | None = None) -> AlternatingConfig:
-        """The alternating-offers configuration these parameters ask for; the stagnation
-        rule's K is ``stagnation_rounds`` (resolved by :meth:`stagnation_setting` for the
-        line-up), else the explicit value, else seed 002's K; ``batnas`` are the minimums
-        of ``thresholds: true``."""
-        k = stagnation_rounds if stagnation_rounds is not None else self.stagnation_rounds
-        if self.thresholds is True and batnas is None:
-            raise ValueError("thresholds: true needs the scenario's BATNAs")
-        return AlternatingConfig(
-            max_rounds=self.max_rounds,
-            acceptance=self.k,
-            required=self.required,
-            minimums=tuple(self.minimums(batnas or {}).items()),
-            binding=self.binding,
-            opener=self.opener,
-            opening_offer=tuple((self.opening_offer or {}).items()),
-            bonus=tuple((self.unanimity_bonus or {}).items()),
-            turn_order=None if self.turn_order is None else tuple(self.turn_order),
-            stagnation_rounds=SEED_STAGNATION_ROUNDS if k is None else k,
-            stagnation_epsilon=self.stagnation_epsilon,
-            max_messages_per_turn=self.max_messages_per_turn,
-            mediator=bool(self.mediator),
-            max_offers=self.max_offers,
-            stagnation_measure=self.stagnation_measure,
-            stagnation_scorer=self.stagnation != CODE_STAGNATION,
-            stagnation_order=self.stagnation_order,
-        )
+        """:meth:`BargainingSettings.protocol_config` of these parameters."""
+        return self.settings().protocol_config(stagnation_rounds, batnas)
 
     def bounds(self) -> Bounds:
-        """The engine's bounds of one episode under these parameters."""
-        return Bounds(max_rounds=self.max_rounds, max_offers=self.max_offers,
-                      wall_clock=self.wall_clock, max_retries=self.max_retries)
+        """:meth:`BargainingSettings.bounds` of these parameters."""
+        return self.settings().bounds()
 
 
 __all__ = ["AUTO", "CODE_STAGNATION", "DEFAULT_JUDGE", "SEED_STAGNATION_ROUNDS",

@@ -34,8 +34,6 @@ from accord.agents.personas import check_persona
 from accord.core.outcomes import OutcomeSpace
 from accord.core.safeload import short
 from accord.core.scenario import PartyBrief
-from accord.domains.bargaining.params import BargainingParams
-from accord.domains.params import read_params
 
 #: the bargaining parameters a scenario's ``rules`` may set
 RULE_KEYS = ("acceptance", "thresholds", "binding", "opener", "opening_offer",
@@ -102,6 +100,11 @@ def rules(value: Any, parties: list[str], space: OutcomeSpace) -> dict[str, Any]
         if k not in RULE_KEYS:
             raise RuleError(f"rules.{k}", f"not a scenario rule; rules are "
                             f"{', '.join(RULE_KEYS)}")
+    # checked by the parameters' model, imported here: a scenario without rules (every
+    # built-in one) is loaded without pydantic (issue 30: start-up of accord run)
+    from accord.domains.bargaining.params import BargainingParams
+    from accord.domains.params import read_params
+
     try:
         p = read_params(BargainingParams, out, "bargaining")
         p.check_parties("this scenario", parties)

@@ -18,25 +18,35 @@ from accord.agents.registry import (
 )
 from accord.agents.spec import AgentSpec, AgentSpecError, parse_agent_spec
 from accord.core.scenario import Scenario
-from accord.domains.bargaining.params import BargainingParams
-from accord.domains.params import read_params
+from accord.domains.bargaining.settings import DEFAULT_SETTINGS, PARAM_NAMES, BargainingSettings
 from accord.protocols.alternating import MEDIATOR, AlternatingOffers
 from accord.protocols.engine import EpisodeResult, run_episode
 from accord.protocols.stagnation import STAGNATION_ROLE
 
 #: protocol parameters accepted in ``params`` (CLI flags and bench configs)
-PARAMS = tuple(BargainingParams.model_fields)
+PARAMS = PARAM_NAMES
 
 
 class ParamError(ValueError):
     """A protocol parameter that is unknown or has the wrong type or value."""
 
 
-def check_params(params: Mapping[str, Any]) -> BargainingParams:
-    """The parameters read through :class:`BargainingParams`, or a :class:`ParamError`
-    naming the unknown or wrong key, what is wrong and the value given."""
+def check_params(params: Mapping[str, Any]) -> BargainingSettings:
+    """The parameters read through
+    :class:`~accord.domains.bargaining.params.BargainingParams` as the settings an episode
+    runs on, or a :class:`ParamError` naming the unknown or wrong key, what is wrong and the
+    value given.
+
+    No parameters means every default: :data:`DEFAULT_SETTINGS`, without importing pydantic
+    (a single ``accord run`` of code agents does not pay for the checker it does not need).
+    """
+    if not params:
+        return DEFAULT_SETTINGS
+    from accord.domains.bargaining.params import BargainingParams
+    from accord.domains.params import read_params
+
     try:
-        return read_params(BargainingParams, params, "bargaining")
+        return read_params(BargainingParams, params, "bargaining").settings()
     except ValueError as exc:
         raise ParamError(str(exc)) from None
 
@@ -88,7 +98,7 @@ async def run_negotiation(scenario: Scenario, specs: Sequence[AgentSpec | str], 
     """Build protocol, agents, mediator and judge and run one negotiation.
 
     The stagnation rule's K is resolved for the line-up
-    (:meth:`~accord.domains.bargaining.params.BargainingParams.stagnation_setting`) and
+    (:meth:`~accord.domains.bargaining.settings.BargainingSettings.stagnation_setting`) and
     recorded in the result's ``record["stagnation"]``.
     """
     params = dict(params or {})

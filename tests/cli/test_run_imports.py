@@ -1,0 +1,100 @@
+"""What ``accord run`` of two code agents imports (issue 30: start-up of a single run).
+
+A bargaining episode between code strategies needs numpy, asyncio (the engine), PyYAML (the
+scenario file), typer (the command line) and the parts of accord that run it; the
+parameter checker (pydantic), the other commands (bench, serve, fork, ...), the LLM layer,
+the web app, the entry-point scan and the conformance kit are not its cost. Each check runs
+the real command in a fresh interpreter and reads ``sys.modules`` at its end (no timing).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from accord.domains import BUILTIN_DOMAINS, ENTRY_POINT_GROUP
+
+REPO = Path(__file__).resolve().parents[2]
+
+#: imported by ``accord run bargaining/... --agents <code>,<code> --json`` before issue 30,
+#: and not needed by it
+NOT_NEEDED = ("pydantic", "importlib.metadata", "accord.bench", "accord.llm", "accord.serve",
+              "accord.play", "accord.cli.bench", "accord.cli.serve", "accord.cli.fork",
+              "accord.cli.leaderboard", "accord.cli.series", "accord.cli.importer",
+              "accord.cli.export", "accord.protocols.kit", "accord.domains.bargaining.params",
+              "accord.domains.params", "jinja2", "rich", "starlette", "scipy", "zstandard",
+              "openai", "anthropic", "socket" if sys.platform == "win32" else "http.client")
+
+PROBE = """
+import json, sys, runpy
+sys.argv = ["accord", *{args!r}]
+try:
+    runpy.run_module("accord", run_name="__main__")
+except SystemExit as exc:
+    code = exc.code
+else:
+    code = 0
+sys.stdout.flush()
+loaded = sorted(m for m in sys.modules
+                if any(m == n or m.startswith(n + ".") for n in {names!r}))
+print(json.dumps({{"code": code, "loaded": loaded}}), file=sys.stderr)
+"""
+
+
+def _run(args: list[str], tmp_path: Path) -> tuple[dict[str, Any], str]:
+    """Run ``accord ARGS`` in a fresh interpreter: (exit code and the listed modules it
+    imported, its stdout)."""
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path),
+           "PYTHONPATH": str(REPO / "src")}
+    proc = subprocess.run([sys.executable, "-c", PROBE.format(args=args, names=NOT_NEEDED)],
+                          capture_output=True, text=True, timeout=300, env=env, check=False)
+    report = json.loads(proc.stderr.strip().splitlines()[-1])
+    return report, proc.stdout
+
+
+def test_a_code_agent_run_imports_only_what_the_domain_needs(tmp_path: Path) -> None:
+    report, out = _run(["run", "bargaining/buyer-seller", "--agents", "boulware,conceder",
+                        "--json"], tmp_path)
+    assert report["code"] in (0, None)
+    assert report["loaded"] == []
+    record = json.loads(out)
+    assert record["status"] == "agreement" and set(record["utilities"]) == {"buyer", "seller"}
+
+
+def test_a_run_with_parameters_still_checks_them(tmp_path: Path) -> None:
+    """Parameters are read through the pydantic model as before: a bad one is refused."""
+    report, out = _run(["run", "bargaining/buyer-seller", "--agents", "boulware,conceder",
+                        "--max-rounds", "0", "--json"], tmp_path)
+    assert report["code"] == 2
+    assert "accord.domains.bargaining.params" in report["loaded"]  # checked by the model
+    assert "'max_rounds'" in json.loads(out)["error"]["message"]
+
+
+def test_builtin_domains_match_the_package_metadata() -> None:
+    """The built-in table that spares ``accord run`` the entry-point scan is the one
+    accord's package metadata declares."""
+    ours = {ep.name: ep.value for ep in entry_points(group=ENTRY_POINT_GROUP)
+            if ep.value.startswith("accord.domains.")}
+    if not ours:
+        pytest.skip("accord is not installed with its entry points in this environment")
+    assert ours == BUILTIN_DOMAINS
+
+
+def test_default_settings_are_the_models_defaults() -> None:
+    """An episode without parameters runs on the same values the pydantic model gives."""
+    from accord.domains.bargaining.params import BargainingParams
+    from accord.domains.bargaining.runner import check_params
+    from accord.domains.bargaining.settings import DEFAULT_SETTINGS, PARAM_NAMES
+    from accord.domains.params import read_params
+
+    assert check_params({}) is DEFAULT_SETTINGS
+    assert read_params(BargainingParams, {}, "bargaining").settings() == DEFAULT_SETTINGS
+    assert tuple(BargainingParams.model_fields) == PARAM_NAMES
+    assert check_params({"max_rounds": 7}).max_rounds == 7
