@@ -4,9 +4,16 @@
 outcome no other outcome dominates (at least as good for all, better for one).
 Ties and duplicates are handled exactly: identical utility vectors never dominate
 each other, so every outcome sharing a frontier vector is on the frontier.
-Two parties take one sort (O(n log n)); more parties thin the points with the frontiers
-of small samples and then run an exact divide-and-conquer skyline
-(:mod:`accord.core.skyline`), which keeps every copy of a frontier vector.
+Two parties take one sort (O(n log n)); more parties take a direct block method below
+16,384 outcomes (no fixed cost) and above it thin the points with the frontiers of small
+samples and then run an exact divide-and-conquer skyline (:mod:`accord.core.skyline`),
+which keeps every copy of a frontier vector.
+
+Ties are judged on utilities rounded to 12 significant decimals
+(:func:`canonical_utilities`). Rounding a million rows costs as much as the frontier
+itself, so large inputs are thinned on the raw utilities first, with a margin of two
+rounding steps (rounding is monotone: an outcome beaten by more than that stays beaten once
+both are rounded), and only the survivors are rounded.
 """
 
 from __future__ import annotations
@@ -52,27 +59,37 @@ def _beaten_by(u0: np.ndarray, u1: np.ndarray, a0: np.ndarray, a1: np.ndarray) -
     return best[np.searchsorted(asc, u0, side="right")] > u1
 
 
-def _pareto_2d(u: np.ndarray) -> np.ndarray:
+def _pareto_2d(u: np.ndarray, decimals: int | None) -> np.ndarray:
+    """Two parties; ``decimals``: round to that many (``None``: ``u`` is final)."""
     u0, u1 = np.ascontiguousarray(u[:, 0]), np.ascontiguousarray(u[:, 1])
     n = len(u0)
     if n < _PREFILTER_2D:
+        if decimals is not None:
+            u0, u1 = _round(u0, decimals), _round(u1, decimals)
         return _pareto_2d_exact(u0, u1)
     # The frontier of a strided sample consists of real outcomes; every point one of them
-    # beats is off the frontier, which leaves few candidates for the exact sort.
+    # beats (by more than the rounding can close) is off the frontier, which leaves few
+    # candidates to round and sort.
     step = max(1, n // 2048)
     sample = np.arange(0, n, step)
     anchors = sample[_pareto_2d_exact(u0[sample], u1[sample])]
-    alive = np.flatnonzero(~_beaten_by(u0, u1, u0[anchors], u1[anchors]))
+    m = _margin(decimals)
+    alive = np.flatnonzero(~_beaten_by(u0, u1, u0[anchors] - m, u1[anchors] - m))
+    a0, a1 = u0[alive], u1[alive]
+    if decimals is not None:
+        a0, a1 = _round(a0, decimals), _round(a1, decimals)
     mask = np.zeros(n, dtype=bool)
-    mask[alive[_pareto_2d_exact(u0[alive], u1[alive])]] = True
+    mask[alive[_pareto_2d_exact(a0, a1)]] = True
     return mask
 
 
 _PREFILTER_2D = 8192  # outcomes from which two parties take the sample pre-filter
 
 
-def _dominated_by_nd(u: np.ndarray, anchors: np.ndarray) -> np.ndarray:
-    """Which rows of ``u`` some anchor strictly dominates (one vectorised pass per anchor)."""
+def _dominated_by_nd(u: np.ndarray, anchors: np.ndarray, margin: float = 0.0) -> np.ndarray:
+    """Which rows of ``u`` some anchor dominates (one vectorised pass per anchor): at least
+    as good everywhere, and better by more than ``margin`` somewhere (with ``margin`` the
+    rounding step, that survives rounding both: rounding is monotone)."""
     cols = [np.ascontiguousarray(u[:, k]) for k in range(u.shape[1])]
     alive = np.arange(len(u))
     for a in anchors[np.argsort(-anchors.sum(axis=1))]:  # strong anchors first
@@ -81,7 +98,7 @@ def _dominated_by_nd(u: np.ndarray, anchors: np.ndarray) -> np.ndarray:
         for k, col in enumerate(cols):
             c = col[alive]
             ge &= a[k] >= c
-            gt |= a[k] > c
+            gt |= a[k] - margin > c
         alive = alive[~(ge & gt)]
     out = np.ones(len(u), dtype=bool)
     out[alive] = False
@@ -89,23 +106,102 @@ def _dominated_by_nd(u: np.ndarray, anchors: np.ndarray) -> np.ndarray:
 
 
 _SAMPLE = 512  # points per pre-filter sample
+_DIRECT_ND = 16_384  # below this many outcomes, 3+ parties take the direct block method
+_BLOCK = 16  # candidates compared with every remaining point at once by the direct method
 
 
-def _pareto_nd(u: np.ndarray) -> np.ndarray:
-    """Three or more parties: sample pre-filter rounds, then the exact skyline."""
+def _pareto_direct(u: np.ndarray) -> np.ndarray:
+    """Three or more parties, few outcomes: in an order where every dominator comes before
+    its victims, blocks of the best remaining points remove every point they dominate.
+    Each step keeps the block's undominated points, so the loop runs about (frontier size
+    / block) times with no fixed cost of sampling or recursion.
+
+    The order is by the sum of utilities, descending (a dominator's float sum is at least
+    its victim's: float addition is monotone), equal sums by the utilities themselves,
+    descending (a dominator is lexicographically larger than its victim).
+    """
+    n, k = u.shape
+    total = u.sum(axis=1)
+    order = np.argsort(-total)
+    ranked = total[order]
+    if (ranked[1:] == ranked[:-1]).any():  # equal sums: break ties by the utilities
+        order = np.lexsort([-u[:, j] for j in range(k - 1, -1, -1)] + [-total])
+    pts, ids = u[order], order
+    start = 0
+    while start < len(ids):
+        block, rest = pts[start:start + _BLOCK], pts[start:]
+        ge = block[:, 0, None] >= rest[:, 0]
+        gt = block[:, 0, None] > rest[:, 0]
+        for j in range(1, k):
+            col = block[:, j, None]
+            ge &= col >= rest[:, j]
+            gt |= col > rest[:, j]
+        ge &= gt
+        beaten = ge.any(axis=0)
+        if beaten.any():
+            keep = np.ones(len(ids), dtype=bool)
+            keep[start:] = ~beaten
+            pts, ids = pts[keep], ids[keep]
+        # the block's unbeaten points are final: only points before them in the order,
+        # all of them already compared, could dominate them
+        start += int(np.count_nonzero(~beaten[:len(block)]))
+    mask = np.zeros(n, dtype=bool)
+    mask[ids] = True
+    return mask
+
+
+def _pareto_nd(u: np.ndarray, decimals: int | None) -> np.ndarray:
+    """Three or more parties: the direct method for few outcomes, else sample pre-filter
+    rounds on the raw utilities (anchors must win by more than the rounding step), the
+    survivors rounded, then the exact skyline."""
+    if len(u) < _DIRECT_ND:
+        return _pareto_direct(u if decimals is None else _round(u, decimals))
+    m = _margin(decimals)
     idx = np.arange(len(u))
-    # The frontier of a strided sample consists of real outcomes; every point they strictly
+    # The frontier of a strided sample consists of real outcomes; every point they
     # dominate is off the frontier. Repeat while that removes at least half the points.
     while len(idx) > 2 * _SAMPLE:
         anchors = skyline_indices(u, idx[::len(idx) // _SAMPLE])
-        alive = idx[~_dominated_by_nd(u[idx], u[anchors])]
+        alive = idx[~_dominated_by_nd(u[idx], u[anchors], m)]
         done = len(alive) * 2 > len(idx)
         idx = alive
         if done:
             break
+    rest = u[idx] if decimals is None else _round(u[idx], decimals)
     mask = np.zeros(len(u), dtype=bool)
-    mask[skyline_indices(u, idx)] = True
+    mask[idx[skyline_indices(rest)]] = True
     return mask
+
+
+def _decimals(u: np.ndarray) -> int:
+    """Decimals that keep 12 significant digits of the largest finite magnitude in ``u``."""
+    hi, lo = float(u.max()), float(u.min())
+    if math.isfinite(hi) and math.isfinite(lo):
+        scale = max(abs(hi), abs(lo))
+    else:  # NaN or infinite entries: the scale of the finite ones
+        finite = np.isfinite(u)
+        scale = float(np.max(np.abs(u[finite]))) if finite.any() else 0.0
+    return 12 - int(np.ceil(np.log10(scale))) if scale > 0 else 12
+
+
+def _round(u: np.ndarray, decimals: int) -> np.ndarray:
+    """``np.round(u, decimals)`` (a new array), with one buffer where powers of ten are
+    exact."""
+    if not 0 <= decimals <= 22:  # beyond exact powers of ten: numpy's own rounding
+        return np.round(u, decimals)
+    # what np.round does (multiply, round half to even, divide) without its temporaries
+    factor = 10.0 ** decimals
+    out = np.multiply(u, factor)
+    np.rint(out, out=out)
+    np.divide(out, factor, out=out)
+    return out
+
+
+def _margin(decimals: int | None) -> float:
+    """How much better a raw utility must be than another for the two to stay ordered
+    strictly once both are rounded to ``decimals`` (rounding moves each by at most half a
+    step, and is monotone); two steps, for the float error of the rounding itself."""
+    return 0.0 if decimals is None else 2.0 * 10.0 ** -decimals
 
 
 def canonical_utilities(utilities: npt.ArrayLike) -> np.ndarray:
@@ -118,43 +214,38 @@ def canonical_utilities(utilities: npt.ArrayLike) -> np.ndarray:
     u = np.asarray(utilities, dtype=np.float64)
     if u.size == 0:
         return u
-    hi, lo = float(u.max()), float(u.min())
-    if math.isfinite(hi) and math.isfinite(lo):
-        scale = max(abs(hi), abs(lo))
-    else:  # NaN or infinite entries: the scale of the finite ones
-        finite = np.isfinite(u)
-        scale = float(np.max(np.abs(u[finite]))) if finite.any() else 0.0
-    decimals = 12 - int(np.ceil(np.log10(scale))) if scale > 0 else 12
-    if not 0 <= decimals <= 22:  # beyond exact powers of ten: numpy's own rounding
-        return np.round(u, decimals)
-    # what np.round does (multiply, round half to even, divide) without its temporaries
-    factor = 10.0 ** decimals
-    out = np.multiply(u, factor)
-    np.rint(out, out=out)
-    np.divide(out, factor, out=out)
-    return out
+    return _round(u, _decimals(u))
 
 
-def pareto_mask(utilities: np.ndarray) -> np.ndarray:
+def pareto_mask(utilities: npt.ArrayLike, *, rounded: bool = False) -> np.ndarray:
     """Boolean mask of Pareto-optimal rows of an ``(n, k)`` utility array, ``k >= 1``.
 
-    Utilities equal up to float noise (12 significant decimals) count as ties.
+    Utilities equal up to float noise (12 significant decimals) count as ties: the mask is
+    that of :func:`canonical_utilities` of the input. Large inputs are thinned on the raw
+    utilities first and only the survivors are rounded. ``rounded=True`` says the input
+    already is canonical (rounded once per scenario): no rounding at all.
     """
-    u = canonical_utilities(utilities)
+    u = np.asarray(utilities, dtype=np.float64)
     if u.ndim != 2:
         raise ValueError(f"expected an (outcomes, parties) array, got shape {u.shape}")
     if len(u) == 0:
         return np.zeros(0, dtype=bool)
+    if u.shape[1] == 0:
+        raise ValueError("expected at least one party (column), got shape "
+                         f"{u.shape}")
+    decimals = None if rounded else _decimals(u)
     if u.shape[1] == 1:
-        return u[:, 0] == u[:, 0].max()
+        col = u[:, 0] if decimals is None else _round(u[:, 0], decimals)
+        return col == col.max()
     if u.shape[1] == 2:
-        return _pareto_2d(u)
-    return _pareto_nd(u)
+        return _pareto_2d(u, decimals)
+    return _pareto_nd(u, decimals)
 
 
-def pareto_indices(utilities: np.ndarray) -> np.ndarray:
-    """Indices of the Pareto-optimal rows, ascending."""
-    return np.flatnonzero(pareto_mask(utilities))
+def pareto_indices(utilities: npt.ArrayLike, *, rounded: bool = False) -> np.ndarray:
+    """Indices of the Pareto-optimal rows, ascending (``rounded``: as in
+    :func:`pareto_mask`)."""
+    return np.flatnonzero(pareto_mask(utilities, rounded=rounded))
 
 
 def pareto_mask_bruteforce(utilities: np.ndarray) -> np.ndarray:
