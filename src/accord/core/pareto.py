@@ -137,7 +137,7 @@ def _pareto_direct(u: np.ndarray) -> np.ndarray:
             ge &= col >= rest[:, j]
             gt |= col > rest[:, j]
         ge &= gt
-        beaten = ge.any(axis=0)
+        beaten = np.asarray(ge.any(axis=0))
         if beaten.any():
             keep = np.ones(len(ids), dtype=bool)
             keep[start:] = ~beaten
