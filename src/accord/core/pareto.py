@@ -5,7 +5,8 @@ outcome no other outcome dominates (at least as good for all, better for one).
 Ties and duplicates are handled exactly: identical utility vectors never dominate
 each other, so every outcome sharing a frontier vector is on the frontier.
 Two parties take one sort (O(n log n)); more parties take a direct block method below
-16,384 outcomes (no fixed cost) and above it thin the points with the frontiers of small
+16,384 outcomes (3 parties; 32,768 for 4, 131,072 for 5 or more: no fixed cost) and above
+it thin the points with the frontiers of small
 samples and then run an exact divide-and-conquer skyline (:mod:`accord.core.skyline`),
 which keeps every copy of a frontier vector.
 
@@ -106,7 +107,11 @@ def _dominated_by_nd(u: np.ndarray, anchors: np.ndarray, margin: float = 0.0) ->
 
 
 _SAMPLE = 512  # points per pre-filter sample
-_DIRECT_ND = 16_384  # below this many outcomes, 3+ parties take the direct block method
+# below this many outcomes the direct block method is faster than pre-filter and skyline
+# (measured on random linear additive utilities: its cost grows with outcomes x frontier
+# size, and more parties have larger frontiers, which the skyline handles worse)
+_DIRECT_ND = {3: 16_384, 4: 32_768}
+_DIRECT_MANY = 131_072  # the same, five parties or more
 _BLOCK = 16  # candidates compared with every remaining point at once by the direct method
 
 
@@ -154,7 +159,7 @@ def _pareto_nd(u: np.ndarray, decimals: int | None) -> np.ndarray:
     """Three or more parties: the direct method for few outcomes, else sample pre-filter
     rounds on the raw utilities (anchors must win by more than the rounding step), the
     survivors rounded, then the exact skyline."""
-    if len(u) < _DIRECT_ND:
+    if len(u) < _DIRECT_ND.get(u.shape[1], _DIRECT_MANY):
         return _pareto_direct(u if decimals is None else _round(u, decimals))
     m = _margin(decimals)
     idx = np.arange(len(u))
