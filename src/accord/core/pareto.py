@@ -62,12 +62,12 @@ def _beaten_by(u0: np.ndarray, u1: np.ndarray, a0: np.ndarray, a1: np.ndarray) -
 
 def _pareto_2d(u: np.ndarray, decimals: int | None) -> np.ndarray:
     """Two parties; ``decimals``: round to that many (``None``: ``u`` is final)."""
-    u0, u1 = np.ascontiguousarray(u[:, 0]), np.ascontiguousarray(u[:, 1])
-    n = len(u0)
+    n = len(u)
     if n < _PREFILTER_2D:
         if decimals is not None:
-            u0, u1 = _round(u0, decimals), _round(u1, decimals)
-        return _pareto_2d_exact(u0, u1)
+            u = _round(u, decimals)
+        return _pareto_2d_exact(np.ascontiguousarray(u[:, 0]), np.ascontiguousarray(u[:, 1]))
+    u0, u1 = np.ascontiguousarray(u[:, 0]), np.ascontiguousarray(u[:, 1])
     # The frontier of a strided sample consists of real outcomes; every point one of them
     # beats (by more than the rounding can close) is off the frontier, which leaves few
     # candidates to round and sort.
