@@ -464,16 +464,15 @@ def _negotiation_size(n_issues: int, repeat: int, have_negmas: bool, cap: int) -
         one()
     loop.close()
     print(f"accord: {_med(seen['rounds'])} rounds, {_med(seen['offers'])} offers/episode")
-    print(f"  warm: engine CPU per offer, scenario tables cached, in a running event loop "
-          f"(as `accord bench`)  {summary(a['warm'], 1e6, 'µs')}")
-    print(f"  warm: engine CPU per offer, asyncio.run per episode (as `accord run`)          "
-          f"      {summary(a['run'], 1e6, 'µs')}")
-    print(f"  warm: CPU per offer incl. building protocol and agents                        "
-          f"      {summary(a['all'], 1e6, 'µs')}")
-    print(f"  cold: CPU per offer from the problem's numbers (utilities built, evaluated, "
-          f"sorted)    {summary(a['cold'], 1e6, 'µs')}")
-    print(f"  warm: engine wall per offer                                                  "
-          f"       {summary(a['wall'], 1e6, 'µs')}")
+    for key, label in (
+            ("warm", "warm: engine CPU per offer, scenario tables cached, running event loop "
+                     "(as `accord bench`)"),
+            ("run", "warm: engine CPU per offer, asyncio.run per episode (as `accord run`)"),
+            ("all", "warm: CPU per offer incl. building protocol and agents"),
+            ("cold", "cold: CPU per offer from the problem's numbers (utilities built, "
+                     "evaluated, sorted)"),
+            ("wall", "warm: engine wall per offer")):
+        print(f"  {label:<92} {summary(a[key], 1e6, 'µs')}")
     if have_negmas:
         _negmas_lines(n, seen, a, cap)
     if n_issues == 4:
@@ -490,14 +489,13 @@ def _negmas_lines(n: dict[str, list[float]], seen: dict[str, list[int]],
 
     print(f"negmas {negmas.__version__}: {_med(seen['steps'])} steps, "
           f"{_med(seen['noffers'])} offers/episode")
-    print(f"  cold: CPU per offer from the problem's numbers (issues, ufuns, mechanism, run())"
-          f" {summary(n['cold'], 1e6, 'µs')}")
-    print(f"  run() CPU per offer (its first step builds the negotiators' tables)           "
-          f"     {summary(n['run'], 1e6, 'µs')}")
-    print(f"  warm: CPU per offer of the steps after the first (tables built)               "
-          f"     {summary(n['warm'], 1e6, 'µs')}")
-    print(f"  run() wall per offer                                                           "
-          f"    {summary(n['wall'], 1e6, 'µs')}")
+    for key, label in (
+            ("cold", "cold: CPU per offer from the problem's numbers (issues, ufuns, "
+                     "mechanism, run())"),
+            ("run", "run() CPU per offer (its first step builds the negotiators' tables)"),
+            ("warm", "warm: CPU per offer of the steps after the first (tables built)"),
+            ("wall", "run() wall per offer (first step included)")):
+        print(f"  {label:<92} {summary(n[key], 1e6, 'µs')}")
 
     def r(x: list[float], y: list[float]) -> str:
         return f"{_med(x) / _med(y):.1f}x"
@@ -509,8 +507,8 @@ def _negmas_lines(n: dict[str, list[float]], seen: dict[str, list[int]],
     print(f"  warm/warm, CPU: {r(n['warm'], a['warm'])}  (accord's engine with cached tables "
           f"vs NegMAS's steps after the first; accord's figure still carries its "
           f"per-episode costs)")
-    print(f"  warm/warm, wall: {r(n['wall'], a['wall'])}  (NegMAS's run() includes its first "
-          f"step: wall, not like for like; for reference only)")
+    print(f"  wall, NegMAS run() vs accord warm engine: {r(n['wall'], a['wall'])}  (not like "
+          f"for like: NegMAS's run() includes its first step; for reference only)")
 
 
 def utility_floor(scenario: Scenario, repeat: int = 7, n: int = 20_000) -> float:
