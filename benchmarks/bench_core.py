@@ -507,8 +507,8 @@ def _negmas_lines(n: dict[str, list[float]], seen: dict[str, list[int]],
     print(f"  warm/warm, CPU: {r(n['warm'], a['warm'])}  (accord's engine with cached tables "
           f"vs NegMAS's steps after the first; accord's figure still carries its "
           f"per-episode costs)")
-    print(f"  wall, NegMAS run() vs accord warm engine: {r(n['wall'], a['wall'])}  (not like "
-          f"for like: NegMAS's run() includes its first step; for reference only)")
+    # no wall ratio: NegMAS's run() wall includes its first step (its tables) and accord's
+    # engine wall does not, and wall time on a loaded machine counts other processes' turns
 
 
 def utility_floor(scenario: Scenario, repeat: int = 7, n: int = 20_000) -> float:
