@@ -95,7 +95,7 @@ def _pareto_2d(u: np.ndarray, decimals: int | None) -> np.ndarray:
     return mask
 
 
-_PREFILTER_2D = 8192  # outcomes from which two parties take the sample pre-filter
+_PREFILTER_2D = 4096  # outcomes from which two parties take the sample pre-filter (measured)
 
 
 def _dominated_by_nd(u: np.ndarray, anchors: np.ndarray, margin: float = 0.0) -> np.ndarray:
@@ -127,21 +127,18 @@ _BLOCK = 16  # candidates compared with every remaining point at once by the dir
 
 
 def _pareto_direct(u: np.ndarray) -> np.ndarray:
-    """Three or more parties, few outcomes: in an order where every dominator comes before
-    its victims, blocks of the best remaining points remove every point they dominate.
-    Each step keeps the block's undominated points, so the loop runs about (frontier size
-    / block) times with no fixed cost of sampling or recursion.
+    """Three or more parties, few outcomes: by the sum of utilities, descending, blocks of
+    the best remaining points remove every point they dominate. Each step keeps the
+    block's undominated points, so the loop runs about (frontier size / block) times with
+    no fixed cost of sampling or recursion.
 
-    The order is by the sum of utilities, descending (a dominator's float sum is at least
-    its victim's: float addition is monotone), equal sums by the utilities themselves,
-    descending (a dominator is lexicographically larger than its victim).
+    A dominator's float sum is at least its victim's (float addition is monotone), so it
+    comes first unless the two sums are equal: the survivors that share a sum with another
+    survivor are compared pairwise at the end (a dominator on the frontier survives).
     """
     n, k = u.shape
     total = u.sum(axis=1)
     order = np.argsort(-total)
-    ranked = total[order]
-    if (ranked[1:] == ranked[:-1]).any():  # equal sums: break ties by the utilities
-        order = np.lexsort([-u[:, j] for j in range(k - 1, -1, -1)] + [-total])
     pts, ids = u[order], order
     start = 0
     while start < len(ids):
@@ -158,11 +155,20 @@ def _pareto_direct(u: np.ndarray) -> np.ndarray:
             keep = np.ones(len(ids), dtype=bool)
             keep[start:] = ~beaten
             pts, ids = pts[keep], ids[keep]
-        # the block's unbeaten points are final: only points before them in the order,
-        # all of them already compared, could dominate them
+        # the block's unbeaten points are final, up to equal sums: only points of a larger
+        # sum, all of them already compared, or of an equal one could dominate them
         start += int(np.count_nonzero(~beaten[:len(block)]))
     mask = np.zeros(n, dtype=bool)
     mask[ids] = True
+    sums = total[ids]  # descending
+    tied = np.zeros(len(ids), dtype=bool)
+    same = sums[1:] == sums[:-1]
+    tied[1:] |= same
+    tied[:-1] |= same
+    if tied.any():
+        group = ids[tied]
+        mask[group] = False
+        mask[skyline_indices(u, group)] = True
     return mask
 
 
