@@ -221,8 +221,10 @@ def bench_pareto(quick: bool, have_negmas: bool, before: str | None = None,
           "vector); baselines, not bounds: 2 parties plain numpy with a sample pre-filter "
           "and accord's tie semantics on exact floats, and a full sort-and-scan; 3+ parties "
           "a block dominance filter")
+    print("accord unrounded = pareto_mask(u, rounded=True): the same method without the "
+          "12-digit tie rounding (what rounding costs)")
     if before:
-        print(f"before = accord's pareto_mask at git revision {before}")
+        print(f"accord before = accord's pareto_mask at git revision {before}")
     cases = [(2, 10, 2), (2, 10, 3), (2, 10, 5), (3, 10, 2), (3, 10, 3), (3, 10, 4),
              (3, 10, 5), (4, 10, 2), (5, 10, 2), (6, 10, 2), (4, 10, 3), (5, 10, 3),
              (6, 10, 3), (4, 10, 4), (5, 10, 4), (6, 10, 4), (4, 10, 5), (5, 10, 5),
@@ -239,7 +241,8 @@ def bench_pareto(quick: bool, have_negmas: bool, before: str | None = None,
         problem = random_problem(n_issues, nv, k)
         u = accord_utilities(problem)
         rep = 3 if size >= 10 ** 6 else 5 if size >= 10 ** 5 else 9
-        fns = {"accord": lambda u=u: pareto_mask(u)}
+        fns = {"accord": lambda u=u: pareto_mask(u),
+               "unrounded": lambda u=u: pareto_mask(u, rounded=True)}
         if old is not None:
             fns["before"] = lambda u=u: old.pareto_mask(u)
         neg = have_negmas and _negmas_numpy_feasible(size, k) and (
@@ -263,7 +266,8 @@ def bench_pareto(quick: bool, have_negmas: bool, before: str | None = None,
         by_parties.setdefault(size, []).append((k, med))
         print(f"{k} parties, {size:>9,} outcomes, frontier n={n_front} ({load()}){skipped}:")
         print(f"    accord            {summary(t['accord'])}")
-        for name, label in (("before", "accord before"), ("negmas", "negmas numpy"),
+        for name, label in (("unrounded", "accord unrounded"), ("before", "accord before"),
+                            ("negmas", "negmas numpy"),
                             ("plain", "plain numpy"), ("sort-scan", "full sort-scan"),
                             ("dominance filter", "dominance filter")):
             if name in t:
