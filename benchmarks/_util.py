@@ -34,3 +34,48 @@ def machine() -> str:
 
     return (f"{platform.machine()} {platform.processor() or ''} {os.cpu_count()} cpus, "
             f"Python {platform.python_version()}").replace("  ", " ")
+
+
+def alternate_cpu(fns: dict[str, Callable[[], Any]], repeat: int = 5) -> dict[str, list[float]]:
+    """CPU seconds (``time.process_time``) of ``repeat`` calls of each function, after one
+    untimed call each, the functions alternated (a rotating order each pass) so that all
+    see the same machine load."""
+    names = list(fns)
+    for name in names:
+        fns[name]()
+    out: dict[str, list[float]] = {name: [] for name in names}
+    for i in range(repeat):
+        for name in names[i % len(names):] + names[:i % len(names)]:
+            c0 = time.process_time()
+            fns[name]()
+            out[name].append(time.process_time() - c0)
+    return out
+
+
+def load() -> str:
+    """The 1-minute load average and the CPU count, for a figure's line."""
+    import os
+
+    return f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cpus"
+
+
+def module_at(rev: str, path: str, name: str, replace: tuple[tuple[str, str], ...] = ()
+              ) -> Any:
+    """The module in ``path`` (relative to the repository root) as it was at git revision
+    ``rev``, imported under ``name`` (``replace``: text substitutions first, e.g. to point
+    its imports at other such modules): to measure before and after in one process."""
+    import subprocess
+    import sys
+    import types
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    src = subprocess.run(["git", "show", f"{rev}:{path}"], cwd=root, check=True,
+                         capture_output=True, text=True).stdout
+    for old, new in replace:
+        src = src.replace(old, new)
+    module = types.ModuleType(name)
+    module.__file__ = f"{rev}:{path}"
+    sys.modules[name] = module
+    exec(compile(src, module.__file__, "exec"), module.__dict__)
+    return module

@@ -86,7 +86,7 @@ def test_frontier_is_exact_with_decimal_scores():
 @settings(max_examples=30, deadline=None)
 @given(st.integers(8192, 40_000), st.integers(2, 60), st.integers(0, 10_000))
 def test_two_party_prefilter_is_exact(n, levels, seed):
-    """From 8,192 outcomes two parties take the sample pre-filter: it must keep exactly the
+    """From 4,096 outcomes two parties take the sample pre-filter: it must keep exactly the
     one-sort frontier, ties included (few utility levels make many ties)."""
     from accord.core.pareto import _pareto_2d_exact
 
