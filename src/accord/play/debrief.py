@@ -11,9 +11,9 @@ plane (:mod:`accord.play.web.plane`).
 * :func:`gap_to_optimum` -- the Pareto frontier, the Nash point (the Nash bargaining
   solution over BATNAs; in a game, its pure Nash equilibria), the distances to both and
   the **value left on the table**: the most the two could have gained together by moving
-  to an outcome that is better for one and worse for neither. It is the one function to
-  swap for the per-domain "gap to optimum" functions (issue 27) once they land: it uses
-  :mod:`accord.core.pareto` and :mod:`accord.core.solutions`, as ``accord analyze`` does;
+  to an outcome that is better for one and worse for neither. All of it comes from
+  :func:`accord.bench.optimality.plane_gaps`, the same definitions ``accord results -m
+  value_left,gap_pareto,gap_nash``, the leaderboard and the reviewer's deal audit use;
 * **flags** the episode raised (a walk, stagnation, a bound hit, an agreement below a
   BATNA, sycophancy, leaks, invalid moves).
 
@@ -31,8 +31,7 @@ from typing import Any
 import numpy as np
 
 from accord.agents.human.brief import num
-from accord.core.pareto import canonical_utilities, distance_to_frontier, pareto_indices
-from accord.core.solutions import nash_point
+from accord.bench.optimality import dond_points, plane_gaps
 from accord.domains.base import EpisodeSpec, get_domain
 from accord.protocols.engine import EpisodeResult
 
@@ -62,39 +61,13 @@ class Plane:
 
 
 def gap_to_optimum(plane: Plane) -> dict[str, Any]:
-    """Frontier, Nash point(s), distances and value left on the table for ``plane``.
-
-    ``value_left`` is ``max(u_you + u_other)`` over outcomes at least as good for both as
-    where the episode ended, minus the ended outcome's sum: 0 on the Pareto frontier.
-    """
-    u = canonical_utilities(plane.points)
-    frontier = u[pareto_indices(u)]
-    frontier = frontier[np.lexsort((frontier[:, 1], frontier[:, 0]))]
-    if plane.equilibria:
-        nash = [tuple(map(float, p)) for p in plane.equilibria]
-    else:
-        i = nash_point(u, np.asarray(plane.disagreement))
-        nash = [] if i is None else [(float(u[i, 0]), float(u[i, 1]))]
-    out: dict[str, Any] = {
-        "frontier": [[float(a), float(b)] for a, b in frontier],
-        "nash": [list(p) for p in nash],
-        "l2_to_pareto": None, "l2_to_nash": None, "value_left": None, "better": None}
-    if plane.outcome is None:
-        return out
-    at = np.asarray(plane.outcome, dtype=np.float64)
-    out["l2_to_pareto"] = distance_to_frontier(at, frontier)
-    if nash:
-        out["l2_to_nash"] = distance_to_frontier(at, np.asarray(nash))
-    eps = 1e-9 * max(1.0, float(np.abs(u).max()))
-    better = u[(u >= at - eps).all(axis=1)]
-    if len(better):
-        k = int(np.argmax(better.sum(axis=1)))
-        gain = float(better[k].sum() - at.sum())
-        out["value_left"] = max(gain, 0.0)
-        out["better"] = [float(better[k, 0]), float(better[k, 1])] if gain > eps else None
-    else:
-        out["value_left"] = 0.0
-    return out
+    """Frontier, Nash point(s), distances and value left on the table for ``plane``
+    (:func:`accord.bench.optimality.plane_gaps`: ``value_left`` is ``max(u_you +
+    u_other)`` over outcomes at least as good for both as where the episode ended, minus
+    the ended outcome's sum; 0 on the Pareto frontier)."""
+    g = plane_gaps(plane.points, plane.outcome, plane.disagreement, plane.equilibria)
+    return {"frontier": g.frontier, "nash": g.nash, "l2_to_pareto": g.gap_pareto,
+            "l2_to_nash": g.gap_nash, "value_left": g.value_left, "better": g.better}
 
 
 # -- planes per domain -------------------------------------------------------------------
@@ -128,13 +101,8 @@ def _dond(spec: EpisodeSpec, result: EpisodeResult, role: str) -> Plane | None:
     if other is None or not rec.get("counts"):
         return None
     counts = [int(c) for c in rec["counts"]]
-    mine, theirs = values[role], values[other]
-    pts = []
-    for take in product(*(range(c + 1) for c in counts)):
-        pts.append((sum(t * v for t, v in zip(take, mine, strict=True)),
-                    sum((c - t) * v for t, c, v in zip(take, counts, theirs, strict=True))))
     scores = rec.get("scores") or {}
-    return Plane(role, other, np.asarray(pts, dtype=np.float64), (0.0, 0.0),
+    return Plane(role, other, dond_points(counts, values[role], values[other]), (0.0, 0.0),
                  (float(scores.get(role, 0)), float(scores.get(other, 0))),
                  bool(rec.get("agreement")), "points")
 
