@@ -12,7 +12,7 @@ plane (:mod:`accord.play.web.plane`).
   solution over BATNAs; in a game, its pure Nash equilibria), the distances to both and
   the **value left on the table**: the most the two could have gained together by moving
   to an outcome that is better for one and worse for neither. All of it comes from
-  :func:`accord.bench.optimality.plane_gaps`, the same definitions ``accord results -m
+  :func:`accord.bench.frontier.plane_gaps`, the same definitions ``accord results -m
   value_left,gap_pareto,gap_nash``, the leaderboard and the reviewer's deal audit use;
 * **flags** the episode raised (a walk, stagnation, a bound hit, an agreement below a
   BATNA, sycophancy, leaks, invalid moves).
@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from accord.agents.human.brief import num
-from accord.bench.optimality import dond_points, plane_gaps
+from accord.bench.frontier import dond_points, plane_gaps
 from accord.domains.base import EpisodeSpec, get_domain
 from accord.protocols.engine import EpisodeResult
 
@@ -62,7 +62,7 @@ class Plane:
 
 def gap_to_optimum(plane: Plane) -> dict[str, Any]:
     """Frontier, Nash point(s), distances and value left on the table for ``plane``
-    (:func:`accord.bench.optimality.plane_gaps`: ``value_left`` is ``max(u_you +
+    (:func:`accord.bench.frontier.plane_gaps`: ``value_left`` is ``max(u_you +
     u_other)`` over outcomes at least as good for both as where the episode ended, minus
     the ended outcome's sum; 0 on the Pareto frontier)."""
     g = plane_gaps(plane.points, plane.outcome, plane.disagreement, plane.equilibria)
