@@ -10,6 +10,7 @@ through a separate, short-lived writable connection to their own table only
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 import time
@@ -416,9 +417,11 @@ class Stores:
     def lineage(self, ref: EpisodeRef, row: EpisodeRow, limit: int = 50
                 ) -> tuple[EpisodeRow | None, list[EpisodeRow]]:
         """A fork's parent when it is in the same store (else ``None``) and the episode's
-        own forks in that store (at most ``limit``). The forks are found by the parent id
-        in the spec text (``instr`` first, so the JSON is parsed only for the candidates
-        of a large store)."""
+        own forks in that store (at most ``limit``). Forks are looked for only in the runs
+        that can hold them (``accord fork``'s run, a bench sweep with a ``fork:`` block:
+        their config names it), by the parent id in the spec text (``instr`` first, so the
+        JSON is parsed only for candidates): a 10^5-episode run without forks costs
+        nothing."""
         parent: EpisodeRow | None = None
         info = row.spec.get("fork")
         with self.read(ref.store) as st:
@@ -428,8 +431,11 @@ class Stores:
                     if isinstance(prun, str) else []
                 found = found or st.select("id = ?", (pid,), "run, seq", 1)
                 parent = found[0] if found else None
-            forks = st.select("instr(spec, ?) > 0 AND json_extract(spec, '$.fork.parent') = ?",
-                              (row.id, row.id), "run, seq", limit)
+            runs = [r["name"] for r in st.runs() if "fork" in str(r["name"])
+                    or "fork" in json.dumps(r["config"], default=str)]
+            forks = st.select(f"run IN ({', '.join('?' * len(runs))}) AND instr(spec, ?) > 0 "
+                              "AND json_extract(spec, '$.fork.parent') = ?",
+                              (*runs, row.id, row.id), "run, seq", limit) if runs else []
         return parent, forks
 
     def check_decision(self, ref: EpisodeRef, state: str, comment: str | None) -> None:
