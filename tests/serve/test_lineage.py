@@ -137,3 +137,40 @@ def test_the_fork_note_becomes_the_marker_row() -> None:
                                  "seats: b"
     same = {**events[1], "data": {"parent": "p", "at": 2, "changed": []}}
     assert "the same seats play again" in transcript([same])["lines"][0]["detail"]
+
+
+def test_a_sweep_fork_names_the_store_its_parent_is_kept_in(make_client,
+                                                            tmp_path: Path) -> None:
+    """A bench ``fork:`` sweep stores its forks apart from their parents: the fork's page
+    names the parent and the store it came from, without a link that would not resolve;
+    the forks of the sweep's run are found from their parent id (a run that can hold
+    forks)."""
+    from typer.testing import CliRunner
+
+    from accord.cli.main import app
+
+    runner = CliRunner()
+    parents = tmp_path / "parents.db"
+    res = runner.invoke(app, ["run", "bargaining/buyer-seller", "--agents",
+                              "boulware,conceder", "--save", str(parents), "-q"])
+    assert res.exit_code == 0, res.output
+    spec = tmp_path / "fk.yaml"
+    spec.write_text(f"name: fk\ndomain: bargaining\nagents:\n  - [conceder, conceder]\n"
+                    f"fork: {{from: {parents}, at: [2]}}\n")
+    out = tmp_path / "fk.db"
+    res = runner.invoke(app, ["bench", str(spec), "--out", str(out), "--json"])
+    assert res.exit_code == 0, res.output
+    with Store.open_readonly(out) as st:
+        (fork,) = st.episodes("fk")
+    c = make_client(out)
+    page = c.get(_url(fork.id, "fk")).text
+    said = _text(page[page.index('id="fork-of"') - 20:page.index("</p>",
+                                                               page.index('id="fork-of"'))])
+    parent = fork.spec["fork"]["parent"]
+    assert f"Forked from {parent[:10]} (not in this store: kept in " in said
+    assert "at round 2; changed: agents: 1=conceder." in said  # the sweep names the seat
+    assert 'id="parent-link"' not in page and 'id="fork-start"' in page
+    # forks are listed from the parent's own store only: a sweep's forks live elsewhere
+    both = make_client(parents, out)
+    ppage = both.get(f"/episodes/{parent}?store=0&run=accord-run").text
+    assert 'id="forks"' not in ppage
