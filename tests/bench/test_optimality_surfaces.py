@@ -22,11 +22,11 @@ from accord.play.debrief import debrief
 from accord.serve import audit
 
 
-def _played(tmp_path: Path, domain: str, scenario: str, agents: tuple[str, ...]
-            ) -> tuple[EpisodeSpec, Any, Any, Path]:
+def _played(tmp_path: Path, domain: str, scenario: str, agents: tuple[str, ...],
+            data: str | None = None) -> tuple[EpisodeSpec, Any, Any, Path]:
     spec = EpisodeSpec(domain, scenario, tuple(AgentSpec(a) for a in agents), {}, 0)
     dom = get_domain(domain)
-    result = asyncio.run(dom.run_episode(spec, RunContext()))
+    result = asyncio.run(dom.run_episode(spec, RunContext(data=data)))
     db = tmp_path / "one.db"
     eid = store_episode(db, spec, result, dom.metrics(spec, result))
     with Store.open_readonly(db) as st:
@@ -84,3 +84,23 @@ def test_other_domains_three_surfaces_one_number(tmp_path: Path, domain: str,
     assert _results_mean(db, "value_left") == pytest.approx(gaps.value_left)
     if domain == "games":  # mutual defection: (3, 3) was there for both
         assert gaps.value_left == 4.0
+
+
+def test_deal_or_no_deal_three_surfaces_one_number(tmp_path: Path) -> None:
+    folder = Path(__file__).resolve().parents[3] / "shared" / "data" / "dealornodeal"
+    if not (folder / "test.txt").is_file():
+        pytest.skip(f"Deal-or-No-Deal data not found at {folder}")
+    left = []
+    for line in range(4):  # greedy against itself: deals on the frontier and no-deals
+        spec, result, row, db = _played(tmp_path / str(line), "deal-or-no-deal",
+                                        f"test/{line}", ("greedy", "greedy"), str(folder))
+        gaps = episode_gaps(row)
+        assert gaps is not None and gaps.value_left is not None
+        left.append(gaps.value_left)
+        assert _results_mean(db, "value_left") == pytest.approx(gaps.value_left)
+        seen = audit.optimality(row)
+        assert seen is not None and seen["left_on_table"] == pytest.approx(gaps.value_left)
+        for role in ("alice", "bob"):
+            told = debrief(spec, result, role)
+            assert told is not None and told["value_left"] == pytest.approx(gaps.value_left)
+    assert 0.0 in left and max(left) > 0  # both kinds of outcome were compared
