@@ -69,6 +69,7 @@ def test_bargaining_three_surfaces_one_number(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("domain", "scenario", "agents"), [
     ("games", "prisoners-dilemma", ("rational", "rational")),
     ("task-exchange", "competitive", ("utility-aware", "selfish")),
+    ("deliberation", "menu-numeric", ("share", "share")),
 ])
 def test_other_domains_three_surfaces_one_number(tmp_path: Path, domain: str,
                                                  scenario: str, agents: tuple[str, ...]
@@ -78,7 +79,8 @@ def test_other_domains_three_surfaces_one_number(tmp_path: Path, domain: str,
     assert gaps is not None and gaps.value_left is not None
     seen = audit.optimality(row)
     assert seen is not None and seen["left_on_table"] == pytest.approx(gaps.value_left)
-    roles = list(result.record.get("players") or result.record.get("utilities"))
+    roles = list(result.record.get("players") or result.record.get("utilities")
+                 or ["agent_1"])
     told = debrief(spec, result, roles[0])
     assert told is not None and told["value_left"] == pytest.approx(gaps.value_left)
     assert _results_mean(db, "value_left") == pytest.approx(gaps.value_left)

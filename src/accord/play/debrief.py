@@ -32,6 +32,7 @@ import numpy as np
 
 from accord.agents.human.brief import num
 from accord.bench.frontier import dond_points, plane_gaps
+from accord.bench.optimality import deliberation_reward_gaps
 from accord.domains.base import EpisodeSpec, get_domain
 from accord.protocols.engine import EpisodeResult
 
@@ -197,9 +198,14 @@ def _deliberation(spec: EpisodeSpec, result: EpisodeResult, role: str) -> dict[s
     m = get_domain("deliberation").metrics(spec, result)
     best = optimum(resolve_instance(spec))
     decision = result.record.get("decision")
+    # one team reward: the value left is the optimum's surplus, as accord results says
+    gaps = deliberation_reward_gaps(m.get("reward"), m.get("max_reward"))
+    left = gaps.value_left
     said = ["The team decided." if decision is not None else "The team reached no decision.",
             f"Team reward {num(m.get('reward'))} of a best possible {num(m.get('max_reward'))}"
             f" ({num(m.get('nr'), 1)}% of the best).",
+            "" if left is None else f"Value left on the table: {num(left)} of team reward."
+            if left > 1e-9 else "Nothing was left on the table: the decision is optimal.",
             "The decision was " + ("feasible." if m.get("valid") else "not feasible: it needs "
                                    "more than the team has, and earns nothing.")
             if decision is not None else ""]
@@ -208,7 +214,7 @@ def _deliberation(spec: EpisodeSpec, result: EpisodeResult, role: str) -> dict[s
             "rows": [["team reward", num(m.get("reward")), num(m.get("max_reward"))]],
             "columns": ["", "this episode", "best possible"],
             "decision": decision, "optimal": _jsonable(best.decision),
-            "flags": flags_of(result, role)}
+            "value_left": left, "flags": flags_of(result, role)}
 
 
 def _jsonable(x: Any) -> Any:
