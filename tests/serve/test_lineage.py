@@ -174,3 +174,15 @@ def test_a_sweep_fork_names_the_store_its_parent_is_kept_in(make_client,
     both = make_client(parents, out)
     ppage = both.get(f"/episodes/{parent}?store=0&run=accord-run").text
     assert 'id="forks"' not in ppage
+
+
+def test_the_report_shows_the_fork_without_claims_it_did_not_check(
+        lineage_store: dict[str, Any]) -> None:
+    from accord.serve.report import build_report
+
+    html = build_report(lineage_store["path"], transcripts="all")
+    said = _text(html[html.index('id="fork-of"') - 20:html.index("</p>",
+                                                               html.index('id="fork-of"'))])
+    assert "Forked from" in said and "at round 5" in said
+    assert "not in this store" not in html  # the report does not search for the parent
+    assert html.count('id="fork-start"') == 1 and 'id="parent-link"' not in html

@@ -24,12 +24,14 @@ from accord.bench.store import EpisodeRow
 MAX_FORKS = 50
 
 
-def fork_view(row: EpisodeRow, parent: EpisodeRow | None) -> dict[str, Any] | None:
+def fork_view(row: EpisodeRow, parent: EpisodeRow | None, looked_up: bool = True
+              ) -> dict[str, Any] | None:
     """Where a fork branches from: ``parent`` (id), ``parent_run``, ``at`` (the round the
     fork starts in), ``changes`` (in words; ``None``: the same seats and parameters),
     ``source`` (the store the parent was read from, if another), ``linked`` (the parent is
-    in this store) and ``rows`` (the parent beside this fork) -- or ``None`` for an
-    episode that is not a fork."""
+    in this store), ``looked_up`` (the store was searched for the parent: the report does
+    not, so it claims nothing about where the parent is) and ``rows`` (the parent beside
+    this fork) -- or ``None`` for an episode that is not a fork."""
     info = row.spec.get("fork")
     if not isinstance(info, Mapping) or not info.get("parent"):
         return None
@@ -40,7 +42,8 @@ def fork_view(row: EpisodeRow, parent: EpisodeRow | None) -> dict[str, Any] | No
     return {"parent": pid, "parent_run": info.get("parent_run"), "at": info.get("at"),
             "changes": changes_text(info.get("changes")) or None,
             "source": info.get("source") if isinstance(info.get("source"), str) else None,
-            "linked": parent is not None, "rows": rows, "names": value_names(rows)}
+            "linked": parent is not None, "looked_up": looked_up, "rows": rows,
+            "names": value_names(rows)}
 
 
 def forks_view(row: EpisodeRow, forks: Sequence[EpisodeRow]) -> dict[str, Any] | None:
@@ -83,9 +86,10 @@ def series_view(row: EpisodeRow) -> dict[str, Any] | None:
 
 
 def lineage_view(row: EpisodeRow, parent: EpisodeRow | None = None,
-                 forks: Sequence[EpisodeRow] = ()) -> dict[str, Any]:
-    """The fork, forks and series parts of an episode page (each ``None`` when absent)."""
-    return {"fork": fork_view(row, parent), "forks": forks_view(row, forks),
+                 forks: Sequence[EpisodeRow] = (), looked_up: bool = True) -> dict[str, Any]:
+    """The fork, forks and series parts of an episode page (each ``None`` when absent;
+    ``looked_up``: ``parent`` and ``forks`` come from a search of the store)."""
+    return {"fork": fork_view(row, parent, looked_up), "forks": forks_view(row, forks),
             "series": series_view(row)}
 
 
