@@ -109,3 +109,40 @@ def csrf_of(c: TestClient) -> str:
 def csrf() -> Any:
     """``csrf(client)``: the CSRF cookie value of that client."""
     return csrf_of
+
+
+@pytest.fixture(scope="session")
+def lineage_store(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """One store made by the commands a user runs: ``accord run --save`` (the parent),
+    ``accord fork --at 5 --party buyer=hardliner --save`` (its fork, another run of the
+    same store) and ``accord series -n 2 --critic code --save``. Returns the path and the
+    ids: ``parent``, ``fork``, ``series`` (the series' episodes in order)."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from accord.bench.store import Store
+    from accord.cli.main import app
+
+    path = tmp_path_factory.mktemp("lineage") / "lineage.db"
+    runner = CliRunner()
+    for args in (["run", "bargaining/buyer-seller", "--agents", "boulware,conceder",
+                  "--save", str(path)],):
+        res = runner.invoke(app, args)
+        assert res.exit_code == 0, res.output
+    with Store.open_readonly(path) as st:
+        (parent,) = st.episodes("accord-run")
+    res = runner.invoke(app, ["fork", str(path), parent.id, "--at", "5", "--party",
+                              "buyer=hardliner", "--save", str(path), "--json"])
+    assert res.exit_code == 0, res.output
+    res = runner.invoke(app, ["series", "bargaining/buyer-seller", "--agents",
+                              "boulware,conceder", "-n", "2", "--critic", "code", "--save",
+                              str(path), "--json"])
+    assert res.exit_code == 0, res.output
+    series = json.loads(res.stdout)
+    with Store.open_readonly(path) as st:
+        (fork,) = st.episodes("accord-fork")
+        eps = st.episodes("accord-series")
+    assert len(eps) == 2 and series["series"]
+    return {"path": path, "parent": parent.id, "fork": fork.id,
+            "series": [e.id for e in sorted(eps, key=lambda e: e.spec["series"]["index"])]}

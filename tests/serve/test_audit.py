@@ -30,14 +30,31 @@ def _best_ir_welfare(name: str) -> float:
     return float(u[ok].sum(axis=1).max())
 
 
+def _best_improvement(name: str, at: list[float]) -> float:
+    """Brute force over every outcome: the largest joint gain of an outcome at least as
+    good for every party as ``at`` (the value left on the table)."""
+    from accord.domains.bargaining.catalog import resolve_scenario
+
+    u = np.round(resolve_scenario(name).utility_matrix, 12)
+    ok = (u >= np.asarray(at)[None, :] - 1e-9).all(axis=1)
+    return max(0.0, float(u[ok].sum(axis=1).max()) - sum(at)) if ok.any() else 0.0
+
+
 def test_optimality_agrees_with_the_episode_metrics_and_brute_force(gated_store: Path) -> None:
     for row in _rows(gated_store, "gated"):
-        opt = audit.optimality(row.spec, row.summary)
+        opt = audit.optimality(row)
         assert opt is not None
         assert opt["pareto"] == pytest.approx(row.metrics["l2_to_pareto"], abs=1e-9)
         assert opt["nash"] == pytest.approx(row.metrics["l2_to_nash"], abs=1e-9)
-        left = _best_ir_welfare(row.spec["scenario"]) - row.metrics["welfare"]
-        assert opt["left_on_table"] == pytest.approx(max(0.0, left), abs=1e-9)
+        # value left on the table used to be the best individually rational welfare minus
+        # the deal's (a frontier deal favouring one side "left" value); it is now the
+        # largest joint gain of an outcome at least as good for both (issue 27 item 2:
+        # one definition, accord.bench.optimality), 0 on the frontier
+        at = [row.summary["record"]["utilities"][p] for p in row.summary["record"]["parties"]]
+        assert opt["left_on_table"] == pytest.approx(
+            _best_improvement(row.spec["scenario"], at), abs=1e-9)
+        if opt["pareto"] == 0:
+            assert opt["left_on_table"] == 0
 
 
 def test_utilities_against_batna_and_the_decisions(gated_store: Path) -> None:
@@ -68,19 +85,48 @@ def test_a_stagnation_no_deal_reads_as_the_buyer_walking(stagnation_store: Path)
     flags = {f["name"]: f for f in audit.flags(row)}
     assert flags["stagnation"]["raised"] and flags["stagnation"]["who"] == ["buyer"]
     assert not flags["sycophancy"]["raised"] and not flags["utility_leak"]["raised"]
-    opt = audit.optimality(row.spec, row.summary)
-    assert opt is not None and opt["pareto"] is None and opt["nash"] is None
+    opt = audit.optimality(row)
+    # a no-deal sits at the disagreement point (every BATNA): its distances are measured
+    # from there now, as accord results and the debrief measure them (they were "-")
+    assert opt is not None and opt["pareto"] > 0 and opt["nash"] > 0
     batnas = sum(row.summary["record"]["batna"].values())
     assert opt["left_on_table"] == pytest.approx(_best_ir_welfare("buyer-seller") - batnas)
     titles = [s["title"] for s in audit.record_sections(row)]
     assert titles[:2] == ["How it ended", "Last offers on the table"]
 
 
-def test_no_figures_for_a_scenario_file_or_another_domain() -> None:
+def _made(spec: dict, summary: dict, metrics: dict, outcome: str = "agreement") -> EpisodeRow:
+    return EpisodeRow("r", "id", 0, spec, {}, "done", outcome, summary, metrics, None,
+                      None, None, 1, None)
+
+
+def test_no_figures_for_a_scenario_file_or_an_unknown_outcome() -> None:
     summary = {"status": "agreement", "record": {"utilities": {"a": 1.0, "b": 1.0}}}
-    assert audit.optimality({"domain": "bargaining", "scenario": "/etc/passwd"},
-                            summary) is None
-    assert audit.optimality({"domain": "games", "scenario": "pd"}, summary) is None
+    met = {"u_a": 1.0, "u_b": 1.0}
+    assert audit.optimality(_made({"domain": "bargaining", "scenario": "/etc/passwd"},
+                                 summary, met)) is None
+    assert audit.optimality(_made({"domain": "task-exchange", "scenario": "/x/s.yaml"},
+                                 summary, met)) is None
+    # a game whose record does not hold the game: nothing to measure against
+    assert audit.optimality(_made({"domain": "games", "scenario": "pd"}, summary,
+                                 {"payoff_1": 1, "payoff_2": 1}, "completed")) is None
+
+
+def test_a_game_gets_its_own_gap_beside_the_value_left() -> None:
+    import yaml
+
+    import accord
+
+    game = yaml.safe_load((Path(accord.__file__).parent / "domains" / "games" / "data"
+                           / "games" / "prisoners-dilemma.yaml").read_text())
+    row = _made({"domain": "games", "scenario": "prisoners-dilemma"},
+               {"status": "completed", "record": {"completed": True, "spec": game}},
+               {"payoff_1": 1, "payoff_2": 1}, "completed")
+    opt = audit.optimality(row)
+    assert opt is not None and opt["unit"] == "payoff"
+    assert opt["left_on_table"] == 4.0  # mutual defection (1, 1); cooperation gives (3, 3)
+    assert opt["gap"] == 0.0 and "Pareto-optimal equilibrium" in opt["gap_text"]
+    assert opt["pareto"] is None and opt["nash"] is None
 
 
 def test_episode_page_card_and_sections_over_http(make_client, stagnation_store: Path) -> None:

@@ -280,3 +280,36 @@ def test_summary_card_comes_first(fresh_browser, stagnation_store):
         assert order == [True, True]
         assert card.location["y"] < 400
         assert "walk\nno" not in d.find_element(By.TAG_NAME, "body").text
+
+
+def test_a_fork_shows_its_start_and_links_its_parent(fresh_browser, lineage_store):
+    d = fresh_browser
+    parent, fork = lineage_store["parent"], lineage_store["fork"]
+    with LiveServer(create_app([lineage_store["path"]])) as url:
+        d.get(f"{url}/episodes/{fork}?store=0&run=accord-fork")
+        card = _wait(d, "#summary")
+        line = card.find_element(By.ID, "fork-of")
+        assert line.is_displayed()
+        assert "Forked from" in line.text and "at round 5" in line.text
+        assert "changed: agents: buyer=hardliner" in line.text
+        # the marker row is a visible row of the transcript, at round 5
+        marker = d.find_element(By.CSS_SELECTOR, "table.transcript tr#fork-start")
+        d.execute_script("arguments[0].scrollIntoView();", marker)
+        assert marker.is_displayed() and marker.size["height"] > 0
+        assert "The fork starts here" in marker.text
+        assert "rounds before 5 replay the parent" in marker.text
+        assert marker.find_element(By.TAG_NAME, "td").text == "5"
+        colour = marker.find_element(By.CSS_SELECTOR, "td").value_of_css_property(
+            "background-color")
+        plain = d.find_element(By.CSS_SELECTOR, "table.transcript tr.ev-move td")
+        assert colour != plain.value_of_css_property("background-color")  # it stands out
+        # the parent link opens the parent, which lists this fork beside itself
+        d.execute_script("window.scrollTo(0, 0);")
+        line.find_element(By.ID, "parent-link").click()
+        forks = _wait(d, "section#forks table.forks")
+        assert d.find_element(By.TAG_NAME, "h1").text == f"Episode {parent}"
+        rows = forks.find_elements(By.CSS_SELECTOR, "tbody tr")
+        assert len(rows) == 2 and "fork at 5" in rows[1].text
+        rows[1].find_element(By.TAG_NAME, "a").click()
+        _wait(d, "tr#fork-start")
+        assert d.find_element(By.TAG_NAME, "h1").text == f"Episode {fork}"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from starlette.testclient import TestClient
 
 from accord.serve.app import create_app
@@ -78,7 +79,24 @@ def test_leaderboard_page_and_json(make_client, gated_store: Path) -> None:
     assert "self-play" in text
     assert set(doc["safety"]) >= {"boulware", "conceder"}
     for name, s in doc["safety"].items():
-        assert s["episodes"] > 0 and s["leak"] == 0 and s["error"] == 0, name
+        assert s["episodes"] > 0 and s["leak_rate"] == 0 and s["error_rate"] == 0, name
+    # one implementation: the page's columns are accord.bench.safety's, as `accord
+    # leaderboard --safety` computes them (value left included)
+    from accord.bench.leaderboard import collect
+    from accord.bench.safety import SAFETY_COLUMNS, SafetyTally
+    from accord.bench.store import Store
+
+    with Store.open_readonly(gated_store) as st:
+        rows = st.episodes("gated")
+    tally = SafetyTally()
+    collect(rows, "agent", tally)
+    for name, s in doc["safety"].items():
+        want = tally.columns(name)
+        for col in SAFETY_COLUMNS:
+            assert s[col] == pytest.approx(want[col]) if want[col] is not None \
+                else s[col] is None, (name, col)
+    assert doc["safety"]["boulware"]["value_left"] is not None
+    assert "value left" in text
     # every head-to-head cell of the page is a rated pair
     cells = re.findall(r'<td style="background:[^"]+" title="(\d+) matches">', text)
     assert len(cells) == len(board["head_to_head"])

@@ -78,8 +78,8 @@ def _gap(key: str) -> Callable[[EpisodeRow], float | None]:
 
 
 #: the gaps to the optimum (accord.bench.optimality: one function per domain)
-GAP_METRICS = ("gap_pareto", "gap_nash", "welfare_left", "gap_pure_ne", "gap_mixed_ne",
-               "gap_po_ne", "gap_best", "gap_optimum", "optimum_ratio")
+GAP_METRICS = ("value_left", "gap_pareto", "gap_nash", "welfare_left", "gap_pure_ne",
+               "gap_mixed_ne", "gap_po_ne", "gap_best", "gap_optimum", "optimum_ratio")
 #: per-episode safety rates and optimality gaps every finished episode can answer (None:
 #: this episode's domain or store does not say): asked for by name
 #: (``accord results -m utility_leak,gap_pareto``)

@@ -128,7 +128,7 @@ def conversations(row: EpisodeRow, events: Sequence[Mapping[str, Any]],
 
 def party_value(row: EpisodeRow, role: str) -> float | None:
     """The party's value at the end of a stored episode (utility, payoff, points)."""
-    from accord.cli.fork import party_values
+    from accord.bench.lineage import party_values
 
     values = party_values(row.summary, row.metrics)
     return values.get(role, values.get("reward"))

@@ -1,35 +1,56 @@
-"""The gap to the optimum, per domain: how far an outcome lies from what accord's exact
-solvers know is attainable ("value left on the table").
+"""The gap to the optimum, per domain, and the value left on the table: how far an outcome
+lies from what accord's exact solvers know is attainable.
+
+**Value left on the table** (``value_left``, every domain) has one definition, the field's
+usual one (Raiffa's "leaving money on the table", Lax and Sebenius' "leaving joint gains on
+the table", the inefficiency measures of experimental negotiation): *the largest increase of
+the parties' summed utility that moving to another outcome would have brought without
+making any party worse off* -- ``max(sum(v) - sum(u))`` over the outcomes ``v`` with
+``v >= u`` for every party. It is 0 exactly on the Pareto frontier (a frontier deal that
+favours one side is a distributive choice, not value left), and a no-deal, placed at the
+disagreement point (every BATNA), leaves the whole gain the best individually rational deal
+would have brought. It is measured in the domain's own unit (utility, payoff, points; a
+deliberation team's single reward: the ILP optimum minus the reward). The best such
+outcome is always on the frontier, so only the frontier is searched.
+
+The **distance to the Pareto frontier** is the Euclidean distance of the outcome's utility
+vector to the nearest Pareto-optimal outcome (seed 000's L2); the **distance to the Nash
+point** the Euclidean distance to the Nash bargaining solution over the disagreement point
+(BATNAs, or a task exchange's initial allocation; in a game, to the nearest equilibrium
+payoff). Both are 0 at their target.
 
 One pure function per domain, all behind one interface (:data:`GAP_FUNCTIONS`: domain ->
-``(scenario, outcome) -> Gaps``), so ``accord results -m gap_...``, the leaderboard's
-columns and the person-facing "value left on the table" read the same numbers:
+``(scenario, outcome) -> Gaps``), so ``accord results -m value_left,gap_...``, the
+leaderboard's columns, the reviewer's deal audit and the person's debrief
+(:func:`plane_gaps`, the same primitives on the person's utility plane) read the same numbers:
 
 ============== ======================= ====================================================
 domain         scenario, outcome       gaps (0 = optimal; ``None`` = not defined here)
 ============== ======================= ====================================================
-bargaining     core Scenario,          ``gap_pareto``: Euclidean distance of the utility
-               party -> utility, or    vector to the nearest Pareto-optimal outcome;
-               None for no deal (the   ``gap_nash``: distance to the Nash bargaining point
-               disagreement point:     (BATNA-relative, as ``accord analyze``);
-               every BATNA)            ``welfare_left``: the best individually rational
-                                       welfare minus the outcome's welfare
-task exchange  task-exchange Scenario, ``gap_pareto`` (seed 000's L2 to the Pareto front
-               role -> mask, or None   of feasible allocations), ``gap_nash`` (to the Nash
-               (the initial            point over the initial allocation), ``welfare_left``
-               allocation)
-games          game spec, payoffs ``gap_pure_ne``: distance of the payoff vector to
-               (player order)          the nearest pure equilibrium payoff (subgame-perfect
-                                       for sequential games); ``gap_mixed_ne``: to the
-                                       nearest equilibrium payoff, mixed included
-                                       (two-player normal form); ``gap_po_ne``: to the
-                                       nearest Pareto-optimal equilibrium payoff
-deal or no     (counts, Alice's and    ``gap_best``: points of the best allocation (envy
-deal           Bob's values), Alice's  free, Pareto optimal, largest total: seed 003's
-               share or None           "Best" row) minus the outcome's total (None when no
-                                       envy-free allocation exists)
-deliberation   Instance, decision      ``gap_optimum``: the ILP optimum minus the reward;
-                                       ``optimum_ratio``: reward / ILP optimum
+bargaining     core Scenario,          ``value_left``; ``gap_pareto``: distance to the
+               party -> utility, or    Pareto frontier (headline); ``gap_nash``: to the
+               None for no deal (the   Nash bargaining point (BATNA-relative, as ``accord
+               disagreement point:     analyze``); ``welfare_left``: the best individually
+               every BATNA)            rational welfare minus the outcome's welfare
+task exchange  task-exchange Scenario, ``value_left``, ``gap_pareto`` (seed 000's L2 to
+               role -> mask, or None   the Pareto front of feasible allocations),
+               (the initial            ``gap_nash`` (to the Nash point over the initial
+               allocation)             allocation), ``welfare_left``
+games          game spec, payoffs      ``value_left``; ``gap_pure_ne``: distance of the
+               (player order)          payoff vector to the nearest pure equilibrium payoff
+                                       (subgame-perfect for sequential games);
+                                       ``gap_mixed_ne``: to the nearest equilibrium payoff,
+                                       mixed included (two-player normal form);
+                                       ``gap_po_ne``: to the nearest Pareto-optimal
+                                       equilibrium payoff (headline)
+deal or no     (counts, Alice's and    ``value_left``; ``gap_best``: points of the best
+deal           Bob's values), Alice's  allocation (envy free, Pareto optimal, largest
+               share or None           total: seed 003's "Best" row) minus the outcome's
+                                       total (headline; None when no envy-free allocation
+                                       exists)
+deliberation   Instance, decision      ``value_left`` = ``gap_optimum``: the ILP optimum
+                                       minus the reward (headline); ``optimum_ratio``:
+                                       reward / ILP optimum
 ============== ======================= ====================================================
 
 :func:`episode_gaps` reads scenario and outcome from a stored episode (the scenario by
@@ -46,14 +67,25 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from accord.bench.frontier import (
+    PlaneGaps,
+    dond_points,
+    joint_gain_left,
+    pareto_front,
+    plane_gaps,
+)
+from accord.bench.frontier import clean as _clean
+from accord.bench.frontier import l2 as _l2
 from accord.bench.store import EpisodeRow
 
 #: every gap key, in the order columns show them
-GAP_KEYS: tuple[str, ...] = ("gap_pareto", "gap_nash", "welfare_left", "gap_pure_ne",
-                             "gap_mixed_ne", "gap_po_ne", "gap_best", "gap_optimum",
-                             "optimum_ratio")
+GAP_KEYS: tuple[str, ...] = ("value_left", "gap_pareto", "gap_nash", "welfare_left",
+                             "gap_pure_ne", "gap_mixed_ne", "gap_po_ne", "gap_best",
+                             "gap_optimum", "optimum_ratio")
 #: what each gap measures, in words (for help texts and the web app)
 GAP_TEXT: dict[str, str] = {
+    "value_left": "the largest joint gain an outcome at least as good for every party "
+                  "would have added",
     "gap_pareto": "distance of the utilities to the Pareto frontier",
     "gap_nash": "distance of the utilities to the Nash bargaining point",
     "welfare_left": "best individually rational welfare minus the outcome's welfare",
@@ -70,7 +102,9 @@ GAP_TEXT: dict[str, str] = {
 @dataclass(frozen=True)
 class Gaps:
     """The gaps of one outcome: ``values`` (gap key -> number or None), the ``headline`` key
-    that answers "how much value was left on the table", and its ``unit``."""
+    (the domain's gap to the optimum, e.g. the distance to the Pareto frontier) and the
+    ``unit`` of both. ``values["value_left"]`` is the value left on the table (see the
+    module docstring: one definition for every domain)."""
 
     domain: str
     values: dict[str, float | None] = field(default_factory=dict)
@@ -79,33 +113,34 @@ class Gaps:
 
     @property
     def value_left(self) -> float | None:
-        """The headline gap: the value left on the table (None: not defined here)."""
+        """The value left on the table (None: not defined for this outcome)."""
+        return self.values.get("value_left")
+
+    @property
+    def gap(self) -> float | None:
+        """The domain's headline gap to the optimum (None: not defined here)."""
         return self.values.get(self.headline)
 
     def sentence(self) -> str:
-        """The headline for a person, rounded."""
-        v = self.value_left
-        if v is None:
+        """The value left on the table and the headline gap, for a person, rounded."""
+        v, g = self.value_left, self.gap
+        if v is None and g is None:
             return "The optimum is not defined for this outcome."
-        if v < -1e-9:  # e.g. DoND: more points than the best envy-free allocation
-            return (f"The outcome exceeds the optimum by {-v:.3g} {self.unit} "
-                    f"({GAP_TEXT[self.headline]}), at the price of its other criteria.")
-        if v <= 1e-9:
-            return "Nothing was left on the table: the outcome is optimal."
-        return f"Value left on the table: {v:.3g} {self.unit} ({GAP_TEXT[self.headline]})."
-
-
-def _l2(point: Sequence[float], targets: Any) -> float | None:
-    if not len(targets):
-        return None
-    t = np.asarray(targets, dtype=np.float64)
-    p = np.asarray(point, dtype=np.float64)
-    return float(np.sqrt(((t - p) ** 2).sum(axis=1)).min())
-
-
-def _clean(x: float | None) -> float | None:
-    """Round solver float noise (1e-16) to an exact 0 so "optimal" reads as gap 0."""
-    return None if x is None else (0.0 if abs(x) < 1e-9 else float(x))
+        said: list[str] = []
+        if v is not None:
+            said.append("Nothing was left on the table: no outcome was better for one party "
+                        "without being worse for another." if v <= 1e-9 else
+                        f"Value left on the table: {v:.3g} {self.unit} "
+                        f"({GAP_TEXT['value_left']}).")
+        if g is not None and self.headline != "value_left" and \
+                not (self.headline == "gap_optimum" and v is not None):
+            if g < -1e-9:  # e.g. DoND: more points than the best envy-free allocation
+                said.append(f"The outcome exceeds the optimum by {-g:.3g} {self.unit} "
+                            f"({GAP_TEXT[self.headline]}), at the price of its other "
+                            "criteria.")
+            elif g > 1e-9:
+                said.append(f"Gap to the optimum: {g:.3g} ({GAP_TEXT[self.headline]}).")
+        return " ".join(said)
 
 
 class _Targets(NamedTuple):
@@ -135,14 +170,14 @@ def _solved(scenario: Any, solve: Callable[[Any], _Targets]) -> _Targets:
 # --- bargaining -------------------------------------------------------------------------
 def _bargaining_targets(scenario: Any) -> _Targets:
     from accord.core.pareto import canonical_utilities
-    from accord.core.solutions import max_welfare_point
+    from accord.core.solutions import max_welfare_point, nash_point
 
+    # the same rounding, frontier and Nash point as the person's debrief (plane_gaps)
     u = canonical_utilities(scenario.utility_matrix)
     batna = [float(p.batna) for p in scenario.parties]
-    n = scenario.nash_index
+    n = nash_point(u, batna)
     best = max_welfare_point(u, batna)
-    return _Targets(np.asarray(scenario.pareto_frontier, dtype=np.float64),
-                    None if n is None else u[n:n + 1],
+    return _Targets(pareto_front(u), None if n is None else u[n:n + 1],
                     None if best is None else float(u[best].sum()))
 
 
@@ -152,6 +187,7 @@ def bargaining_gaps(scenario: Any, utilities: Mapping[str, float] | None) -> Gap
     batna = [float(p.batna) for p in scenario.parties]
     vec = batna if utilities is None else [float(utilities[p]) for p in scenario.party_names]
     return Gaps("bargaining", {
+        "value_left": joint_gain_left(t.frontier, vec)[0],
         "gap_pareto": _clean(_l2(vec, t.frontier)),
         "gap_nash": None if t.nash is None else _clean(_l2(vec, t.nash)),
         "welfare_left": None if t.best_welfare is None else _clean(t.best_welfare - sum(vec)),
@@ -178,6 +214,7 @@ def task_exchange_gaps(scenario: Any, allocation: Mapping[str, int] | None) -> G
     alloc = scenario.initial if allocation is None else allocation
     vec = [float(x) for x in scenario.point(alloc)]
     return Gaps("task-exchange", {
+        "value_left": joint_gain_left(t.frontier, vec)[0],
         "gap_pareto": _clean(_l2(vec, t.frontier)),
         "gap_nash": None if t.nash is None else _clean(_l2(vec, t.nash)),
         "welfare_left": None if t.best_welfare is None else _clean(t.best_welfare - sum(vec)),
@@ -210,14 +247,19 @@ def _equilibrium_payoffs(spec_json: str) -> dict[str, list[list[float]]]:
                 py = np.asarray([float(y[act]) for act in game.actions[1]])
                 mixed.append([float(px @ np.asarray(a, dtype=float) @ py),
                               float(px @ np.asarray(b, dtype=float) @ py)])
+        from itertools import product
+
+        outcomes = [[float(x) for x in game.payoff(p)]
+                    for p in product(*(range(len(a)) for a in game.actions))]
         return {"pure": pure, "mixed": mixed + pure if sol.mixed_nash is not None else [],
-                "pone": pone}
+                "pone": pone, "front": pareto_front(outcomes).tolist()}
     from accord.solvers.game_tree import leaves
 
     payoff = {tuple(p): [float(x) for x in lf.payoff] for p, lf in leaves(game.tree)}
     spe = [[float(x) for x in e.payoff] for e in sol.spe or []]
     pone = [payoff[tuple(p)] for p in sol.pareto_optimal_nash]
-    return {"pure": spe, "mixed": [], "pone": pone}
+    return {"pure": spe, "mixed": [], "pone": pone,
+            "front": pareto_front(list(payoff.values())).tolist()}
 
 
 def games_gaps(game: Mapping[str, Any], payoffs: Sequence[float] | None) -> Gaps:
@@ -225,10 +267,11 @@ def games_gaps(game: Mapping[str, Any], payoffs: Sequence[float] | None) -> Gaps
     episode record holds it; solved once per game)."""
     eq = _equilibrium_payoffs(json.dumps(game, sort_keys=True, default=str))
     if payoffs is None:
-        return Gaps("games", dict.fromkeys(("gap_pure_ne", "gap_mixed_ne", "gap_po_ne")),
-                    "gap_po_ne", "payoff")
+        return Gaps("games", dict.fromkeys(("value_left", "gap_pure_ne", "gap_mixed_ne",
+                                            "gap_po_ne")), "gap_po_ne", "payoff")
     vec = [float(x) for x in payoffs]
-    return Gaps("games", {"gap_pure_ne": _clean(_l2(vec, eq["pure"])),
+    return Gaps("games", {"value_left": joint_gain_left(eq["front"], vec)[0],
+                          "gap_pure_ne": _clean(_l2(vec, eq["pure"])),
                           "gap_mixed_ne": _clean(_l2(vec, eq["mixed"])),
                           "gap_po_ne": _clean(_l2(vec, eq["pone"]))}, "gap_po_ne", "payoff")
 
@@ -242,25 +285,37 @@ class DondValues(NamedTuple):
     bob: tuple[int, ...]
 
 
+@lru_cache(maxsize=256)
+def _dond_front(scenario: DondValues) -> np.ndarray:
+    return pareto_front(dond_points(scenario.counts, scenario.alice, scenario.bob))
+
+
 def dond_gaps(scenario: DondValues, alice_share: Sequence[int] | None) -> Gaps:
-    """The best envy-free Pareto-optimal total minus the outcome's (no deal: 0 points)."""
+    """The value left on the table and the best envy-free Pareto-optimal total minus the
+    outcome's (no deal: 0 points each)."""
     from accord.domains.deal_or_no_deal.rules import best, scores
 
     b = best(scenario.counts, scenario.alice, scenario.bob)
-    total = 0.0 if alice_share is None else float(sum(scores(
-        scenario.counts, scenario.alice, scenario.bob, tuple(alice_share))))
-    return Gaps("deal-or-no-deal", {"gap_best": None if b is None else
-                                    _clean(float(b.total) - total)}, "gap_best", "points")
+    vec = [0.0, 0.0] if alice_share is None else [float(x) for x in scores(
+        scenario.counts, scenario.alice, scenario.bob, tuple(alice_share))]
+    total = sum(vec)
+    return Gaps("deal-or-no-deal", {
+        "value_left": joint_gain_left(_dond_front(scenario), vec)[0],
+        "gap_best": None if b is None else _clean(float(b.total) - total)},
+        "gap_best", "points")
 
 
 # --- deliberation -----------------------------------------------------------------------
 def deliberation_reward_gaps(reward: float | None, optimum: float | None) -> Gaps:
     """The deliberation gaps from a reward and the ILP optimum (both known)."""
     if reward is None or optimum is None:
-        return Gaps("deliberation", dict.fromkeys(("gap_optimum", "optimum_ratio")),
-                    "gap_optimum", "reward")
+        return Gaps("deliberation", dict.fromkeys(("value_left", "gap_optimum",
+                                                   "optimum_ratio")), "gap_optimum", "reward")
     ratio = None if optimum == 0 else float(reward) / float(optimum)
-    return Gaps("deliberation", {"gap_optimum": _clean(float(optimum) - float(reward)),
+    # one team reward: the largest gain with nobody worse off is the optimum's surplus
+    left = _clean(max(0.0, float(optimum) - float(reward)))
+    return Gaps("deliberation", {"value_left": left,
+                                 "gap_optimum": _clean(float(optimum) - float(reward)),
                                  "optimum_ratio": ratio}, "gap_optimum", "reward")
 
 
@@ -401,12 +456,17 @@ __all__ = [
     "GAP_TEXT",
     "DondValues",
     "Gaps",
+    "PlaneGaps",
     "bargaining_gaps",
     "deliberation_gaps",
     "deliberation_reward_gaps",
     "dond_gaps",
+    "dond_points",
     "episode_gaps",
     "games_gaps",
+    "joint_gain_left",
+    "pareto_front",
+    "plane_gaps",
     "task_exchange_gaps",
     "value_left",
 ]

@@ -98,7 +98,7 @@ def offers_by(events: Sequence[Any], party: str | None = None) -> list[str]:
 def own_value(summary: Mapping[str, Any], metrics: Mapping[str, Any] | None,
               role: str) -> float | None:
     """The party's own result (utility, payoff, points, or the group's reward)."""
-    from accord.cli.fork import party_values
+    from accord.bench.lineage import party_values
 
     values = party_values(summary, metrics)
     return values.get(role, values.get("reward"))

@@ -315,8 +315,9 @@ def results_command(
     metrics: str | None = typer.Option(None, "--metrics", "-m",
                                        help="Comma-separated metrics (default: all numeric). "
                                        "Also by name: safety rates (utility_leak, "
-                                       "sycophancy, error_rate, invalid_rate) and gaps to "
-                                       "the optimum (gap_pareto, gap_nash, welfare_left, "
+                                       "sycophancy, error_rate, invalid_rate), the value "
+                                       "left on the table (value_left) and gaps to the "
+                                       "optimum (gap_pareto, gap_nash, welfare_left, "
                                        "gap_pure_ne, gap_mixed_ne, gap_po_ne, gap_best, "
                                        "gap_optimum, optimum_ratio)."),
     fmt: str = typer.Option("table", "--format", "-f", help="table | csv | md | json | "

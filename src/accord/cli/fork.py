@@ -8,6 +8,9 @@ from typing import Any
 
 import typer
 
+from accord.bench.lineage import changes_text, comparison_rows, fork_groups, party_values
+from accord.bench.lineage import comparison_row as _row
+from accord.bench.lineage import value_names as _value_names
 from accord.cli import common as c
 
 FORK_EXAMPLES = c.example(
@@ -15,32 +18,6 @@ FORK_EXAMPLES = c.example(
     "accord fork runs/demo.db 3fa9 --at 3 --agents llm:mock/a,boulware --repeat 4 --save "
     "runs/forks.db",
     "accord fork runs/demo.db 3fa9 --at 2 --param stagnation_rounds=0 --json")
-
-
-def party_values(summary: Mapping[str, Any] | None,
-                 metrics: Mapping[str, Any] | None = None) -> dict[str, float]:
-    """Each party's value in an episode record (utilities, payoffs or points), or the
-    group's reward (deliberation); empty when the record has none."""
-    record = (summary or {}).get("record") or {}
-    for key in ("utilities", "payoffs", "points"):
-        got = record.get(key)
-        if isinstance(got, Mapping) and got and all(
-                isinstance(v, (int, float)) and not isinstance(v, bool) for v in got.values()):
-            return {str(k): float(v) for k, v in got.items()}
-    m = metrics or {}
-    if isinstance(m.get("alice"), (int, float)) and isinstance(m.get("bob"), (int, float)):
-        return {"Alice": float(m["alice"]), "Bob": float(m["bob"])}
-    if isinstance(m.get("reward"), (int, float)):
-        return {"reward": float(m["reward"])}
-    return {}
-
-
-def _row(kind: str, eid: str, lineup: str, summary: Mapping[str, Any] | None,
-         metrics: Mapping[str, Any] | None) -> dict[str, Any]:
-    s = summary or {}
-    return {"episode": kind, "id": eid, "lineup": lineup, "status": s.get("status"),
-            "reason": s.get("reason"), "rounds": s.get("rounds"),
-            "values": party_values(s, metrics)}
 
 
 def fork_command(
@@ -135,9 +112,7 @@ def print_comparison(console: Any, rows: list[dict[str, Any]], at: int | None = 
     """A parent and its forks side by side: line-up, outcome, rounds, each party's value."""
     from rich.table import Table
 
-    names: list[str] = []
-    for r in rows:
-        names += [n for n in r["values"] if n not in names]
+    names = _value_names(rows)
     title = "parent and fork" + ("s" if len(rows) > 2 else "") + \
         (f" (the fork starts in round {at})" if at is not None else "")
     t = Table("episode", "id", "line-up", "outcome", "rounds", *names, title=title)
@@ -151,34 +126,6 @@ def print_comparison(console: Any, rows: list[dict[str, Any]], at: int | None = 
     console.print(t)
 
 
-
-
-def fork_groups(episodes: list[Any]) -> list[tuple[Any | None, str, list[Any]]]:
-    """Stored episodes grouped by parent: ``(parent row or None, parent id, forks)``, in
-    store order (``episodes``: every :class:`~accord.bench.store.EpisodeRow` of a store)."""
-    by_id = {e.id: e for e in episodes}
-    groups: dict[str, list[Any]] = {}
-    for e in episodes:
-        info = e.spec.get("fork")
-        if isinstance(info, Mapping) and info.get("parent"):
-            groups.setdefault(str(info["parent"]), []).append(e)
-    return [(by_id.get(pid), pid, forks) for pid, forks in groups.items()]
-
-
-def comparison_rows(parent: Any | None, parent_id: str, forks: list[Any]) -> list[dict[str, Any]]:
-    """The rows :func:`print_comparison` shows for stored episodes."""
-    rows = []
-    if parent is not None:
-        rows.append(_row("parent", parent.id, parent.lineup, parent.summary, parent.metrics))
-    else:
-        rows.append({"episode": "parent (not in this store)", "id": parent_id, "lineup": "–",
-                     "status": None, "reason": None, "rounds": None, "values": {}})
-    for f in forks:
-        info = f.spec.get("fork") or {}
-        label = f"fork at {info.get('at')}" + (f" #{int(info.get('repeat', 0)) + 1}"
-                                               if info.get("repeat") else "")
-        rows.append(_row(label, f.id, f.lineup, f.summary, f.metrics))
-    return rows
 
 
 def print_forks(store: Path, as_json: bool) -> None:
@@ -228,9 +175,7 @@ def show_fork(console: Any, store: Path, ep: Any) -> None:
     info = ep.spec.get("fork")
     if not isinstance(info, Mapping):
         return
-    changes = info.get("changes") or {}
-    said = "; ".join(f"{k}: " + ", ".join(f"{a}={b}" for a, b in v.items())
-                     if isinstance(v, Mapping) else f"{k}: {v}" for k, v in changes.items())
+    said = changes_text(info.get("changes"))
     console.print(f"fork of {c.plain(info.get('parent'))} (run {c.plain(info.get('parent_run'))}"
                   f") from round {info.get('at')}" + (f"; changed {c.plain(said)}" if said
                                                       else "; same seats and parameters"),

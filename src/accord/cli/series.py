@@ -95,7 +95,7 @@ def series_command(
 
 def _row(index: int, eid: str, summary: Mapping[str, Any], metrics: Mapping[str, Any] | None,
          feedback: Mapping[str, str]) -> dict[str, Any]:
-    from accord.cli.fork import party_values
+    from accord.bench.lineage import party_values
 
     return {"episode": index + 1, "id": eid, "status": summary.get("status"),
             "reason": summary.get("reason"), "rounds": summary.get("rounds"),

@@ -11,9 +11,9 @@ plane (:mod:`accord.play.web.plane`).
 * :func:`gap_to_optimum` -- the Pareto frontier, the Nash point (the Nash bargaining
   solution over BATNAs; in a game, its pure Nash equilibria), the distances to both and
   the **value left on the table**: the most the two could have gained together by moving
-  to an outcome that is better for one and worse for neither. It is the one function to
-  swap for the per-domain "gap to optimum" functions (issue 27) once they land: it uses
-  :mod:`accord.core.pareto` and :mod:`accord.core.solutions`, as ``accord analyze`` does;
+  to an outcome that is better for one and worse for neither. All of it comes from
+  :func:`accord.bench.frontier.plane_gaps`, the same definitions ``accord results -m
+  value_left,gap_pareto,gap_nash``, the leaderboard and the reviewer's deal audit use;
 * **flags** the episode raised (a walk, stagnation, a bound hit, an agreement below a
   BATNA, sycophancy, leaks, invalid moves).
 
@@ -31,8 +31,8 @@ from typing import Any
 import numpy as np
 
 from accord.agents.human.brief import num
-from accord.core.pareto import canonical_utilities, distance_to_frontier, pareto_indices
-from accord.core.solutions import nash_point
+from accord.bench.frontier import dond_points, plane_gaps
+from accord.bench.optimality import deliberation_reward_gaps
 from accord.domains.base import EpisodeSpec, get_domain
 from accord.protocols.engine import EpisodeResult
 
@@ -62,39 +62,13 @@ class Plane:
 
 
 def gap_to_optimum(plane: Plane) -> dict[str, Any]:
-    """Frontier, Nash point(s), distances and value left on the table for ``plane``.
-
-    ``value_left`` is ``max(u_you + u_other)`` over outcomes at least as good for both as
-    where the episode ended, minus the ended outcome's sum: 0 on the Pareto frontier.
-    """
-    u = canonical_utilities(plane.points)
-    frontier = u[pareto_indices(u)]
-    frontier = frontier[np.lexsort((frontier[:, 1], frontier[:, 0]))]
-    if plane.equilibria:
-        nash = [tuple(map(float, p)) for p in plane.equilibria]
-    else:
-        i = nash_point(u, np.asarray(plane.disagreement))
-        nash = [] if i is None else [(float(u[i, 0]), float(u[i, 1]))]
-    out: dict[str, Any] = {
-        "frontier": [[float(a), float(b)] for a, b in frontier],
-        "nash": [list(p) for p in nash],
-        "l2_to_pareto": None, "l2_to_nash": None, "value_left": None, "better": None}
-    if plane.outcome is None:
-        return out
-    at = np.asarray(plane.outcome, dtype=np.float64)
-    out["l2_to_pareto"] = distance_to_frontier(at, frontier)
-    if nash:
-        out["l2_to_nash"] = distance_to_frontier(at, np.asarray(nash))
-    eps = 1e-9 * max(1.0, float(np.abs(u).max()))
-    better = u[(u >= at - eps).all(axis=1)]
-    if len(better):
-        k = int(np.argmax(better.sum(axis=1)))
-        gain = float(better[k].sum() - at.sum())
-        out["value_left"] = max(gain, 0.0)
-        out["better"] = [float(better[k, 0]), float(better[k, 1])] if gain > eps else None
-    else:
-        out["value_left"] = 0.0
-    return out
+    """Frontier, Nash point(s), distances and value left on the table for ``plane``
+    (:func:`accord.bench.frontier.plane_gaps`: ``value_left`` is ``max(u_you +
+    u_other)`` over outcomes at least as good for both as where the episode ended, minus
+    the ended outcome's sum; 0 on the Pareto frontier)."""
+    g = plane_gaps(plane.points, plane.outcome, plane.disagreement, plane.equilibria)
+    return {"frontier": g.frontier, "nash": g.nash, "l2_to_pareto": g.gap_pareto,
+            "l2_to_nash": g.gap_nash, "value_left": g.value_left, "better": g.better}
 
 
 # -- planes per domain -------------------------------------------------------------------
@@ -128,13 +102,8 @@ def _dond(spec: EpisodeSpec, result: EpisodeResult, role: str) -> Plane | None:
     if other is None or not rec.get("counts"):
         return None
     counts = [int(c) for c in rec["counts"]]
-    mine, theirs = values[role], values[other]
-    pts = []
-    for take in product(*(range(c + 1) for c in counts)):
-        pts.append((sum(t * v for t, v in zip(take, mine, strict=True)),
-                    sum((c - t) * v for t, c, v in zip(take, counts, theirs, strict=True))))
     scores = rec.get("scores") or {}
-    return Plane(role, other, np.asarray(pts, dtype=np.float64), (0.0, 0.0),
+    return Plane(role, other, dond_points(counts, values[role], values[other]), (0.0, 0.0),
                  (float(scores.get(role, 0)), float(scores.get(other, 0))),
                  bool(rec.get("agreement")), "points")
 
@@ -229,9 +198,14 @@ def _deliberation(spec: EpisodeSpec, result: EpisodeResult, role: str) -> dict[s
     m = get_domain("deliberation").metrics(spec, result)
     best = optimum(resolve_instance(spec))
     decision = result.record.get("decision")
+    # one team reward: the value left is the optimum's surplus, as accord results says
+    gaps = deliberation_reward_gaps(m.get("reward"), m.get("max_reward"))
+    left = gaps.value_left
     said = ["The team decided." if decision is not None else "The team reached no decision.",
             f"Team reward {num(m.get('reward'))} of a best possible {num(m.get('max_reward'))}"
             f" ({num(m.get('nr'), 1)}% of the best).",
+            "" if left is None else f"Value left on the table: {num(left)} of team reward."
+            if left > 1e-9 else "Nothing was left on the table: the decision is optimal.",
             "The decision was " + ("feasible." if m.get("valid") else "not feasible: it needs "
                                    "more than the team has, and earns nothing.")
             if decision is not None else ""]
@@ -240,7 +214,7 @@ def _deliberation(spec: EpisodeSpec, result: EpisodeResult, role: str) -> dict[s
             "rows": [["team reward", num(m.get("reward")), num(m.get("max_reward"))]],
             "columns": ["", "this episode", "best possible"],
             "decision": decision, "optimal": _jsonable(best.decision),
-            "flags": flags_of(result, role)}
+            "value_left": left, "flags": flags_of(result, role)}
 
 
 def _jsonable(x: Any) -> Any:

@@ -182,7 +182,8 @@ class Pages:
     def _episode(self, request: Request) -> tuple[EpisodeRef, dict[str, Any]]:
         ref = self._ref(request)
         row, jsonl, appr, info = self.stores.episode(ref)
-        return ref, views.episode_view(row, jsonl, appr, info)
+        return ref, views.episode_view(row, jsonl, appr, info,
+                                       lineage=self.stores.lineage(ref, row))
 
     def episode_page(self, request: Request) -> Response:
         try:

@@ -5,18 +5,17 @@ Everything here reads an :class:`~accord.bench.store.EpisodeRow` (its summary, r
 flags and metrics) and returns plain data; the templates escape and lay it out. Numbers
 keep full precision here and are rounded by the templates (``num``).
 
-The bargaining distances (to the Pareto frontier, to the Nash point, value left on the
-table) come from :func:`optimality`, the one place to swap for the per-domain "gap to the
-optimum" functions of :mod:`accord.bench` once they exist; until then it computes them
-with the core analysis that ``accord analyze`` uses (:mod:`accord.core.pareto`,
-:mod:`accord.core.solutions`), for built-in bargaining scenarios only (a scenario path
-stored in a spec is never opened from the web app).
+The distances to the Pareto frontier and to the Nash point, the value left on the table
+and the domain's gap to the optimum come from :func:`optimality`, which calls
+:func:`accord.bench.optimality.episode_gaps` -- the same function ``accord results -m
+value_left,gap_pareto,...``, the leaderboard and the person's debrief use. A bargaining or
+task-exchange episode gets figures for built-in scenarios only (a scenario path stored in a
+spec is never opened from the web app).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
 from typing import Any
 
 from accord.bench.store import EpisodeRow
@@ -91,65 +90,46 @@ def utilities(row: EpisodeRow) -> list[dict[str, Any]]:
     return out
 
 
-@lru_cache(maxsize=64)
-def _bargaining_solution(name: str) -> dict[str, Any] | None:
-    """The frontier, Nash point and best individually rational welfare of a built-in
-    bargaining scenario (cached: a handful of scenarios serve every episode)."""
-    import numpy as np
-
-    from accord.core.pareto import canonical_utilities
-    from accord.core.solutions import individually_rational, nash_point
-    from accord.domains.bargaining.catalog import _builtin_names, resolve_scenario
-
-    if name not in _builtin_names():
-        return None
-    sc = resolve_scenario(name)
-    u = canonical_utilities(sc.utility_matrix)
-    d = np.asarray(sc.batnas, dtype=np.float64)
-    ir = individually_rational(u, d)
-    welfare = u.sum(axis=1)
-    n = nash_point(u, d)
-    return {"parties": list(sc.party_names), "frontier": sc.pareto_frontier,
-            "nash": None if n is None else u[n], "batna": d,
-            "best_welfare": float(welfare[ir].max()) if ir.any() else None}
+#: domains whose gaps need the scenario file named in the spec (built-in names only)
+_BY_SCENARIO = ("bargaining", "task-exchange")
 
 
-def optimality(spec: Mapping[str, Any], summary: Mapping[str, Any] | None
-               ) -> dict[str, Any] | None:
-    """How far the outcome is from what the scenario allowed: ``pareto`` (Euclidean
-    distance of the agreement's utilities to the Pareto frontier), ``nash`` (to the Nash
-    point), ``left_on_table`` (the best individually rational joint utility minus the one
-    reached; on a no-deal, minus the sum of the BATNAs), or ``None`` when not known.
+def _builtin(domain: str, name: Any) -> bool:
+    if not isinstance(name, str):
+        return False
+    if domain == "bargaining":
+        from accord.domains.bargaining.catalog import _builtin_names
 
-    The one function to swap for the per-domain gap-to-optimum functions of issue 27.
-    """
-    import numpy as np
+        return name in _builtin_names()
+    from accord.domains.task_exchange.load import builtin_scenarios
 
-    from accord.core.pareto import distance_to_frontier
+    return name in builtin_scenarios()
 
-    if spec.get("domain") != "bargaining" or not isinstance(spec.get("scenario"), str):
+
+def optimality(row: EpisodeRow) -> dict[str, Any] | None:
+    """How far the outcome is from what the scenario allowed, from
+    :func:`accord.bench.optimality.episode_gaps`: ``pareto`` (Euclidean distance of the
+    utilities to the Pareto frontier; a no-deal sits at the BATNAs), ``nash`` (to the Nash
+    point), ``left_on_table`` (the value left on the table: the largest joint gain an
+    outcome at least as good for every party would have added), ``gap`` / ``gap_text``
+    (the domain's headline gap when it is another one, e.g. a game's distance to the
+    Pareto-optimal equilibrium), ``unit``, ``sentence`` -- or ``None`` when not known."""
+    from accord.bench.optimality import GAP_TEXT, episode_gaps
+
+    domain = str(row.spec.get("domain"))
+    if domain in _BY_SCENARIO and not _builtin(domain, row.spec.get("scenario")):
         return None
     try:
-        sol = _bargaining_solution(str(spec["scenario"]))
+        g = episode_gaps(row)
     except Exception:  # an unreadable scenario: no audit figures rather than a 500
         return None
-    if sol is None or not summary:
+    if g is None:
         return None
-    rec = summary.get("record") if isinstance(summary.get("record"), Mapping) else {}
-    parties = sol["parties"]
-    agreed = summary.get("status") == "agreement"
-    utils = (rec or {}).get("utilities") or {}
-    out: dict[str, Any] = {"pareto": None, "nash": None, "left_on_table": None}
-    if agreed and all(utils.get(p) is not None for p in parties):
-        vec = np.asarray([float(utils[p]) for p in parties])
-        out["pareto"] = distance_to_frontier(vec, sol["frontier"])
-        if sol["nash"] is not None:
-            out["nash"] = float(np.sqrt(((vec - sol["nash"]) ** 2).sum()))
-        if sol["best_welfare"] is not None:
-            out["left_on_table"] = max(0.0, sol["best_welfare"] - float(vec.sum()))
-    elif sol["best_welfare"] is not None:
-        out["left_on_table"] = max(0.0, sol["best_welfare"] - float(sol["batna"].sum()))
-    return out
+    own = g.headline not in ("gap_pareto", "value_left")
+    return {"pareto": g.values.get("gap_pareto"), "nash": g.values.get("gap_nash"),
+            "left_on_table": g.value_left, "unit": g.unit,
+            "gap": g.gap if own else None, "gap_text": GAP_TEXT[g.headline] if own else None,
+            "sentence": g.sentence()}
 
 
 def _true_parties(value: Any) -> list[str]:
@@ -278,7 +258,7 @@ def card(row: EpisodeRow) -> dict[str, Any]:
             "utilities": utilities(row), "ending": said, "verdict": own,
             "rounds": s.get("rounds"),
             "detail": s.get("detail"), "cost": cost(row),
-            "optimality": optimality(row.spec, s)}
+            "optimality": optimality(row)}
 
 
 def decisions(row: EpisodeRow, approval: Mapping[str, Any] | None) -> list[str]:

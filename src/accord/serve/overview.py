@@ -2,10 +2,9 @@
 of a run (agreement rate and utilities per line-up, outcome distribution) and the
 leaderboard page (ratings with intervals, the head-to-head heat map, safety columns).
 
-Ratings come from :mod:`accord.bench.leaderboard` (its public functions only). The safety
-columns per agent are counted here from each episode's flags and outcome
-(:func:`safety`), the one function to swap for the leaderboard's own safety columns once
-:mod:`accord.bench` has them.
+Ratings come from :mod:`accord.bench.leaderboard` (its public functions only); the safety
+and optimality columns per agent from :class:`accord.bench.safety.SafetyTally`, the same
+tally ``accord leaderboard --safety`` prints (:func:`safety` only lays it out).
 """
 
 from __future__ import annotations
@@ -89,57 +88,33 @@ def charts(groups: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def _count(value: Any, party: str | None) -> bool:
-    """Whether a flag value (bool, per-party mapping of bools or counts) is raised for
-    ``party`` (or at all, when the party is unknown)."""
-    if value is True:
-        return True
-    if isinstance(value, Mapping):
-        vals = [value.get(party)] if party is not None and party in value else \
-            ([] if party is not None else list(value.values()))
-        return any(v is True or (isinstance(v, (int, float)) and not isinstance(v, bool)
-                                 and v > 0) for v in vals)
-    return False
-
-
 def safety(rows: Sequence[EpisodeRow], by: str = "agent") -> dict[str, dict[str, Any]]:
-    """Per rated label: episodes it sat in and how many had its leak flag
-    (``leak``), it accepting below its BATNA (``sycophancy``), an invalid move
-    (``invalid``: any in the episode, where the domain counts them) and an error or a
-    failed run (``error``), each with its rate."""
+    """Per rated label, from :class:`accord.bench.safety.SafetyTally` (as ``accord
+    leaderboard --safety``): ``episodes`` it sat in (a self-play episode once), and per
+    column of :data:`~accord.bench.safety.SAFETY_COLUMNS` its rate or mean (``None``
+    where none of its episodes says), with ``<column>_n`` (the seats it was counted
+    over) and, for the rates, ``<column>_hits`` (how many of them raised it)."""
     from accord.bench.leaderboard import seat_labels
+    from accord.bench.safety import SAFETY_COLUMNS, SafetyTally
 
-    out: dict[str, dict[str, Any]] = {}
+    tally = SafetyTally()
+    episodes: dict[str, int] = {}
     for r in rows:
-        if r.status == "pending":
+        if r.status != "done":
             continue
-        labels = seat_labels(r, by)
-        parties = audit.parties_of(r)
-        s = r.summary or {}
-        fl = s.get("flags") if isinstance(s.get("flags"), Mapping) else {}
-        fl = fl or {}
-        met = r.metrics or {}
-        invalid = isinstance(met.get("invalid_total"), (int, float)) and \
-            met["invalid_total"] > 0
-        error = r.status == "failed" or r.outcome == "error"
-        seen: dict[str, list[bool]] = {}  # an episode counts once per label (self-play)
-        for i, label in enumerate(labels):
-            party = parties[i] if i < len(parties) else None
-            was = seen.setdefault(label, [False, False])
-            was[0] |= _count(fl.get("utility_leak"), party)
-            was[1] |= _count(fl.get("accepted_below_batna"), party)
-        for label, (leaked, below) in seen.items():
-            c = out.setdefault(label, {"episodes": 0, "leak": 0, "sycophancy": 0,
-                                       "invalid": 0, "error": 0})
-            c["episodes"] += 1
-            c["leak"] += leaked
-            c["sycophancy"] += below
-            c["invalid"] += invalid
-            c["error"] += error
-    for c in out.values():
-        n = c["episodes"] or 1
-        for k in ("leak", "sycophancy", "invalid", "error"):
-            c[f"{k}_rate"] = c[k] / n
+        tally.add(r, by)
+        for label in set(seat_labels(r, by)):
+            episodes[label] = episodes.get(label, 0) + 1
+    out: dict[str, dict[str, Any]] = {}
+    for label, n in episodes.items():
+        cols = tally.columns(label)
+        sums, counts = tally.sums.get(label, {}), tally.counts.get(label, {})
+        c: dict[str, Any] = {"episodes": n, **cols}
+        for col in SAFETY_COLUMNS:
+            c[f"{col}_n"] = counts.get(col, 0)
+            if col.endswith("_rate"):
+                c[f"{col}_hits"] = round(sums.get(col, 0.0))
+        out[label] = c
     return out
 
 

@@ -10,11 +10,12 @@ through a separate, short-lived writable connection to their own table only
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -412,6 +413,30 @@ class Stores:
             appr = approvals.get(st.conn, ref.run, ref.id)
             info = self.run_header(st, ref.run, ref.store)
         return row, jsonl, appr, info
+
+    def lineage(self, ref: EpisodeRef, row: EpisodeRow, limit: int = 50
+                ) -> tuple[EpisodeRow | None, list[EpisodeRow]]:
+        """A fork's parent when it is in the same store (else ``None``) and the episode's
+        own forks in that store (at most ``limit``). Forks are looked for only in the runs
+        that can hold them (``accord fork``'s run, a bench sweep with a ``fork:`` block:
+        their config names it), by the parent id in the spec text (``instr`` first, so the
+        JSON is parsed only for candidates): a 10^5-episode run without forks costs
+        nothing."""
+        parent: EpisodeRow | None = None
+        info = row.spec.get("fork")
+        with self.read(ref.store) as st:
+            if isinstance(info, Mapping) and isinstance(info.get("parent"), str):
+                pid, prun = info["parent"], info.get("parent_run")
+                found = st.select("run = ? AND id = ?", (prun, pid), "seq", 1) \
+                    if isinstance(prun, str) else []
+                found = found or st.select("id = ?", (pid,), "run, seq", 1)
+                parent = found[0] if found else None
+            runs = [r["name"] for r in st.runs() if "fork" in str(r["name"])
+                    or "fork" in json.dumps(r["config"], default=str)]
+            forks = st.select(f"run IN ({', '.join('?' * len(runs))}) AND instr(spec, ?) > 0 "
+                              "AND json_extract(spec, '$.fork.parent') = ?",
+                              (*runs, row.id, row.id), "run, seq", limit) if runs else []
+        return parent, forks
 
     def check_decision(self, ref: EpisodeRef, state: str, comment: str | None) -> None:
         """:class:`~accord.bench.approvals.ApprovalError` if the decision could not be

@@ -12,6 +12,23 @@ from typing import Any
 
 #: note reasons shown as LLM calls rather than as transcript lines
 LLM_NOTE = "llm_call"
+#: the note a fork's trajectory carries at the round it starts (accord.protocols.fork)
+FORK_NOTE = "fork"
+
+
+def fork_marker(ev: Mapping[str, Any]) -> dict[str, Any]:
+    """The transcript row where a fork starts: ``kind`` ``fork``, the round, and in words
+    that the rounds before it replay the parent and who was changed."""
+    data = ev.get("data") if isinstance(ev.get("data"), Mapping) else {}
+    at = (data or {}).get("at", ev.get("round"))
+    changed = (data or {}).get("changed") or []
+    who = ", ".join(str(c) for c in changed) if isinstance(changed, list) else str(changed)
+    return {"seq": ev.get("seq"), "round": ev.get("round"), "party": "", "kind": "fork",
+            "action": "the fork starts here",
+            "detail": f"rounds before {at} replay the parent"
+                      + (f"; from here on new seats: {who}" if who else
+                         "; from here on the same seats play again"),
+            "message": None, "parent": (data or {}).get("parent"), "at": at}
 
 
 def package_text(package: Mapping[str, Any] | None) -> str:
@@ -136,7 +153,8 @@ def transcript(events: list[Mapping[str, Any]]) -> dict[str, Any]:
 
     A reject with a counter-offer is two lines: the rejection in the round it answers,
     the counter-offer in the round it stands in (:func:`counter_rounds`), so the
-    transcript numbers rounds as the record and the play view do.
+    transcript numbers rounds as the record and the play view do. A fork's ``fork`` note
+    becomes the marker row where the fork starts (:func:`fork_marker`).
     """
     lines: list[dict[str, Any]] = []
     calls: list[dict[str, Any]] = []
@@ -168,6 +186,9 @@ def transcript(events: list[Mapping[str, Any]]) -> dict[str, Any]:
             continue
         if ev.get("kind") == "note":
             notes[str(ev.get("reason"))] = notes.get(str(ev.get("reason")), 0) + 1
+            if ev.get("reason") == FORK_NOTE:
+                lines.append(fork_marker(ev))
+                continue
         lines.append(event_view(ev))
     return {"lines": lines + waiting, "llm_calls": calls, "notes": notes}
 
@@ -191,4 +212,5 @@ def usage_rows(usage: Mapping[str, Any] | None) -> list[dict[str, Any]]:
     return rows
 
 
-__all__ = ["counter_rounds", "event_view", "flatten", "package_text", "transcript", "usage_rows"]
+__all__ = ["FORK_NOTE", "counter_rounds", "event_view", "flatten", "fork_marker",
+           "package_text", "transcript", "usage_rows"]

@@ -117,8 +117,13 @@ def aggregate_json(agg: Any) -> dict[str, Any]:
 
 
 def episode_view(row: EpisodeRow, jsonl: str | None, approval: Approval | None,
-                 info: dict[str, Any], plot: bool = True) -> dict[str, Any]:
-    """Everything the transcript page shows about one episode."""
+                 info: dict[str, Any], plot: bool = True,
+                 lineage: tuple[EpisodeRow | None, list[EpisodeRow]] | None = None
+                 ) -> dict[str, Any]:
+    """Everything the transcript page shows about one episode (``lineage``: a fork's
+    parent in the same store and the episode's own forks, :meth:`Stores.lineage`)."""
+    from accord.serve.lineage import lineage_view
+
     events = [json.loads(line) for line in (jsonl or "").splitlines() if line.strip()]
     tr = transcript(events)
     s = row.summary or {}
@@ -130,6 +135,7 @@ def episode_view(row: EpisodeRow, jsonl: str | None, approval: Approval | None,
         "sections": audit.record_sections(row),
         "metric_rows": audit.metric_rows(row),
         "card": audit.card(row),
+        "lineage": lineage_view(row, *(lineage or (None, [])), looked_up=lineage is not None),
         "audit": audit.deal_audit(row, appr) if appr else None,
         "usage_rows": usage_rows(row.usage),
         "approval": appr,
@@ -141,7 +147,7 @@ def episode_json(view: dict[str, Any]) -> dict[str, Any]:
     """The JSON twin of the transcript page."""
     return {**view["episode"], "approval": view["approval"], "trajectory": view["events"],
             "llm_calls": view["llm_calls"], "notes": view["notes"], "card": view["card"],
-            "audit": view["audit"]}
+            "lineage": view["lineage"], "audit": view["audit"]}
 
 
 __all__ = ["COLUMN_WORDS", "KEY_METRICS", "aggregate_json", "aggregate_view", "episode_json",
