@@ -339,6 +339,21 @@ class AlternatingOffers(Protocol[NegotiationState]):
                   ) -> tuple[NegotiationState, list[Note]]:
         mediated = state.phase == "respond_mediator"
         rnd = state.round
+        if len(moves) == 1 and not mediated and self.required > 1:
+            (p, m), = moves.items()
+            if type(m) is Reject and m.counter is not None and not m.message:
+                # the bilateral round: one responder rejects with a counter-offer (what the
+                # general path below does, without its per-verdict lists)
+                counters = dict(state.counters)
+                counters[p] = self._record(rnd + 1, p, m.counter.package, "counter")
+                made: dict[str, Any] = {"verdicts": {p: "reject"}, "counters": counters,
+                                        "messages": state.messages}
+                if self.config.stagnation_rounds > 0 and state.current is not None:
+                    state = self._stagnation(_evolved(state, made), notes)
+                    if state.ended is not None or state.phase in ("mediate", "assess"):
+                        return state, notes
+                    made = {}
+                return self._next_round(state, made), notes
         verdicts: dict[str, str] = {}
         said: list[tuple[int, str, str]] = []
         walked: list[str] = []
