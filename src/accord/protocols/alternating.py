@@ -153,6 +153,8 @@ class AlternatingOffers(Protocol[NegotiationState]):
         self._space = scenario.space
         self._pairs = tuple((i, int(s)) for i, s in zip(scenario.space.issues,
                                                          scenario.space.strides, strict=True))
+        #: utilities the stagnation check computed, by (party, outcome index)
+        self._utilities: dict[tuple[str, int], float] = {}
         # who answers each proposer (the respond phase's movers), built once
         self._responders = {p: tuple(q for q in self.parties if q != p) for p in self.parties}
 
@@ -420,8 +422,11 @@ class AlternatingOffers(Protocol[NegotiationState]):
         if prev is None:
             stagnant = 0
         else:
-            moved = movement(cfg.stagnation_measure, self._space, self._party[rec.party].utility,
-                             prev.package, rec.package)
+            if cfg.stagnation_measure == "utility":  # movement()'s, with memoised values
+                moved = self._utility(rec.party, prev) - self._utility(rec.party, rec)
+            else:
+                moved = movement(cfg.stagnation_measure, self._space,
+                                 self._party[rec.party].utility, prev.package, rec.package)
             if moved > cfg.stagnation_epsilon:
                 stagnant = 0
         state = _evolve(state, stagnant=stagnant)
@@ -430,6 +435,16 @@ class AlternatingOffers(Protocol[NegotiationState]):
         return self._fire(state, notes, {
             "rule": "code", "measure": cfg.stagnation_measure, "rounds": stagnant,
             "epsilon": cfg.stagnation_epsilon, "last_move": moved})
+
+    def _utility(self, party: str, rec: OfferRecord) -> float:
+        """``party``'s utility of ``rec``'s package, remembered by outcome index (the
+        stagnation check compares each proposer's offer with its previous one every round,
+        and offers repeat)."""
+        key = (party, rec.index)
+        got = self._utilities.get(key)
+        if got is None:
+            got = self._utilities[key] = self._party[party].utility(rec.package)
+        return got
 
     def _fire(self, state: NegotiationState, notes: list[Note], why: dict[str, Any]
               ) -> NegotiationState:
