@@ -346,8 +346,25 @@ class AlternatingOffers(Protocol[NegotiationState]):
             if type(m) is Reject and m.counter is not None and not m.message:
                 # the bilateral round: one responder rejects with a counter-offer (what the
                 # general path below does, without its per-verdict lists)
+                rec = self._record(rnd + 1, p, m.counter.package, "counter")
+                cfg = self.config
+                parties = self.parties
+                if cfg.stagnation_rounds <= 0 and rnd < cfg.max_rounds and \
+                        parties[rnd % len(parties)] == p and (
+                        cfg.max_offers is None or len(state.history) < cfg.max_offers):
+                    # ... and proposes next: its counter-offer is the next round's table,
+                    # the state _next_round would make, in one step
+                    latest = dict(state.latest)
+                    latest[p] = rec
+                    old = state.counters
+                    return _evolved(state, {
+                        "verdicts": {}, "messages": state.messages,
+                        "counters": {q: r for q, r in old.items() if q != p} if old else {},
+                        "round": rnd + 1, "phase": "respond", "proposer": p, "current": rec,
+                        "history": state.history + (rec,),  # noqa: RUF005 (faster)
+                        "latest": latest, "turn_messages": 0}), notes
                 counters = dict(state.counters)
-                counters[p] = self._record(rnd + 1, p, m.counter.package, "counter")
+                counters[p] = rec
                 made: dict[str, Any] = {"verdicts": {p: "reject"}, "counters": counters,
                                         "messages": state.messages}
                 if self.config.stagnation_rounds > 0 and state.current is not None:
