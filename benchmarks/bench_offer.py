@@ -158,7 +158,7 @@ def per_offer(n_issues: int, repeat: int, have_negmas: bool) -> dict[str, list[f
     for k in range(repeat + 1):
         c0 = time.process_time()
         fresh = scenario(n_issues)
-        cpu, res = accord_episode(fresh, CAP, loop)
+        _, res = accord_episode(fresh, CAP, loop)
         cold = time.process_time() - c0
         cpu_warm, res_warm = accord_episode(warm, CAP, loop)
         bare, bare_offers = bare_loop(values, CAP)
@@ -187,8 +187,9 @@ def per_offer(n_issues: int, repeat: int, have_negmas: bool) -> dict[str, list[f
         if xs:
             print(f"  {name:<14} {_fmt(xs)}")
     if out["negmas cold"]:
-        print(f"  NegMAS / accord: cold/cold {_med(out['negmas cold']) / _med(out['accord cold']):.1f}x"
-              f", steady/steady {_med(out['negmas steady']) / _med(out['accord steady']):.1f}x"
+        cold = _med(out["negmas cold"]) / _med(out["accord cold"])
+        steady = _med(out["negmas steady"]) / _med(out["accord steady"])
+        print(f"  NegMAS / accord: cold/cold {cold:.1f}x, steady/steady {steady:.1f}x"
               f"  (goal >= 20x)")
     print(f"  accord steady / bare loop: {_med(out['accord steady']) / _med(out['bare']):.1f}x"
           f"  (goal <= 10x)")
