@@ -230,8 +230,8 @@ async def _ask_all(turns: list[Coroutine[Any, Any, Move]]) -> list[Move]:
                     failure = exc
             else:
                 waiting.append((i, coro, pending, ctx))
-    except BaseException:
-        for _, coro, _, _ in waiting:
+    except BaseException:  # an interrupt while starting them: none is left half-run
+        for coro in turns:
             coro.close()
         raise
     if not waiting:
