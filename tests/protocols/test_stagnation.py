@@ -19,6 +19,7 @@ from accord.protocols.stagnation import (
     STAGNATION_ROLE,
     check_measure,
     issue_distance,
+    previous_of,
     window,
 )
 
@@ -178,3 +179,15 @@ def test_window_keeps_the_offer_before_it():
     got = window(tuple(recs), 2)
     assert [r.round for r in got] == [3, 4, 5, 6]
     assert window((), 3) == ()
+
+
+def test_previous_of_is_the_partys_last_own_offer_before_the_last_record() -> None:
+    recs = [OfferRecord(1, "a", {"x": 0}, 0), OfferRecord(2, "b", {"x": 1}, 1),
+            OfferRecord(3, "a", {"x": 2}, 2, "counter"),
+            OfferRecord(3, MEDIATOR, {"x": 1}, 1, "mediator"),
+            OfferRecord(4, "b", {"x": 0}, 0), OfferRecord(5, "a", {"x": 1}, 1)]
+    history = tuple(recs)
+    assert previous_of(history, history[-1]) is recs[2]  # a's counter, not the mediator's
+    assert previous_of(history[:5], history[4]) is recs[1]
+    assert previous_of(history[:1], history[0]) is None
+    assert previous_of((), OfferRecord(1, "a", {"x": 0}, 0)) is None

@@ -44,10 +44,13 @@ class _Prepared:
     best: float
     floor: float
     grid: np.ndarray
-    ranked_grid: np.ndarray  # grid rows in ``order``
-    #: ``space.l1_codes`` by outcome index and in ``order`` (None: the space has none)
+    utility: UtilityFunction
+    #: ``codes`` by outcome index and in ``order`` (None: the space has none)
     codes: np.ndarray | None
     ranked_codes: np.ndarray | None
+    #: grid rows in ``order``: made on first use (with unary codes and one offer to match,
+    #: the usual bilateral case, never), a sizeable sort-order copy of the grid per party
+    ranked_grid: np.ndarray | None = None
     #: memos of pure functions of the tables above (an agent's offers repeat a lot)
     window_end: dict[int, int] = field(default_factory=dict)  # pos -> end of its window
     picks: dict[tuple[int, tuple[int, ...]], int] = field(default_factory=dict)
@@ -78,7 +81,7 @@ class NegotiatorAgent(Agent):
         order, su = obs.utility.ranking(obs.space)  # sorted once per scenario
         p = self._prep = _Prepared(obs.space, values, order, su, float(su[-1]),
                                    max(float(obs.batna), float(su[0])), obs.space.grid,
-                                   obs.utility.ranked_grid(obs.space), obs.space.l1_codes,
+                                   obs.utility, obs.space.l1_codes,
                                    obs.utility.ranked_codes(obs.space))
         self._utility = obs.utility
         return p
@@ -136,7 +139,10 @@ class NegotiatorAgent(Agent):
                 # candidates alike
                 ref = grid[others[0]] if len(others) == 1 else \
                     grid[list(others)].astype(np.float64).mean(axis=0)
-                dist = np.abs(p.ranked_grid[pos:hi] - ref).sum(axis=1)  # rows of order[pos:hi]
+                ranked = p.ranked_grid
+                if ranked is None:
+                    ranked = p.ranked_grid = p.utility.ranked_grid(p.space)
+                dist = np.abs(ranked[pos:hi] - ref).sum(axis=1)  # rows of order[pos:hi]
             got = p.picks[key] = int(p.order[pos + int(dist.argmin())])
         return got
 

@@ -185,6 +185,8 @@ class AlternatingOffers(Protocol[NegotiationState]):
         self._space = scenario.space
         self._pairs = tuple((i, int(s)) for i, s in zip(scenario.space.issues,
                                                          scenario.space.strides, strict=True))
+        #: utilities the stagnation check computed, by (party, outcome index)
+        self._utilities: dict[tuple[str, int], float] = {}
         # who answers each proposer (the respond phase's movers), built once
         self._responders = {p: tuple(q for q in self.parties if q != p) for p in self.parties}
         self._opening: OfferRecord | None = None
@@ -401,6 +403,38 @@ class AlternatingOffers(Protocol[NegotiationState]):
                   ) -> tuple[NegotiationState, list[Note]]:
         mediated = state.phase == "respond_mediator"
         rnd = state.round
+        if len(moves) == 1 and not mediated and self.required > 1:
+            (p, m), = moves.items()
+            if type(m) is Reject and m.counter is not None and not m.message:
+                # the bilateral round: one responder rejects with a counter-offer (what the
+                # general path below does, without its per-verdict lists)
+                rec = self._record(rnd + 1, p, m.counter.package, "counter")
+                cfg = self.config
+                parties = self.parties
+                if cfg.stagnation_rounds <= 0 and rnd < cfg.max_rounds and \
+                        parties[rnd % len(parties)] == p and (
+                        cfg.max_offers is None or len(state.history) < cfg.max_offers):
+                    # ... and proposes next: its counter-offer is the next round's table,
+                    # the state _next_round would make, in one step
+                    latest = dict(state.latest)
+                    latest[p] = rec
+                    old = state.counters
+                    return _evolved(state, {
+                        "verdicts": {}, "messages": state.messages,
+                        "counters": {q: r for q, r in old.items() if q != p} if old else {},
+                        "round": rnd + 1, "phase": "respond", "proposer": p, "current": rec,
+                        "history": state.history + (rec,),  # noqa: RUF005 (faster)
+                        "latest": latest, "turn_messages": 0}), notes
+                counters = dict(state.counters)
+                counters[p] = rec
+                made: dict[str, Any] = {"verdicts": {p: "reject"}, "counters": counters,
+                                        "messages": state.messages}
+                if self.config.stagnation_rounds > 0 and state.current is not None:
+                    state = self._stagnation(_evolved(state, made), notes)
+                    if state.ended is not None or state.phase in ("mediate", "assess"):
+                        return state, notes
+                    made = {}
+                return self._next_round(state, made), notes
         verdicts: dict[str, str] = {}
         said: list[tuple[int, str, str]] = []
         walked: list[str] = []
@@ -486,8 +520,11 @@ class AlternatingOffers(Protocol[NegotiationState]):
         if prev is None:
             stagnant = 0
         else:
-            moved = movement(cfg.stagnation_measure, self._space, self._party[rec.party].utility,
-                             prev.package, rec.package)
+            if cfg.stagnation_measure == "utility":  # movement()'s, with memoised values
+                moved = self._utility(rec.party, prev) - self._utility(rec.party, rec)
+            else:
+                moved = movement(cfg.stagnation_measure, self._space,
+                                 self._party[rec.party].utility, prev.package, rec.package)
             if moved > cfg.stagnation_epsilon:
                 stagnant = 0
         state = _evolve(state, stagnant=stagnant)
@@ -496,6 +533,16 @@ class AlternatingOffers(Protocol[NegotiationState]):
         return self._fire(state, notes, {
             "rule": "code", "measure": cfg.stagnation_measure, "rounds": stagnant,
             "epsilon": cfg.stagnation_epsilon, "last_move": moved})
+
+    def _utility(self, party: str, rec: OfferRecord) -> float:
+        """``party``'s utility of ``rec``'s package, remembered by outcome index (the
+        stagnation check compares each proposer's offer with its previous one every round,
+        and offers repeat)."""
+        key = (party, rec.index)
+        got = self._utilities.get(key)
+        if got is None:
+            got = self._utilities[key] = self._party[party].utility(rec.package)
+        return got
 
     def _fire(self, state: NegotiationState, notes: list[Note], why: dict[str, Any]
               ) -> NegotiationState:

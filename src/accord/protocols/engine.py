@@ -16,9 +16,10 @@ raises :class:`~accord.protocols.agent.AgentQuit` (a person who left) ends it as
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import dataclasses
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Generator, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -160,6 +161,98 @@ async def _ask(
     raise _Failure(Termination("error", "error", role, detail))
 
 
+class _Resumed(Coroutine[Any, Any, Any]):
+    """A coroutine whose first step ran outside any task, continued inside one.
+
+    ``pending`` is what that first step yielded (the future it waits on); the task's first
+    step hands it back as if the coroutine had just yielded it, every later step and every
+    thrown exception (a cancellation) goes to the coroutine itself. A cancellation before
+    the task's first step also cancels ``pending``, as cancelling a task that waits on a
+    future does.
+    """
+
+    __slots__ = ("_coro", "_pending", "_started")
+
+    def __init__(self, coro: Coroutine[Any, Any, Any], pending: Any) -> None:
+        self._coro = coro
+        self._pending = pending
+        self._started = False
+
+    def send(self, value: Any) -> Any:
+        if not self._started:
+            self._started = True
+            return self._pending
+        return self._coro.send(value)
+
+    def throw(self, typ: Any, val: Any = None, tb: Any = None) -> Any:
+        if not self._started:
+            self._started = True
+            if asyncio.isfuture(self._pending):
+                self._pending.cancel()
+        if val is None and tb is None:
+            return self._coro.throw(typ)
+        return self._coro.throw(typ, val, tb)  # pragma: no cover (the old signature)
+
+    def close(self) -> None:
+        self._coro.close()
+
+    def __await__(self) -> Generator[Any, Any, Any]:
+        return self  # type: ignore[return-value]  # an iterator with send and throw
+
+    def __iter__(self) -> Iterator[Any]:
+        return self
+
+    def __next__(self) -> Any:
+        return self.send(None)
+
+
+async def _ask_all(turns: list[Coroutine[Any, Any, Move]]) -> list[Move]:
+    """The moves of several concurrent turns (``_ask`` coroutines), in order.
+
+    Each turn starts at once, in its own copy of the context as a task would; a turn that
+    ends without waiting (a code agent's) costs no task and no trip through the event
+    loop, which was most of a round's cost per extra party. The turns still waiting run
+    on as tasks, concurrently. One failure ends the episode: the first in order is raised
+    once every turn has started, and no turn keeps running (or paying) after it.
+    """
+    got: list[Any] = [None] * len(turns)
+    waiting: list[tuple[int, Coroutine[Any, Any, Move], Any, contextvars.Context]] = []
+    failure: BaseException | None = None
+    try:
+        for i, coro in enumerate(turns):
+            ctx = contextvars.copy_context()
+            try:
+                pending = ctx.run(coro.send, None)
+            except StopIteration as stop:
+                got[i] = stop.value
+            except (Exception, asyncio.CancelledError) as exc:
+                if failure is None:
+                    failure = exc
+            else:
+                waiting.append((i, coro, pending, ctx))
+    except BaseException:  # an interrupt while starting them: none is left half-run
+        for coro in turns:
+            coro.close()
+        raise
+    if not waiting:
+        if failure is not None:
+            raise failure
+        return got
+    loop = asyncio.get_running_loop()
+    tasks = [loop.create_task(_Resumed(coro, pending), context=ctx)
+             for _, coro, pending, ctx in waiting]
+    try:
+        if failure is not None:
+            raise failure
+        done = await asyncio.gather(*tasks)
+    finally:  # one failure ends the episode: no agent keeps running (or paying) after
+        for task in tasks:
+            task.cancel()
+    for (i, _, _, _), move in zip(waiting, done, strict=True):
+        got[i] = move
+    return got
+
+
 async def _consult(
     judge: TerminationJudge,
     view: dict[str, Any],
@@ -231,13 +324,8 @@ async def _loop(
             events.append(Event(len(events), rnd, role, "move", move.to_dict(), None, None, {},
                                 now))
         else:
-            tasks = [asyncio.ensure_future(_ask(protocol, state, r, agents[r], bounds, log, t0,
-                                                noted[r])) for r in roles]
-            try:
-                got = await asyncio.gather(*tasks)
-            finally:  # one failure ends the episode: no agent keeps running (or paying) after
-                for task in tasks:
-                    task.cancel()
+            got = await _ask_all([_ask(protocol, state, r, agents[r], bounds, log, t0,
+                                       noted[r]) for r in roles])
             moves = dict(zip(roles, got, strict=True))
             rnd = prog.round
             now = time.monotonic() - t0

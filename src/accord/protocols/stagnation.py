@@ -85,9 +85,14 @@ def movement(measure: str, space: OutcomeSpace, utility: UtilityFunction,
 
 
 def previous_of(history: Sequence[OfferRecord], rec: OfferRecord) -> OfferRecord | None:
-    """The offer that ``rec``'s party put on the table before ``rec`` (``None`` if first)."""
-    for r in reversed(history[:-1]):
-        if r.party == rec.party and r.source != "mediator":
+    """The offer that ``rec``'s party put on the table before ``rec`` (``None`` if first).
+
+    ``rec`` is the last record of ``history``; the search walks back from the one before it
+    without copying the history (it is usually a few records back, the history is long)."""
+    party = rec.party
+    for i in range(len(history) - 2, -1, -1):
+        r = history[i]
+        if r.party == party and r.source != "mediator":
             return r
     return None
 

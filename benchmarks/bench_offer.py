@@ -1,0 +1,315 @@
+"""Issue 30, goals 1 and 2: accord's CPU per offer and per round beside NegMAS and a bare
+loop, like for like, in one process (CPU time, ``time.process_time``; the compared
+implementations alternate episode by episode so they see the same machine load).
+
+Per offer (two parties, 10^3-10^5 outcomes, the same 100-offer cap on both sides: accord
+runs 100 rounds of one offer each, NegMAS's ``SAOMechanism`` 50 steps of two offers):
+
+* cold: nothing cached. accord builds a fresh scenario (every utility evaluated and
+  sorted again), the protocol and the agents, and runs the episode; NegMAS builds the
+  mechanism and runs it (its negotiators build their tables in the first step);
+* steady: accord's engine in a running event loop with the scenario's tables cached (the
+  per-episode costs, the record and the event loop's task, still included); NegMAS's steps
+  after the first;
+* bare loop: the same two Boulware agents (e = 0.2, the same target curve and acceptance
+  rule) on presorted tables in a plain Python loop: no protocol, no observations, no log.
+  A floor, not a competitor.
+
+Per round (2, 3 and 5 parties, 10^3 outcomes, 1,000-round cap; accord Boulware agents,
+NegMAS Aspiration negotiators): CPU per episode and per round (accord) or step (NegMAS);
+and where accord's round goes at each size (self time under cProfile, grouped, scaled to
+the measured round: read the shares, cProfile inflates call-heavy code), with the default
+stagnation rule (K = 3) on and off, so the cost per extra party shows.
+
+    python benchmarks/bench_offer.py [--quick] [--sizes 3,4,5] [--parties 2,3,5]
+
+Needs ``negmas`` for the NegMAS columns (``/work/negmas-venv`` has 0.16); without it
+accord's figures and the bare loop are printed alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import os
+import pstats
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from _util import machine
+from bench_core import negmas_setup, random_problem
+
+from accord.core import LinearAdditiveUtility, OutcomeSpace, Party, Scenario
+from accord.domains.bargaining import build_agents
+from accord.protocols import Bounds, run_episode
+from accord.protocols.alternating import AlternatingConfig, AlternatingOffers
+
+CAP = 100  # offers per episode on both sides
+E = 0.2  # Boulware's exponent (accord's ``boulware``)
+
+
+def scenario(n_issues: int, k: int = 2, seed: int = 1) -> Scenario:
+    """``k`` parties, ``n_issues`` issues of 10 values, BATNA 0 (bench_core's problem)."""
+    names, nv, parties = random_problem(n_issues, 10, k, seed)
+    space = OutcomeSpace.from_mapping({n: list(range(nv)) for n in names})
+    return Scenario(f"bench-{k}p-1e{n_issues}", space, tuple(
+        Party(p, LinearAdditiveUtility(w, s), 0.0)
+        for p, (w, s) in zip("abcdefgh", parties, strict=False)))
+
+
+def accord_episode(sc: Scenario, rounds: int, loop: asyncio.AbstractEventLoop,
+                   stagnation: int = 0) -> tuple[float, Any]:
+    """CPU seconds of building the protocol and Boulware agents and running one episode
+    in ``loop``, and the result."""
+    c0 = time.process_time()
+    protocol = AlternatingOffers(sc, AlternatingConfig(max_rounds=rounds,
+                                                       stagnation_rounds=stagnation))
+    agents = build_agents(sc, ["boulware"] * len(sc.parties), 0, {"episode_id": "bench"})
+    res = loop.run_until_complete(run_episode(protocol, agents,
+                                              bounds=Bounds(max_rounds=rounds)))
+    return time.process_time() - c0, res
+
+
+def offers_of(res: Any) -> int:
+    """Offers put on the table: opening offers and counter-offers."""
+    return max(1, sum(1 for e in res.trajectory if e.kind == "move" and e.move is not None
+                      and (e.move.get("kind") == "offer" or e.move.get("counter"))))
+
+
+def negmas_episode(issues: Any, ufuns: list[Any], steps: int) -> tuple[float, float, int, int]:
+    """One Aspiration SAOMechanism run, stepped: CPU of (building and the first step, the
+    other steps), steps and offers."""
+    from negmas import AspirationNegotiator, SAOMechanism
+
+    c0 = time.process_time()
+    m = SAOMechanism(issues=issues, n_steps=steps)
+    for i, u in enumerate(ufuns):
+        m.add(AspirationNegotiator(name=f"n{i}"), preferences=u)
+    m.step()
+    c1 = time.process_time()
+    while m.running:
+        m.step()
+    c2 = time.process_time()
+    trace = getattr(m, "extended_trace", None)
+    n_steps = max(1, m.state.step)
+    return c1 - c0, c2 - c1, n_steps, max(1, len(trace) if trace else 2 * n_steps)
+
+
+def bare_loop(values: list[np.ndarray], cap: int) -> tuple[float, int]:
+    """Two Boulware agents on presorted tables, alternating offers in plain Python: CPU
+    seconds (of the loop alone) and offers made. The responder accepts what reaches its
+    next round's target, else counters with the first outcome at that target (accord's
+    rule, without its choice among near-target outcomes). Each agent's table (its
+    utilities sorted, the outcome order) is built outside the timed part, as accord caches
+    it per scenario."""
+    tables = []
+    for v in values:
+        order = np.argsort(v, kind="stable")
+        su = v[order]
+        tables.append((v, order, su, float(su[-1]), max(0.0, float(su[0]))))
+    c0 = time.process_time()
+
+    def demand(me: int, t: float) -> float:
+        _, _, _, best, floor = tables[me]
+        return floor + (best - floor) * (1.0 - min(1.0, t) ** (1.0 / E))
+
+    def choose(me: int, target: float) -> int:
+        _, order, su, _, floor = tables[me]
+        pos = int(su.searchsorted(max(target - 1e-12, floor)))
+        return int(order[min(pos, len(su) - 1)])
+
+    table = choose(0, demand(0, 0.0))  # round 1's opening offer
+    offers = 1
+    for rnd in range(1, cap + 1):
+        resp = rnd % 2  # the responder; its counter-offer is the next round's offer
+        ask = demand(resp, rnd / (cap - 1))  # what it would demand next round
+        if tables[resp][0].item(table) >= ask - 1e-12 or rnd >= cap:
+            break  # accepted (or the cap)
+        table = choose(resp, ask)
+        offers += 1
+    return time.process_time() - c0, offers
+
+
+def _med(xs: list[float]) -> float:
+    return statistics.median(xs) if xs else float("nan")
+
+
+def _fmt(xs: list[float], scale: float = 1e6, unit: str = "us") -> str:
+    if not xs:
+        return "-"
+    return (f"{_med(xs) * scale:8.1f} {unit} (min {min(xs) * scale:.1f}, "
+            f"max {max(xs) * scale:.1f}, n={len(xs)})")
+
+
+def per_offer(n_issues: int, repeat: int, have_negmas: bool) -> dict[str, list[float]]:
+    """Part 1 at 10^``n_issues`` outcomes: CPU per offer of each variant, per episode."""
+    loop = asyncio.new_event_loop()
+    out: dict[str, list[float]] = {k: [] for k in ("accord cold", "accord steady",
+                                                    "negmas cold", "negmas steady", "bare")}
+    counts: dict[str, list[int]] = {"accord": [], "negmas": [], "bare": []}
+    problem = random_problem(n_issues, 10, 2, 1)
+    warm = scenario(n_issues)
+    accord_episode(warm, CAP, loop)  # the scenario's tables, cached from here on
+    values = [p.utility.values(warm.space) for p in warm.parties]
+    for k in range(repeat + 1):
+        c0 = time.process_time()
+        fresh = scenario(n_issues)
+        _, res = accord_episode(fresh, CAP, loop)
+        cold = time.process_time() - c0
+        cpu_warm, res_warm = accord_episode(warm, CAP, loop)
+        bare, bare_offers = bare_loop(values, CAP)
+        neg = None
+        if have_negmas:
+            issues, ufuns, _ = negmas_setup(problem)
+            neg = negmas_episode(issues, ufuns, CAP // 2)
+        if not k:
+            continue  # warm-up
+        out["accord cold"].append(cold / offers_of(res))
+        out["accord steady"].append(cpu_warm / offers_of(res_warm))
+        out["bare"].append(bare / max(1, bare_offers))
+        counts["accord"].append(offers_of(res_warm))
+        counts["bare"].append(bare_offers)
+        if neg is not None:
+            first, rest, _steps, offers = neg
+            out["negmas cold"].append((first + rest) / offers)
+            out["negmas steady"].append(rest / max(1, offers - 2))
+            counts["negmas"].append(offers)
+    loop.close()
+    print(f"\n## per offer, 2 parties, 10^{n_issues} outcomes, cap {CAP} offers on both "
+          f"sides; offers per episode: accord {_med(counts['accord']):.0f}, bare "
+          f"{_med(counts['bare']):.0f}" + (f", NegMAS {_med(counts['negmas']):.0f}"
+                                            if counts["negmas"] else ""))
+    for name, xs in out.items():
+        if xs:
+            print(f"  {name:<14} {_fmt(xs)}")
+    if out["negmas cold"]:
+        cold = _med(out["negmas cold"]) / _med(out["accord cold"])
+        steady = _med(out["negmas steady"]) / _med(out["accord steady"])
+        print(f"  NegMAS / accord: cold/cold {cold:.1f}x, steady/steady {steady:.1f}x"
+              f"  (goal >= 20x)")
+    print(f"  accord steady / bare loop: {_med(out['accord steady']) / _med(out['bare']):.1f}x"
+          f"  (goal <= 10x)")
+    return out
+
+
+GROUPS: tuple[tuple[str, Callable[[str, str], bool]], ...] = (
+    ("agents' act (concession.py)", lambda f, n: f.endswith("agents/concession.py")),
+    ("stagnation bookkeeping", lambda f, n: f.endswith("protocols/stagnation.py")
+     or n in ("_stagnation", "_fire") or f.endswith("core/utility.py")),
+    ("observations (observe)", lambda f, n: n in ("observe", "_legal")
+     or f.endswith("protocols/negotiation.py")),
+    ("validation", lambda f, n: n in ("validate", "check_move", "_check_package")),
+    ("transition: verdicts, next round", lambda f, n: f.endswith("protocols/alternating.py")
+     and n in ("apply", "_verdicts", "_next_round", "_record", "_put", "_evolve", "_evolved",
+               "_end", "to_move", "progress", "termination")),
+    ("trajectory log (events, move dicts)", lambda f, n: f.endswith("core/trajectory.py")
+     or f.endswith("core/moves.py")),
+    ("engine: turns, concurrency, loop", lambda f, n: f.endswith("protocols/engine.py")
+     or "asyncio" in f),
+)
+
+
+def round_split(sc: Scenario, rounds: int, stagnation: int, episodes: int
+                ) -> list[tuple[str, float]]:
+    """Shares of accord's episode self time per group (:data:`GROUPS`; the rest last)."""
+    loop = asyncio.new_event_loop()
+    prof = cProfile.Profile()
+    prof.enable()
+    for _ in range(episodes):
+        accord_episode(sc, rounds, loop, stagnation)
+    prof.disable()
+    loop.close()
+    stats: dict[Any, Any] = pstats.Stats(prof).stats  # type: ignore[attr-defined]
+    booked: dict[str, float] = {}
+    for (path, _line, func), (_cc, _nc, tottime, _ct, _callers) in stats.items():
+        label = next((g for g, match in GROUPS if match(path, func)), "the rest")
+        booked[label] = booked.get(label, 0.0) + tottime
+    total = sum(booked.values()) or 1.0
+    return [(g, booked.get(g, 0.0) / total) for g, _ in (*GROUPS, ("the rest", None))]
+
+
+def per_round(parties: tuple[int, ...], repeat: int, have_negmas: bool, rounds: int = 1000
+              ) -> None:
+    """Part 2: per round at each party count, beside NegMAS, and accord's breakdown."""
+    print(f"\n## per round, {rounds}-round cap, 10^3 outcomes; CPU per episode and per "
+          f"round (NegMAS: per step)")
+    loop = asyncio.new_event_loop()
+    for k in parties:
+        sc = scenario(3, k)
+        problem = random_problem(3, 10, k, 1)
+        a_ep: dict[int, list[float]] = {0: [], 3: []}
+        a_round: dict[int, list[float]] = {0: [], 3: []}
+        seen: dict[int, list[int]] = {0: [], 3: []}
+        n_ep: list[float] = []
+        n_step: list[float] = []
+        steps: list[int] = []
+        for i in range(repeat + 1):
+            got = {}
+            for stag in (0, 3):
+                got[stag] = accord_episode(sc, rounds, loop, stag)
+            neg = None
+            if have_negmas:
+                issues, ufuns, _ = negmas_setup(problem)
+                neg = negmas_episode(issues, ufuns, rounds)
+            if not i:
+                continue
+            for stag, (cpu, res) in got.items():
+                a_ep[stag].append(cpu)
+                a_round[stag].append(cpu / max(1, res.rounds))
+                seen[stag].append(res.rounds)
+            if neg is not None:
+                first, rest, n, _ = neg
+                n_ep.append(first + rest)
+                n_step.append((first + rest) / n)
+                steps.append(n)
+        print(f"{k} parties: accord {_med(seen[0]):.0f} rounds, per episode "
+              f"{_fmt(a_ep[0], 1e3, 'ms')}, per round {_fmt(a_round[0])}")
+        print(f"           accord with the stagnation rule on (K=3): {_med(seen[3]):.0f} rounds, "
+              f"per round {_fmt(a_round[3])}")
+        if n_ep:
+            print(f"           NegMAS {_med(steps):.0f} steps, per episode "
+                  f"{_fmt(n_ep, 1e3, 'ms')}, per step {_fmt(n_step)}")
+            print(f"           NegMAS / accord per episode {_med(n_ep) / _med(a_ep[0]):.1f}x "
+                  f"(stagnation on: {_med(n_ep) / _med(a_ep[3]):.1f}x); per round/step "
+                  f"{_med(n_step) / _med(a_round[0]):.1f}x  (goal at 5 parties: >= 5x)")
+        for stag in (0, 3):
+            split = round_split(sc, rounds, stag, 2)
+            whole = _med(a_round[stag])
+            parts = ", ".join(f"{g} {s * whole * 1e6:.1f} us" for g, s in split)
+            print(f"           where a round goes (stagnation {'on' if stag else 'off'}): "
+                  f"{parts}")
+    loop.close()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="fewer episodes, 10^4 only")
+    ap.add_argument("--sizes", default=None, help="issues of 10 values, e.g. 3,4,5")
+    ap.add_argument("--parties", default="2,3,5")
+    ap.add_argument("--repeat", type=int, default=None)
+    args = ap.parse_args()
+    try:
+        import negmas
+
+        have = True
+        peer = f"NegMAS {negmas.__version__}"
+    except ImportError:
+        have, peer = False, "NegMAS not installed"
+    print(f"# bench_offer — {machine()}; {peer}")
+    print(f"load average at start: {os.getloadavg()[0]:.2f} (1 min), {os.cpu_count()} cpus")
+    sizes = tuple(int(x) for x in args.sizes.split(",")) if args.sizes else (
+        (4,) if args.quick else (3, 4, 5))
+    repeat = args.repeat or (5 if args.quick else 9)
+    for n in sizes:
+        per_offer(n, repeat, have)
+    parties = tuple(int(x) for x in args.parties.split(",")) if args.parties else ()
+    per_round(parties, max(3, repeat // 2), have)
+    print(f"load average at end: {os.getloadavg()[0]:.2f} (1 min)")
+
+
+if __name__ == "__main__":
+    main()
