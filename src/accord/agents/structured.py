@@ -129,10 +129,12 @@ def read_json(reply: str, finish_reason: str | None) -> dict[str, Any] | Malform
 
 def describe(schema: Mapping[str, Any], indent: str = "") -> list[str]:
     """One line per property of an object ``schema``: its name and what it may hold, for
-    the prompt that asks for the JSON reply."""
+    the prompt that asks for the JSON reply (a property's ``description``, if it has one)."""
     lines: list[str] = []
     for key, node in schema.get("properties", {}).items():
-        if node.get("type") == "object":
+        if "description" in node:  # the schema says it in words (e.g. a list of splits)
+            lines.append(f"{indent}- {key}: {node['description']}")
+        elif node.get("type") == "object":
             parts = list(node.get("properties", {}).values())
             if len(parts) > 1 and all(p == parts[0] and p.get("type") != "object"
                                       for p in parts):  # a value per key: one line
