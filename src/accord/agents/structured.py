@@ -190,7 +190,9 @@ def to_gbnf(schema: Mapping[str, Any]) -> str:
     Properties come in the schema's order, all required; ``enum`` values are literals;
     strings are JSON strings of at most ``maxLength`` characters; ``integer`` an optional
     minus and digits, ``number`` also an optional decimal part; ``boolean`` ``true`` or
-    ``false``; an array up to ``maxItems`` items (uniqueness is left to the reader). Anything else is a ``ValueError`` (the schemas are accord's own)."""
+    ``false``; an array up to ``maxItems`` items (uniqueness is left to the reader);
+    ``anyOf`` its alternatives. Anything else is a ``ValueError`` (the schemas are
+    accord's own)."""
     rules: dict[str, str] = {}
 
     def rule(node: Mapping[str, Any], name: str) -> str:
