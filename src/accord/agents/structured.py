@@ -80,9 +80,12 @@ def enum_of(schema: Mapping[str, Any], key: str) -> list[Any]:
     return list(schema["properties"][key]["enum"])
 
 
-def text(max_chars: int = MESSAGE_CHARS) -> dict[str, Any]:
-    """A free-text string of at most ``max_chars`` characters."""
-    return {"type": "string", "maxLength": max_chars}
+def text(max_chars: int = MESSAGE_CHARS, min_chars: int = 0) -> dict[str, Any]:
+    """A free-text string of at most ``max_chars`` characters (at least ``min_chars``)."""
+    out: dict[str, Any] = {"type": "string", "maxLength": max_chars}
+    if min_chars:
+        out["minLength"] = min_chars
+    return out
 
 
 def number() -> dict[str, Any]:
@@ -188,7 +191,7 @@ def to_gbnf(schema: Mapping[str, Any]) -> str:
     """A GBNF grammar (llama.cpp) for ``schema``, in the subset :mod:`structured` writes.
 
     Properties come in the schema's order, all required; ``enum`` values are literals;
-    strings are JSON strings of at most ``maxLength`` characters; ``integer`` an optional
+    strings are JSON strings of ``minLength`` to ``maxLength`` characters; ``integer`` an optional
     minus and digits, ``number`` also an optional decimal part; ``boolean`` ``true`` or
     ``false``; an array up to ``maxItems`` items (uniqueness is left to the reader);
     ``anyOf`` its alternatives. Anything else is a ``ValueError`` (the schemas are
@@ -212,7 +215,8 @@ def to_gbnf(schema: Mapping[str, Any]) -> str:
             rules[name] = " ".join(parts)
         elif node.get("type") == "string":
             most = int(node.get("maxLength", MESSAGE_CHARS))
-            rules[name] = f'"\\"" char{{0,{most}}} "\\""'
+            least = int(node.get("minLength", 0))
+            rules[name] = f'"\\"" char{{{least},{most}}} "\\""'
         elif node.get("type") == "integer":
             rules[name] = '"-"? [0-9]{1,12}'
         elif node.get("type") == "number":

@@ -62,7 +62,8 @@ def test_menu_modules_send_their_schemas_and_json_becomes_the_offer(stub_env: An
     policy = ByModule(
         observation=['{"total_ingredients": {"rice": ', {
             "total_ingredients": {"rice": 3}, "overall_preference": {dishes[0]: 60.5}}],
-        planning=[{"menu_proposal": dishes[:2], "explanation": "Best two."}],
+        planning=[{"menu_proposal": {d: d in dishes[:2] for d in dishes},
+                   "explanation": "Best two."}],
         conversation=[{"message": "I have cheddar and egg."}])
     with StubServer(policy) as stub:
         stub_env(stub)
@@ -74,7 +75,9 @@ def test_menu_modules_send_their_schemas_and_json_becomes_the_offer(stub_env: An
         {i: st.number() for i in ingredients(shared)})
     assert list(obs[0]["properties"]["overall_preference"]["properties"]) == dishes
     plan = schemas(stub, "planning")[0]
-    assert plan["properties"]["menu_proposal"] == st.array(st.enum(dishes), len(dishes))
+    menu = plan["properties"]["menu_proposal"]
+    assert menu["properties"] == {d: st.boolean() for d in dishes}
+    assert menu["required"] == dishes
     assert "tool" not in plan["properties"]  # tools are off in this episode
     talk = schemas(stub, "conversation")[0]
     assert talk["properties"]["message"] == st.text(1000)

@@ -49,7 +49,7 @@ def reply_schema(obs: DondObservation, *, belief: bool = False) -> dict[str, Any
         fields["belief"] = belief_schema(obs.items, obs.counts, total)
     fields["move"] = st.enum(list(obs.legal))
     fields["deal"] = deal_schema(obs.items, obs.counts)
-    fields["message"] = st.text()
+    fields["message"] = st.text(min_chars=1)  # a message-only move needs words
     return st.obj(fields)
 
 

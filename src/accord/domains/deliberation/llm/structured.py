@@ -7,8 +7,9 @@ Each module's reply is one JSON object whose shape the endpoint enforces
   (menu: ``total_ingredients`` per recipe ingredient, ``overall_preference`` per dish;
   task allocation: ``private_resources`` per agent and private resource type,
   ``public_resources`` per public type, ``efficiency`` per agent and task);
-* planning: ``menu_proposal`` (a list of the candidate dishes) or ``allocation`` (every
-  task with an agent or ``unassigned``), and the ``explanation``;
+* planning: ``menu_proposal`` (every candidate dish with ``true`` when it is on the menu:
+  no dish twice, none misspelt) or ``allocation`` (every task with an agent or
+  ``unassigned``), and the ``explanation``;
 * decision: ``accept_decision`` (when a proposal is on the table), ``finalize`` (the
   leader), the ``explanation``;
 * conversation: the ``message``, at most the episode's character limit.
@@ -23,6 +24,7 @@ message) or a :class:`~accord.core.moves.Malformed` reply with feedback.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -66,8 +68,11 @@ def _proposal(obs: DeliberationObservation) -> tuple[str, dict[str, Any]]:
     if obs.setting == "task-allocation":
         agents = [*sh["agents"], UNASSIGNED]
         return "allocation", st.obj({t: st.enum(agents) for t in sh["tasks"]})
-    dishes = list(sh["dishes"])
-    return "menu_proposal", st.array(st.enum(dishes), max_items=len(dishes))
+    # true / false per dish rather than a list: no dish can be named twice or misspelt
+    menu = st.obj({d: st.boolean() for d in sh["dishes"]})
+    return "menu_proposal", {**menu, "description": "an object with true for each dish on "
+                             "your menu and false for the others: " + ", ".join(
+                                 json.dumps(d, ensure_ascii=False) for d in sh["dishes"])}
 
 
 def _tool(fields: dict[str, Any], tools: bool) -> dict[str, Any]:
@@ -133,14 +138,10 @@ def _read_proposal(data: Mapping[str, Any], obs: DeliberationObservation
                              "task an agent or unassigned.", raw=st.raw(data))
         return {str(t): a for t, a in raw.items() if a != UNASSIGNED}
     menu = data.get("menu_proposal")
-    if not isinstance(menu, list) or not all(isinstance(d, str) for d in menu):
-        return Malformed("bad_proposal", '"menu_proposal" must be a list of dish names.',
-                         raw=st.raw(data))
-    doubled = sorted({d for d in menu if menu.count(d) > 1})
-    if doubled:
-        return Malformed("bad_proposal", f"Each dish may appear only once; repeated: "
-                         f"{doubled}.", raw=st.raw(data))
-    return list(menu)
+    if not isinstance(menu, Mapping) or not all(isinstance(v, bool) for v in menu.values()):
+        return Malformed("bad_proposal", '"menu_proposal" must be an object giving each '
+                         "dish true (on the menu) or false.", raw=st.raw(data))
+    return [str(d) for d, on in menu.items() if on]
 
 
 def read_plan(data: Mapping[str, Any], obs: DeliberationObservation
