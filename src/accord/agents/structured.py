@@ -98,9 +98,12 @@ def boolean() -> dict[str, Any]:
     return {"type": "boolean"}
 
 
-def array(items: Mapping[str, Any], max_items: int) -> dict[str, Any]:
-    """A list of at most ``max_items`` values, each of schema ``items``."""
-    return {"type": "array", "items": dict(items), "maxItems": max_items}
+def array(items: Mapping[str, Any], max_items: int, min_items: int = 0) -> dict[str, Any]:
+    """A list of ``min_items`` to ``max_items`` values, each of schema ``items``."""
+    out: dict[str, Any] = {"type": "array", "items": dict(items), "maxItems": max_items}
+    if min_items:
+        out["minItems"] = min_items
+    return out
 
 
 def raw(data: Mapping[str, Any]) -> str:
@@ -193,7 +196,7 @@ def to_gbnf(schema: Mapping[str, Any]) -> str:
     Properties come in the schema's order, all required; ``enum`` values are literals;
     strings are JSON strings of ``minLength`` to ``maxLength`` characters; ``integer`` an optional
     minus and digits, ``number`` also an optional decimal part; ``boolean`` ``true`` or
-    ``false``; an array up to ``maxItems`` items (uniqueness is left to the reader);
+    ``false``; an array of ``minItems`` to ``maxItems`` items (uniqueness is left to the reader);
     ``anyOf`` its alternatives. Anything else is a ``ValueError`` (the schemas are
     accord's own)."""
     rules: dict[str, str] = {}
@@ -226,9 +229,11 @@ def to_gbnf(schema: Mapping[str, Any]) -> str:
         elif node.get("type") == "array" and "items" in node:
             item = rule(node["items"], f"{name}-i")
             most = int(node.get("maxItems", 16))
-            rest = f' ("," ws {item}){{0,{most - 1}}}' if most > 1 else ""
+            least = int(node.get("minItems", 0))
+            rest = f' ("," ws {item}){{{max(least - 1, 0)},{most - 1}}}' if most > 1 else ""
+            body = f"{item}{rest} ws"
             rules[name] = ('"[" ws "]"' if most < 1 else
-                           f'"[" ws ({item}{rest} ws)? "]"')
+                           f'"[" ws {body} "]"' if least else f'"[" ws ({body})? "]"')
         else:
             raise ValueError(f"to_gbnf: unsupported schema part {dict(node)!r}")
         return name
