@@ -7,6 +7,21 @@ the smallest that still plays the domain: a datapoint of four items, two rounds;
 three-task scenario (8 composites instead of the built-in 64, a ~1,000-token prompt instead
 of ~7,000) with three turns; a menu of three dishes and three ingredients, one round. The
 scenario files are in ``tests/real_model/data``.
+
+Measured on the shared 2-core machine under a load of about 11 (CPU seconds of the test
+process, llama.cpp's threads included; wall times were 2.5-4x these):
+
+============== ===== ========================= ================= =========
+episode        calls prompt tokens per call    completion tokens CPU s
+============== ===== ========================= ================= =========
+Deal or No Deal  2   693, 1,059 (prefix cached) 53, 54             91
+task exchange    2   1,240, 1,444              19, 114             92
+deliberation     3   1,013, 988, 972           68, 95, 38         158
+============== ===== ========================= ================= =========
+
+A bare llama.cpp call here reads about 57 prompt tokens and decodes about 5 tokens per CPU
+second, so at idle (two threads) the three take roughly 20, 25 and 45 seconds; with the
+bargaining and games tests the directory stays near the ~3 minutes it is budgeted.
 """
 
 from __future__ import annotations
