@@ -65,6 +65,11 @@ async def test_each_phase_sends_its_schema_and_json_becomes_moves(stub_env: Any)
     # the partner reads the proposal in the Figure 7 tags, never the raw JSON reply
     history = res.record.get("proposals") or []
     assert history and history[0]["proposer"] == "Alice" and history[0]["valid"]
+    # the private plan reaches no note and no partner
+    notes = [e.data["reply"] for e in res.trajectory if e.kind == "note"
+             and e.reason == "llm_call"]
+    assert notes and not any("apply_SE and apply_SD" in n for n in notes)
+    assert '"consider": "(private)"' in notes[0]
     if len(reqs) > 2:  # Bob countered: Alice answers accept / reject with a split
         answer = schemas[2]
         assert answer["properties"]["move"] == {"enum": ["accept", "reject"]}

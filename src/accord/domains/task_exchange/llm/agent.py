@@ -35,7 +35,7 @@ from accord.agents.spec import AgentSpec, AgentSpecError
 from accord.core.moves import Move
 from accord.domains.task_exchange.llm.prompts import render_system_prompt, render_turn_prompt
 from accord.domains.task_exchange.llm.replies import considerations, parse_reply, strip_consider
-from accord.domains.task_exchange.llm.structured import read_move, reply_schema
+from accord.domains.task_exchange.llm.structured import read_move, reply_schema, without_plan
 from accord.domains.task_exchange.llm.templates import render
 from accord.domains.task_exchange.protocol import TaskExchangeObservation
 from accord.llm import GenerationConfig, LLMClient
@@ -80,6 +80,10 @@ class TaskExchangeLLMAgent(LLMAgent):
         return text
 
     def public_reply(self, text: str) -> str:
+        """The reply without private reasoning: ``<CONSIDER>`` blocks, or with structured
+        output the ``consider`` field (see :func:`.structured.without_plan`)."""
+        if self.structured_mode() != "off":
+            return without_plan(text)
         return strip_consider(text)
 
     def reply_schema(self, obs: TaskExchangeObservation) -> Mapping[str, Any]:

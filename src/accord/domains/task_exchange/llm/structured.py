@@ -22,10 +22,12 @@ partner reading the dialogue history gets the same format from either kind of re
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from accord.agents import structured as st
+from accord.agents.jsonsafe import loads_bounded, strip_fence
 from accord.core.moves import Accept, Malformed, Message, Move, Offer, Reject
 from accord.domains.task_exchange.llm.replies import format_proposal
 from accord.domains.task_exchange.protocol import TaskExchangeObservation
@@ -65,6 +67,23 @@ def reply_schema(obs: TaskExchangeObservation) -> dict[str, Any]:
         return st.obj({"move": st.enum(["accept", "reject"]), "message": st.text()})
     return st.obj({"move": st.enum(["accept", "reject"]), "proposal": proposal,
                    "message": st.text()})
+
+
+#: what an ``llm_call`` note shows instead of the private plan of a structured reply
+PRIVATE = "(private)"
+
+
+def without_plan(text: str) -> str:
+    """A structured reply without its private ``consider`` text (for notes and logs); a
+    reply that is not a JSON object is returned as it is, unless it mentions the field at
+    all, when nothing of it is kept (it may hold the plan)."""
+    try:
+        data = loads_bounded(strip_fence(text))
+    except (ValueError, RecursionError):
+        return PRIVATE if '"consider"' in text else text
+    if isinstance(data, dict) and "consider" in data:
+        return json.dumps({**data, "consider": PRIVATE}, ensure_ascii=False)
+    return text
 
 
 def tagged_text(move: Move, message: str | None, roles: Sequence[str]) -> str:
@@ -120,4 +139,5 @@ def read_move(data: Mapping[str, Any], obs: TaskExchangeObservation) -> Move:
                      f"{str(data.get('move'))[:40]!r}.", raw=st.raw(data))
 
 
-__all__ = ["MAX_SPLITS", "proposal_schema", "read_move", "reply_schema", "tagged_text"]
+__all__ = ["MAX_SPLITS", "PRIVATE", "proposal_schema", "read_move", "reply_schema",
+           "tagged_text", "without_plan"]
