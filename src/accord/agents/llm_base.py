@@ -263,8 +263,8 @@ class LLMConversation:
         as JSON (:func:`accord.agents.structured.read_json`: the object, or a
         :class:`~accord.core.moves.Malformed` move with feedback)."""
         mode = self.structured_mode()
-        prompt += "\n\n" + render("structured_reply.j2", fields=structured.describe(schema),
-                                   note=note)
+        prompt = prompt.rstrip() + "\n\n" + render(
+            "structured_reply.j2", fields=structured.describe(schema), note=note)
         done = await self.complete(session, prompt, who=who, lead=lead,
                                    extra=structured.request_fields(mode, schema))
         return done, structured.read_json(done.text, done.finish_reason)
