@@ -294,11 +294,51 @@ def _policies() -> dict[str, Any]:
         "games-wf-bad": FirstUnusable("games"),
         "task-exchange": "task-exchange",
         "task-exchange-bad": TaskExchangePolicy(mistakes="OVL"),
+        "dond-json": ScriptedPolicy(['{"move": "offer", "deal": {"book": 1, "hat": 0, '
+                                     '"ball": 3}, "message": "Hi."}'], cycle=True),
+        "tx-json": ScriptedPolicy(['{"consider": "plan", "move": "reject", "message": "m", '
+                                   '"proposal": {}}'], cycle=True),
+        "deliberation-json": ScriptedPolicy([DELIBERATION_JSON], cycle=True),
     }
 
 
-RUNS = (_games, _bargaining, _deal_or_no_deal, _deliberation, _task_exchange, _series,
-        _llm_deliberation)
+#: one JSON reply that fits every deliberation module's structured schema well enough
+DELIBERATION_JSON = ('{"total_ingredients": {}, "overall_preference": {}, '
+                     '"private_resources": {}, "public_resources": {}, "efficiency": {}, '
+                     '"tool": "none", "menu_proposal": {}, "allocation": {}, '
+                     '"accept_decision": false, "finalize": false, "explanation": "why", '
+                     '"message": "hello"}')
+
+
+def _structured(stub: StubServer) -> None:
+    """Structured output in every domain and role not run above (notes, JSON feedback)."""
+    from accord.domains.bargaining import resolve_scenario, run_negotiation
+    from accord.domains.deal_or_no_deal import Datapoint, Outcome, play_datapoint
+    from accord.domains.deliberation import DOMAIN as DELIBERATION
+    from accord.domains.task_exchange import DOMAIN as TASK_EXCHANGE
+
+    json_mode = "structured=json_schema"
+    asyncio.run(run_negotiation(resolve_scenario("split"), ["hardliner", "hardliner"], params={
+        "max_rounds": 2, "stagnation_rounds": 0, "judge": f"llm:{S}/judge?{json_mode}"}))
+    point = Datapoint("hand/1", (1, 2, 3), (4, 0, 2), (1, 3, 1), (), Outcome("no_agreement"),
+                      "hand", (1,))
+    for kind in ("llm", "llm-workflow"):
+        asyncio.run(play_datapoint(point, [f"{kind}:{S}/dond-json?{json_mode}", "greedy"],
+                                   rounds=2, seed=1))
+    agents = (parse_agent_spec(f"llm:{S}/tx-json?{json_mode}"), parse_agent_spec("selfish"))
+    asyncio.run(TASK_EXCHANGE.run_episode(EpisodeSpec(
+        "task-exchange", "competitive", agents, {"strategy": "utility-aware"}, 0),
+        RunContext(llm={})))
+    for setting, n, tools in (("menu-numeric", 2, False), ("task-allocation", 3, True)):
+        team = tuple(parse_agent_spec(f"llm:{S}/deliberation-json?{json_mode}")
+                     for _ in range(n))
+        spec = EpisodeSpec("deliberation", setting, team,
+                           {"instance": 1, "tools": tools, "max_rounds": 2}, 0)
+        asyncio.run(DELIBERATION.run_episode(spec, RunContext(llm={})))
+
+
+RUNS = (_games, _bargaining, _deal_or_no_deal, _deliberation, _task_exchange, _structured,
+        _series, _llm_deliberation)
 
 
 @pytest.fixture(scope="module")

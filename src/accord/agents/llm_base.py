@@ -300,6 +300,28 @@ class LLMConversation:
             self.note("llm_call", data)
         return done
 
+    def structured_mode(self) -> str:
+        """``off``, ``json_schema`` or ``grammar``: what this conversation sends on its
+        endpoint for ``structured=...`` (see :func:`accord.agents.structured.resolve_mode`)."""
+        return structured.resolve_mode(self.config.structured, self.client.endpoint)
+
+    async def complete_structured(self, session: LLMSession, prompt: str,
+                                  schema: Mapping[str, Any], *, who: str,
+                                  lead: Mapping[str, Any] | None = None,
+                                  note: str | None = None
+                                  ) -> tuple[Completion, dict[str, Any] | Malformed]:
+        """One call with structured output on: ``prompt`` gains the reply's fields
+        (``structured_reply.j2``, with ``note`` under them), the request carries ``schema``
+        (as a JSON schema or GBNF grammar, :meth:`structured_mode`), and the reply is read
+        as JSON (:func:`accord.agents.structured.read_json`: the object, or a
+        :class:`~accord.core.moves.Malformed` move with feedback)."""
+        mode = self.structured_mode()
+        prompt = prompt.rstrip() + "\n\n" + render(
+            "structured_reply.j2", fields=structured.describe(schema), note=note)
+        done = await self.complete(session, prompt, who=who, lead=lead,
+                                   extra=structured.request_fields(mode, schema))
+        return done, structured.read_json(done.text, done.finish_reason)
+
     def call_note(self, done: Completion, lead: Mapping[str, Any] | None, *,
                   seed: int | None = None) -> dict[str, Any]:
         """The data of this call's ``llm_call`` note (see :func:`llm_call_note`)."""
@@ -394,10 +416,6 @@ class LLMAgent(LLMConversation, Agent):
         """A sentence added under the structured reply's field list (e.g. how to counter)."""
         return None
 
-    def structured_mode(self) -> str:
-        """``off``, ``json_schema`` or ``grammar``: what this agent sends on its endpoint."""
-        return structured.resolve_mode(self.config.structured, self.client.endpoint)
-
     # -- the turn ------------------------------------------------------------------------
     async def ask(self, obs: Any, prompt: str, lead: Mapping[str, Any] | None = None,
                   extra: Mapping[str, Any] | None = None) -> Completion:
@@ -425,11 +443,9 @@ class LLMAgent(LLMConversation, Agent):
             done = await self.ask(obs, prompt, self.call_lead(obs))
             move = await self.read_reply(done.text, obs)
         else:
-            prompt += "\n\n" + render("structured_reply.j2", fields=structured.describe(schema),
-                                       note=self.structured_note(obs))
-            done = await self.ask(obs, prompt, self.call_lead(obs),
-                                  structured.request_fields(mode, schema))
-            data = structured.read_json(done.text, done.finish_reason)
+            done, data = await self.complete_structured(
+                self.session, prompt, schema, who=obs.role, lead=self.call_lead(obs),
+                note=self.structured_note(obs))
             move = data if isinstance(data, Malformed) else self.structured_move(data, obs)
         if isinstance(move, Malformed):
             return cut_off(move, done)

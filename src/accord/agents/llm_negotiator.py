@@ -69,7 +69,7 @@ from accord.core.moves import Accept, Malformed, Message, Move, Offer, Reject, S
 from accord.llm import GenerationConfig, LLMClient, LLMError
 from accord.protocols.base import Observation, Termination
 from accord.protocols.engine import DEFAULT_MAX_RETRIES
-from accord.protocols.judge import JUDGE, JudgeVerdict, TerminationJudge
+from accord.protocols.judge import DECISIONS, JUDGE, JudgeVerdict, TerminationJudge
 from accord.protocols.negotiation import MediatorObservation, NegotiationObservation
 
 
@@ -324,13 +324,28 @@ class LLMJudge(LLMConversation, TerminationJudge):
         return JudgeFailure(f"LLM judge call failed ({self.client.model}): "
                             f"{type(exc).__name__}: {exc}")
 
-    async def _ask(self, prompt: str, retry: bool = False) -> str:
+    #: the structured reply of the judge: the verdict and one sentence of reason
+    SCHEMA = st.obj({"verdict": st.enum(list(DECISIONS)), "reason": st.text()})
+
+    async def _ask(self, prompt: str, retry: bool = False
+                   ) -> tuple[str, JudgeVerdict | None]:
+        """One call: the reply's text and the verdict in it (``None``: none readable).
+        A ``retry`` is clean unless ``retry=keep`` (:meth:`LLMSession.retry`). With
+        structured output on, the call carries :attr:`SCHEMA` and the JSON is read."""
         assert self.session is not None
-        if retry:  # clean unless retry=keep (LLMSession.retry)
+        if retry:
             prompt = self.session.retry(prompt, keep=self.client.retry_mode == "keep")
         else:
             self.session.base = prompt
-        return (await self.complete(self.session, prompt, who=JUDGE)).text
+        if self.structured_mode() == "off":
+            text = (await self.complete(self.session, prompt, who=JUDGE)).text
+            return text, parse_verdict(text)
+        done, data = await self.complete_structured(self.session, prompt, self.SCHEMA,
+                                                    who=JUDGE)
+        if isinstance(data, Malformed) or data.get("verdict") not in DECISIONS:
+            return done.text, None
+        why = data.get("reason")
+        return done.text, JudgeVerdict(data["verdict"], why if isinstance(why, str) else "")
 
     async def judge(self, view: dict[str, Any], proposed: Termination | None,
                     bounds: dict[str, Any]) -> JudgeVerdict:
@@ -340,16 +355,17 @@ class LLMJudge(LLMConversation, TerminationJudge):
                                           "verdicts", "ended")}
         said = "continue" if proposed is None else f"{proposed.status} ({proposed.reason})"
         attempts = int(bounds.get("max_retries") or 0) + 1
-        text = await self._ask(render("judge_turn.j2", view=slim, proposed=said, bounds=bounds))
+        text, verdict = await self._ask(render("judge_turn.j2", view=slim, proposed=said,
+                                               bounds=bounds))
         for attempt in range(2, attempts + 1):
-            verdict = parse_verdict(text)
             if verdict is not None:
                 return verdict
-            text = await self._ask(render(
-                "judge_feedback.j2", attempt=attempt, max_attempts=attempts,
-                problem="it holds no single <VERDICT> with continue, agreement or no_deal"),
-                retry=True)
-        verdict = parse_verdict(text)
+            problem = ("it holds no single <VERDICT> with continue, agreement or no_deal"
+                       if self.structured_mode() == "off" else "it is not one JSON object "
+                       "whose verdict is continue, agreement or no_deal")
+            text, verdict = await self._ask(render(
+                "judge_feedback.j2", attempt=attempt, max_attempts=attempts, problem=problem,
+                structured=self.structured_mode() != "off"), retry=True)
         if verdict is None:
             clip = " ".join(strip_private(text).split())[:200]
             raise JudgeFailure(f"LLM judge ({self.client.model}) gave no readable verdict in "
@@ -373,11 +389,16 @@ def _negotiator(spec: AgentSpec, ctx: Mapping[str, Any]) -> Agent:
     judge = None
     model = spec.options.get("guard_judge")
     if model:
+        # the leak judge answers in the negotiator's structured mode (resolved on its own
+        # endpoint: auto is off where the judge's provider takes no schema)
+        judge_config = GenerationConfig(temperature=0.0, max_tokens=200,
+                                        structured=config.structured)
         try:
             judge_client = runtime_for(ctx.get("llm")).client(str(model))
+            st.resolve_mode(judge_config.structured, judge_client.endpoint)
         except LLMError as exc:
             raise AgentSpecError(f"{spec}: guard_judge: {exc}") from None
-        judge = LeakJudge(judge_client, episode=ctx.get("episode_id"))
+        judge = LeakJudge(judge_client, judge_config, episode=ctx.get("episode_id"))
     floor = str(spec.options.get("floor_rule", "false")).strip().lower()
     if floor not in ("true", "false", "1", "0", "yes", "no"):
         raise AgentSpecError(f"{spec}: floor_rule must be true or false, got {floor!r}")

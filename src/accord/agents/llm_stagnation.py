@@ -11,7 +11,9 @@ or ``<VERDICT>MOVING</VERDICT>`` (case and surrounding whitespace ignored), opti
 in any other text or in private reasoning never do, so "they are clearly not STAGNANT"
 is no verdict. Anything else is a :class:`~accord.core.moves.Malformed` move: the engine
 sends it back with the feedback below up to the episode's ``max_retries`` times, then ends
-the episode with status ``error`` naming the ``stagnation`` role.
+the episode with status ``error`` naming the ``stagnation`` role. With
+``structured=json_schema|grammar`` the reply is ``{"verdict": "STAGNANT"|"MOVING",
+"reason": text}`` instead, enforced by the endpoint.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from accord.agents import structured as st
 from accord.agents.base import Agent
 from accord.agents.llm_base import LLMAgent
 from accord.agents.registry import register_stagnation_scorer
@@ -95,6 +98,17 @@ class LLMStagnationScorer(LLMAgent):
 
     def parse(self, text: str, obs: StagnationObservation) -> Move:
         return parse_stagnation_reply(text)
+
+    def reply_schema(self, obs: StagnationObservation) -> Mapping[str, Any]:
+        """Structured output: the verdict (STAGNANT or MOVING) and a short reason."""
+        return st.obj({"verdict": st.enum(list(VERDICTS)), "reason": st.text()})
+
+    def structured_move(self, data: Mapping[str, Any], obs: StagnationObservation) -> Move:
+        word = data.get("verdict")
+        if word not in VERDICTS:
+            return Malformed("bad_stagnation_verdict", "verdict must be STAGNANT or MOVING; "
+                             f"got {str(word)[:40]!r}.", raw=st.raw(data))
+        return Assess(word == "STAGNANT", reason=f"scorer said {word}")
 
     def call_note(self, done: Completion, lead: Mapping[str, Any] | None, *,
                   seed: int | None = None) -> dict[str, Any]:

@@ -10,8 +10,9 @@ into the same typed move the tag parser would give; the protocol validates it as
 Free text (a message) stays free inside the schema, bounded in length.
 
 The subset of JSON Schema used here (objects with fixed, required properties; ``enum``;
-strings with ``maxLength``; integers) converts to GBNF by :func:`to_gbnf`, so ``grammar``
-needs no other library.
+strings with ``maxLength``; integers, numbers and booleans; arrays of one item schema with
+``maxItems``; ``anyOf``) converts to GBNF by :func:`to_gbnf`, so ``grammar`` needs no
+other library.
 """
 
 from __future__ import annotations
@@ -79,9 +80,35 @@ def enum_of(schema: Mapping[str, Any], key: str) -> list[Any]:
     return list(schema["properties"][key]["enum"])
 
 
-def text(max_chars: int = MESSAGE_CHARS) -> dict[str, Any]:
-    """A free-text string of at most ``max_chars`` characters."""
-    return {"type": "string", "maxLength": max_chars}
+def text(max_chars: int = MESSAGE_CHARS, min_chars: int = 0) -> dict[str, Any]:
+    """A free-text string of at most ``max_chars`` characters (at least ``min_chars``)."""
+    out: dict[str, Any] = {"type": "string", "maxLength": max_chars}
+    if min_chars:
+        out["minLength"] = min_chars
+    return out
+
+
+def number() -> dict[str, Any]:
+    """A JSON number (integer or decimal)."""
+    return {"type": "number"}
+
+
+def boolean() -> dict[str, Any]:
+    """``true`` or ``false``."""
+    return {"type": "boolean"}
+
+
+def array(items: Mapping[str, Any], max_items: int, min_items: int = 0) -> dict[str, Any]:
+    """A list of ``min_items`` to ``max_items`` values, each of schema ``items``."""
+    out: dict[str, Any] = {"type": "array", "items": dict(items), "maxItems": max_items}
+    if min_items:
+        out["minItems"] = min_items
+    return out
+
+
+def raw(data: Mapping[str, Any]) -> str:
+    """A structured reply's data as short JSON text (``Malformed.raw`` of a refused one)."""
+    return json.dumps(data, ensure_ascii=False, default=str)[:200]
 
 
 def read_json(reply: str, finish_reason: str | None) -> dict[str, Any] | Malformed:
@@ -108,21 +135,49 @@ def read_json(reply: str, finish_reason: str | None) -> dict[str, Any] | Malform
 
 def describe(schema: Mapping[str, Any], indent: str = "") -> list[str]:
     """One line per property of an object ``schema``: its name and what it may hold, for
-    the prompt that asks for the JSON reply."""
+    the prompt that asks for the JSON reply (a property's ``description``, if it has one)."""
     lines: list[str] = []
     for key, node in schema.get("properties", {}).items():
-        if "enum" in node:
-            what = "one of " + ", ".join(json.dumps(v, ensure_ascii=False) for v in node["enum"])
+        if "description" in node:  # the schema says it in words (e.g. a list of splits)
+            lines.append(f"{indent}- {key}: {node['description']}")
         elif node.get("type") == "object":
+            parts = list(node.get("properties", {}).values())
+            if len(parts) > 1 and all(p == parts[0] and p.get("type") != "object"
+                                      for p in parts):  # a value per key: one line
+                lines.append(f"{indent}- {key}: an object with {_what(parts[0])} for each of "
+                             + ", ".join(json.dumps(k, ensure_ascii=False)
+                                         for k in node["properties"]))
+                continue
             lines.append(f"{indent}- {key}: an object with")
             lines.extend(describe(node, indent + "  "))
-            continue
-        elif node.get("type") == "string":
-            what = f"free text of at most {node.get('maxLength', MESSAGE_CHARS)} characters"
+        elif node.get("type") == "array" and node.get("items", {}).get("type") == "object":
+            lines.append(f"{indent}- {key}: a list of at most {node.get('maxItems')} objects, "
+                         "each with")
+            lines.extend(describe(node["items"], indent + "  "))
         else:
-            what = str(node.get("type", "a value"))
-        lines.append(f"{indent}- {key}: {what}")
+            lines.append(f"{indent}- {key}: {_what(node)}")
     return lines
+
+
+def _what(node: Mapping[str, Any]) -> str:
+    """What a leaf schema admits, in words."""
+    if "enum" in node:
+        return "one of " + ", ".join(json.dumps(v, ensure_ascii=False) for v in node["enum"])
+    kind = node.get("type")
+    if kind == "string":
+        return f"free text of at most {node.get('maxLength', MESSAGE_CHARS)} characters"
+    if kind == "array":
+        item = node.get("items", {})
+        of = (", ".join(json.dumps(v, ensure_ascii=False) for v in item["enum"])
+              if "enum" in item else _what(item))
+        return f"a list of at most {node.get('maxItems')} (no repeats) of {of}"
+    if kind == "boolean":
+        return "true or false"
+    if kind == "number":
+        return "a number"
+    if kind == "integer":
+        return "a whole number"
+    return str(kind or "a value")
 
 
 # -- GBNF ------------------------------------------------------------------------------------
@@ -139,8 +194,11 @@ def to_gbnf(schema: Mapping[str, Any]) -> str:
     """A GBNF grammar (llama.cpp) for ``schema``, in the subset :mod:`structured` writes.
 
     Properties come in the schema's order, all required; ``enum`` values are literals;
-    strings are JSON strings of at most ``maxLength`` characters; ``integer`` an optional
-    minus and digits. Anything else is a ``ValueError`` (the schemas are accord's own)."""
+    strings are JSON strings of ``minLength`` to ``maxLength`` characters; ``integer`` an optional
+    minus and digits, ``number`` also an optional decimal part; ``boolean`` ``true`` or
+    ``false``; an array of ``minItems`` to ``maxItems`` items (uniqueness is left to the reader);
+    ``anyOf`` its alternatives. Anything else is a ``ValueError`` (the schemas are
+    accord's own)."""
     rules: dict[str, str] = {}
 
     def rule(node: Mapping[str, Any], name: str) -> str:
@@ -160,9 +218,22 @@ def to_gbnf(schema: Mapping[str, Any]) -> str:
             rules[name] = " ".join(parts)
         elif node.get("type") == "string":
             most = int(node.get("maxLength", MESSAGE_CHARS))
-            rules[name] = f'"\\"" char{{0,{most}}} "\\""'
+            least = int(node.get("minLength", 0))
+            rules[name] = f'"\\"" char{{{least},{most}}} "\\""'
         elif node.get("type") == "integer":
             rules[name] = '"-"? [0-9]{1,12}'
+        elif node.get("type") == "number":
+            rules[name] = '"-"? [0-9]{1,12} ("." [0-9]{1,6})?'
+        elif node.get("type") == "boolean":
+            rules[name] = '"true" | "false"'
+        elif node.get("type") == "array" and "items" in node:
+            item = rule(node["items"], f"{name}-i")
+            most = int(node.get("maxItems", 16))
+            least = int(node.get("minItems", 0))
+            rest = f' ("," ws {item}){{{max(least - 1, 0)},{most - 1}}}' if most > 1 else ""
+            body = f"{item}{rest} ws"
+            rules[name] = ('"[" ws "]"' if most < 1 else
+                           f'"[" ws {body} "]"' if least else f'"[" ws ({body})? "]"')
         else:
             raise ValueError(f"to_gbnf: unsupported schema part {dict(node)!r}")
         return name
@@ -172,5 +243,6 @@ def to_gbnf(schema: Mapping[str, Any]) -> str:
     return "\n".join([*body, _WS, _CHAR]) + "\n"
 
 
-__all__ = ["MAX_REPLY_CHARS", "MESSAGE_CHARS", "MODES", "describe", "enum", "enum_of", "obj",
-           "read_json", "request_fields", "resolve_mode", "text", "to_gbnf"]
+__all__ = ["MAX_REPLY_CHARS", "MESSAGE_CHARS", "MODES", "array", "boolean", "describe", "enum",
+           "enum_of", "number", "obj", "raw", "read_json", "request_fields", "resolve_mode",
+           "text", "to_gbnf"]

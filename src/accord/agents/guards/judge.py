@@ -9,17 +9,22 @@ conversation, so checks are independent and the judge never accumulates history.
 
 An endpoint failure or an unreadable verdict yields a :class:`JudgeVerdict` with
 ``leak=None`` and the error; callers fall back to the rules (the negotiator notes it).
+With ``structured`` set in its config (the negotiator's own ``structured`` option), the
+judge replies ``{"verdict": "LEAK"|"NO_LEAK", "reason": text}``, enforced by the endpoint.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from accord.agents import structured
 from accord.agents.guards.detector import PrivateValue
 from accord.agents.guards.quote import quote_counterpart
 from accord.agents.tags import Grammar, parse_tags
 from accord.agents.templates import render
+from accord.core.moves import Malformed
 from accord.llm import CallScope, GenerationConfig, LLMClient, LLMError
 
 GRAMMAR = Grammar.of(data=["VERDICT"])
@@ -45,6 +50,19 @@ def parse_leak_verdict(text: str) -> JudgeVerdict:
         return JudgeVerdict(None, error="no single <VERDICT> with LEAK or NO_LEAK")
     why = parsed.first("REASON")
     return JudgeVerdict(leak, why.text if why is not None and why.closed else "")
+
+
+#: the judge's reply with structured output on (``structured`` in its config)
+SCHEMA = structured.obj({"verdict": structured.enum(["LEAK", "NO_LEAK"]),
+                         "reason": structured.text()})
+
+
+def read_leak_verdict(data: Mapping[str, Any] | Malformed) -> JudgeVerdict:
+    """The verdict in a structured (JSON) judge reply (``leak=None`` if unreadable)."""
+    if isinstance(data, Malformed) or data.get("verdict") not in ("LEAK", "NO_LEAK"):
+        return JudgeVerdict(None, error="no JSON verdict LEAK or NO_LEAK")
+    why = data.get("reason")
+    return JudgeVerdict(data["verdict"] == "LEAK", why if isinstance(why, str) else "")
 
 
 class LeakJudge:
@@ -75,10 +93,19 @@ class LeakJudge:
                       message=quote_counterpart(role, text))
         self.calls += 1
         scope = CallScope(episode=self.episode, agent=role, turn=self.calls)
+        mode = structured.resolve_mode(self.config.structured, self.client.endpoint)
+        config = self.config
+        if mode != "off":  # the verdict as JSON, its shape enforced by the endpoint
+            user += "\n\n" + render("structured_reply.j2", note=None,
+                                     fields=structured.describe(SCHEMA))
+            config = config.model_copy(update={"extra": {
+                **config.extra, **structured.request_fields(mode, SCHEMA)}})
         try:
             done = await self.client.complete(
                 [{"role": "system", "content": system}, {"role": "user", "content": user}],
-                self.config, scope=scope)
+                config, scope=scope)
         except LLMError as exc:
             return JudgeVerdict(None, error=f"{type(exc).__name__}: {exc}")
-        return parse_leak_verdict(done.text)
+        if mode == "off":
+            return parse_leak_verdict(done.text)
+        return read_leak_verdict(structured.read_json(done.text, done.finish_reason))

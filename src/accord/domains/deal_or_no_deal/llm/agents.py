@@ -210,7 +210,7 @@ class LLMWorkflowAgent(BayesianWorkflowAgent):
         code = {"size": rec["size"], "support": rec["support"],
                 "probs": [str(p) for p in st.belief.probs if p > 0]}
         try:
-            stated = parse_belief(self.chat.last_reply, st.items, m.counts, m.total)
+            stated = parse_belief(self.chat.belief_source, st.items, m.counts, m.total)
         except BeliefError as exc:
             if obs.attempt < self.chat.attempts(obs):  # retries remain in the engine's budget
                 return Malformed(exc.reason, exc.feedback, raw=strip_private(

@@ -9,6 +9,9 @@ assisted workflow's belief state). Prompts are plain text for a model: no machin
 block exists for a stub (the ``dond`` stub policy, :mod:`accord.domains.deal_or_no_deal.stub`, reads
 the same text). After an invalid move the engine asks again with ``observation.feedback``;
 the retry prompt carries the protocol's targeted feedback (and the assisted belief state).
+With ``structured=json_schema|grammar`` the turn's reply schema goes with each call and
+the JSON reply is read into the same move (:mod:`accord.domains.deal_or_no_deal.llm.
+structured`).
 
 Every call leaves an ``llm_call`` note (reply without private reasoning) and, when the
 public text states one of the agent's own values, a flagged ``utility_leak`` note;
@@ -22,11 +25,12 @@ from typing import Any
 
 from accord.agents import echo
 from accord.agents.guards import quote_counterpart
-from accord.agents.llm_base import WITHHELD, LLMConversation, withhold
+from accord.agents.llm_base import WITHHELD, LLMConversation, cut_off, withhold
 from accord.agents.templates import render
 from accord.core.moves import Malformed, Message, Move, Reject, Walk
 from accord.domains.deal_or_no_deal.deal_tag import format_deal_body, package_of
 from accord.domains.deal_or_no_deal.llm.replies import parse_reply, value_leaks
+from accord.domains.deal_or_no_deal.llm.structured import belief_block, read_move, reply_schema
 from accord.domains.deal_or_no_deal.protocol import DondObservation
 from accord.domains.deal_or_no_deal.rules import complement, utility
 from accord.llm import GenerationConfig, LLMClient
@@ -77,6 +81,9 @@ class DondChat(LLMConversation):
         super().forget()
         self.seen = 0
         self.last_reply = ""
+        #: where the seed mode reads the model's belief: the reply, or with structured
+        #: output its ``belief`` rows as a ``<BELIEF>`` block
+        self.belief_source = ""
 
     def system_prompt(self, obs: DondObservation, **extra: Any) -> str:
         """The session's fixed system prompt for this observation's role and game."""
@@ -126,8 +133,10 @@ class DondChat(LLMConversation):
             self.session.base = text
         else:  # clean retry unless the agent option retry=keep (LLMSession.retry)
             text = self.session.retry(text, keep=self.client.retry_mode == "keep")
+        if self.structured_mode() != "off":
+            return await self._structured(obs, text, seed=seed)
         done = await self.complete(self.session, text, who=obs.role)
-        self.last_reply = done.text
+        self.last_reply = self.belief_source = done.text
         reply, dropped = echo.unecho(done.text, echo.instruction_lines(
             [self.session.messages[0]["content"], text]))
         found = echo.placeholder(reply)  # a template copied from HOW TO REPLY
@@ -138,6 +147,23 @@ class DondChat(LLMConversation):
         if isinstance(move, Malformed):
             return echo.echoed(move, dropped)
         return self._guard(move, obs)
+
+    async def _structured(self, obs: DondObservation, text: str, *, seed: bool) -> Move:
+        """The turn with structured output: the reply's JSON schema (the legal moves, every
+        item's count range, the seed mode's belief rows) goes with the request, and the
+        JSON reply becomes the same typed move (see :mod:`.structured`)."""
+        assert self.session is not None
+        note = render("structured_note.jinja", package=PACKAGE, partner=obs.partner,
+                      belief=seed)
+        done, data = await self.complete_structured(
+            self.session, text, reply_schema(obs, belief=seed), who=obs.role, note=note)
+        self.last_reply = done.text
+        if isinstance(data, Malformed):
+            self.belief_source = ""
+            return cut_off(data, done)
+        self.belief_source = belief_block(data, obs.items)
+        move = read_move(data, obs)
+        return move if isinstance(move, Malformed) else self._guard(move, obs)
 
     def _guard(self, move: Move, obs: DondObservation) -> Move:
         public = _public_text(move)

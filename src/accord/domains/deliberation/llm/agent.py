@@ -17,21 +17,28 @@ baseline the planning result is the decision), otherwise ``Offer(proposal, messa
 An unusable planning, decision or conversation reply becomes ``Malformed``; the engine
 retries the turn with feedback, and the agent re-asks the module that failed (or, for a
 move the protocol refused, the module that produced the refused part).
+
+With ``structured=json_schema|grammar`` every module's call carries the JSON schema of its
+answer, derived from the instance (:mod:`accord.domains.deliberation.llm.structured`), and
+the JSON reply is read into the same estimate, plan, verdict, tool call or message.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from accord.agents.llm_base import LLMAgent
+from accord.agents.llm_base import LLMAgent, cut_off
 from accord.agents.llm_support import LLMSession
+from accord.agents.templates import render
 from accord.core.moves import Accept, Decide, Malformed, Move, Offer
 from accord.domains.deliberation.agents.recording import DeliberationRecorder
 from accord.domains.deliberation.llm.prompts import (
+    PACKAGE,
     dialog_lines,
     feedback_prompt,
     state,
@@ -48,6 +55,16 @@ from accord.domains.deliberation.llm.replies import (
     parse_message,
     parse_plan,
     parse_verdict,
+)
+from accord.domains.deliberation.llm.structured import (
+    estimate_schema,
+    message_schema,
+    plan_schema,
+    read_estimate,
+    read_message,
+    read_plan,
+    read_verdict,
+    verdict_schema,
 )
 from accord.domains.deliberation.llm.tools import (
     TOOL_USES,
@@ -104,9 +121,13 @@ class LLMDeliberator(LLMAgent, DeliberationRecorder):
 
     # -- plumbing ------------------------------------------------------------------------
 
-    async def _ask(self, module: str, obs: DeliberationObservation, prompt: str, *,
-                   retry: bool = False) -> str:
-        """One call in the module's own session (each module is a session of its own);
+    async def _ask(self, module: str, obs: DeliberationObservation, prompt: str,
+                   schema: Mapping[str, Any] | None = None, *, retry: bool = False
+                   ) -> str | dict[str, Any] | Malformed:
+        """One call in the module's own session (each module is a session of its own).
+
+        The reply's text; with a ``schema`` (structured output on) the call carries it and
+        the answer is the reply's JSON object, or ``Malformed`` when it is not one.
         ``retry``: ``prompt`` is feedback on the module's failed reply (a clean retry
         unless the agent option ``retry=keep``, :meth:`LLMSession.retry`)."""
         session = self.sessions.get(module)
@@ -118,12 +139,44 @@ class LLMDeliberator(LLMAgent, DeliberationRecorder):
             prompt = session.retry(prompt, keep=self.client.retry_mode == "keep")
         else:
             session.base = prompt
-        done = await self.complete(session, prompt, who=f"{obs.role} ({module} module)",
-                                   lead={"module": module})
+        who, lead = f"{obs.role} ({module} module)", {"module": module}
+        out: str | dict[str, Any] | Malformed
+        if schema is None:
+            done = await self.complete(session, prompt, who=who, lead=lead)
+            out = done.text
+        else:
+            note = render("structured_note.j2", PACKAGE, module=module, setting=obs.setting,
+                          tools="tool" in schema.get("properties", {}),
+                          leader=obs.role == obs.leader)
+            done, out = await self.complete_structured(session, prompt, schema, who=who,
+                                                       lead=lead, note=note or None)
+            if isinstance(out, Malformed):
+                out = cut_off(out, done)
         # counted here, not looked up by (episode, agent): runs without an episode id
         # share a runtime, and their calls must not add up across episodes
         self._usage.add(done, self.client.runtime.tracker.prices.cost(done.model, done.usage))
-        return done.text
+        return out
+
+    def _structured(self) -> bool:
+        return self.structured_mode() != "off"
+
+    async def _answer(self, module: str, obs: DeliberationObservation, prompt: str,
+                      parse: Callable[[str], Any],
+                      schema: Callable[[], Mapping[str, Any]] | None = None,
+                      read: Callable[[Mapping[str, Any]], Any] | None = None, *,
+                      retry: bool = False) -> Any:
+        """Ask and read the answer: ``parse`` a tagged reply, or with structured output on
+        send ``schema()`` and ``read`` the JSON reply (see :mod:`.structured`); ``retry``:
+        ``prompt`` is feedback on a failed reply (see :meth:`_ask`)."""
+        if schema is None or read is None or not self._structured():
+            reply = await self._ask(module, obs, prompt, retry=retry)
+            assert isinstance(reply, str)
+            return parse(reply)
+        data = await self._ask(module, obs, prompt, schema(), retry=retry)
+        if isinstance(data, Malformed):
+            return data
+        assert isinstance(data, dict)
+        return read(data)
 
     def _new_lines(self, module: str, obs: DeliberationObservation) -> list[str]:
         start = self._seen.get(module, 0)
@@ -144,20 +197,26 @@ class LLMDeliberator(LLMAgent, DeliberationRecorder):
 
     async def _tool_loop(self, module: str, obs: DeliberationObservation, turn: _Turn,
                          prompt: str, st: dict[str, Any], parse: Callable[[str], Any],
+                         schema: Callable[[bool], Mapping[str, Any]] | None = None,
+                         read: Callable[[Mapping[str, Any]], Any] | None = None,
                          retry: bool = False) -> Any:
-        """Ask; run the tools the model calls (within budget) until it answers."""
+        """Ask; run the tools the model calls (within budget) until it answers.
+
+        With structured output, ``schema(tools)`` is the reply's schema (``tools``: a tool
+        call is still possible) and ``read`` reads the JSON reply; ``retry``: the first
+        prompt is feedback on a failed reply."""
         left = self._calls(obs)
         while True:
-            text = await self._ask(module, obs, prompt, retry=retry)
+            shape = None if schema is None else functools.partial(schema, left > 0)
+            out = await self._answer(module, obs, prompt, parse, shape, read, retry=retry)
             retry = False
-            out = parse(text)
             if not isinstance(out, ToolCall):
                 return out
             if left <= 0:
                 why = "all tool calls of this step are used" if self._calls(obs) else \
                     "tools are not available in this episode"
                 return Malformed("tool_unavailable", f"You called a tool, but {why}: answer "
-                                 "now in the required format.", raw=text)
+                                 "now in the required format.", raw=out.name)
             left -= 1
             result = run_tool(out, obs.shared, turn.estimate)
             self.record_tool(obs.round, {**result, "module": module, "via": "call"})
@@ -177,16 +236,18 @@ class LLMDeliberator(LLMAgent, DeliberationRecorder):
     async def _observation(self, obs: DeliberationObservation, turn: _Turn,
                            feedback: Invalid | None) -> Move | None:
         st = state(obs, "observation")
-        text = await self._ask("observation", obs, self._prompt(
-            "observation", obs, st, None, self._new_lines("observation", obs)))
-        est = parse_estimate(text, obs.setting)
+        def ask(prompt: str, retry: bool = False) -> Any:
+            return self._answer("observation", obs, prompt,
+                                lambda text: parse_estimate(text, obs.setting),
+                                lambda: estimate_schema(obs),
+                                lambda data: read_estimate(data, obs), retry=retry)
+
+        est = await ask(self._prompt("observation", obs, st, None,
+                                     self._new_lines("observation", obs)))
         for attempt in range(2, self.estimate_retries + 2):
             if not isinstance(est, Malformed):
                 break
-            text = await self._ask("observation", obs,
-                                   feedback_prompt(est.reason, est.feedback, attempt, st),
-                                   retry=True)
-            est = parse_estimate(text, obs.setting)
+            est = await ask(feedback_prompt(est.reason, est.feedback, attempt, st), True)
         if isinstance(est, Malformed):
             self.note("estimate_fallback", {
                 "flag": True, "reason": est.reason, "kept": "previous" if self._estimate
@@ -204,6 +265,8 @@ class LLMDeliberator(LLMAgent, DeliberationRecorder):
         out = await self._tool_loop("planning", obs, turn,
                                     self._prompt("planning", obs, st, feedback, None, auto), st,
                                     lambda text: parse_plan(text, obs.setting),
+                                    lambda tools: plan_schema(obs, tools),
+                                    lambda data: read_plan(data, obs),
                                     feedback is not None)
         if isinstance(out, Malformed):
             return out
@@ -225,6 +288,9 @@ class LLMDeliberator(LLMAgent, DeliberationRecorder):
         out = await self._tool_loop("decision", obs, turn,
                                     self._prompt("decision", obs, st, feedback, lines, auto), st,
                                     lambda text: parse_verdict(text, obs.setting, leader),
+                                    lambda tools: verdict_schema(obs, leader, tools),
+                                    lambda data: read_verdict(
+                                        data, leader, tb["proposal"] if tb else None),
                                     feedback is not None)
         if isinstance(out, Malformed):
             return out
@@ -244,10 +310,10 @@ class LLMDeliberator(LLMAgent, DeliberationRecorder):
         st = state(obs, "conversation", estimate=turn.estimate, my_proposal=turn.plan.proposal,
                    table=table(obs), decision=verdict)
         lines = self._new_lines("conversation", obs)
-        text = await self._ask("conversation", obs,
-                               self._prompt("conversation", obs, st, feedback, lines),
-                               retry=feedback is not None)
-        msg = parse_message(text)
+        msg = await self._answer("conversation", obs,
+                                 self._prompt("conversation", obs, st, feedback, lines),
+                                 parse_message, lambda: message_schema(obs), read_message,
+                                 retry=feedback is not None)
         if isinstance(msg, Malformed):
             return msg
         turn.message = msg

@@ -133,16 +133,18 @@ def _number(v: Any) -> float | int | None:
     return None
 
 
-def _numbers(raw: Any) -> dict[str, float | int]:
+def numbers(raw: Any) -> dict[str, float | int]:
+    """The numeric entries of a JSON object (others dropped; ``{}`` for a non-object)."""
     if not isinstance(raw, Mapping):
         return {}
     return {str(k): n for k, v in raw.items() if (n := _number(v)) is not None}
 
 
-def _nested(raw: Any) -> dict[str, dict[str, float | int]]:
+def nested(raw: Any) -> dict[str, dict[str, float | int]]:
+    """:func:`numbers` of each object inside a JSON object."""
     if not isinstance(raw, Mapping):
         return {}
-    return {str(k): _numbers(v) for k, v in raw.items() if isinstance(v, Mapping)}
+    return {str(k): numbers(v) for k, v in raw.items() if isinstance(v, Mapping)}
 
 
 def parse_estimate(text: str, setting: str) -> dict[str, Any] | Malformed:
@@ -163,14 +165,14 @@ def parse_estimate(text: str, setting: str) -> dict[str, Any] | Malformed:
                          f"{', '.join(repr(k) for k in missing)}; e.g. <ESTIMATE>{example}"
                          "</ESTIMATE>.", raw=text)
     if task:
-        return {"private_resources": _nested(data["private_resources"]),
-                "public_resources": _numbers(data["public_resources"]),
-                "efficiency": _nested(data["efficiency"]),
-                "public_fragments": _nested(data.get("public_fragments"))}
-    return {"partner_ingredients": _numbers(data.get("partner_ingredients")),
-            "partner_preference": _numbers(data.get("partner_preference")),
-            "total_ingredients": _numbers(data["total_ingredients"]),
-            "overall_preference": _numbers(data["overall_preference"])}
+        return {"private_resources": nested(data["private_resources"]),
+                "public_resources": numbers(data["public_resources"]),
+                "efficiency": nested(data["efficiency"]),
+                "public_fragments": nested(data.get("public_fragments"))}
+    return {"partner_ingredients": numbers(data.get("partner_ingredients")),
+            "partner_preference": numbers(data.get("partner_preference")),
+            "total_ingredients": numbers(data["total_ingredients"]),
+            "overall_preference": numbers(data["overall_preference"])}
 
 
 def _tool_call(parsed: Parsed) -> ToolCall | Malformed | None:

@@ -36,7 +36,9 @@ is asked again with targeted feedback, up to ``max_retries`` times; then the epi
 ends with an error naming the step. Each step leaves a ``workflow_step`` note (its parsed
 result) and the end of the workflow a ``workflow`` note; :meth:`LLMWorkflowAgent.record`
 goes into the episode record, where :mod:`.metrics` scores the derived strategy against
-the exact solvers (``workflow_correct``).
+the exact solvers (``workflow_correct``). With ``structured=json_schema|grammar`` each
+step's call carries the JSON schema of its result (:mod:`.workflow_structured`: the
+actions and nodes of the game, the right number of payoffs), read by the same parsers.
 """
 
 from __future__ import annotations
@@ -49,7 +51,9 @@ from typing import Any
 import numpy as np
 
 from accord.agents.spec import AgentSpec, AgentSpecError
+from accord.core.moves import Malformed
 from accord.domains.games.describe import fmt_number
+from accord.domains.games.llm import workflow_structured as wst
 from accord.domains.games.llm.agents import LLMGameAgent, llm_client, llm_options
 from accord.domains.games.llm.prompts import (
     Strategy,
@@ -165,15 +169,32 @@ class LLMWorkflowAgent(LLMGameAgent):
             self.strategy = await self._sequential(obs, game)
         self.note("workflow", self.strategy.to_dict())
 
+    async def _reply(self, obs: GameObservation, prompt: str, step: str,
+                     shape: tuple[Mapping[str, Any], Callable[[Mapping[str, Any]], str]] | None
+                     ) -> str:
+        """One step's call; with structured output on, ``shape`` (the step's JSON schema and
+        how its reply reads as the step's tags) goes with it (:mod:`.structured`)."""
+        lead = {"call": f"workflow:{step}"}
+        if shape is None or self.structured_mode() == "off":
+            return (await self.ask(obs, prompt, lead)).text
+        if self.session is None:
+            self.session = self.open_session(self.system_prompt(obs), obs.role)
+        _, data = await self.complete_structured(self.session, prompt, shape[0],
+                                                 who=obs.role, lead=lead)
+        if isinstance(data, Malformed):
+            raise StepError(data.reason, data.feedback)
+        return shape[1](data)
+
     async def _step(self, obs: GameObservation, step: str, number: int, template: str,
-                    parse: Parser, expected: str, context: Mapping[str, Any]) -> Any:
+                    parse: Parser, expected: str, context: Mapping[str, Any],
+                    shape: tuple[Mapping[str, Any], Callable[[Mapping[str, Any]], str]]
+                    | None = None) -> Any:
         """One workflow step: ask, parse, and on a bad reply ask again with feedback."""
         prompt = render_prompt(template, **context)
         budget = self.attempts(obs)  # the engine's one retry budget
         for attempt in range(1, budget + 1):
-            done = await self.ask(obs, prompt, {"call": f"workflow:{step}"})
             try:
-                result = parse(done.text)
+                result = parse(await self._reply(obs, prompt, step, shape))
             except StepError as err:
                 self.note("workflow_step", {"step": step, "attempt": attempt,
                                             "error": err.reason, "feedback": err.feedback})
@@ -196,15 +217,18 @@ class LLMWorkflowAgent(LLMGameAgent):
         result = "a JSON object inside <RESULT>...</RESULT>"
         await self._step(obs, "opponent_best_responses", 1, "wf_responses.jinja",
                          lambda t: parse_responses(t, mine, theirs, "response"), result,
-                         {"other": who, "mine": mine})
+                         {"other": who, "mine": mine},
+                         (wst.responses(mine, theirs, "response"), wst.result_tags))
         await self._step(obs, "own_best_responses", 2, "wf_best.jinja",
                          lambda t: parse_responses(t, theirs, mine, "best_response"), result,
-                         {"other": who, "theirs": theirs})
+                         {"other": who, "theirs": theirs},
+                         (wst.responses(theirs, mine, "best_response"), wst.result_tags))
         example = {p: game.actions[i][0] for i, p in enumerate(game.players)}
         nash, text = await self._step(
             obs, "nash", 3, "wf_nash.jinja", lambda t: parse_nash(t, game),
             "<NASH>{...}</NASH> (or <NASH>none</NASH>) and <STRATEGY>...</STRATEGY>",
-            {"other": who, "example": example})
+            {"other": who, "example": example},
+            (wst.nash(game.players, game.actions), wst.nash_tags))
         return Strategy("simultaneous", text, nash=nash)
 
     async def _sequential(self, obs: GameObservation, game: ExtensiveGame) -> Strategy:
@@ -221,7 +245,9 @@ class LLMWorkflowAgent(LLMGameAgent):
                 partial(self._parse_level, game=game, level=level),
                 "a JSON object inside <RESULT>...</RESULT> with every node listed",
                 {"step": number, "steps": steps, "depth": depth, "nodes": shown,
-                 "players": players})
+                 "players": players},
+                (wst.level({node_name(p): n.actions for p, n in level}, len(players)),
+                 wst.result_tags))
             values.update({k: v["value"] for k, v in parsed.items()})
         own = [node_name(p) for p, n in nodes if n.player == obs.player_index]
         legal = {node_name(p): n.actions for p, n in nodes}
@@ -229,7 +255,8 @@ class LLMWorkflowAgent(LLMGameAgent):
         plan, text = await self._step(
             obs, "plan", steps, "wf_plan.jinja", lambda t: self._parse_plan(t, own, legal),
             "<PLAN>{...}</PLAN> and <STRATEGY>...</STRATEGY>",
-            {"step": steps, "steps": steps, "own": own, "example": example})
+            {"step": steps, "steps": steps, "own": own, "example": example},
+            (wst.plan({node: legal[node] for node in own}), wst.plan_tags))
         return Strategy("sequential", text, plan=plan)
 
     @staticmethod

@@ -18,6 +18,9 @@ Agent spec: ``llm:MODEL?temperature=0&max_tokens=800`` (generation options, see
 machine-readable ``<TX_SETUP>``/``<TX_STATE>`` blocks, a named prompt option for external
 tools, off by default for every endpoint: models, the in-process mock and the stub server
 all get the paper's Figure 7 prompt, which the stub's rule-based policy reads as text.
+With ``structured=json_schema|grammar`` each turn's reply schema (the phase's moves, the
+valid splits of the tasks) goes with the call and the JSON reply becomes the same move
+(:mod:`accord.domains.task_exchange.llm.structured`).
 """
 
 from __future__ import annotations
@@ -32,6 +35,8 @@ from accord.agents.spec import AgentSpec, AgentSpecError
 from accord.core.moves import Move
 from accord.domains.task_exchange.llm.prompts import render_system_prompt, render_turn_prompt
 from accord.domains.task_exchange.llm.replies import considerations, parse_reply, strip_consider
+from accord.domains.task_exchange.llm.structured import read_move, reply_schema, without_plan
+from accord.domains.task_exchange.llm.templates import render
 from accord.domains.task_exchange.protocol import TaskExchangeObservation
 from accord.llm import GenerationConfig, LLMClient
 from accord.protocols.base import Observation
@@ -75,7 +80,25 @@ class TaskExchangeLLMAgent(LLMAgent):
         return text
 
     def public_reply(self, text: str) -> str:
+        """The reply without private reasoning: ``<CONSIDER>`` blocks, or with structured
+        output the ``consider`` field (see :func:`.structured.without_plan`)."""
+        if self.structured_mode() != "off":
+            return without_plan(text)
         return strip_consider(text)
+
+    def reply_schema(self, obs: TaskExchangeObservation) -> Mapping[str, Any]:
+        """The phase's reply: the private plan, a valid split, or accept / reject (with the
+        alternative split) - see :mod:`accord.domains.task_exchange.llm.structured`."""
+        return reply_schema(obs)
+
+    def structured_note(self, obs: TaskExchangeObservation) -> str | None:
+        return render("structured_note.jinja", phase=obs.phase,
+                      final=obs.final_response, partner=obs.view.partner if obs.view else "")
+
+    def structured_move(self, data: Mapping[str, Any], obs: TaskExchangeObservation) -> Move:
+        if obs.phase == "consider" and isinstance(data.get("consider"), str):
+            self.considerations.append(data["consider"])
+        return read_move(data, obs)
 
     def parse(self, text: str, obs: TaskExchangeObservation) -> Move:
         assert obs.view is not None
