@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 import pytest
-from selenium.common.exceptions import StaleElementReferenceException
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as ec
 from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -66,6 +66,27 @@ def my_turn(driver: Any) -> None:
         and d.execute_script("return document.body.dataset.ready === '1'"))
 
 
+def submit(driver: Any, button: str) -> None:
+    """Click a form button and wait for the page it leads to: the page that was shown must
+    go first (else :func:`my_turn` could still see the old page's form on a loaded
+    machine), then the person's next turn or the outcome."""
+    for attempt in range(5):
+        WebDriverWait(driver, 30).until(
+            lambda d: d.execute_script("return document.readyState") == "complete")
+        try:
+            old = driver.find_element(By.TAG_NAME, "html")
+            driver.find_element(By.ID, button).click()
+            break
+        except (StaleElementReferenceException, WebDriverException) as exc:
+            # the page's own poller reloaded it between the lookup and the click (the other
+            # side moved): the click did not happen; find the button on the new page
+            if attempt == 4 or not (isinstance(exc, StaleElementReferenceException)
+                                    or "does not belong to the document" in str(exc)):
+                raise
+    WebDriverWait(driver, 30).until(ec.staleness_of(old))
+    my_turn(driver)
+
+
 def stored(server: Server, episode: str) -> Any:
     with Store.open(server.store, create=False) as store:
         return store.find(episode)
@@ -88,8 +109,7 @@ def test_person_bargains_against_boulware_to_an_agreement_and_it_is_stored(
     WebDriverWait(browser, 10, ignored_exceptions=STALE).until(
         lambda d: d.find_element(By.ID, "live-utility").text == "0.000")
     browser.find_element(By.ID, "message").send_keys("a generous offer")
-    browser.find_element(By.ID, "btn-offer").click()
-    my_turn(browser)
+    submit(browser, "btn-offer")
     wait(browser, "#outcome")
     assert browser.find_element(By.ID, "status").text == "agreement"
     assert "price=1200" in browser.find_element(By.ID, "agreement").text
@@ -110,8 +130,7 @@ def test_invalid_move_gets_feedback_and_is_asked_again(server: Server, browser: 
     browser.execute_script("arguments[0].removeAttribute('max')", box)  # a person can type
     box.clear()
     box.send_keys("99")
-    browser.find_element(By.ID, "btn-offer").click()
-    my_turn(browser)
+    submit(browser, "btn-offer")
     fb = wait(browser, "#feedback")
     assert "count_out_of_range" in fb.text and "99" in fb.text
     assert browser.find_elements(By.ID, "move-form")  # asked again
@@ -125,13 +144,11 @@ def test_person_plays_deal_or_no_deal_to_the_end(server: Server, browser: Any) -
     text = browser.find_element(By.CSS_SELECTOR, "table[data-key=preferences]").text
     assert "your value each" in text
     browser.find_element(By.ID, "message").send_keys("what would you like?")
-    browser.find_element(By.ID, "btn-message").click()
-    my_turn(browser)
+    submit(browser, "btn-message")
     table = wait(browser, "#on-table")
     assert "proposes to take" in table.text
     worth = browser.find_element(By.ID, "table-utility").text
-    browser.find_element(By.ID, "btn-accept").click()
-    my_turn(browser)
+    submit(browser, "btn-accept")
     wait(browser, "#outcome")
     assert browser.find_element(By.ID, "status").text == "agreement"
     assert browser.find_element(By.ID, "yours").text == worth
@@ -147,8 +164,7 @@ def test_person_plays_a_game_with_cheap_talk_to_the_end(server: Server, browser:
     cells = [td.text for td in payoffs.find_elements(By.CSS_SELECTOR, "td.payoff")]
     assert cells == ["3 / 3", "0 / 5", "5 / 0", "1 / 1"]  # Alice's payoff first
     browser.find_element(By.ID, "message").send_keys("I will cooperate")
-    browser.find_element(By.ID, "btn-message").click()
-    my_turn(browser)
+    submit(browser, "btn-message")
     wait(browser, "button.action")
     assert "I will play defect" in browser.find_element(By.ID, "messages").text
     buttons = {b.text: b for b in browser.find_elements(By.CSS_SELECTOR, "button.action")}
@@ -169,8 +185,7 @@ def test_llm_opponent_xss_renders_as_inert_text(server: Server, browser: Any) ->
     assert XSS in msgs.text  # shown as text, character for character
     assert browser.execute_script("return window.__pwned === undefined")
     assert not browser.find_elements(By.CSS_SELECTOR, "#messages img, #messages script")
-    browser.find_element(By.ID, "btn-walk").click()
-    my_turn(browser)
+    submit(browser, "btn-walk")
     wait(browser, "#outcome")
     assert XSS in browser.find_element(By.ID, "transcript").text
     assert browser.execute_script("return window.__pwned === undefined")

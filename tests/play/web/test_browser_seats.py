@@ -10,7 +10,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from .conftest import Server, data_dir
-from .test_browser import STALE, my_turn, start, stored, wait
+from .test_browser import STALE, my_turn, start, stored, submit, wait
 
 
 def brief_rows(driver: Any, key: str = "preferences") -> list[list[str]]:
@@ -55,8 +55,7 @@ def test_bargaining_seat_shows_preferences_first_and_a_debrief_after(
     Select(browser.find_element(By.ID, "pkg-warranty_years")).select_by_value("0")
     WebDriverWait(browser, 10, ignored_exceptions=STALE).until(
         lambda d: d.find_element(By.ID, "live-utility").text == "0.000")
-    browser.find_element(By.ID, "btn-offer").click()
-    my_turn(browser)
+    submit(browser, "btn-offer")
     wait(browser, "#debrief")
     text = browser.find_element(By.ID, "debrief").text
     assert "You agreed: your utility 0, seller's 1 (now revealed)." in text
@@ -80,11 +79,9 @@ def test_deal_or_no_deal_seat_brief_and_debrief(server: Server, browser: Any) ->
     assert all(int(r[1]) * int(r[2]) == int(r[3]) for r in rows)  # count x value = all
     assert facts(browser)["No deal (BATNA)"] == "0 points for both"
     browser.find_element(By.ID, "message").send_keys("what would you like?")
-    browser.find_element(By.ID, "btn-message").click()
-    my_turn(browser)
+    submit(browser, "btn-message")
     wait(browser, "#on-table")
-    browser.find_element(By.ID, "btn-accept").click()
-    my_turn(browser)
+    submit(browser, "btn-accept")
     wait(browser, "#debrief")
     assert "bob's points (revealed)" in browser.find_element(By.ID, "debrief-table").text
     debrief_plane(browser)
@@ -102,8 +99,7 @@ def test_game_seat_payoff_table_highlights_the_players_payoffs_and_debriefs(
         table.find_element(By.CSS_SELECTOR, "strong.mine"))
     assert colour not in ("rgba(0, 0, 0, 0)", "transparent")
     browser.find_element(By.ID, "message").send_keys("let us both cooperate")
-    browser.find_element(By.ID, "btn-message").click()
-    my_turn(browser)
+    submit(browser, "btn-message")
     buttons = {b.text: b for b in browser.find_elements(By.CSS_SELECTOR, "button.action")}
     buttons["defect"].click()
     my_turn(browser)
@@ -132,8 +128,7 @@ def test_person_completes_a_task_exchange_in_the_browser(server: Server,
     WebDriverWait(browser, 10, ignored_exceptions=STALE).until(
         lambda d: d.find_element(By.ID, "live-utility").text == "0.390")
     Select(browser.find_element(By.ID, "pkg-theirs")).select_by_value("000111")
-    browser.find_element(By.ID, "btn-offer").click()
-    my_turn(browser)
+    submit(browser, "btn-offer")
     fb = wait(browser, "#feedback")
     assert "overlap" in fb.text and "Overlap detected" in fb.text
     # choosing my composite fills in the partner's as the rest of the tasks
@@ -141,8 +136,7 @@ def test_person_completes_a_task_exchange_in_the_browser(server: Server,
     WebDriverWait(browser, 10, ignored_exceptions=STALE).until(
         lambda d: Select(d.find_element(By.ID, "pkg-theirs")).first_selected_option
         .get_attribute("value") == "100001")
-    browser.find_element(By.ID, "btn-offer").click()
-    my_turn(browser)
+    submit(browser, "btn-offer")
     wait(browser, "#outcome")
     assert browser.find_element(By.ID, "status").text == "agreement"
     assert browser.find_element(By.ID, "agreement").text.startswith("Alice=011110")
@@ -162,18 +156,15 @@ def test_person_completes_a_deliberation_in_the_browser(server: Server,
     ratings = brief_rows(browser, "ratings")
     assert ["Falafel", "30.39"] in ratings  # the guest this person sees, only
     browser.find_element(By.ID, "message").send_keys("<b>hi</b> I see Mei's ratings")
-    browser.find_element(By.ID, "btn-message").click()
-    my_turn(browser)
+    submit(browser, "btn-message")
     assert "<b>hi</b> I see Mei's ratings" in browser.find_element(By.ID, "dialog").text
     dishes = {e.get_attribute("name")[4:]: e for e in
               browser.find_elements(By.CSS_SELECTOR, "input.dish")}
     for name in ("Falafel", "Chana Masala"):
         dishes[name].click()
-    browser.find_element(By.ID, "btn-offer").click()
-    my_turn(browser)
+    submit(browser, "btn-offer")
     assert "Chana Masala, Falafel" in browser.find_element(By.ID, "dialog").text
-    browser.find_element(By.ID, "btn-accept").click()
-    my_turn(browser)
+    submit(browser, "btn-accept")
     wait(browser, "#outcome")
     assert browser.find_element(By.ID, "status").text == "agreement"
     text = browser.find_element(By.ID, "debrief").text
@@ -193,6 +184,5 @@ def test_opponent_chosen_from_the_list_of_installed_kinds(server: Server,
     assert "llm" not in names  # needs a model: typed as a free spec
     kinds.select_by_value("linear")
     assert browser.find_element(By.ID, "opponent").get_attribute("value") == ""
-    browser.find_element(By.ID, "start").click()
-    my_turn(browser)
+    submit(browser, "start")
     assert browser.find_element(By.ID, "opponent-spec").text == "linear"
