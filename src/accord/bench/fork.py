@@ -234,39 +234,19 @@ def _check_prefix(result: Any, at: int) -> None:
 
 
 def save_forks(store: str | Path, forks: Sequence[Forked]) -> None:
-    """Write finished forks to ``store`` (run :data:`RUN_NAME`)."""
+    """Write finished forks to ``store`` (run :data:`RUN_NAME`), each with its parent."""
     from accord.bench.lineups import Lineup
-    from accord.bench.provenance import provenance
-    from accord.bench.worker import EpisodeRecord, jsonable
+    from accord.bench.single import write_finished
 
-    now = time.time()
-    with Store.open(store) as st:
-        st.lock()
-        existing = st.statuses(RUN_NAME)
-        session = st.begin_session(RUN_NAME, {"name": RUN_NAME, "command": "accord fork"},
-                                   None, provenance(), "accord fork", 1)
-        seq = len(existing)
-        for f in forks:
-            lineup = Lineup(tuple(f.spec.agents))
-            planned = PlannedEpisode(f.id, f.spec, f.info["repeat"],
-                                     {"lineup": lineup.label(),
-                                      "agents": lineup.agent_labels(),
-                                      "parent": f.info["parent"], "at": f.info["at"]}, seq,
-                                     fork_info=f.info)
-            if f.id not in existing:
-                st.add_planned(RUN_NAME, [planned])
-                seq += 1
-            summary = {**f.result.summary(), "fork": f.info}
-            rec = EpisodeRecord(f.id, "done", outcome=f.result.status,
-                                summary=jsonable(summary),
-                                metrics=jsonable(f.metrics) if f.metrics is not None else None,
-                                trajectory=f.result.trajectory.to_jsonl(),
-                                usage=jsonable(f.result.usage) or None,
-                                wall_time=f.wall_time, started=now - f.wall_time, finished=now,
-                                worker="accord fork")
-            st.write(RUN_NAME, rec, session)
-        st.end_session(session, "finished", {"planned": len(forks), "queued": len(forks),
-                                             "done": len(forks), "failed": 0})
+    items = []
+    for f in forks:
+        lineup = Lineup(tuple(f.spec.agents))
+        planned = PlannedEpisode(f.id, f.spec, f.info["repeat"],
+                                 {"lineup": lineup.label(), "agents": lineup.agent_labels(),
+                                  "parent": f.info["parent"], "at": f.info["at"]}, 0,
+                                 fork_info=f.info)
+        items.append((planned, f.result, f.metrics, {"fork": f.info}, f.wall_time))
+    write_finished(store, RUN_NAME, "accord fork", items)
 
 
 __all__ = ["RUN_NAME", "ForkError", "ForkRequest", "Forked", "Parent", "StoreError",

@@ -283,9 +283,7 @@ def save_series(store: Any, sid: str, req: SeriesRequest, episodes: Sequence[Ser
     """Write a played series to ``store`` (run :data:`RUN_NAME`)."""
     from accord.bench.expand import PlannedEpisode
     from accord.bench.lineups import Lineup
-    from accord.bench.provenance import provenance
-    from accord.bench.store import Store
-    from accord.bench.worker import EpisodeRecord, jsonable
+    from accord.bench.single import write_finished
 
     info = {"id": sid, "of": req.episodes, "memory": req.memory, "keep": req.keep,
             "critic": req.critic, "critic_for": list(req.critic_for or [])}
@@ -297,33 +295,16 @@ def save_series(store: Any, sid: str, req: SeriesRequest, episodes: Sequence[Ser
         def spec_record(self) -> dict[str, Any]:
             return {**super().spec_record(), "series": {**info, "index": self.index}}
 
-    now = time.time()
-    with Store.open(store) as st:
-        st.lock()
-        existing = st.statuses(RUN_NAME)
-        session = st.begin_session(RUN_NAME, {"name": RUN_NAME, "command": "accord series"},
-                                   None, provenance(), "accord series", 1)
-        seq = len(existing)
-        for ep in episodes:
-            lineup = Lineup(tuple(ep.spec.agents))
-            if ep.id not in existing:
-                st.add_planned(RUN_NAME, [_Planned(
-                    ep.id, ep.spec, ep.index, {"lineup": lineup.label(),
-                                               "agents": lineup.agent_labels(),
-                                               "series": sid}, seq, index=ep.index)])
-                seq += 1
-            summary = {**ep.result.summary(),
-                       "series": {**info, "index": ep.index, "memory_in": ep.memory,
-                                  "feedback": ep.feedback}}
-            st.write(RUN_NAME, EpisodeRecord(
-                ep.id, "done", outcome=ep.result.status, summary=jsonable(summary),
-                metrics=jsonable(ep.metrics) if ep.metrics is not None else None,
-                trajectory=ep.result.trajectory.to_jsonl(),
-                usage=jsonable(ep.result.usage) or None, wall_time=ep.wall_time,
-                started=now - ep.wall_time, finished=now, worker="accord series"), session)
-        st.end_session(session, "finished", {"planned": len(episodes),
-                                             "queued": len(episodes), "done": len(episodes),
-                                             "failed": 0})
+    items = []
+    for ep in episodes:
+        lineup = Lineup(tuple(ep.spec.agents))
+        planned = _Planned(ep.id, ep.spec, ep.index, {"lineup": lineup.label(),
+                                                      "agents": lineup.agent_labels(),
+                                                      "series": sid}, 0, index=ep.index)
+        extra = {"series": {**info, "index": ep.index, "memory_in": ep.memory,
+                            "feedback": ep.feedback}}
+        items.append((planned, ep.result, ep.metrics, extra, ep.wall_time))
+    write_finished(store, RUN_NAME, "accord series", items)
 
 
 __all__ = ["RUN_NAME", "SeriesEpisode", "SeriesRequest", "diversity", "episode_line",

@@ -10,7 +10,9 @@ existing decision.
 
 from __future__ import annotations
 
+import dataclasses
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -66,4 +68,37 @@ def store_episode(path: str | Path, spec: Any, result: Any, metrics: dict[str, A
     return eid
 
 
-__all__ = ["RUN_NAME", "store_episode"]
+def write_finished(path: str | Path, run: str, command: str,
+                   items: Sequence[tuple[PlannedEpisode, Any, dict[str, Any] | None,
+                                         dict[str, Any], float]]) -> None:
+    """Write finished episodes that no bench plan made (``accord fork``, ``accord series``)
+    to the run ``run`` of the store at ``path``, in one session of ``command``.
+
+    ``items``: per episode, its planned form (id, spec, labels; its ``seq`` is assigned
+    here), its ``EpisodeResult``, its metrics, what its summary adds (``{"fork": ...}``)
+    and its wall time. An episode already stored keeps its place and is replaced.
+    """
+    now = time.time()
+    with Store.open(path) as st:
+        st.lock()
+        existing = st.statuses(run)
+        session = st.begin_session(run, {"name": run, "command": command}, None,
+                                   provenance(), command, 1)
+        seq = len(existing)
+        for planned, result, metrics, extra, wall in items:
+            if planned.id not in existing:
+                st.add_planned(run, [dataclasses.replace(planned, seq=seq)])
+                seq += 1
+            st.write(run, EpisodeRecord(
+                planned.id, "done", outcome=result.status,
+                summary=jsonable({**result.summary(), **extra}),
+                metrics=jsonable(metrics) if metrics is not None else None,
+                trajectory=result.trajectory.to_jsonl(),
+                usage=jsonable(result.usage) or None, wall_time=wall,
+                started=now - wall, finished=now, worker=command), session)
+        n = len(items)
+        st.end_session(session, "finished", {"planned": n, "queued": n, "done": n,
+                                             "failed": 0})
+
+
+__all__ = ["RUN_NAME", "store_episode", "write_finished"]
