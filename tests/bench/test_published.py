@@ -173,3 +173,42 @@ def test_deliberation_cells_meet_through_the_agent_spec() -> None:
         pytest.approx(50.0 - 12.28)
     assert got[("3", "GPT-5.1 ✗", "nr")]["reproduced"] is None
     assert cmp["compared"] == 6
+
+
+def test_seed001_table7_and_correlations_by_hand() -> None:
+    """Table 7 (lines 627-630) and the correlations (line 640) as printed; a bound ("p <
+    .001") is met or missed, not subtracted."""
+    t7 = _table("seed001", "7")
+    assert t7["columns"] == ["beta", "r2", "p"]
+    assert t7["rows"]["menu-numeric"] == [61.35, 0.0775, {"below": 0.001}]
+    assert t7["rows"]["task-allocation"] == [277.43, 0.0014, 0.272]
+    assert t7["rows"]["overall"][:2] == [67.56, 0.1300]
+    corr = _table("seed001", "correlations")
+    assert corr["rows"]["with"] == [-0.2513, {"below": 0.0001}, -0.2886, {"below": 0.0001}]
+    assert "without" not in corr["rows"] and "not statistically significant" in corr["notes"][0]
+    rep = {"table2": [], "table3": [], "table4": [],
+           "table7": [{"domain": "overall", "beta": 60.0, "r2": 0.2, "p": 0.0004},
+                      {"domain": "task-allocation", "beta": None, "r2": None, "p": 0.5}],
+           "nmae_nr_correlations": [
+               {"setting": "task-allocation", "tools": "with",
+                "pearson": {"r": -0.3, "p": 0.02}, "spearman": {"rho": -0.25, "p": 0.00001}},
+               {"setting": "task-allocation", "tools": "without",
+                "pearson": {"r": 0.1, "p": 0.6}, "spearman": {"rho": 0.1, "p": 0.6}}]}
+    cmp = compare("deliberation", rep)
+    got = {(c["table"], c["row"], c["column"]): c for c in cmp["cells"]}
+    assert got[("7", "overall", "beta")]["difference"] == pytest.approx(60.0 - 67.56)
+    assert got[("7", "overall", "p")]["within"] is True
+    assert got[("7", "task-allocation", "p")]["difference"] == pytest.approx(0.5 - 0.272)
+    assert got[("7", "task-allocation", "beta")]["reproduced"] is None
+    r = got[("correlations", "task-allocation with tools", "pearson_r")]
+    assert r["difference"] == pytest.approx(-0.3 + 0.2513)
+    assert got[("correlations", "task-allocation with tools", "pearson_p")]["within"] is False
+    assert got[("correlations", "task-allocation with tools", "spearman_p")]["within"] is True
+    # 2 + 1 + 1 table 7 figures with a value, 4 correlation figures
+    assert cmp["compared"] == 8
+    text = format_comparison(cmp)
+    assert "| overall | p | < 0.001 | 0.0004 | within the bound |" in text
+    assert "| task-allocation with tools | pearson_r | -0.2513 | -0.3 | -0.0487 |" in text
+    assert "| task-allocation with tools | pearson_p | < 0.0001 | 0.02 | outside the bound |" \
+        in text
+    assert "Note: Without tools the paper prints no number" in text

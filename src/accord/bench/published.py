@@ -90,8 +90,17 @@ def _spec_paper_name(spec: str, doc: Mapping[str, Any], aliases: Mapping[str, st
     return paper_name(agent_model(spec)[1], doc, aliases)
 
 
-def _cell(table: str, row: str, column: str, published: float | None,
+def _cell(table: str, row: str, column: str, published: float | Mapping[str, Any] | None,
           reproduced: float | None, model: str | None = None) -> dict[str, Any]:
+    """One published figure beside its reproduction. A figure printed as a bound
+    (``{below: 0.001}`` for "p < .001") has no difference; ``within`` says whether the
+    reproduced value is below it."""
+    if isinstance(published, Mapping):
+        bound = float(published["below"])
+        return {"table": table, "row": row, "column": column, "model": model,
+                "published": None, "published_below": bound, "reproduced": reproduced,
+                "difference": None,
+                "within": None if reproduced is None else reproduced < bound}
     diff = None if published is None or reproduced is None else reproduced - published
     return {"table": table, "row": row, "column": column, "model": model,
             "published": published, "reproduced": reproduced, "difference": diff}
@@ -178,6 +187,26 @@ def _deliberation(data: Mapping[str, Any], doc: Mapping[str, Any],
                     out.append(_cell("3", f"{row['model']} {tick[row['tools']]}", col,
                                      published, value, None if r is None else r["model"]))
             continue
+        if pub["table"] == "7":
+            got7 = {r["domain"]: r for r in data.get("table7") or []}
+            for domain, vals in pub["rows"].items():
+                r = got7.get(domain)
+                for col, published in zip(pub["columns"], vals, strict=True):
+                    out.append(_cell("7", domain, col, published,
+                                     None if r is None else r.get(col)))
+            continue
+        if pub["table"] == "correlations":
+            corr = {r["tools"]: r for r in data.get("nmae_nr_correlations") or []
+                    if r["setting"] == pub["setting"]}
+            for subset, vals in pub["rows"].items():
+                r = corr.get(subset)
+                rep = [None] * 4 if r is None else [
+                    r["pearson"]["r"], r["pearson"]["p"], r["spearman"]["rho"],
+                    r["spearman"]["p"]]
+                for col, published, value in zip(pub["columns"], vals, rep, strict=True):
+                    out.append(_cell("correlations", f"{pub['setting']} {subset} tools", col,
+                                     published, value))
+            continue
         rep4 = {(_spec_paper_name(r["model"], doc, aliases), r["setting"]): r
                 for r in data.get("table4") or []}
         for model, settings in pub["rows"].items():
@@ -197,19 +226,33 @@ def compare(layout: str, data: Mapping[str, Any], aliases: Mapping[str, str] | N
             ) -> dict[str, Any]:
     """Every published cell of ``layout``'s tables beside the reproduced one: cells with
     ``published``, ``reproduced`` (None: not in the store) and ``difference`` (reproduced
-    minus published), plus the count compared and the mean absolute difference."""
+    minus published; a figure printed as a bound gets ``within`` instead), plus the count
+    compared and the mean absolute difference (over the figures with a difference)."""
     doc, tables = published_tables(layout)
     cells = _COMPARERS[layout](data, doc, tables, dict(aliases or {}))
     diffs = [abs(c["difference"]) for c in cells if c["difference"] is not None]
+    bounds = sum(c.get("within") is not None for c in cells)
     return {"seed": doc["seed"], "page": doc.get("page"),
-            "tables": [{k: t[k] for k in ("table", "title", "section", "line")}
-                       for t in tables],
-            "cells": cells, "compared": len(diffs), "published_cells": len(cells),
+            "tables": [{**{k: t[k] for k in ("table", "title", "section", "line")},
+                        "label": t.get("label") or f"Table {t['table']}",
+                        "notes": list(t.get("notes") or [])} for t in tables],
+            "cells": cells, "compared": len(diffs) + bounds, "published_cells": len(cells),
             "mean_abs_difference": sum(diffs) / len(diffs) if diffs else None}
 
 
 def _num(x: float | None) -> str:
     return "—" if x is None else f"{x:.4g}"
+
+
+def _published_text(c: Mapping[str, Any]) -> str:
+    bound = c.get("published_below")
+    return _num(c["published"]) if bound is None else f"< {bound:g}"
+
+
+def _difference_text(c: Mapping[str, Any]) -> str:
+    if c.get("within") is not None:
+        return "within the bound" if c["within"] else "outside the bound"
+    return "—" if c["difference"] is None else f"{c['difference']:+.4g}"
 
 
 def format_comparison(cmp: Mapping[str, Any]) -> str:
@@ -219,23 +262,26 @@ def format_comparison(cmp: Mapping[str, Any]) -> str:
     for t in cmp["tables"]:
         cells = [c for c in cmp["cells"] if c["table"] == t["table"]]
         rows = [c for c in cells if c["reproduced"] is not None]
-        out.append(f"Published vs reproduced, Table {t['table']} ({t['title']}; section "
-                   f"{t['section']}, seed {cmp['seed']} line {t['line']})")
+        out.append(f"Published vs reproduced, {t.get('label') or 'Table ' + t['table']} "
+                   f"({t['title']}; section {t['section']}, seed {cmp['seed']} line "
+                   f"{t['line']})")
+        notes = [f"Note: {n}" for n in t.get("notes") or []]
         if not rows:
-            out += [f"No reproduced counterpart for its {len(cells)} figures in this store.",
-                    ""]
+            what = (f"its {len(cells)} figures" if cells else
+                    "the figure (the paper prints no numbers for it)")
+            out += [f"No reproduced counterpart for {what} in this store.", *notes, ""]
             continue
         out += ["", "| row | column | published | reproduced | difference |",
                 "|---|---|---:|---:|---:|"]
         for c in rows:
-            diff = "—" if c["difference"] is None else f"{c['difference']:+.4g}"
-            out.append(f"| {c['row']} | {c['column']} | {_num(c['published'])} | "
-                       f"{_num(c['reproduced'])} | {diff} |")
-        out.append("")
+            out.append(f"| {c['row']} | {c['column']} | {_published_text(c)} | "
+                       f"{_num(c['reproduced'])} | {_difference_text(c)} |")
+        out += [*notes, ""]
     if cmp["compared"]:
+        mad = cmp["mean_abs_difference"]
         out.append(f"{cmp['compared']} of {cmp['published_cells']} published figures have a "
-                   f"reproduced counterpart; mean absolute difference "
-                   f"{cmp['mean_abs_difference']:.3g}.")
+                   "reproduced counterpart" + ("" if mad is None else
+                                              f"; mean absolute difference {mad:.3g}") + ".")
     else:
         out.append(f"None of the {cmp['published_cells']} published figures has a reproduced "
                    "counterpart in this store: no model of the store is one of the paper's "

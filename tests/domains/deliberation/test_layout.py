@@ -149,3 +149,36 @@ def test_table4_by_hand(episode: Episode) -> None:
     _, data = deliberation_layout(eps)
     assert data["table4"] == [{"model": "share", "setting": "menu-numeric", "n": 2,
                                "tool_nr": 100.0, "actual_nr": 90.0, "compliance": 50.0}]
+
+
+def test_table7_and_correlations_beside_the_paper(tmp_path: Path) -> None:
+    """Seed 001's Table 7 and the NMAE_pub-NR correlations, printed beside a store of the
+    shipped Table 2 config (the naive code agent: its HR and NR vary, so β, R² and p are
+    defined): reproduced minus published, a p-value printed as a bound checked against it,
+    and the paper's silence about the no-tools correlation said in words."""
+    store = tmp_path / "t7.db"
+    _bench(_reduced("deliberation_table2.yaml", tmp_path, "[0, 1, 2]", "naive"), store)
+    doc = _layout(store, "--json", "--compare-published")
+    rep = {r["domain"]: r for r in doc["layout"]["table7"]}
+    cells = {(c["table"], c["row"], c["column"]): c for c in doc["published"]["cells"]}
+    beta = cells[("7", "overall", "beta")]
+    assert beta["published"] == 67.56 and beta["reproduced"] == rep["overall"]["beta"]
+    assert beta["difference"] == pytest.approx(rep["overall"]["beta"] - 67.56)
+    assert cells[("7", "menu-numeric", "r2")]["published"] == 0.0775
+    p = cells[("7", "overall", "p")]
+    assert p["published"] is None and p["published_below"] == 0.001
+    assert p["within"] is (rep["overall"]["p"] < 0.001)
+    assert cells[("7", "task-allocation", "p")]["published"] == 0.272
+    corr = {r["tools"]: r for r in doc["layout"]["nmae_nr_correlations"]}
+    r = cells[("correlations", "task-allocation with tools", "pearson_r")]
+    assert r["published"] == -0.2513 and r["reproduced"] == corr["with"]["pearson"]["r"]
+    assert cells[("correlations", "task-allocation with tools", "spearman_p")][
+        "published_below"] == 0.0001
+    text = _layout(store, "--compare-published")
+    assert "Published vs reproduced, Table 7 (" in text
+    line = next(x for x in text.splitlines() if x.startswith("| overall | beta |"))
+    assert f"| 67.56 | {rep['overall']['beta']:.4g} |" in line
+    assert re.search(r"\| overall \| p \| < 0\.001 \| [^|]+ \| (within|outside) the bound \|",
+                     text)
+    assert "Published vs reproduced, NMAE_pub-NR correlations" in text
+    assert "Without tools the paper prints no number" in text
