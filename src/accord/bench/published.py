@@ -106,10 +106,29 @@ def _cell(table: str, row: str, column: str, published: float | Mapping[str, Any
             "published": published, "reproduced": reproduced, "difference": diff}
 
 
+def _figures(data: Mapping[str, Any], pub: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Section 6's figures: Figure 12's human split rate beside each line-up's (the
+    figures without published numbers have no rows)."""
+    out = []
+    got = next((f for f in data.get("figures") or [] if f["figure"] == pub["figure"]), None)
+    lineups = [] if got is None else [r for g in got["games"] for r in g["rows"]]
+    for name, vals in pub["rows"].items():
+        for col, published in zip(pub["columns"], vals, strict=True):
+            if not lineups:
+                out.append(_cell(pub["table"], name, col, published, None))
+            for r in lineups:
+                out.append(_cell(pub["table"], f"{name} vs line-up {r['lineup']}", col,
+                                 published, r.get(col), r.get("model")))
+    return out
+
+
 def _games(data: Mapping[str, Any], doc: Mapping[str, Any], tables: list[dict[str, Any]],
            aliases: Mapping[str, str]) -> list[dict[str, Any]]:
     out = []
     for pub in tables:
+        if "figure" in pub:
+            out += _figures(data, pub)
+            continue
         cond = pub["condition"]
         rep = next((t for t in data.get("tables", []) if t["mode"] == cond["mode"]
                     and t["negotiation_rounds"] == cond["negotiation_rounds"]), None)
@@ -266,10 +285,12 @@ def format_comparison(cmp: Mapping[str, Any]) -> str:
                    f"({t['title']}; section {t['section']}, seed {cmp['seed']} line "
                    f"{t['line']})")
         notes = [f"Note: {n}" for n in t.get("notes") or []]
+        if not cells:
+            out += [*notes, ""]
+            continue
         if not rows:
-            what = (f"its {len(cells)} figures" if cells else
-                    "the figure (the paper prints no numbers for it)")
-            out += [f"No reproduced counterpart for {what} in this store.", *notes, ""]
+            out += [f"No reproduced counterpart for its {len(cells)} figures in this store.",
+                    *notes, ""]
             continue
         out += ["", "| row | column | published | reproduced | difference |",
                 "|---|---|---:|---:|---:|"]

@@ -8,6 +8,12 @@ workflow without negotiation Table 7, with 4 rounds Table 8. Code agents (e.g. t
 ``rational`` reference) get their own tables. A column is a model: the model inside an LLM
 agent spec (``llm:openai/gpt-4o?temperature=1`` -> ``openai/gpt-4o``), the spec itself for
 a code agent. The average row is the mean of the games' rates, as in the paper.
+Episodes whose agents carry a section-6 condition (a ``personality`` or engineered
+``prompt`` option) stay out of Tables 5-8.
+
+After the tables come the data behind section 6's Figures 5-12
+(:mod:`accord.domains.games.figures`), one sub-table per figure and game, for the figures
+the store has episodes for.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from accord.domains.games.figures import format_figures, section6_figures
 from accord.domains.seats import agent_model
 
 #: the games of Tables 5-8 in the paper's order, with the paper's row names
@@ -57,7 +64,9 @@ def _mean(values: Iterable[float | None]) -> float | None:
 def games_tables(episodes: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     """The tables as JSON-ready data (``ValueError`` without a finished games episode)."""
     cells: dict[tuple[str, int], dict[str, dict[str, dict[str, list[bool]]]]] = {}
-    skipped = {"other_domains": 0, "not_done": 0, "mixed_line_ups": 0}
+    episodes = list(episodes)
+    skipped = {"other_domains": 0, "not_done": 0, "mixed_line_ups": 0,
+               "personality_or_prompt": 0}
     n = 0
     for ep in episodes:
         spec = ep.get("spec") or {}
@@ -73,6 +82,9 @@ def games_tables(episodes: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
         if mode == "mixed":
             skipped["mixed_line_ups"] += 1
             continue
+        if any("personality" in o or "prompt" in o for _, _, o in parts):
+            skipped["personality_or_prompt"] += 1  # section 6's conditions: the figures
+            continue
         rounds = int((spec.get("params") or {}).get("negotiation_rounds", 0))
         col = _column([m for _, m, _ in parts])
         cell = cells.setdefault((mode, rounds), {}).setdefault(col, {}).setdefault(
@@ -80,7 +92,8 @@ def games_tables(episodes: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
         cell["ne"].append(bool(met["nash"]))
         cell["pone"].append(bool(met.get("pareto_optimal_nash")))
         n += 1
-    if not n:
+    figures = section6_figures(episodes)
+    if not n and not figures:
         raise ValueError("no finished games episodes to tabulate")
     order = {"cot": 0, "workflow": 1, "code": 2}
     tables = []
@@ -99,7 +112,7 @@ def games_tables(episodes: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
         tables.append({"table": TABLES.get((mode, rounds)), "mode": mode,
                        "negotiation_rounds": rounds, "models": list(by_model),
                        "rows": rows, "average": average})
-    return {"episodes": n, "skipped": skipped, "tables": tables}
+    return {"episodes": n, "skipped": skipped, "tables": tables, "figures": figures}
 
 
 def _fmt(x: float | None) -> str:
@@ -131,8 +144,17 @@ def format_games(data: Mapping[str, Any]) -> str:
         out.append("| " + " | ".join(["average", *(_fmt(avg[m]["ne"]) for m in models),
                                       *(_fmt(avg[m]["pone"]) for m in models)]) + " |")
         out.append("")
+    figures = data.get("figures") or []
+    if figures:
+        out += [format_figures(figures).rstrip("\n"), ""]
+    else:
+        out += ["Section 6 (Figures 5-12): no episodes in this store vary what those figures "
+                "vary (run the games_section6_* specs for their data).", ""]
     skipped = {k: v for k, v in data["skipped"].items() if v}
-    out.append(f"{data['episodes']} finished games episodes; rates are shares of episodes"
+    out.append(f"{data['episodes']} finished games episodes in Tables 5-8"
+               + (f", {sum(f['episodes'] for f in figures)} in the section-6 figures (an "
+                  "episode can serve several)" if figures else "")
+               + "; rates are shares of episodes"
                + (" (left out: " + ", ".join(f"{v} {k.replace('_', ' ')}"
                                              for k, v in skipped.items()) + ")"
                   if skipped else "") + f"; {DASH} = no episodes for that cell.")
@@ -140,7 +162,8 @@ def format_games(data: Mapping[str, Any]) -> str:
 
 
 def games_layout(episodes: list[dict[str, Any]]) -> tuple[str, Any]:
-    """Seed 003's Tables 5-8 from stored episodes (the ``games`` layout)."""
+    """Seed 003's Tables 5-8 and the section-6 figures' data from stored episodes (the
+    ``games`` layout)."""
     data = games_tables(episodes)
     return format_games(data), data
 
