@@ -148,6 +148,8 @@ def _games(data: Mapping[str, Any], doc: Mapping[str, Any], tables: list[dict[st
 
 def _dond_row_name(row: Mapping[str, Any], doc: Mapping[str, Any],
                    aliases: Mapping[str, str]) -> str | None:
+    if row.get("source"):  # people at a seat, or the data set's humans
+        return "Human"
     if str(row["row"]).startswith("temp=") or row["row"] == "Best":
         return str(row["row"])
     models = set(row.get("models") or [])
@@ -159,18 +161,21 @@ def _dond(data: Mapping[str, Any], doc: Mapping[str, Any], tables: list[dict[str
     out = []
     for pub in tables:
         rep = next((t for t in data.get("tables", []) if t["table"] == pub["table"]), None)
-        rows: dict[str, Mapping[str, Any]] = {}
+        rows: dict[str, list[Mapping[str, Any]]] = {}
         if rep is not None:
             for r in ([rep["best"]] if rep.get("best") else []) + rep["rows"]:
                 name = _dond_row_name(r, doc, aliases)
-                if name is not None:
-                    rows.setdefault(name, r)
+                if name is not None and (name == "Human" or name not in rows):
+                    rows.setdefault(name, []).append(r)
         for name, vals in pub["rows"].items():
-            r = rows.get(name)
-            for col, published in zip(DOND_COLUMNS, vals, strict=True):
-                out.append(_cell(pub["table"], name, col, published,
-                                 None if r is None else r.get(col),
-                                 None if r is None else str(r.get("row"))))
+            # every Human row (people, the data set) meets the paper's, named by its source
+            found: list[Mapping[str, Any] | None] = [*rows.get(name, [])] or [None]
+            for r in found:
+                label = name if r is None or not r.get("source") else str(r["row"])
+                for col, published in zip(DOND_COLUMNS, vals, strict=True):
+                    out.append(_cell(pub["table"], label, col, published,
+                                     None if r is None else r.get(col),
+                                     None if r is None else str(r.get("row"))))
     return out
 
 

@@ -266,10 +266,29 @@ def _split(text: str | None) -> list[str] | None:
     return [p.strip() for p in text.split(",") if p.strip()]
 
 
+def _dond_with_human_data(data: Path) -> Any:
+    """The ``dond`` layout with Table 10's ``Human (data set)`` row read from ``data``."""
+    from accord.domains.deal_or_no_deal.layout import dond_layout
+    from accord.domains.deal_or_no_deal.selection import datapoints_for
+
+    def layout(episodes: list[dict[str, Any]]) -> tuple[str, Any]:
+        ids = [str((e.get("spec") or {}).get("scenario")) for e in episodes
+               if (e.get("spec") or {}).get("domain") == "deal-or-no-deal"]
+        try:
+            points = datapoints_for(ids, data)
+        except (OSError, KeyError) as exc:  # no data there, or a datapoint it lacks
+            raise c.fail(f"--human-data {data}: {str(exc).strip(chr(39))}") from None
+        return dond_layout(episodes, points)
+
+    return layout
+
+
 def _print_layout(store: Path, run: str | None, layout: str, fmt: str,
-                  compare: bool = False, paper_models: list[str] | None = None) -> None:
+                  compare: bool = False, paper_models: list[str] | None = None,
+                  human_data: Path | None = None) -> None:
     """``accord results --layout NAME``: a domain's own table layout over the store (with
-    ``compare``, the seed's published figures beside the reproduced ones)."""
+    ``compare``, the seed's published figures beside the reproduced ones; with
+    ``human_data``, the dond layout's Human row from the data set)."""
     from accord.core.names import unknown_name
     from accord.domains import all_domains
 
@@ -279,6 +298,10 @@ def _print_layout(store: Path, run: str | None, layout: str, fmt: str,
         raise c.fail(unknown_name("layout", layout, layouts))
     if fmt not in ("table", "json"):
         raise c.fail("--layout prints --format table or json")
+    if human_data is not None:
+        if layout != "dond":
+            raise c.fail(f"--human-data works with --layout dond, not --layout {layout}")
+        fn = _dond_with_human_data(human_data)
     with _open(store) as st:
         episodes = [e.to_dict() for e in st.episodes(run)]
     try:
@@ -349,6 +372,11 @@ def results_command(
                                "party's value."),
     series: bool = typer.Option(False, "--series", help="Each stored series (accord series "
                                 "... --save): its episodes and trends."),
+    human_data: Path | None = typer.Option(None, "--human-data", metavar="DIR",
+                                           help="With --layout dond: add Table 10's Human "
+                                           "row from the DealOrNoDeal data at DIR (the "
+                                           "humans' own outcome of the store's datapoints, "
+                                           "the paper's source)."),
 ) -> None:
     """Aggregate a results store: mean ± SD/SE, counts and rates per group."""
     from accord.bench import (
@@ -368,11 +396,11 @@ def results_command(
         if fmt not in ("table", "json"):
             raise c.fail(f"--json and --format {fmt} disagree; give one")
         fmt = "json"
-    if (compare_published or paper_model) and layout is None:
-        raise c.fail("--compare-published and --paper-model work with --layout "
-                     "(games, dond or deliberation)")
+    if (compare_published or paper_model or human_data) and layout is None:
+        raise c.fail("--compare-published, --paper-model and --human-data work with --layout "
+                     "(games, dond or deliberation; --human-data: dond)")
     if layout is not None:
-        _print_layout(store, run, layout, fmt, compare_published, paper_model)
+        _print_layout(store, run, layout, fmt, compare_published, paper_model, human_data)
         return
     if forks:
         from accord.cli.fork import print_forks

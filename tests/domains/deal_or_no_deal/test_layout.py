@@ -12,6 +12,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
+from accord.bench.published import compare as compare_published
 from accord.cli.main import app
 from accord.domains.deal_or_no_deal.domain import DealOrNoDealDomain
 from accord.domains.deal_or_no_deal.layout import dond_layout
@@ -110,3 +111,83 @@ def test_the_shipped_specs_hold_the_44_datapoints_of_the_published_best_row(
     assert round(sum(b.alice for b in got) / n, 2) == 5.82
     assert round(sum(b.bob for b in got) / n, 2) == 6.66
     assert round(sum(b.total for b in got) / n, 2) == 12.48
+
+
+def test_a_person_at_a_seat_is_a_human_row_of_table_10() -> None:
+    eps = [_ep("human (alice) vs workflow", ["human", "workflow"], 4, 6),
+           _ep("human (alice) vs workflow", ["human", "workflow"], 0, 0, False),
+           _ep("raw", ["llm:openai/gpt-4o", "llm:openai/gpt-4o"], 5, 7)]
+    text, data = dond_layout(eps)
+    (t10,) = data["tables"]
+    assert t10["table"] == "10"
+    human = next(r for r in t10["rows"] if r.get("source") == "people")
+    assert human["row"] == "Human (people: human (alice) vs workflow)"
+    assert (human["n"], human["agreement"], human["total"]) == (2, 0.5, 5.0)
+    assert human["human_seats"] == ["alice"]
+    assert "Human rows: Human (people: ...) comes from episodes of this store with a person " \
+           "at a seat" in text
+    cmp = {(c["row"], c["column"]): c for c in compare_published("dond", data)["cells"]
+           if c["table"] == "10"}
+    c = cmp[("Human (people: human (alice) vs workflow)", "agreement")]
+    assert c["published"] == 0.6817 and c["difference"] == pytest.approx(0.5 - 0.6817)
+    assert ("Human", "agreement") not in cmp  # the paper's Human row met by the people's
+
+
+def test_human_rows_from_a_seated_episode_and_the_data_set(tmp_path: Path,
+                                                          dond_dir: Path) -> None:
+    """A person (a scripted seat) plays one datapoint through the domain; ``accord run
+    --save``'s writer stores it; the layout shows it and, with --human-data, the data
+    set's own Human row over the same datapoint, both beside the paper's Human row."""
+    import asyncio
+
+    from accord.agents.human import Seat
+    from accord.bench.single import store_episode
+    from accord.domains.base import EpisodeSpec, RunContext, get_domain
+    from accord.domains.deal_or_no_deal.selection import load_line
+    from accord.domains.deal_or_no_deal.stats import human_row
+
+    class Accepts(Seat):
+        async def ask(self, turn: Any) -> Any:
+            return {"kind": "accept"} if turn.view.get("offer") else \
+                {"kind": "message", "text": "what do you offer?"}
+
+    dom = get_domain("deal-or-no-deal")
+    spec = EpisodeSpec("deal-or-no-deal", "test/L7", ("human", "greedy"),
+                       {"data": str(dond_dir)})
+    result = asyncio.run(dom.run_episode(spec, RunContext(extra={"seat": Accepts()})))
+    store = tmp_path / "people.db"
+    store_episode(store, spec, result, dom.metrics(spec, result), seats={0: "alice"})
+
+    res = runner.invoke(app, ["results", str(store), "--layout", "dond", "--json",
+                              "--compare-published", "--human-data", str(dond_dir)])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    (t10,) = doc["layout"]["tables"]
+    rows = {r["row"]: r for r in t10["rows"]}
+    assert set(rows) == {"Human (data set)", "Human (people: human (alice) vs greedy)"}
+    people = rows["Human (people: human (alice) vs greedy)"]
+    assert people["source"] == "people" and people["agreement"] == 1.0
+    assert people["alice"] == result.record["scores"]["alice"]
+    data_row = rows["Human (data set)"]
+    expected = human_row([load_line(str(dond_dir), "test", 7)])
+    assert data_row["source"] == "dataset" and data_row["n"] == 1
+    assert {k: data_row[k] for k in expected} == expected
+    cells = {(c["row"], c["column"]): c for c in doc["published"]["cells"]
+             if c["table"] == "10"}
+    for row in rows:
+        c = cells[(row, "total")]
+        assert c["published"] == 6.64
+        assert c["difference"] == pytest.approx(rows[row]["total"] - 6.64)
+    res = runner.invoke(app, ["results", str(store), "--layout", "dond", "--human-data",
+                              str(dond_dir), "--compare-published"])
+    assert "Human (data set) comes from the humans' own outcome of the same datapoints in " \
+           "the DealOrNoDeal data set" in res.stdout
+    assert re.search(r"\| Human \(data set\) \| agreement \| 0\.6817 \| [01] \| "
+                     r"[-+][0-9.]+ \|", res.stdout)
+    # clear errors: the option belongs to the dond layout, and needs the data
+    res = runner.invoke(app, ["results", str(store), "--layout", "games", "--human-data",
+                              str(dond_dir)])
+    assert res.exit_code != 0 and "--human-data works with --layout dond" in res.output
+    res = runner.invoke(app, ["results", str(store), "--layout", "dond", "--human-data",
+                              str(tmp_path / "nowhere")])
+    assert res.exit_code != 0 and "--human-data" in res.output

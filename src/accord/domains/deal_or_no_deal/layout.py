@@ -12,7 +12,15 @@ the paper groups them, by the agent kinds of the two seats:
 * workflow LLM (Alice) vs raw LLM (Bob): Table 17; raw vs workflow: Table 18;
 * a model at two or more temperatures within Table 10 or 12: Table 11 or 13 (rows
   ``temp=T``);
+* a person at a seat (agent kind ``human``: ``accord dond play``, the web app's play
+  pages): Table 10, the table of the paper's Human row, as ``Human (people: LINE-UP)``;
 * code agents and other line-ups: a reference table.
+
+The paper's Human row is the humans' own outcome in the DealOrNoDeal data set. Given the
+store's datapoints read from that data (``human_points``; ``accord results --layout dond
+--human-data DIR``), Table 10 also gets ``Human (data set)``: the same statistic over the
+same datapoints (:func:`accord.domains.deal_or_no_deal.stats.human_row`). Every Human row
+says where it comes from (``source``).
 
 The Best row is the best allocation (envy free, Pareto optimal, largest total; the seed's
 rule) of the same datapoints, from :func:`accord.domains.deal_or_no_deal.rules.best`.
@@ -24,7 +32,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from statistics import fmean
 from typing import Any
 
+from accord.agents.spec import AgentSpecError, parse_agent_spec
+from accord.domains.deal_or_no_deal.load import Datapoint
 from accord.domains.deal_or_no_deal.rules import best
+from accord.domains.deal_or_no_deal.stats import human_row
 from accord.domains.seats import agent_model
 
 COLUMNS: tuple[str, ...] = ("rounds", "agreement", "alice", "bob", "pareto_optimal",
@@ -40,6 +51,22 @@ TEMPERATURE_TABLES: dict[str, tuple[str, str]] = {
     "10": ("11", "raw {model} at several temperatures"),
     "12": ("13", "workflow {model} at several temperatures")}
 DASH = "—"
+#: where a Human row comes from, as the output says it
+SOURCES: dict[str, str] = {
+    "people": "episodes of this store with a person at a seat (agent kind human)",
+    "dataset": "the humans' own outcome of the same datapoints in the DealOrNoDeal data set "
+               "(the source of the paper's Human row)"}
+
+
+def _is_person(spec: str) -> bool:
+    try:
+        return parse_agent_spec(spec).kind == "human"
+    except AgentSpecError:
+        return False
+
+
+def _human_label(name: str) -> str:
+    return f"Human (people: {name})"
 
 
 def _mean(values: Sequence[float]) -> float | None:
@@ -53,8 +80,12 @@ def _row(label: str, metrics: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def dond_tables(episodes: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
-    """The tables as JSON-ready data (``ValueError`` without a finished DoND episode)."""
+def dond_tables(episodes: Iterable[Mapping[str, Any]],
+                human_points: Mapping[str, Datapoint] | None = None) -> dict[str, Any]:
+    """The tables as JSON-ready data (``ValueError`` without a finished DoND episode).
+
+    ``human_points``: the store's datapoints by scenario id, read from the data set, for
+    the ``Human (data set)`` row of Table 10 (``KeyError`` naming a datapoint it lacks)."""
     groups: dict[str, dict[str, Any]] = {}
     datapoints: dict[str, tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]] = {}
     skipped = {"other_domains": 0, "not_done": 0, "errors": 0, "no_envy_free": 0}
@@ -96,18 +127,38 @@ def dond_tables(episodes: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     tables: dict[str, dict[str, Any]] = {}
     for name, g in groups.items():
         fam = FAMILIES.get((g["kinds"][0], g["kinds"][1])) if len(g["kinds"]) == 2 else None
+        people = [a for a in g["agents"] if _is_person(a)]
+        if people:
+            fam = FAMILIES[("llm", "llm")]
         key, title = fam if fam else ("reference", "Code agents and other line-ups")
         t = tables.setdefault(key, {"table": None if key == "reference" else key,
                                     "title": title, "rows": [], "datapoints": set()})
-        row = _row(name, g["metrics"])
+        row = _row(_human_label(name) if people else name, g["metrics"])
         row.update(models=g["models"], agents=g["agents"], temperatures=g["temperatures"])
+        if people:
+            row.update(source="people", lineup=name,
+                       human_seats=[r for r, a in zip(("alice", "bob"), g["agents"],
+                                                      strict=False) if _is_person(a)])
         t["rows"].append(row)
         t["datapoints"] |= g["datapoints"]
+    if human_points is not None:
+        ids = sorted(tables["10"]["datapoints"] if "10" in tables
+                     else {p for g in groups.values() for p in g["datapoints"]})
+        missing = [i for i in ids if i not in human_points]
+        if missing:
+            raise KeyError(f"the data set has no datapoint {missing[0]!r}"
+                           + (f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""))
+        t = tables.setdefault("10", {"table": "10", "title": FAMILIES[("llm", "llm")][1],
+                                     "rows": [], "datapoints": set(ids)})
+        t["rows"].insert(0, {"row": "Human (data set)", "n": len(ids), "source": "dataset",
+                             **human_row([human_points[i] for i in ids])})
     for key, (tkey, title) in TEMPERATURE_TABLES.items():
         if key not in tables:
             continue
         by_model: dict[str, list[dict[str, Any]]] = {}
         for r in tables[key]["rows"]:
+            if r.get("source"):
+                continue  # Human rows: people and the data set
             if len(set(r["models"])) == 1 and len(set(map(str, r["temperatures"]))) == 1:
                 by_model.setdefault(r["models"][0], []).append(r)
         for model, rows in by_model.items():
@@ -124,6 +175,8 @@ def dond_tables(episodes: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
         if key not in tables:
             continue
         t = tables[key]
+        if any(r.get("source") for r in t["rows"]):
+            t["title"] += " and the Human line-up"
         pts = sorted(t.pop("datapoints"))
         bests = [best(*datapoints[p]) for p in pts if p in datapoints]
         got = [b for b in bests if b is not None]
@@ -151,6 +204,11 @@ HEADER = ["Model", "Negotiation Round", "Agreement", "Alice score", "Bob score",
           "total reward", "n"]
 
 
+def _source_text(source: str) -> str:
+    label = "Human (data set)" if source == "dataset" else "Human (people: ...)"
+    return f"{label} comes from {SOURCES[source]}"
+
+
 def format_dond(data: Mapping[str, Any]) -> str:
     """The tables as Markdown in the paper's column order (n: episodes per row)."""
     out: list[str] = []
@@ -161,6 +219,9 @@ def format_dond(data: Mapping[str, Any]) -> str:
                 "|---|" + "---:|" * (len(HEADER) - 1)]
         rows = ([t["best"]] if t.get("best") else []) + t["rows"]
         out += ["| " + " | ".join(_cells(r)) + " |" for r in rows]
+        sources = list(dict.fromkeys(r["source"] for r in t["rows"] if r.get("source")))
+        out += [f"Human rows: {'; '.join(_source_text(s) for s in sources)}."] \
+            if sources else []
         out.append("")
     skipped = {k: v for k, v in data["skipped"].items() if v}
     out.append(f"{data['episodes']} finished episodes on datapoints with an envy-free "
@@ -170,11 +231,13 @@ def format_dond(data: Mapping[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
-def dond_layout(episodes: list[dict[str, Any]]) -> tuple[str, Any]:
-    """Seed 003's Tables 10-13 and 17-18 from stored episodes (the ``dond`` layout)."""
-    data = dond_tables(episodes)
+def dond_layout(episodes: list[dict[str, Any]],
+                human_points: Mapping[str, Datapoint] | None = None) -> tuple[str, Any]:
+    """Seed 003's Tables 10-13 and 17-18 from stored episodes (the ``dond`` layout);
+    ``human_points`` adds Table 10's ``Human (data set)`` row (see :func:`dond_tables`)."""
+    data = dond_tables(episodes, human_points)
     return format_dond(data), data
 
 
-__all__ = ["COLUMNS", "FAMILIES", "TEMPERATURE_TABLES", "dond_layout", "dond_tables",
-           "format_dond"]
+__all__ = ["COLUMNS", "FAMILIES", "SOURCES", "TEMPERATURE_TABLES", "dond_layout",
+           "dond_tables", "format_dond"]

@@ -142,6 +142,24 @@ def load_line(data: str | os.PathLike[str] | None, split: str, line: int) -> Dat
                    "holding a dialogue")
 
 
+def datapoints_for(ids: Sequence[str], data: str | os.PathLike[str] | None = None
+                   ) -> dict[str, Datapoint]:
+    """The datapoints of scenario ids (``test/L7`` lines and ``test/17`` unique dialogues),
+    by id, read from the data at ``data`` (``KeyError`` naming an id the data lacks)."""
+    out: dict[str, Datapoint] = {}
+    for ident in dict.fromkeys(ids):
+        line = parse_line_id(ident)
+        if line is not None:
+            out[ident] = load_line(data, line[0], line[1])
+            continue
+        split = ident.split("/", 1)[0]
+        found = {d.id: d for d in load_selection(data, split, "unique")}
+        if ident not in found:
+            raise KeyError(f"no datapoint {ident!r} in the {split} data")
+        out[ident] = found[ident]
+    return out
+
+
 def load_sample(path: str | os.PathLike[str], data: str | os.PathLike[str] | None = None,
                 split: str = "test", *, in_split: bool = False) -> list[Datapoint]:
     """The datapoints of a sample file; ``in_split`` names them after the split's lines."""
