@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 import accord.testing.sleep_domain  # noqa: F401  (registers the testing-sleep domain)
+from accord.testing.marked import Marked, write_marked
 
 
 @pytest.fixture
@@ -42,3 +43,10 @@ def sleep_config(n: int = 4, delay: float = 0.0, **params: object) -> dict:
 def nap_config() -> Callable[..., dict]:
     """Factory for testing-sleep configs."""
     return sleep_config
+
+
+@pytest.fixture
+def marked(tmp_path: Path) -> Marked:
+    """The "marked" scenario (distinctive private numbers on each side) written to
+    ``tmp_path / "marked.yaml"``: see :mod:`accord.testing.marked`."""
+    return write_marked(tmp_path)

@@ -11,43 +11,16 @@ import pytest
 from typer.testing import CliRunner
 
 from accord.cli.main import app
+from accord.testing.marked import Marked
 
 runner = CliRunner()
 
-#: each side's private numbers are distinctive, so a leak into the other's view is visible
-SCENARIO = """\
-name: marked
-description: A two-issue deal whose private numbers are easy to spot.
-issues:
-  price: [10, 20, 30, 40]
-  extras: [none, some, many]
-parties:
-  buyer:
-    batna: 0.1317
-    utility:
-      type: linear_additive
-      weights: {price: 0.6391, extras: 0.3609}
-      values:
-        price: {10: 1.0, 20: 0.7713, 30: 0.2291, 40: 0.0}
-        extras: {none: 0.0, some: 0.5417, many: 1.0}
-  seller:
-    batna: 0.2483
-    utility:
-      type: linear_additive
-      weights: {price: 0.8123, extras: 0.1877}
-      values:
-        price: {10: 0.0, 20: 0.3359, 30: 0.6947, 40: 1.0}
-        extras: {none: 1.0, some: 0.4421, many: 0.0}
-"""
-BUYER = ("0.1317", "0.6391", "0.3609", "0.7713", "0.2291", "0.5417")
-SELLER = ("0.2483", "0.8123", "0.1877", "0.3359", "0.6947", "0.4421")
 
-
-def _stored(tmp_path: Path, agents: str) -> Path:
-    sc = tmp_path / "marked.yaml"
-    sc.write_text(SCENARIO)
-    db = tmp_path / "runs.db"
-    res = runner.invoke(app, ["run", str(sc), "--agents", agents, "--save", str(db), "-q"])
+def _stored(marked: Marked, agents: str) -> Path:
+    """One episode of the marked scenario saved to a store beside it."""
+    db = marked.path.parent / "runs.db"
+    res = runner.invoke(app, ["run", str(marked.path), "--agents", agents, "--save", str(db),
+                              "-q"])
     assert res.exit_code == 0, res.output
     return db
 
@@ -69,16 +42,18 @@ def _check_chat(messages: list[dict[str, str]]) -> None:
                for m in messages)
 
 
-def test_each_example_is_its_partys_own_view(stub_env: Any, tmp_path: Path) -> None:
+def test_each_example_is_its_partys_own_view(stub_env: Any, tmp_path: Path,
+                                             marked: Marked) -> None:
     from accord.testing.stub import StubServer
 
     with StubServer() as stub:
         stub_env(stub)
-        db = _stored(tmp_path, "llm:openai-api/stub/negotiator,boulware")
+        db = _stored(marked, "llm:openai-api/stub/negotiator,boulware")
     examples = _export(db, "sft", tmp_path)
     by_party = {e["meta"]["party"]: e for e in examples}
     assert set(by_party) == {"buyer", "seller"}
-    for party, mine, theirs in (("buyer", BUYER, SELLER), ("seller", SELLER, BUYER)):
+    for party, mine, theirs in (("buyer", marked.buyer, marked.seller),
+                                  ("seller", marked.seller, marked.buyer)):
         ex = by_party[party]
         _check_chat(ex["messages"])
         text = json.dumps(ex["messages"])
@@ -93,7 +68,8 @@ def test_each_example_is_its_partys_own_view(stub_env: Any, tmp_path: Path) -> N
                    if m["role"] == "assistant")
 
 
-def test_examples_are_rebuilt_from_the_protocols_projection(tmp_path: Path) -> None:
+def test_examples_are_rebuilt_from_the_protocols_projection(tmp_path: Path,
+                                                            marked: Marked) -> None:
     """The exported chat is what an LLM negotiator in the seat is prompted with: the same
     system prompt and turn prompts, rendered from ``Protocol.observe`` for that party."""
     from accord.agents.llm_negotiator import LLMNegotiator
@@ -102,19 +78,19 @@ def test_examples_are_rebuilt_from_the_protocols_projection(tmp_path: Path) -> N
     from accord.llm.client import LLMRuntime
     from accord.protocols.alternating import AlternatingOffers
 
-    db = _stored(tmp_path, "boulware,conceder")
+    db = _stored(marked, "boulware,conceder")
     seller = next(e for e in _export(db, "sft", tmp_path) if e["meta"]["party"] == "seller")
-    proto = AlternatingOffers(load_scenario(tmp_path / "marked.yaml"))
+    proto = AlternatingOffers(load_scenario(marked.path))
     state = proto.initial_state()
     agent = LLMNegotiator(LLMRuntime().client("mock/echo"), GenerationConfig(), episode=None)
     obs = proto.observe(state, "seller")
     assert seller["messages"][0]["content"] == agent.system_prompt(obs)
 
 
-def test_preference_pairs_come_from_forks(tmp_path: Path) -> None:
+def test_preference_pairs_come_from_forks(tmp_path: Path, marked: Marked) -> None:
     from accord.bench.store import Store
 
-    db = _stored(tmp_path, "boulware,boulware")
+    db = _stored(marked, "boulware,boulware")
     with Store.open_readonly(db) as st:
         eid = st.episodes()[0].id
     res = runner.invoke(app, ["fork", str(db), eid, "--at", "3", "--party", "buyer=conceder",
@@ -128,11 +104,11 @@ def test_preference_pairs_come_from_forks(tmp_path: Path) -> None:
     assert pair["chosen"] != pair["rejected"]
     assert pair["meta"]["chosen_value"] > pair["meta"]["rejected_value"]
     assert pair["meta"]["fork_round"] == 3
-    assert not any(x in json.dumps(pair) for x in SELLER)
+    assert not any(x in json.dumps(pair) for x in marked.seller)
 
 
-def test_bad_format_and_no_forks_say_so(tmp_path: Path) -> None:
-    db = _stored(tmp_path, "boulware,boulware")
+def test_bad_format_and_no_forks_say_so(tmp_path: Path, marked: Marked) -> None:
+    db = _stored(marked, "boulware,boulware")
     res = runner.invoke(app, ["export", str(db), "--format", "csv"])
     assert res.exit_code == 2 and "--format must be one of sft, preference" in res.output
     res = runner.invoke(app, ["export", str(db), "--format", "preference"])
@@ -140,9 +116,10 @@ def test_bad_format_and_no_forks_say_so(tmp_path: Path) -> None:
     assert "wrote 0 preference pairs" in res.stderr and "accord fork" in res.stderr
 
 
-def test_the_files_load_as_a_datasets_json_dataset(tmp_path: Path) -> None:
+def test_the_files_load_as_a_datasets_json_dataset(tmp_path: Path,
+                                                   marked: Marked) -> None:
     datasets = pytest.importorskip("datasets")
-    db = _stored(tmp_path, "boulware,conceder")
+    db = _stored(marked, "boulware,conceder")
     out = tmp_path / "sft.jsonl"
     runner.invoke(app, ["export", str(db), "--out", str(out)])
     ds = datasets.load_dataset("json", data_files=str(out), split="train")

@@ -12,43 +12,17 @@ from typer.testing import CliRunner
 
 from accord.bench.series import diversity, series_metrics, slope
 from accord.cli.main import app
+from accord.testing.marked import Marked
 from accord.testing.stub import StubServer
 
 runner = CliRunner()
 LLM = "llm:openai-api/stub/negotiator"
 
-#: the seller's private numbers are distinctive: none may reach the buyer's memory
-SCENARIO = """\
-name: marked
-issues:
-  price: [10, 20, 30, 40]
-  extras: [none, some, many]
-parties:
-  buyer:
-    batna: 0.1317
-    utility:
-      type: linear_additive
-      weights: {price: 0.6391, extras: 0.3609}
-      values:
-        price: {10: 1.0, 20: 0.7713, 30: 0.2291, 40: 0.0}
-        extras: {none: 0.0, some: 0.5417, many: 1.0}
-  seller:
-    batna: 0.2483
-    utility:
-      type: linear_additive
-      weights: {price: 0.8123, extras: 0.1877}
-      values:
-        price: {10: 0.0, 20: 0.3359, 30: 0.6947, 40: 1.0}
-        extras: {none: 1.0, some: 0.4421, many: 0.0}
-"""
-SELLER = ("0.2483", "0.8123", "0.1877", "0.3359", "0.6947", "0.4421")
 
-
-def _series(tmp_path: Path, *extra: str) -> dict[str, Any]:
-    sc = tmp_path / "marked.yaml"
-    sc.write_text(SCENARIO)
-    res = runner.invoke(app, ["series", str(sc), "--agents", f"{LLM},boulware", "-n", "3",
-                              "--json", *extra])
+def _series(marked: Marked, *extra: str) -> dict[str, Any]:
+    """A 3-episode series of the marked scenario (the stub LLM as buyer), as JSON."""
+    res = runner.invoke(app, ["series", str(marked.path), "--agents", f"{LLM},boulware",
+                              "-n", "3", "--json", *extra])
     assert res.exit_code == 0, res.output
     return dict(json.loads(res.stdout))
 
@@ -59,10 +33,10 @@ def _systems(stub: StubServer) -> list[str]:
             if len(r.messages) == 2]
 
 
-def test_memory_carries_only_what_the_party_observed(stub_env: Any, tmp_path: Path) -> None:
+def test_memory_carries_only_what_the_party_observed(stub_env: Any, marked: Marked) -> None:
     with StubServer() as stub:
         stub_env(stub)
-        out = _series(tmp_path)
+        out = _series(marked)
         systems = _systems(stub)
     assert len(systems) == 3
     assert "EARLIER NEGOTIATIONS" not in systems[0]
@@ -72,27 +46,27 @@ def test_memory_carries_only_what_the_party_observed(stub_env: Any, tmp_path: Pa
     assert "your result" in memory and "your BATNA 0.132" in memory
     assert "the other side made" in memory
     for text in (*systems, *(e["memory_in"].get("buyer", "") for e in out["episodes"])):
-        assert not any(x in text for x in SELLER)
+        assert not any(x in text for x in marked.seller)
     # the seller plays a code strategy: it has a memory too (never read, harmless), and it
     # holds its own numbers only
     assert not any(x in out["episodes"][1]["memory_in"]["seller"]
                    for x in ("0.1317", "0.6391", "0.7713"))
 
 
-def test_no_memory_means_the_same_first_prompt(stub_env: Any, tmp_path: Path) -> None:
+def test_no_memory_means_the_same_first_prompt(stub_env: Any, marked: Marked) -> None:
     with StubServer() as stub:
         stub_env(stub)
-        out = _series(tmp_path, "--no-memory")
+        out = _series(marked, "--no-memory")
         systems = _systems(stub)
     assert len(set(systems)) == 1 and "EARLIER" not in systems[0]
     assert all(e["memory_in"] == {} for e in out["episodes"])
 
 
-def test_a_code_critics_feedback_reaches_the_next_episode(stub_env: Any,
-                                                          tmp_path: Path) -> None:
+def test_a_code_critics_feedback_reaches_the_next_episode(stub_env: Any, tmp_path: Path,
+                                                          marked: Marked) -> None:
     with StubServer() as stub:
         stub_env(stub)
-        out = _series(tmp_path, "--critic", "code", "--critic-for", "buyer",
+        out = _series(marked, "--critic", "code", "--critic-for", "buyer",
                       "--save", str(tmp_path / "s.db"))
         systems = _systems(stub)
     fb = out["episodes"][0]["feedback"]
@@ -107,16 +81,16 @@ def test_a_code_critics_feedback_reaches_the_next_episode(stub_env: Any,
     assert stored["metrics"] == out["metrics"]
 
 
-def test_an_llm_critic_sees_the_partys_own_view(stub_env: Any, tmp_path: Path) -> None:
+def test_an_llm_critic_sees_the_partys_own_view(stub_env: Any, marked: Marked) -> None:
     with StubServer(policies={"coach": "echo"}) as stub:
         stub_env(stub)
-        out = _series(tmp_path, "--critic", "llm:openai-api/stub/coach", "--critic-for",
+        out = _series(marked, "--critic", "llm:openai-api/stub/coach", "--critic-for",
                       "buyer")
         asked = [r for r in stub.completion_requests if r.model == "coach"]
     assert len(asked) == 3
     turn = asked[0].messages[-1]["content"]
     assert "You coach buyer" in turn and "TRANSCRIPT" in turn and "BATNA 0.132" in turn
-    assert not any(x in turn for x in SELLER)
+    assert not any(x in turn for x in marked.seller)
     assert out["episodes"][0]["feedback"]["buyer"]
 
 
