@@ -12,8 +12,9 @@ the paper groups them, by the agent kinds of the two seats:
 * workflow LLM (Alice) vs raw LLM (Bob): Table 17; raw vs workflow: Table 18;
 * a model at two or more temperatures within Table 10 or 12: Table 11 or 13 (rows
   ``temp=T``);
-* a person at a seat (agent kind ``human``: ``accord dond play``, the web app's play
-  pages): Table 10, the table of the paper's Human row, as ``Human (people: LINE-UP)``;
+* a person at a seat (agent kind ``human``: ``accord run ... --agents human,workflow
+  --save STORE``, the web app's play pages): Table 10, the table of the paper's Human row,
+  as ``Human (people: LINE-UP)``;
 * code agents and other line-ups: a reference table.
 
 The paper's Human row is the humans' own outcome in the DealOrNoDeal data set. Given the
