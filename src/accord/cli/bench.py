@@ -358,7 +358,8 @@ def results_command(
                                       "instead of the grouped table, e.g. task-exchange "
                                       "(Tables 1 and 2 of the task-exchange study) or "
                                       "deliberation (Tables 2, 3, 4, 7 and correlations), "
-                                      "games (Tables 5-8) or dond (Tables 10-13, 17-18)."),
+                                      "games (Tables 5-8 and the data of Figures 5-12) or "
+                                      "dond (Tables 10-13, 17-18, Human rows)."),
     compare_published: bool = typer.Option(False, "--compare-published", help="With "
                                            "--layout: print the seed's published figure "
                                            "beside each reproduced one, with the "

@@ -85,7 +85,7 @@ def _option(parts: Sequence[tuple[str, str, dict[str, Any]]], key: str) -> str:
 
 
 def points(episodes: Iterable[Mapping[str, Any]]) -> list[Point]:
-    """The finished games episodes with a recorded outcome, as :class:`Point`\\ s."""
+    """The finished games episodes with a recorded outcome, each as a :class:`Point`."""
     out = []
     for ep in episodes:
         spec = ep.get("spec") or {}
