@@ -117,8 +117,9 @@ def _figures(data: Mapping[str, Any], pub: Mapping[str, Any]) -> list[dict[str, 
             if not lineups:
                 out.append(_cell(pub["table"], name, col, published, None))
             for r in lineups:
-                out.append(_cell(pub["table"], f"{name} vs line-up {r['lineup']}", col,
-                                 published, r.get(col), r.get("model")))
+                talk = f", {r['rounds']} rounds of talk" if r.get("rounds") else ""
+                out.append(_cell(pub["table"], f"{name} vs line-up {r['lineup']}{talk}",
+                                 col, published, r.get(col), r.get("model")))
     return out
 
 

@@ -83,7 +83,12 @@ def test_figure8_needs_two_round_counts_and_figure12_counts_every_decision() -> 
     assert row["jackpots"] == [{"jackpot": 10, "decisions": 4, "split_rate": 0.75},
                                {"jackpot": 1000, "decisions": 2, "split_rate": 0.0}]
     assert "Figure 8: Agents' performance under different numbers of negotiation" in text
-    assert "| 0.50 | 0.75 | 0.00 |" in text  # split over all jackpots, then per jackpot
+    assert "| 0 | 6 | 0.50 | 0.75 | 0.00 |" in text  # rounds, decisions, split: all, per jackpot
+    # talking first is another row of the same line-up
+    _, talk = games_layout([*gb, _ep("golden-balls", ("split", "split"), GB, rounds=2,
+                                     jackpot=10)])
+    assert [(r["rounds"], r["split_rate"]) for r in _figure(talk, "12")["games"][0]["rows"]] \
+        == [(0, 0.5), (2, 1.0)]
     # only section-6 episodes: the layout still prints (the figures), no Tables 5-8 error
     _, only = games_layout(gb)
     assert only["tables"] and _figure(only, "12")

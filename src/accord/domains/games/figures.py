@@ -43,7 +43,7 @@ GAME_NAMES = {"prisoners-dilemma": "Prisoner's Dilemma", "stag-hunt": "Stag Hunt
 FACTORS: dict[str, tuple[str, ...]] = {
     "5": ("variant",), "6": ("variant",), "7": ("personality",), "8": ("rounds",),
     "9": ("rounds", "prompt"), "10": ("rounds", "prompt"), "11": ("rounds", "first_speaker"),
-    "12": ("lineup", "jackpot")}
+    "12": ("lineup", "rounds", "jackpot")}
 NONE = "none"
 DASH = "—"
 
@@ -207,17 +207,21 @@ def _distribution_rows(figure: str, sel: Sequence[Point]) -> list[dict[str, Any]
 
 
 def _split_rows(sel: Sequence[Point]) -> list[dict[str, Any]]:
-    groups: dict[tuple[str, str], dict[Any, list[str]]] = {}
+    """Per line-up, model and number of negotiation rounds (the seed's figure has none;
+    talk first and it is another row): the split share over all jackpots and per jackpot."""
+    groups: dict[tuple[str, str, int], dict[Any, list[str]]] = {}
     for p in sel:
         acts = [str(a) for a in (p.record.get("actions") or {}).values()]
-        groups.setdefault((p.lineup, p.model), {}).setdefault(p.jackpot, []).extend(acts)
+        groups.setdefault((p.lineup, p.model, p.rounds), {}).setdefault(
+            p.jackpot, []).extend(acts)
     rows = []
-    for (lineup, model), by_jackpot in sorted(groups.items()):
+    for (lineup, model, rounds), by_jackpot in sorted(groups.items()):
         every = [a for acts in by_jackpot.values() for a in acts]
         cells = [{"jackpot": j, "decisions": len(acts),
                   "split_rate": sum(a == "split" for a in acts) / len(acts)}
                  for j, acts in sorted(by_jackpot.items(), key=lambda kv: _sort(kv[0]))]
-        rows.append({"lineup": lineup, "model": model, "decisions": len(every),
+        rows.append({"lineup": lineup, "model": model, "rounds": rounds,
+                     "decisions": len(every),
                      "split_rate": sum(a == "split" for a in every) / len(every),
                      "jackpots": cells})
     return [{"game": "golden-balls", "name": GAME_NAMES["golden-balls"], "rows": rows}]
@@ -266,9 +270,10 @@ def format_figures(figures: Sequence[Mapping[str, Any]]) -> str:
                 body = []
                 for r in g["rows"]:
                     by = {c["jackpot"]: c["split_rate"] for c in r["jackpots"]}
-                    body.append([r["lineup"], r["model"], str(r["decisions"]),
-                                 _f(r["split_rate"]), *(_f(by.get(j)) for j in jackpots)])
-                out += _table(["Line-up", "Model", "Decisions", "Split (all)",
+                    body.append([r["lineup"], r["model"], str(r["rounds"]),
+                                 str(r["decisions"]), _f(r["split_rate"]),
+                                 *(_f(by.get(j)) for j in jackpots)])
+                out += _table(["Line-up", "Model", "Rounds", "Decisions", "Split (all)",
                                *(f"jackpot {j}" for j in jackpots)], body, 2)
                 continue
             factors = fig["factors"]
