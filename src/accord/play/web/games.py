@@ -33,6 +33,7 @@ from typing import Any
 
 from accord.agents.spec import AgentSpec, AgentSpecError, parse_agent_spec
 from accord.domains.base import EpisodeSpec, RunContext, get_domain
+from accord.play.seats import roles_of
 from accord.play.web.seat import WebSeat
 from accord.protocols.engine import EpisodeResult
 
@@ -102,30 +103,6 @@ class Game:
         """The poll answer: ``your_turn``, ``waiting`` or ``done``, and a change counter."""
         status = "done" if self.done else ("your_turn" if self.seat.turn else "waiting")
         return {"status": status, "version": self.seat.version, "episode": self.episode}
-
-
-def roles_of(domain: str, scenario: str, data: str | None) -> tuple[str, ...]:
-    """The seats of a scenario, in line-up order."""
-    if domain == "bargaining":
-        from accord.domains.bargaining import resolve_scenario
-
-        return tuple(resolve_scenario(scenario).party_names)
-    if domain == "deal-or-no-deal":
-        from accord.domains.deal_or_no_deal.protocol import ROLES
-
-        return ROLES
-    if domain == "task-exchange":
-        from accord.domains.task_exchange.load import get_scenario
-
-        return tuple(get_scenario(scenario).roles)
-    if domain == "deliberation":
-        from accord.domains.deliberation.catalog import shipped_instance
-        from accord.domains.deliberation.domain import parse_scenario
-
-        return tuple(shipped_instance(*parse_scenario(scenario, {})).agents)
-    from accord.domains.games.catalog import resolve_game
-
-    return tuple(resolve_game(scenario).players)
 
 
 def lineup_label(agents: list[str], roles: tuple[str, ...]) -> str:
