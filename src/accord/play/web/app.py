@@ -45,6 +45,7 @@ from starlette.staticfiles import StaticFiles
 from accord.domains.base import EpisodeSpec
 from accord.play.web.forms import reply_from_form, scenario_choices
 from accord.play.web.games import DOMAINS, Game, Games, PlayError, PlaySettings
+from accord.play.web.parallel import parallel_svg
 from accord.play.web.plane import plane_svg
 from accord.serve.bodies import read_form
 from accord.serve.security import (
@@ -173,6 +174,10 @@ class PlayApp:
                          brief=game.seat.brief, debrief=debrief,
                          plane=None if not debrief or not debrief.get("plane")
                          else plane_svg(debrief["plane"]),
+                         planes=[plane_svg(p, f"debrief-plane-{i}", 300, 257)
+                                 for i, p in enumerate((debrief or {}).get("planes") or [], 1)],
+                         parallel=None if not debrief or not debrief.get("parallel")
+                         else parallel_svg(debrief["parallel"]),
                          transcript=_transcript(game))
 
     async def move(self, request: Request) -> Response:

@@ -40,9 +40,10 @@ from accord.protocols.engine import EpisodeResult
 DOMAINS = ("bargaining", "deal-or-no-deal", "games", "task-exchange", "deliberation")
 """Domains a person can play in the browser."""
 
-MULTI_SEAT = frozenset({"deliberation"})
-"""Domains where the opponent's agent fills every other seat of a team of three or more
-(a task allocation's team); elsewhere the play page seats one person against one agent."""
+MULTI_SEAT = frozenset({"bargaining", "deliberation"})
+"""Domains where the opponent's agent fills every other seat of a scenario of three or
+more parties (a multi-party bargaining scenario such as ``sprint-planning``, a task
+allocation's team); elsewhere the play page seats one person against one agent."""
 
 
 class PlayError(ValueError):
