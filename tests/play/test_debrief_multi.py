@@ -61,7 +61,7 @@ def test_three_party_debrief_numbers_by_brute_force_and_the_results_metrics() ->
     names = list(sc.party_names)
     u = np.asarray(sc.utility_matrix)[:, [names.index(p) for p in d["parties"]]]
     at = np.asarray([result.record["utilities"][p] for p in d["parties"]])
-    assert d["utilities"] == {p: pytest.approx(v) for p, v in zip(d["parties"], at)}
+    assert d["utilities"] == {p: pytest.approx(v) for p, v in zip(d["parties"], at, strict=True)}
     gain, better = brute_force(u, at)
     assert gain > 0.05  # this agreement leaves value on the table
     assert d["value_left"] == pytest.approx(gain)
