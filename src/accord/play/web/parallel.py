@@ -16,7 +16,7 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
-H, PAD_X, PAD_TOP, PAD_BOTTOM, GAP = 320, 48, 22, 46, 170
+H, PAD_X, PAD_TOP, PAD_BOTTOM, GAP = 320, 80, 22, 46, 170
 
 STYLE = {"episode": ('stroke="#e0b000" stroke-width="4"', "#9a7a00"),
          "nash": ('stroke="#000" stroke-width="1.8" stroke-dasharray="6 3"', "#000"),
