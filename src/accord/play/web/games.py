@@ -94,6 +94,19 @@ class Game:
     error: str | None = None
     #: ``pending`` when the stored agreement awaits a person's approval
     approval: str | None = None
+    #: hot-seat: two people share this screen, one seat each (``role`` is the first's)
+    hot: bool = False
+    #: hot-seat: the role whose person said they are at the screen (None: nobody yet)
+    at: str | None = None
+
+    @property
+    def people(self) -> tuple[str, ...]:
+        """The roles people play in this game (both seats in hot-seat play)."""
+        return self.roles if self.hot else (self.role,)
+
+    def seat_number(self, role: str) -> int:
+        """``role``'s seat, counted from 1 in line-up order."""
+        return self.roles.index(role) + 1
 
     @property
     def done(self) -> bool:
@@ -205,17 +218,26 @@ class Games:
                             f"{', '.join(known)}{upload}")
 
     def start(self, domain: str, scenario: str, opponent: str, seat: int, seed: int = 0,
-              params: Mapping[str, Any] | None = None) -> Game:
-        """Check everything, then start the episode in the background; the new game."""
+              params: Mapping[str, Any] | None = None, hot: bool = False) -> Game:
+        """Check everything, then start the episode in the background; the new game.
+
+        ``hot`` seats two people at this one screen instead (hot-seat: the opponent spec
+        is ignored; a two-party scenario only): each turn is handed over by seat name and
+        shows only that seat's brief (see :mod:`accord.play.seats`).
+        """
         if domain not in DOMAINS:
             raise PlayError(f"unknown domain {domain[:40]!r}; choose one of {', '.join(DOMAINS)}")
         self._check_room()
         self.check_scenario(domain, scenario)
         try:
-            opp = parse_agent_spec(opponent)
-            if opp.kind == "human":
-                raise PlayError("the opponent must be an agent, not another person")
+            opp = AgentSpec("human") if hot else parse_agent_spec(opponent)
+            if opp.kind == "human" and not hot:
+                raise PlayError("the opponent must be an agent, not another person (for two "
+                                "people at this screen, tick hot-seat)")
             roles = roles_of(domain, scenario, self.settings.data)
+            if hot and len(roles) != 2:
+                raise PlayError(f"hot-seat play seats two people: {scenario} has "
+                                f"{len(roles)} seats ({', '.join(roles)})")
             if len(roles) != 2 and domain not in MULTI_SEAT:
                 raise PlayError(f"{scenario} has {len(roles)} parties; the play page seats "
                                 "one person against one agent")
@@ -233,7 +255,8 @@ class Games:
         except (AgentSpecError, ValueError, KeyError, FileNotFoundError) as exc:
             raise PlayError(str(exc.args[0]) if isinstance(exc, KeyError) else str(exc)
                             ) from None
-        game = Game(secrets.token_urlsafe(12), spec, roles[seat], roles, WebSeat())
+        game = Game(secrets.token_urlsafe(12), spec, roles[0] if hot else roles[seat], roles,
+                    WebSeat(), hot=hot)
         with self._lock:
             self._check_room()
             self.games[game.id] = game
@@ -324,7 +347,7 @@ class Games:
             rec.id = episode_id(game.spec, repeat)
             agents = [str(a) for a in game.spec.agents]
             labels = {"lineup": lineup_label(agents, game.roles), "agents": agents,
-                      "person": game.role, "game": game.id}
+                      "person": ", ".join(game.people), "game": game.id}
             session = store.begin_session(
                 run, {"name": run, "description": "games played by people (accord play)"},
                 None, provenance(), "play", 1)
