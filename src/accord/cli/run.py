@@ -134,7 +134,7 @@ def run_target(target: str, agents: str, seed: int, options: dict[str, Any],
         hygiene = same_model_roles(spec.agents, spec.params)
         for line in hygiene:
             c.warn(line[0].upper() + line[1:] + ".")
-        seat = _seat(spec.agents, as_json)
+        seat = _seat(spec, as_json, None if data is None else str(data))
         ctx = RunContext(episode_id=_episode_id(spec), llm=llm,
                          data=None if data is None else str(data), extra={"seat": seat})
         t0 = time.perf_counter()
@@ -194,11 +194,17 @@ def _debrief(seat: Any, spec: Any, result: Any) -> None:
 
 
 def _person_seats(spec: Any, seat: Any) -> dict[int, str] | None:
-    """``{position: role}`` of the one person in the line-up (named in the stored line-up,
-    ``human (buyer) vs boulware``); ``None`` without exactly one person and one role."""
-    people = [i for i, a in enumerate(spec.agents) if getattr(a, "kind", None) == "human"]
+    """``{position: role}`` of the people in the line-up (named in the stored line-up,
+    ``human (buyer) vs boulware``, ``human (buyer) vs human (seller)`` in hot-seat play);
+    ``None`` when they cannot be told apart."""
+    from accord.play.seats import lineup_seats, people_in
+
+    people = people_in(spec.agents)
     roles = list(getattr(seat, "roles", None) or [])
-    return {people[0]: roles[0]} if len(people) == 1 and len(roles) == 1 else None
+    if len(people) == 1 and len(roles) == 1:
+        return {people[0]: roles[0]}
+    named = lineup_seats(spec.agents, getattr(seat, "seats", None) or {})
+    return named if len(people) > 1 and len(named) == len(people) else None
 
 
 def _store(store: Path | None, spec: Any, result: Any, require_approval: bool,
@@ -231,16 +237,23 @@ def _store(store: Path | None, spec: Any, result: Any, require_approval: bool,
                        "approval": "pending" if gated else None}}
 
 
-def _seat(specs: Any, as_json: bool) -> Any:
-    """A terminal seat when a person plays (``human`` in the line-up), else ``None``.
+def _seat(spec: Any, as_json: bool, data: str | None = None) -> Any:
+    """A terminal seat when a person plays (``human`` in the line-up), else ``None``;
+    with two or more people, a hot-seat one that names each seat as it hands the keyboard
+    over (:mod:`accord.play.seats`).
 
     With ``--json`` the prompts go to stderr so stdout stays one JSON document.
     """
-    if not any(getattr(s, "kind", None) == "human" for s in specs):
+    from accord.play.seats import people_in, person_seats
+
+    people = people_in(spec.agents)
+    if not people:
         return None
     from accord.play.terminal import TerminalSeat
 
-    return TerminalSeat(c.console(stderr=as_json))
+    seats = person_seats(spec.domain, spec.scenario, spec.agents, data) \
+        if len(people) > 1 else {}
+    return TerminalSeat(c.console(stderr=as_json), seats=seats, people=len(people))
 
 
 def _interrupted() -> typer.Exit:

@@ -17,6 +17,11 @@ plane (:mod:`accord.play.web.plane`).
 * **flags** the episode raised (a walk, stagnation, a bound hit, an agreement below a
   BATNA, sycophancy, leaks, invalid moves).
 
+A bargaining episode with three or more parties has no single plane: its debrief
+(:func:`accord.play.debrief_multi.multi_debrief`) is a table of every party against its
+BATNA, a parallel-coordinates chart and one plane per other party, with the same value
+left on the table.
+
 Deliberation is cooperative (one team reward, no second axis): its debrief is the team's
 reward against the best possible (the ILP optimum) and the optimal decision.
 """
@@ -232,7 +237,12 @@ def debrief(spec: EpisodeSpec, result: EpisodeResult, role: str) -> dict[str, An
         return _deliberation(spec, result, role)
     plane = plane_of(spec, result, role)
     if plane is None:
-        return None
+        if spec.domain != "bargaining":
+            return None
+        # three or more parties: no single plane (see accord.play.debrief_multi)
+        from accord.play.debrief_multi import multi_debrief
+
+        return {**multi_debrief(spec, result, role), "flags": flags_of(result, role)}
     gap = gap_to_optimum(plane)
     unit = plane.unit
     you, other = plane.you, plane.other

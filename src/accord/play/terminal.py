@@ -27,6 +27,7 @@ from rich.console import Console
 from accord.agents.human.seat import Reply, Seat, SeatClosed, Turn
 from accord.cli.common import plain
 from accord.play import terminal_domains
+from accord.play.seats import handover_text, seat_name
 from accord.play.terminal_brief import print_brief, print_debrief
 
 HELP = {
@@ -175,15 +176,63 @@ def _fmt(pkg: Mapping[str, Any] | None) -> str:
     return plain(", ".join(f"{k}={v}" for k, v in pkg.items()))
 
 
-class TerminalSeat(Seat):
-    """A person at this terminal (one seat may serve several roles: hot-seat play)."""
+def clear_screen(console: Console) -> None:
+    """Clear ``console``'s terminal, scrollback included, so the next person cannot read
+    what the previous one saw: the erase sequences on a terminal that understands them,
+    a screenful of blank lines on a dumb one (``TERM=dumb``), nothing when the output is
+    not a terminal (a pipe or a file keeps everything: nobody reads it mid-game)."""
+    if not console.is_terminal:
+        return
+    if console.is_dumb_terminal:
+        console.file.write("\n" * max(console.height, 24) * 2)
+    else:
+        console.file.write("\x1b[H\x1b[2J\x1b[3J")
+    console.file.flush()
 
-    def __init__(self, console: Console, reader: Reader | None = None) -> None:
+
+class TerminalSeat(Seat):
+    """A person at this terminal -- or several, taking turns (hot-seat play).
+
+    ``people`` is how many persons share the terminal (the ``human`` agents of the
+    line-up) and ``seats`` their seat numbers by role (:func:`accord.play.seats.
+    person_seats`). With two or more, every change of role clears the screen and hands
+    the keyboard over by name (``Seat 2, seller: your turn; pass the keyboard``), then
+    shows that seat's own brief again: the previous person's private view is never on
+    screen with it. A role without a number is numbered in the order it first moves.
+    """
+
+    def __init__(self, console: Console, reader: Reader | None = None,
+                 seats: Mapping[str, int] | None = None, people: int = 1) -> None:
         self.console = console
         self.reader = reader or console_reader(console)
         self._seen: dict[tuple[str, str], int] = {}
         #: the roles this seat played, in the order they were first asked to move
         self.roles: list[str] = []
+        self.seats: dict[str, int] = dict(seats or {})
+        #: several people share this terminal: hand the keyboard over between roles
+        self.hot = people >= 2 or len(self.seats) >= 2
+        self._at: str | None = None  # the role whose person has the keyboard
+
+    def seat_of(self, role: str) -> str:
+        """``Seat 2, seller`` in hot-seat play; the role alone otherwise."""
+        if not self.hot:
+            return role
+        if role not in self.seats:
+            taken = set(self.seats.values())
+            self.seats[role] = next(n for n in range(1, len(taken) + 2) if n not in taken)
+        return seat_name(role, self.seats[role])
+
+    def handover(self, role: str) -> None:
+        """Clear the screen and wait until ``role``'s person has the keyboard (Enter)."""
+        clear_screen(self.console)
+        name = self.seat_of(role)
+        self.console.rule(plain(name))
+        self.console.print(plain(handover_text(role, self.seats.get(role))))
+        self._read(f"[bold]{plain(name)}[/]: press Enter when you are at the keyboard> ")
+        self._at = role
+        # the screen was cleared: this seat's brief and texts are shown again
+        for key in ("brief", "briefing", "game"):
+            self._seen.pop((role, key), None)
 
     # -- what the domain helpers use (:class:`accord.play.terminal_domains.SeatIO`) -------
     def read(self, prompt: str) -> str:
@@ -209,7 +258,8 @@ class TerminalSeat(Seat):
 
     def debrief(self, data: Mapping[str, Any]) -> None:
         """Print the person's debrief after the episode (:mod:`accord.play.debrief`)."""
-        print_debrief(self.console, data)
+        role = str(data.get("role") or "")
+        print_debrief(self.console, data, self.seat_of(role) if self.hot and role else None)
 
     # -- reading -------------------------------------------------------------------------
     def _read(self, prompt: str) -> str:
@@ -221,7 +271,10 @@ class TerminalSeat(Seat):
         raise SeatClosed(INTERRUPTED)  # not reached: the context turns Ctrl-C into SeatClosed
 
     async def ask(self, turn: Turn) -> Reply:
-        """Show the turn, then read commands until one makes a reply."""
+        """Show the turn, then read commands until one makes a reply (in hot-seat play,
+        after handing the keyboard over when the turn is another seat's)."""
+        if self.hot and turn.role != self._at:
+            self.handover(turn.role)
         self._show(turn)
         while True:
             line = self._read(f"[bold]{plain(turn.role)}[/] move "

@@ -52,9 +52,11 @@ def print_brief(console: Console, brief: Mapping[str, Any], full: bool = False) 
     console.print("Only you see this brief.")
 
 
-def print_debrief(console: Console, data: Mapping[str, Any]) -> None:
-    """The debrief in words and numbers: outcome, the other side revealed, the gap."""
-    console.rule(f"debrief: {plain(data.get('role'))}")
+def print_debrief(console: Console, data: Mapping[str, Any], seat: str | None = None
+                  ) -> None:
+    """The debrief in words and numbers: outcome, the other side revealed, the gap;
+    ``seat`` names the seat in the heading (hot-seat play: ``Seat 2, seller``)."""
+    console.rule(f"debrief: {plain(seat or data.get('role'))}")
     for sentence in data.get("sentences") or []:
         console.print(plain(sentence))
     print_table(console, {"caption": "", "columns": data.get("columns") or [],

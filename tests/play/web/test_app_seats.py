@@ -77,3 +77,32 @@ def test_a_played_task_exchange_is_stored_with_the_persons_seat_named(
         row = store.find(done["episode"])
         assert row.labels["lineup"] == "human (Alice) vs selfish"
         assert row.lineup == "human (Alice) vs selfish"
+
+
+def test_hot_seat_hands_over_by_seat_and_shows_one_brief_at_a_time(client: TestClient
+                                                                    ) -> None:
+    r = new(client, hotseat="1", opponent="")
+    assert r.status_code == 303, r.text
+    url = r.headers["location"]
+    until(client, url, "your_turn")
+    page = client.get(url).text  # the hand-over: whose seat, nothing private
+    assert 'id="handover-seat">Seat 1, buyer<' in page
+    assert 'id="brief"' not in page and "BATNA" not in page
+    here = {"csrf": client.cookies.get("accord_csrf"), "role": "seller"}
+    client.post(url + "/here", data=here)  # not seller's turn: nothing changes
+    assert 'id="handover-seat"' in client.get(url).text
+    client.post(url + "/here", data={**here, "role": "buyer"})
+    page = client.get(url).text
+    assert 'id="role">Seat 1, buyer<' in page and 'id="brief"' in page
+    assert "Your BATNA (utility with no deal)</dt><dd>0.4<" in page.replace("\n", "")
+    game = next(iter(client.app.state.play.games.games.values()))  # type: ignore[attr-defined]
+    assert game.hot and [str(a) for a in game.spec.agents] == ["human", "human"]
+
+
+def test_hot_seat_needs_a_two_party_scenario_and_a_typed_human_points_to_it(
+        client: TestClient) -> None:
+    r = new(client, hotseat="1", **{"scenario.bargaining": "sprint-planning"})
+    assert r.status_code == 400
+    assert "hot-seat play seats two people: sprint-planning has 3 seats" in _error_of(r.text)
+    r = new(client, opponent="human")
+    assert r.status_code == 400 and "tick hot-seat" in _error_of(r.text)

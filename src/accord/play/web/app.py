@@ -43,8 +43,10 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from accord.domains.base import EpisodeSpec
+from accord.play.seats import handover_text, seat_name
 from accord.play.web.forms import reply_from_form, scenario_choices
 from accord.play.web.games import DOMAINS, Game, Games, PlayError, PlaySettings
+from accord.play.web.parallel import parallel_svg
 from accord.play.web.plane import plane_svg
 from accord.serve.bodies import read_form
 from accord.serve.security import (
@@ -143,13 +145,14 @@ class PlayApp:
             # a free spec typed by the person wins over the domain's list of kinds
             opponent = str(form.get("opponent", "") or "").strip() or str(
                 form.get(f"opponent.{domain}", "") or "").strip()
-            if not opponent:
+            if not opponent and str(form.get("hotseat") or "") not in ("1", "on"):
                 raise PlayError("choose an opponent from the list or type an agent spec")
             seat = str(form.get("seat") or "0").strip()
+            hot = str(form.get("hotseat") or "") in ("1", "on")
             # only catalog names, DoND ids and this app's own uploads pass Games.start
             game = await run_in_threadpool(
                 self.games.start, domain, scenario, opponent,
-                int(seat) if seat in ("0", "1", "2") else 0, seed, params)
+                int(seat) if seat in ("0", "1", "2") else 0, seed, params, hot)
         except PlayError as exc:
             return await self.new_page(request, str(exc), 400, form)
         return RedirectResponse(f"{_base(request)}/g/{game.id}", status_code=303)
@@ -157,6 +160,13 @@ class PlayApp:
     async def game_page(self, request: Request) -> Response:
         game = self.game_or_404(request)
         turn = game.seat.turn
+        brief = game.seat.brief
+        if game.hot:  # only the brief of the seat whose person said they are at the screen
+            brief = None
+            if turn is not None and not game.done:
+                if turn.role != game.at:
+                    return self.handover(request, game, turn.role)
+                brief = turn.view.get("brief")
         start = None if turn is None else _start_package(turn)
         start_utility = None
         if turn is not None and turn.evaluate is not None and start:
@@ -165,15 +175,28 @@ class PlayApp:
         episode_url = None if not (link and game.episode) else \
             f"{_base(request)}/{link.format(id=quote(game.episode, safe=''))}"
         summary = _summary(game)
-        debrief = summary.get("debrief") if summary else None
         return self.page(request, "game.jinja", game=game, turn=turn,
                          episode_url=episode_url, run=self.games.settings.run,
                          view=None if turn is None else turn.view, start=start,
-                         start_utility=start_utility, summary=summary,
-                         brief=game.seat.brief, debrief=debrief,
-                         plane=None if not debrief or not debrief.get("plane")
-                         else plane_svg(debrief["plane"]),
+                         start_utility=start_utility, summary=summary, brief=brief,
+                         debriefs=[] if summary is None else _debrief_parts(game),
                          transcript=_transcript(game))
+
+    def handover(self, request: Request, game: Game, role: str) -> Response:
+        """Hot-seat: the page between two people's turns -- whose seat it is, nothing
+        private of either (:mod:`accord.play.seats`)."""
+        n = game.seat_number(role)
+        return self.page(request, "handover.jinja", game=game, role=role, number=n,
+                         seat_title=seat_name(role, n), text=handover_text(role, n))
+
+    async def here(self, request: Request) -> Response:
+        """Hot-seat: the person of the seat named in the form is at the screen now."""
+        game = self.game_or_404(request)
+        form = await self.form(request)
+        turn = game.seat.turn
+        if game.hot and turn is not None and str(form.get("role")) == turn.role:
+            game.at = turn.role
+        return RedirectResponse(f"{_base(request)}/g/{game.id}", status_code=303)
 
     async def move(self, request: Request) -> Response:
         game = self.game_or_404(request)
@@ -266,8 +289,7 @@ def _summary(game: Game) -> dict[str, Any] | None:
         return None
     rec = res.record
     out: dict[str, Any] = {"status": res.status, "reason": res.reason, "who": res.who,
-                           "rounds": res.rounds, "detail": res.detail,
-                           "debrief": _debrief(game)}
+                           "rounds": res.rounds, "detail": res.detail}
     if game.spec.domain == "bargaining":
         out["agreement"] = rec.get("agreement") if res.status == "agreement" else None
         out["yours"] = (rec.get("utilities") or {}).get(game.role)
@@ -293,21 +315,45 @@ def _summary(game: Game) -> dict[str, Any] | None:
         out["verdict"] = dom.outcome_text({**res.summary(),
                                            "metrics": dom.metrics(game.spec, res)})
         out["yours"] = (rec.get("payoffs") or {}).get(game.role)
+    if game.hot:  # two people: each debrief says what its seat got
+        out["yours"] = None
     return out
 
 
-def _debrief(game: Game) -> dict[str, Any] | None:
-    """The person's debrief (:mod:`accord.play.debrief`); ``None`` when there is none or
-    it cannot be made (the page still shows the outcome)."""
+def _debrief(game: Game, role: str | None = None) -> dict[str, Any] | None:
+    """The debrief of ``role`` (default: the person's) (:mod:`accord.play.debrief`);
+    ``None`` when there is none or it cannot be made (the page still shows the outcome)."""
     if game.result is None:
         return None
     from accord.play.debrief import debrief
 
     try:
-        return debrief(game.spec, game.result, game.role)
+        return debrief(game.spec, game.result, role or game.role)
     except Exception as exc:  # a bonus on the page: never a failed page
         return {"sentences": [f"No debrief: {type(exc).__name__}: {exc}"], "rows": [],
                 "columns": [], "plane": None, "flags": []}
+
+
+def _debrief_parts(game: Game) -> list[dict[str, Any]]:
+    """Each person's debrief with its charts rendered, for ``debrief.jinja``: one in a
+    game against an agent; one per seat in hot-seat play (``sfx`` keeps their element ids
+    apart, ``seat_title`` names the seat)."""
+    out = []
+    for role in game.people:
+        data = _debrief(game, role)
+        if data is None:
+            continue
+        sfx = f"-{game.seat_number(role)}" if game.hot else ""
+        out.append({
+            "debrief": data, "sfx": sfx,
+            "seat_title": seat_name(role, game.seat_number(role)) if game.hot else None,
+            "plane": None if not data.get("plane")
+            else plane_svg(data["plane"], f"debrief-plane{sfx}"),
+            "planes": [plane_svg(p, f"debrief-plane{sfx}-{i}", 300, 257)
+                       for i, p in enumerate(data.get("planes") or [], 1)],
+            "parallel": None if not data.get("parallel")
+            else parallel_svg(data["parallel"], f"debrief-parallel{sfx}")})
+    return out
 
 
 DEFAULT_OPPONENTS = {"bargaining": "boulware", "deal-or-no-deal": "greedy",
@@ -356,7 +402,7 @@ def _transcript(game: Game) -> list[dict[str, Any]]:
     for ev in game.result.trajectory.events:
         if ev.kind == "move" and ev.move is not None:
             out.append({"round": ev.round, "party": ev.party, "move": ev.move})
-        elif ev.kind == "invalid" and ev.party == game.role:
+        elif ev.kind == "invalid" and ev.party in game.people:
             out.append({"round": ev.round, "party": ev.party, "invalid": ev.feedback})
     return out
 
@@ -379,6 +425,7 @@ def create_app(store: str | Path, settings: PlaySettings | None = None) -> Guard
         Route("/g/{gid}", app_.game_page, methods=["GET"]),
         Route("/g/{gid}/move", app_.move, methods=["POST"]),
         Route("/g/{gid}/leave", app_.leave, methods=["POST"]),
+        Route("/g/{gid}/here", app_.here, methods=["POST"]),
         Route("/g/{gid}/state", app_.state, methods=["GET"]),
         Route("/g/{gid}/utility", app_.utility, methods=["GET"]),
         Mount("/static", app=static, name="static"),

@@ -33,15 +33,17 @@ from typing import Any
 
 from accord.agents.spec import AgentSpec, AgentSpecError, parse_agent_spec
 from accord.domains.base import EpisodeSpec, RunContext, get_domain
+from accord.play.seats import roles_of
 from accord.play.web.seat import WebSeat
 from accord.protocols.engine import EpisodeResult
 
 DOMAINS = ("bargaining", "deal-or-no-deal", "games", "task-exchange", "deliberation")
 """Domains a person can play in the browser."""
 
-MULTI_SEAT = frozenset({"deliberation"})
-"""Domains where the opponent's agent fills every other seat of a team of three or more
-(a task allocation's team); elsewhere the play page seats one person against one agent."""
+MULTI_SEAT = frozenset({"bargaining", "deliberation"})
+"""Domains where the opponent's agent fills every other seat of a scenario of three or
+more parties (a multi-party bargaining scenario such as ``sprint-planning``, a task
+allocation's team); elsewhere the play page seats one person against one agent."""
 
 
 class PlayError(ValueError):
@@ -92,6 +94,19 @@ class Game:
     error: str | None = None
     #: ``pending`` when the stored agreement awaits a person's approval
     approval: str | None = None
+    #: hot-seat: two people share this screen, one seat each (``role`` is the first's)
+    hot: bool = False
+    #: hot-seat: the role whose person said they are at the screen (None: nobody yet)
+    at: str | None = None
+
+    @property
+    def people(self) -> tuple[str, ...]:
+        """The roles people play in this game (both seats in hot-seat play)."""
+        return self.roles if self.hot else (self.role,)
+
+    def seat_number(self, role: str) -> int:
+        """``role``'s seat, counted from 1 in line-up order."""
+        return self.roles.index(role) + 1
 
     @property
     def done(self) -> bool:
@@ -102,30 +117,6 @@ class Game:
         """The poll answer: ``your_turn``, ``waiting`` or ``done``, and a change counter."""
         status = "done" if self.done else ("your_turn" if self.seat.turn else "waiting")
         return {"status": status, "version": self.seat.version, "episode": self.episode}
-
-
-def roles_of(domain: str, scenario: str, data: str | None) -> tuple[str, ...]:
-    """The seats of a scenario, in line-up order."""
-    if domain == "bargaining":
-        from accord.domains.bargaining import resolve_scenario
-
-        return tuple(resolve_scenario(scenario).party_names)
-    if domain == "deal-or-no-deal":
-        from accord.domains.deal_or_no_deal.protocol import ROLES
-
-        return ROLES
-    if domain == "task-exchange":
-        from accord.domains.task_exchange.load import get_scenario
-
-        return tuple(get_scenario(scenario).roles)
-    if domain == "deliberation":
-        from accord.domains.deliberation.catalog import shipped_instance
-        from accord.domains.deliberation.domain import parse_scenario
-
-        return tuple(shipped_instance(*parse_scenario(scenario, {})).agents)
-    from accord.domains.games.catalog import resolve_game
-
-    return tuple(resolve_game(scenario).players)
 
 
 def lineup_label(agents: list[str], roles: tuple[str, ...]) -> str:
@@ -227,17 +218,26 @@ class Games:
                             f"{', '.join(known)}{upload}")
 
     def start(self, domain: str, scenario: str, opponent: str, seat: int, seed: int = 0,
-              params: Mapping[str, Any] | None = None) -> Game:
-        """Check everything, then start the episode in the background; the new game."""
+              params: Mapping[str, Any] | None = None, hot: bool = False) -> Game:
+        """Check everything, then start the episode in the background; the new game.
+
+        ``hot`` seats two people at this one screen instead (hot-seat: the opponent spec
+        is ignored; a two-party scenario only): each turn is handed over by seat name and
+        shows only that seat's brief (see :mod:`accord.play.seats`).
+        """
         if domain not in DOMAINS:
             raise PlayError(f"unknown domain {domain[:40]!r}; choose one of {', '.join(DOMAINS)}")
         self._check_room()
         self.check_scenario(domain, scenario)
         try:
-            opp = parse_agent_spec(opponent)
-            if opp.kind == "human":
-                raise PlayError("the opponent must be an agent, not another person")
+            opp = AgentSpec("human") if hot else parse_agent_spec(opponent)
+            if opp.kind == "human" and not hot:
+                raise PlayError("the opponent must be an agent, not another person (for two "
+                                "people at this screen, tick hot-seat)")
             roles = roles_of(domain, scenario, self.settings.data)
+            if hot and len(roles) != 2:
+                raise PlayError(f"hot-seat play seats two people: {scenario} has "
+                                f"{len(roles)} seats ({', '.join(roles)})")
             if len(roles) != 2 and domain not in MULTI_SEAT:
                 raise PlayError(f"{scenario} has {len(roles)} parties; the play page seats "
                                 "one person against one agent")
@@ -255,7 +255,8 @@ class Games:
         except (AgentSpecError, ValueError, KeyError, FileNotFoundError) as exc:
             raise PlayError(str(exc.args[0]) if isinstance(exc, KeyError) else str(exc)
                             ) from None
-        game = Game(secrets.token_urlsafe(12), spec, roles[seat], roles, WebSeat())
+        game = Game(secrets.token_urlsafe(12), spec, roles[0] if hot else roles[seat], roles,
+                    WebSeat(), hot=hot)
         with self._lock:
             self._check_room()
             self.games[game.id] = game
@@ -346,7 +347,7 @@ class Games:
             rec.id = episode_id(game.spec, repeat)
             agents = [str(a) for a in game.spec.agents]
             labels = {"lineup": lineup_label(agents, game.roles), "agents": agents,
-                      "person": game.role, "game": game.id}
+                      "person": ", ".join(game.people), "game": game.id}
             session = store.begin_session(
                 run, {"name": run, "description": "games played by people (accord play)"},
                 None, provenance(), "play", 1)

@@ -31,8 +31,11 @@ def _tick(x: float) -> str:
     return f"{x:.2f}".rstrip("0").rstrip(".") if not float(x).is_integer() else str(int(x))
 
 
-def plane_svg(plane: Mapping[str, Any]) -> Markup:
-    """The SVG markup of a debrief's ``plane``."""
+def plane_svg(plane: Mapping[str, Any], svg_id: str = "debrief-plane", width: int = W,
+              height: int = H) -> Markup:
+    """The SVG markup of a debrief's ``plane`` (``svg_id`` names it on the page; a
+    three-party debrief draws several). A plane whose ``frontier_dots`` is set draws its
+    frontier as dots: the projection of a frontier of more than two parties is no curve."""
     pts = [tuple(p) for p in plane.get("points") or []]
     unit = str(plane.get("unit") or "utility")
     x_lo, x_hi = _span([p[0] for p in pts], unit)
@@ -45,8 +48,8 @@ def plane_svg(plane: Mapping[str, Any]) -> Markup:
     you, other = escape(plane.get("you")), escape(plane.get("other"))
     out: list[str] = []
     add = out.append
-    add(f'<svg xmlns="http://www.w3.org/2000/svg" class="plane" id="debrief-plane" '
-        f'viewBox="0 0 {W} {H}" width="{W}" height="{H}" role="img">')
+    add(f'<svg xmlns="http://www.w3.org/2000/svg" class="plane" id="{escape(svg_id)}" '
+        f'viewBox="0 0 {W} {H}" width="{width}" height="{height}" role="img">')
     add(f"<title>{escape(unit)} plane: you ({you}, x) against {other} (y)</title>")
     x0, y0 = xy(x_lo, y_lo)
     x1, y1 = xy(x_hi, y_hi)
@@ -70,7 +73,13 @@ def plane_svg(plane: Mapping[str, Any]) -> Markup:
         add(f'<circle cx="{px:.1f}" cy="{py:.1f}" r="1.8"/>')
     add("</g>")
     front = plane.get("frontier") or []
-    if front:
+    if front and plane.get("frontier_dots"):
+        add('<g class="pareto" fill="#2a9d3a"><title>Pareto frontier (projected)</title>')
+        for a, b in front:
+            px, py = xy(a, b)
+            add(f'<circle cx="{px:.1f}" cy="{py:.1f}" r="2.6"/>')
+        add("</g>")
+    elif front:
         line = " ".join("{:.1f},{:.1f}".format(*xy(a, b)) for a, b in front)
         add(f'<polyline class="pareto" points="{line}" fill="none" stroke="#2a9d3a" '
             'stroke-width="1.6"><title>Pareto frontier</title></polyline>')
