@@ -119,3 +119,16 @@ def test_default_settings_are_the_models_defaults() -> None:
     assert read_params(BargainingParams, {}, "bargaining").settings() == DEFAULT_SETTINGS
     assert tuple(BargainingParams.model_fields) == PARAM_NAMES
     assert check_params({"max_rounds": 7}).max_rounds == 7
+
+
+def test_the_commands_signatures_need_no_evaluation() -> None:
+    """typer reads each command's signature with ``get_type_hints`` at every start; with
+    real annotations (no ``from __future__ import annotations`` in accord.cli.main) it
+    compiles and evaluates no annotation strings (half the cost of building ``run``)."""
+    import importlib
+    import inspect
+
+    cli_main = importlib.import_module("accord.cli.main")  # the module, not the function
+    for name in ("run", "analyze", "demo", "_root"):
+        hints = inspect.get_annotations(getattr(cli_main, name))
+        assert hints and not any(isinstance(h, str) for h in hints.values()), name
