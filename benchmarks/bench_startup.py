@@ -65,9 +65,9 @@ COMMANDS: dict[str, tuple[list[str], dict[str, str]]] = {
     "+ yaml, typer (floor)": (["-c", "import numpy, asyncio, yaml, typer"], {}),
     "+ yaml, typer, 1 BLAS thread (floor)": (["-c", "import numpy, asyncio, yaml, typer"],
                                              ONE),
-    # numpy, numpy.random, asyncio, typer: what the single run needs now (PyYAML is not read
-    # for a built-in scenario: its JSON
-    # twin is; numpy.random makes the agents' generators)
+    # numpy, numpy.random, asyncio, typer: what the single run needs now (PyYAML is not
+    # read for a built-in scenario, its JSON twin is; numpy.random makes the agents'
+    # generators)
     "run's floor, 1 BLAS thread (floor)": (
         ["-c", "import numpy, numpy.random, asyncio, typer"], ONE),
     "accord run ... --json": (RUN, {}),
