@@ -7,8 +7,18 @@ set the goal of under 0.3 s of CPU for ``accord scenarios`` and ``accord deliber
 list``); ``accord run bargaining/buyer-seller --agents boulware,conceder --json`` should
 import only what the domain needs (issue 30: <= 0.3 s CPU; no pydantic, no bench, serve
 or LLM machinery). The floors are what no change to accord can remove: the interpreter
-(``python -c pass``), numpy (the outcome tables), numpy + asyncio (the engine), and numpy +
-asyncio + PyYAML + typer (the scenario file and the command line).
+(``python -c pass``), numpy (the outcome tables), numpy + asyncio (the engine), numpy +
+asyncio + PyYAML + typer (the scenario file and the command line), and the single run's own
+floor: numpy with ``numpy.random`` (the agents' generators), asyncio and typer, without
+PyYAML (a built-in scenario is read from its JSON twin since issue 30's round 3).
+
+Each floor is measured both ways: as Python starts by default, and with
+``OPENBLAS_NUM_THREADS=1``, which the ``accord`` command itself sets before numpy's first
+import (unless the user chose a count): OpenBLAS otherwise starts a worker thread per core
+at import, whose spinning is CPU time. The commands run with none of OpenBLAS's thread
+variables in their environment, so the ``accord`` rows pay what a user's shell would; the
+single run is measured once more with ``OPENBLAS_NUM_THREADS=1`` set outside, so a tree
+without the setting (``--compare``) can be compared like for like.
 
 Each command runs ``--repeat`` times as a subprocess, the commands and trees interleaved
 round by round so all see the same load; the figure is the child's user + system CPU time
@@ -40,27 +50,48 @@ ROOT = Path(__file__).resolve().parents[1]
 RUN = ["-m", "accord", "run", "bargaining/buyer-seller", "--agents", "boulware,conceder",
        "--json"]
 
-COMMANDS: dict[str, list[str]] = {
-    "python -c pass (floor)": ["-c", "pass"],
-    "import numpy (floor)": ["-c", "import numpy"],
-    "+ asyncio (floor)": ["-c", "import numpy, asyncio"],
-    "+ yaml, typer (floor)": ["-c", "import numpy, asyncio, yaml, typer"],
-    "accord run ... --json": RUN,
-    "accord --version": ["-m", "accord", "--version"],
-    "accord --help": ["-m", "accord", "--help"],
-    "accord scenarios": ["-m", "accord", "scenarios"],
-    "accord scenarios --json": ["-m", "accord", "scenarios", "--json"],
-    "accord deliberation list": ["-m", "accord", "deliberation", "list"],
+#: issue 30's goal for the single run, seconds of CPU
+GOAL = 0.3
+#: OpenBLAS's thread variables, in its order of precedence; none is passed on by default
+BLAS_VARS = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")
+ONE = {"OPENBLAS_NUM_THREADS": "1"}
+#: label -> (arguments of python, extra environment)
+COMMANDS: dict[str, tuple[list[str], dict[str, str]]] = {
+    "python -c pass (floor)": (["-c", "pass"], {}),
+    "import numpy (floor)": (["-c", "import numpy"], {}),
+    "import numpy, 1 BLAS thread (floor)": (["-c", "import numpy"], ONE),
+    "+ asyncio (floor)": (["-c", "import numpy, asyncio"], {}),
+    "+ asyncio, 1 BLAS thread (floor)": (["-c", "import numpy, asyncio"], ONE),
+    "+ yaml, typer (floor)": (["-c", "import numpy, asyncio, yaml, typer"], {}),
+    "+ yaml, typer, 1 BLAS thread (floor)": (["-c", "import numpy, asyncio, yaml, typer"],
+                                             ONE),
+    # numpy, numpy.random, asyncio, typer: what the single run needs now (PyYAML is not
+    # read for a built-in scenario, its JSON twin is; numpy.random makes the agents'
+    # generators)
+    "run's floor, 1 BLAS thread (floor)": (
+        ["-c", "import numpy, numpy.random, asyncio, typer"], ONE),
+    "accord run ... --json": (RUN, {}),
+    "accord run ... --json, 1 BLAS thread": (RUN, ONE),
+    "accord --version": (["-m", "accord", "--version"], {}),
+    "accord --help": (["-m", "accord", "--help"], {}),
+    "accord scenarios": (["-m", "accord", "scenarios"], {}),
+    "accord scenarios --json": (["-m", "accord", "scenarios", "--json"], {}),
+    "accord deliberation list": (["-m", "accord", "deliberation", "list"], {}),
 }
 
 
-def _cpu_of(args: list[str], src: Path, pycache: Path) -> tuple[float, float]:
-    """(CPU seconds, wall seconds) of one ``python ARGS`` run with ``src`` first on the path
-    and its bytecode cached under ``pycache``."""
+def _cpu_of(args: list[str], extra: dict[str, str], src: Path,
+            pycache: Path) -> tuple[float, float]:
+    """(CPU seconds, wall seconds) of one ``python ARGS`` run with ``src`` first on the path,
+    its bytecode cached under ``pycache`` and ``extra`` added to the environment (which has
+    none of :data:`BLAS_VARS` otherwise)."""
     env = {**os.environ, "PYTHONPATH": str(src), "COLUMNS": "120",
            "PYTHONPYCACHEPREFIX": str(pycache)}
     env.pop("ACCORD_DATA", None)  # the listing without the DoND data, as on a fresh install
     env.pop("PYTHONDONTWRITEBYTECODE", None)
+    for name in BLAS_VARS:
+        env.pop(name, None)
+    env.update(extra)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     subprocess.run([sys.executable, *args], env=env, check=True,
@@ -96,22 +127,30 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="accord-pyc-") as tmp:
         caches = {tree: Path(tmp) / str(i) for i, tree in enumerate(trees)}
         got: dict[tuple[str, str], list[tuple[float, float]]] = {}
-        for argv in commands.values():  # warm the bytecode caches, untimed
+        for argv, extra in commands.values():  # warm the bytecode caches, untimed
             for tree, src in trees.items():
-                _cpu_of(argv, src, caches[tree])
+                _cpu_of(argv, extra, src, caches[tree])
+        loads: list[float] = []
         for _ in range(args.repeat):  # interleaved, so every figure sees the same load
-            for label, argv in commands.items():
+            loads.append(os.getloadavg()[0])
+            for label, (argv, extra) in commands.items():
                 for tree, src in trees.items():
                     if "(floor)" in label and tree != "this tree":
                         continue  # a floor does not depend on the tree
                     got.setdefault((label, tree), []).append(
-                        _cpu_of(argv, src, caches[tree]))
+                        _cpu_of(argv, extra, src, caches[tree]))
     for (label, tree), runs in got.items():
         cpu = [r[0] for r in runs]
         wall = [r[1] for r in runs]
-        print(f"  {label:28} {'' if '(floor)' in label else tree:9}  CPU {_fmt(cpu)}   "
+        print(f"  {label:40} {'' if '(floor)' in label else tree:9}  CPU {_fmt(cpu)}   "
               f"wall median {statistics.median(wall):.3f} s")
-    print(f"  load average at end {os.getloadavg()[0]:.1f}")
+    print(f"  load average at end {os.getloadavg()[0]:.1f} (per round: median "
+          f"{statistics.median(loads):.1f}, min {min(loads):.1f}, max {max(loads):.1f})")
+    run = got.get(("accord run ... --json", "this tree"))
+    if run is not None:
+        median = statistics.median(r[0] for r in run)
+        print(f"  issue 30's goal for accord run ... --json: <= {GOAL:.1f} s CPU; this tree's "
+              f"median {median:.3f} s: {'met' if median <= GOAL else 'not met'}")
 
 
 if __name__ == "__main__":

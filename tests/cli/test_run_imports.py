@@ -1,10 +1,12 @@
 """What ``accord run`` of two code agents imports (issue 30: start-up of a single run).
 
-A bargaining episode between code strategies needs numpy, asyncio (the engine), PyYAML (the
-scenario file), typer (the command line) and the parts of accord that run it; the
-parameter checker (pydantic), the other commands (bench, serve, fork, ...), the LLM layer,
-the web app, the entry-point scan and the conformance kit are not its cost. Each check runs
-the real command in a fresh interpreter and reads ``sys.modules`` at its end (no timing).
+A bargaining episode between code strategies needs numpy, asyncio (the engine), typer (the
+command line) and the parts of accord that run it; the parameter checker (pydantic), the
+other commands (bench, serve, fork, ...), the LLM layer, the web app, the entry-point scan
+and the conformance kit are not its cost, and neither is PyYAML for a built-in scenario
+(read from its JSON twin, :mod:`accord.domains.bargaining.twin`) without ``--param``. Each
+check runs the real command in a fresh interpreter and reads ``sys.modules`` at its end (no
+timing).
 """
 
 from __future__ import annotations
@@ -30,7 +32,10 @@ NOT_NEEDED = ("pydantic", "importlib.metadata", "accord.bench", "accord.llm", "a
               "accord.cli.leaderboard", "accord.cli.series", "accord.cli.importer",
               "accord.cli.export", "accord.protocols.kit", "accord.domains.bargaining.params",
               "accord.domains.params", "jinja2", "rich", "starlette", "scipy", "zstandard",
-              "openai", "anthropic", "socket" if sys.platform == "win32" else "http.client")
+              "openai", "anthropic", "socket" if sys.platform == "win32" else "http.client",
+              # and since the JSON twin of the built-in scenarios (issue 30, round 3): the
+              # YAML parser, and importlib.resources with its zipfile and tempfile imports
+              "yaml", "accord.core.safeyaml", "importlib.resources", "zipfile", "tempfile")
 
 PROBE = """
 import json, sys, runpy
@@ -68,6 +73,22 @@ def test_a_code_agent_run_imports_only_what_the_domain_needs(tmp_path: Path) -> 
     assert record["status"] == "agreement" and set(record["utilities"]) == {"buyer", "seller"}
 
 
+def test_a_scenario_file_and_param_values_are_still_read_as_yaml(tmp_path: Path) -> None:
+    """The twin is for built-ins only: a scenario file is parsed by the safe YAML loader,
+    and ``--param`` values are read as YAML scalars, as before."""
+    src = REPO / "src" / "accord" / "domains" / "bargaining" / "data" / "split.yaml"
+    path = tmp_path / "mine.yaml"
+    path.write_text(src.read_text(encoding="utf-8"), encoding="utf-8")
+    report, out = _run(["run", str(path), "--agents", "boulware,conceder", "--json"],
+                       tmp_path)
+    assert report["code"] in (0, None) and "accord.core.safeyaml" in report["loaded"]
+    assert json.loads(out)["status"] in ("agreement", "no_agreement", "walk")
+    report, out = _run(["run", "bargaining/buyer-seller", "--agents", "boulware,conceder",
+                        "--param", "max_rounds=7", "--json"], tmp_path)
+    assert report["code"] in (0, None) and "yaml" in report["loaded"]
+    assert json.loads(out)["rounds"] <= 7
+
+
 def test_a_run_with_parameters_still_checks_them(tmp_path: Path) -> None:
     """Parameters are read through the pydantic model as before: a bad one is refused."""
     report, out = _run(["run", "bargaining/buyer-seller", "--agents", "boulware,conceder",
@@ -98,3 +119,16 @@ def test_default_settings_are_the_models_defaults() -> None:
     assert read_params(BargainingParams, {}, "bargaining").settings() == DEFAULT_SETTINGS
     assert tuple(BargainingParams.model_fields) == PARAM_NAMES
     assert check_params({"max_rounds": 7}).max_rounds == 7
+
+
+def test_the_commands_signatures_need_no_evaluation() -> None:
+    """typer reads each command's signature with ``get_type_hints`` at every start; with
+    real annotations (no ``from __future__ import annotations`` in accord.cli.main) it
+    compiles and evaluates no annotation strings (half the cost of building ``run``)."""
+    import importlib
+    import inspect
+
+    cli_main = importlib.import_module("accord.cli.main")  # the module, not the function
+    for name in ("run", "analyze", "demo", "_root"):
+        hints = inspect.get_annotations(getattr(cli_main, name))
+        assert hints and not any(isinstance(h, str) for h in hints.values()), name

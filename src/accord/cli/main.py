@@ -4,9 +4,12 @@ Start-up is kept small: this module and the command modules import only typer an
 standard library at load time; each command imports the library parts it needs when it
 runs, so ``accord --help`` does not load numpy, the domains or the LLM SDKs, and
 ``accord --version`` does not even load typer.
-"""
 
-from __future__ import annotations
+The annotations here are evaluated when the module is defined (no ``from __future__
+import annotations``): typer reads every command's signature with ``get_type_hints`` when
+the command line is built, which would otherwise compile and evaluate each of the ~40
+annotation strings of ``run`` at every start.
+"""
 
 import importlib
 from collections.abc import Sequence

@@ -17,9 +17,11 @@ from accord.cli import common as c
 def parse_params(items: list[str]) -> dict[str, Any]:
     """``--param KEY=VALUE`` pairs as a params dict; each VALUE is read as a YAML scalar
     (``3`` an int, ``0.5`` a float, ``true`` a bool, ``[a, b]`` a list, else a string)."""
+    out: dict[str, Any] = {}
+    if not items:  # PyYAML is not a start-up cost of a run without --param
+        return out
     import yaml
 
-    out: dict[str, Any] = {}
     for item in items:
         key, sep, text = item.partition("=")
         key = key.strip()

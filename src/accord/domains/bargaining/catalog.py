@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 
 from accord.core.names import unknown_name
 from accord.core.outcomes import DEFAULT_MAX_OUTCOMES
-from accord.core.safeload import clip, exists, parse_yaml
+from accord.core.safeload import clip, exists
 from accord.core.scenario import Scenario
 from accord.domains.bargaining.listing import builtin_names, list_scenarios
 from accord.domains.bargaining.load import (
@@ -17,8 +16,7 @@ from accord.domains.bargaining.load import (
     parse_text,
     read_scenario_text,
 )
-
-_DATA = "accord.domains.bargaining"
+from accord.domains.bargaining.twin import builtin_data, data_dir
 
 
 def _builtin_names() -> tuple[str, ...]:
@@ -38,9 +36,8 @@ def _from_file(path: str, text: str, max_outcomes: int) -> Scenario:
 
 @lru_cache(maxsize=64)
 def _builtin(name: str) -> Scenario:
-    ref = resources.files(_DATA).joinpath("data", f"{name}.yaml")
-    source = f"bargaining/{name}"
-    return parse_scenario(parse_yaml(ref.read_text(encoding="utf-8"), source).data, source)
+    text = (data_dir() / f"{name}.yaml").read_text(encoding="utf-8")
+    return parse_scenario(builtin_data(name, text), f"bargaining/{name}")
 
 
 def resolve_scenario(target: str, max_outcomes: int = DEFAULT_MAX_OUTCOMES) -> Scenario:
