@@ -199,6 +199,8 @@ def _person_seats(spec: Any, seat: Any) -> dict[int, str] | None:
     """``{position: role}`` of the people in the line-up (named in the stored line-up,
     ``human (buyer) vs boulware``, ``human (buyer) vs human (seller)`` in hot-seat play);
     ``None`` when they cannot be told apart."""
+    if seat is None:  # no person played: nothing of accord.play on a code-agent run
+        return None
     from accord.play.seats import lineup_seats, people_in
 
     people = people_in(spec.agents)
@@ -246,12 +248,12 @@ def _seat(spec: Any, as_json: bool, data: str | None = None) -> Any:
 
     With ``--json`` the prompts go to stderr so stdout stays one JSON document.
     """
+    if not any(getattr(a, "kind", None) == "human" for a in spec.agents):
+        return None  # checked here so a code-agent run never imports accord.play
     from accord.play.seats import people_in, person_seats
+    from accord.play.terminal import TerminalSeat
 
     people = people_in(spec.agents)
-    if not people:
-        return None
-    from accord.play.terminal import TerminalSeat
 
     seats = person_seats(spec.domain, spec.scenario, spec.agents, data) \
         if len(people) > 1 else {}
