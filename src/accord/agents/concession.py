@@ -43,7 +43,6 @@ class _Prepared:
     sorted_u: np.ndarray
     best: float
     floor: float
-    grid: np.ndarray
     utility: UtilityFunction
     #: ``codes`` by outcome index and in ``order`` (None: the space has none)
     codes: np.ndarray | None
@@ -57,6 +56,12 @@ class _Prepared:
     offers: dict[int, Offer] = field(default_factory=dict)  # moves by outcome index
     counters: dict[int, Reject] = field(default_factory=dict)
     last_pos: int = -1  # the last search's answer: targets move slowly, often it holds
+
+    @property
+    def grid(self) -> np.ndarray:
+        """The space's outcome grid, built on first use (matching one offer by its unary
+        codes, the usual bilateral case, never needs it)."""
+        return self.space.grid
 
 
 class NegotiatorAgent(Agent):
@@ -80,9 +85,8 @@ class NegotiatorAgent(Agent):
         values = obs.utility.values(obs.space)
         order, su = obs.utility.ranking(obs.space)  # sorted once per scenario
         p = self._prep = _Prepared(obs.space, values, order, su, float(su[-1]),
-                                   max(float(obs.batna), float(su[0])), obs.space.grid,
-                                   obs.utility, obs.space.l1_codes,
-                                   obs.utility.ranked_codes(obs.space))
+                                   max(float(obs.batna), float(su[0])), obs.utility,
+                                   obs.space.l1_codes, obs.utility.ranked_codes(obs.space))
         self._utility = obs.utility
         return p
 
