@@ -128,8 +128,6 @@ def test_l1_codes_are_made_without_the_outcome_grid() -> None:
     """The codes are built by broadcasting each issue's field, not from ``grid`` (which
     a bilateral concession agent never needs): building them leaves the grid unbuilt,
     and they are the grid's unary codes, one field per issue in issue order."""
-    import numpy as np
-
     space = OutcomeSpace.from_mapping({"a": list(range(5)), "b": ["x", "y"],
                                        "c": list(range(4)), "d": [0]})
     codes = space.l1_codes
