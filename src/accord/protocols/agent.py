@@ -34,8 +34,23 @@ class Agent(ABC):
     replays_turns: bool = True
 
     def reset(self, rng: np.random.Generator | None = None) -> None:
-        """Forget everything from a previous episode; ``rng`` drives any randomness."""
-        self.rng = rng if rng is not None else np.random.default_rng(0)
+        """Forget everything from a previous episode; ``rng`` drives any randomness
+        (without one, ``np.random.default_rng(0)``)."""
+        self._rng = rng  # None: the default generator, made when first used
+
+    @property
+    def rng(self) -> np.random.Generator:
+        """The generator :meth:`reset` was given, or ``np.random.default_rng(0)`` made on
+        first use: a fresh generator costs ~20 us, and every agent is reset once when built
+        and again with its episode's generator (most never draw from the first)."""
+        got: np.random.Generator | None = getattr(self, "_rng", None)
+        if got is None:
+            got = self._rng = np.random.default_rng(0)
+        return got
+
+    @rng.setter
+    def rng(self, value: np.random.Generator) -> None:
+        self._rng = value
 
     @abstractmethod
     async def act(self, observation: Observation) -> Move:
