@@ -71,3 +71,28 @@ class Agent(ABC):
     def describe(self) -> str:
         """A short label for transcripts."""
         return self.name
+
+
+class CodeAgent(Agent):
+    """An agent that decides in code, without waiting for anything: its move is
+    :meth:`act_now`'s, and :meth:`act` only hands that back.
+
+    The engine asks such an agent directly (no coroutine, no await per turn) as long as
+    its class keeps this :meth:`act`; a subclass that overrides ``act`` is asked through
+    it, like any other agent. The moves, the log and the record are the same either way.
+    """
+
+    @abstractmethod
+    def act_now(self, observation: Observation) -> Move:
+        """The agent's move for this observation, decided now."""
+
+    async def act(self, observation: Observation) -> Move:
+        return self.act_now(observation)
+
+
+def acts_now(agent: Agent) -> bool:
+    """Whether the engine may call ``agent.act_now`` instead of awaiting ``agent.act``: a
+    :class:`CodeAgent` whose class keeps :meth:`CodeAgent.act` (an instance attribute
+    ``act``, a test's patch, counts as an override)."""
+    return (isinstance(agent, CodeAgent) and type(agent).act is CodeAgent.act
+            and "act" not in getattr(agent, "__dict__", ()))

@@ -246,6 +246,9 @@ class AlternatingOffers(Protocol[NegotiationState]):
     def progress(self, state: NegotiationState) -> Progress:
         return Progress(state.round, len(state.history), state.phase == "propose")
 
+    def round_of(self, state: NegotiationState) -> int:
+        return state.round
+
     # -- what each role sees -----------------------------------------------------
     def _legal(self, state: NegotiationState, role: str) -> tuple[str, ...]:
         if state.phase == "propose":
