@@ -197,6 +197,8 @@ class AlternatingOffers(Protocol[NegotiationState]):
                 raise ValueError(f"opening offer {opening}: {bad.feedback}")
             self._opening = self._record(1, cfg.opener or "", opening, "offer")
         self._views = {p: self._game_view(p) for p in self.parties}
+        self._deal_memo: tuple[NegotiationState, tuple[list[str], set[str],
+                                                       dict[str, float]]] | None = None
 
     def _game_view(self, role: str) -> GameView | None:
         """What ``role`` is told of the rules and the game's briefing (``None`` for a
@@ -324,6 +326,11 @@ class AlternatingOffers(Protocol[NegotiationState]):
         return None
 
     def validate(self, state: NegotiationState, role: str, move: Move) -> Invalid | None:
+        if type(move) is Reject and state.phase == "respond":  # every round's usual move
+            movers = self._responders.get(state.proposer)  # type: ignore[arg-type]
+            if movers is not None and role in movers:  # its turn; a reject is legal now
+                counter = move.counter
+                return None if counter is None else self._check_package(counter.package)
         legal = self._legal(state, role)
         if role not in self.to_move(state):
             return Invalid("not_your_turn", f"It is not {role}'s turn to move.")
@@ -683,7 +690,20 @@ class AlternatingOffers(Protocol[NegotiationState]):
     def _deal(self, state: NegotiationState
               ) -> tuple[list[str], set[str], dict[str, float]]:
         """Of an agreement: the parties whose yes counted, those the deal binds, and each
-        party's utility of the deal (unanimity bonuses paid when every yes counted)."""
+        party's utility of the deal (unanimity bonuses paid when every yes counted).
+
+        Remembered for the last state asked (the engine's ``result`` and ``flags`` each
+        ask once or twice at the end of an episode); callers only read what it returns.
+        """
+        memo = self._deal_memo
+        if memo is not None and memo[0] is state:
+            return memo[1]
+        got = self._deal_of(state)
+        self._deal_memo = (state, got)
+        return got
+
+    def _deal_of(self, state: NegotiationState
+                 ) -> tuple[list[str], set[str], dict[str, float]]:
         assert state.agreement is not None
         pkg = state.agreement.package
         yes = set(state.accepted_by) | {state.agreement.party}
