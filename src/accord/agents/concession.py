@@ -123,11 +123,11 @@ class NegotiatorAgent(CodeAgent):
             limit = su[pos] + 0.05 * (p.best - p.floor + 1e-12)
             hi = p.window_end[pos] = pos + int(su[pos:top].searchsorted(limit, side="right"))
         if hi - pos <= 1:
-            return int(p.order[pos])
+            return p.order.item(pos)  # a Python int, as int(...) gives
         role = obs.role
         others = tuple([r.index for r in obs.history[-len(obs.parties):] if r.party != role])
         if not others:
-            return int(p.order[pos])
+            return p.order.item(pos)
         key = (pos, others)
         got = p.picks.get(key)
         if got is None:

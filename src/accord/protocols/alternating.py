@@ -60,6 +60,8 @@ from accord.protocols.stagnation import (
 from accord.protocols.voting import bound_parties, check_rules, tally
 
 MEDIATOR = "mediator"
+#: the legal moves of a verdict (the respond phases)
+_VERDICTS = ("accept", "reject", "walk")
 
 
 def stagnation_detail(cfg: AlternatingConfig, why: Mapping[str, Any], walker: Walker) -> str:
@@ -258,7 +260,7 @@ class AlternatingOffers(Protocol[NegotiationState]):
                 return ("offer", "message", "walk")
             return ("offer", "walk")
         if state.phase in ("respond", "respond_mediator"):
-            return ("accept", "reject", "walk")
+            return _VERDICTS
         if state.phase == "mediate":
             return ("suggest", "message")  # a message: no package to suggest
         if state.phase == "assess":
@@ -266,7 +268,8 @@ class AlternatingOffers(Protocol[NegotiationState]):
         return ()
 
     def observe(self, state: NegotiationState, role: str) -> Observation:
-        legal = self._legal(state, role)
+        # a verdict is every round's turn but the first offer: its moves without the call
+        legal = _VERDICTS if state.phase == "respond" else self._legal(state, role)
         if role == STAGNATION_ROLE:
             cfg = self.config
             return StagnationObservation(
