@@ -25,10 +25,12 @@ stagnation rule (K = 3) on and off, so the cost per extra party shows.
                                      [--against TREE]
 
 ``--against TREE`` measures another accord checkout (``TREE/src``, e.g. an export of the
-commit before a change) beside this one, per offer, alternating repetition by repetition
-(each of its repetitions a child process running this script): the "before" rows, and
-before/after ratios of the medians. Each size ends with the cProfile split of accord's
-steady episode (self time, grouped as for the rounds below: shares, not times).
+commit before a change) beside this one, per offer, alternating repetition by repetition:
+the "before" rows, and before/after ratios of the medians. Both trees are then measured
+alike, each repetition one child process per tree running this script (two warm-up
+episode pairs, then one cold and one steady episode). Each size ends with the cProfile
+split of accord's steady episode (self time, grouped as for the rounds below: shares, not
+times).
 
 Needs ``negmas`` for the NegMAS columns (``/work/negmas-venv`` has 0.16); without it
 accord's figures and the bare loop are printed alone.
@@ -173,7 +175,8 @@ def child_pair(n_issues: int) -> None:
     ``--against`` reads from another accord tree)."""
     loop = asyncio.new_event_loop()
     warm = scenario(n_issues)
-    accord_pair(n_issues, warm, loop)
+    for _ in range(2):  # warm-up: numpy's and the interpreter's caches, the tables
+        accord_pair(n_issues, warm, loop)
     cold, steady, offers = accord_pair(n_issues, warm, loop)
     print(json.dumps({"cold": cold, "steady": steady, "offers": offers}))
 
@@ -202,8 +205,12 @@ def per_offer(n_issues: int, repeat: int, have_negmas: bool, against: str | None
     warm = scenario(n_issues)
     accord_episode(warm, CAP, loop)  # the scenario's tables, cached from here on
     values = [p.utility.values(warm.space) for p in warm.parties]
+    here = str(Path(__file__).resolve().parents[1])
     for k in range(repeat + 1):
-        cold, steady, offers = accord_pair(n_issues, warm, loop)
+        # with a tree to compare, both trees are measured alike: each repetition a child
+        # process per tree (the same warm-up), this tree's first
+        cold, steady, offers = other_pair(here, n_issues) if against and k else \
+            accord_pair(n_issues, warm, loop)
         bare, bare_offers = bare_loop(values, CAP)
         neg = None
         if have_negmas:
