@@ -41,6 +41,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import cProfile
+import gc
 import json
 import os
 import pstats
@@ -161,11 +162,16 @@ def _fmt(xs: list[float], scale: float = 1e6, unit: str = "us") -> str:
 def accord_pair(n_issues: int, warm: Scenario, loop: asyncio.AbstractEventLoop
                 ) -> tuple[float, float, int]:
     """One cold and one steady accord episode at 10^``n_issues`` outcomes: CPU per offer of
-    each, and the steady episode's offers."""
+    each, and the steady episode's offers. Each timed part starts with no garbage pending
+    (:func:`gc.collect` outside the timing), as do NegMAS's and the bare loop's: no variant
+    pays for collecting another's garbage, and a deterministic child process does not
+    book a full collection to the same episode every time."""
+    gc.collect()
     c0 = time.process_time()
     fresh = scenario(n_issues)
     _, res = accord_episode(fresh, CAP, loop)
     cold = time.process_time() - c0
+    gc.collect()
     cpu_warm, res_warm = accord_episode(warm, CAP, loop)
     return cold / offers_of(res), cpu_warm / offers_of(res_warm), offers_of(res_warm)
 
@@ -211,10 +217,12 @@ def per_offer(n_issues: int, repeat: int, have_negmas: bool, against: str | None
         # process per tree (the same warm-up), this tree's first
         cold, steady, offers = other_pair(here, n_issues) if against and k else \
             accord_pair(n_issues, warm, loop)
+        gc.collect()
         bare, bare_offers = bare_loop(values, CAP)
         neg = None
         if have_negmas:
             issues, ufuns, _ = negmas_setup(problem)
+            gc.collect()
             neg = negmas_episode(issues, ufuns, CAP // 2)
         old = other_pair(against, n_issues) if against and k else None
         if not k:
