@@ -22,6 +22,15 @@ the measured round: read the shares, cProfile inflates call-heavy code), with th
 stagnation rule (K = 3) on and off, so the cost per extra party shows.
 
     python benchmarks/bench_offer.py [--quick] [--sizes 3,4,5] [--parties 2,3,5]
+                                     [--against TREE]
+
+``--against TREE`` measures another accord checkout (``TREE/src``, e.g. an export of the
+commit before a change) beside this one, per offer, alternating repetition by repetition:
+the "before" rows, and before/after ratios of the medians. Both trees are then measured
+alike, each repetition one child process per tree running this script (two warm-up
+episode pairs, then one cold and one steady episode). Each size ends with the cProfile
+split of accord's steady episode (self time, grouped as for the rounds below: shares, not
+times).
 
 Needs ``negmas`` for the NegMAS columns (``/work/negmas-venv`` has 0.16); without it
 accord's figures and the bare loop are printed alone.
@@ -32,11 +41,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import cProfile
+import gc
+import json
 import os
 import pstats
 import statistics
+import subprocess
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -145,54 +159,114 @@ def _fmt(xs: list[float], scale: float = 1e6, unit: str = "us") -> str:
             f"max {max(xs) * scale:.1f}, n={len(xs)})")
 
 
-def per_offer(n_issues: int, repeat: int, have_negmas: bool) -> dict[str, list[float]]:
-    """Part 1 at 10^``n_issues`` outcomes: CPU per offer of each variant, per episode."""
+def accord_pair(n_issues: int, warm: Scenario, loop: asyncio.AbstractEventLoop
+                ) -> tuple[float, float, int]:
+    """One cold and one steady accord episode at 10^``n_issues`` outcomes: CPU per offer of
+    each, and the steady episode's offers. Each timed part starts with no garbage pending
+    (:func:`gc.collect` outside the timing), as do NegMAS's and the bare loop's: no variant
+    pays for collecting another's garbage, and a deterministic child process does not
+    book a full collection to the same episode every time."""
+    gc.collect()
+    c0 = time.process_time()
+    fresh = scenario(n_issues)
+    _, res = accord_episode(fresh, CAP, loop)
+    cold = time.process_time() - c0
+    gc.collect()
+    cpu_warm, res_warm = accord_episode(warm, CAP, loop)
+    return cold / offers_of(res), cpu_warm / offers_of(res_warm), offers_of(res_warm)
+
+
+def child_pair(n_issues: int) -> None:
+    """``--child N``: a warm-up, then one :func:`accord_pair`, printed as JSON (what
+    ``--against`` reads from another accord tree)."""
     loop = asyncio.new_event_loop()
-    out: dict[str, list[float]] = {k: [] for k in ("accord cold", "accord steady",
-                                                    "negmas cold", "negmas steady", "bare")}
-    counts: dict[str, list[int]] = {"accord": [], "negmas": [], "bare": []}
+    warm = scenario(n_issues)
+    for _ in range(2):  # warm-up: numpy's and the interpreter's caches, the tables
+        accord_pair(n_issues, warm, loop)
+    cold, steady, offers = accord_pair(n_issues, warm, loop)
+    print(json.dumps({"cold": cold, "steady": steady, "offers": offers}))
+
+
+def other_pair(tree: str, n_issues: int) -> tuple[float, float, int]:
+    """:func:`accord_pair` of the accord in ``tree`` (its ``src``), in a child process
+    running this script (so both trees are measured by the same code)."""
+    env = dict(os.environ, PYTHONPATH=str(Path(tree) / "src"))
+    got = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child",
+                          str(n_issues)], env=env, capture_output=True, text=True, check=True)
+    row = json.loads(got.stdout.strip().splitlines()[-1])
+    return row["cold"], row["steady"], row["offers"]
+
+
+def per_offer(n_issues: int, repeat: int, have_negmas: bool, against: str | None = None
+              ) -> dict[str, list[float]]:
+    """Part 1 at 10^``n_issues`` outcomes: CPU per offer of each variant, per episode;
+    with ``against`` (another accord tree) that tree's accord too, alternating with this
+    one repetition by repetition."""
+    loop = asyncio.new_event_loop()
+    out: dict[str, list[float]] = {k: [] for k in (
+        "accord cold", "accord steady", "before cold", "before steady", "negmas cold",
+        "negmas steady", "bare")}
+    counts: dict[str, list[int]] = {"accord": [], "before": [], "negmas": [], "bare": []}
     problem = random_problem(n_issues, 10, 2, 1)
     warm = scenario(n_issues)
     accord_episode(warm, CAP, loop)  # the scenario's tables, cached from here on
     values = [p.utility.values(warm.space) for p in warm.parties]
+    here = str(Path(__file__).resolve().parents[1])
     for k in range(repeat + 1):
-        c0 = time.process_time()
-        fresh = scenario(n_issues)
-        _, res = accord_episode(fresh, CAP, loop)
-        cold = time.process_time() - c0
-        cpu_warm, res_warm = accord_episode(warm, CAP, loop)
+        # with a tree to compare, both trees are measured alike: each repetition a child
+        # process per tree (the same warm-up), this tree's first
+        cold, steady, offers = other_pair(here, n_issues) if against and k else \
+            accord_pair(n_issues, warm, loop)
+        gc.collect()
         bare, bare_offers = bare_loop(values, CAP)
         neg = None
         if have_negmas:
             issues, ufuns, _ = negmas_setup(problem)
+            gc.collect()
             neg = negmas_episode(issues, ufuns, CAP // 2)
+        old = other_pair(against, n_issues) if against and k else None
         if not k:
             continue  # warm-up
-        out["accord cold"].append(cold / offers_of(res))
-        out["accord steady"].append(cpu_warm / offers_of(res_warm))
+        out["accord cold"].append(cold)
+        out["accord steady"].append(steady)
         out["bare"].append(bare / max(1, bare_offers))
-        counts["accord"].append(offers_of(res_warm))
+        counts["accord"].append(offers)
         counts["bare"].append(bare_offers)
+        if old is not None:
+            out["before cold"].append(old[0])
+            out["before steady"].append(old[1])
+            counts["before"].append(old[2])
         if neg is not None:
-            first, rest, _steps, offers = neg
-            out["negmas cold"].append((first + rest) / offers)
-            out["negmas steady"].append(rest / max(1, offers - 2))
-            counts["negmas"].append(offers)
+            first, rest, _steps, n_offers = neg
+            out["negmas cold"].append((first + rest) / n_offers)
+            out["negmas steady"].append(rest / max(1, n_offers - 2))
+            counts["negmas"].append(n_offers)
     loop.close()
     print(f"\n## per offer, 2 parties, 10^{n_issues} outcomes, cap {CAP} offers on both "
           f"sides; offers per episode: accord {_med(counts['accord']):.0f}, bare "
           f"{_med(counts['bare']):.0f}" + (f", NegMAS {_med(counts['negmas']):.0f}"
-                                            if counts["negmas"] else ""))
+                                            if counts["negmas"] else "")
+          + (f"; 'before' is {against}" if against else ""))
     for name, xs in out.items():
         if xs:
             print(f"  {name:<14} {_fmt(xs)}")
-    if out["negmas cold"]:
-        cold = _med(out["negmas cold"]) / _med(out["accord cold"])
-        steady = _med(out["negmas steady"]) / _med(out["accord steady"])
-        print(f"  NegMAS / accord: cold/cold {cold:.1f}x, steady/steady {steady:.1f}x"
-              f"  (goal >= 20x)")
-    print(f"  accord steady / bare loop: {_med(out['accord steady']) / _med(out['bare']):.1f}x"
-          f"  (goal <= 10x)")
+    for who in ("accord", "before"):
+        if not out[f"{who} steady"]:
+            continue
+        label = "" if who == "accord" else " (before)"
+        if out["negmas cold"]:
+            cold = _med(out["negmas cold"]) / _med(out[f"{who} cold"])
+            steady = _med(out["negmas steady"]) / _med(out[f"{who} steady"])
+            print(f"  NegMAS / accord{label}: cold/cold {cold:.1f}x, steady/steady "
+                  f"{steady:.1f}x  (goal >= 20x)")
+        print(f"  accord{label} steady / bare loop: "
+              f"{_med(out[f'{who} steady']) / _med(out['bare']):.1f}x  (goal <= 10x)")
+    if out["before steady"]:
+        print(f"  before / after (CPU per offer, medians): cold "
+              f"{_med(out['before cold']) / _med(out['accord cold']):.2f}x, steady "
+              f"{_med(out['before steady']) / _med(out['accord steady']):.2f}x")
+    print("  where accord's steady episode goes (cProfile self time, grouped): " + ", ".join(
+        f"{g} {share:.0%}" for g, share in round_split(warm, CAP, 0, 5) if share >= 0.005))
     return out
 
 
@@ -205,7 +279,12 @@ GROUPS: tuple[tuple[str, Callable[[str, str], bool]], ...] = (
     ("validation", lambda f, n: n in ("validate", "check_move", "_check_package")),
     ("transition: verdicts, next round", lambda f, n: f.endswith("protocols/alternating.py")
      and n in ("apply", "_verdicts", "_next_round", "_record", "_put", "_evolve", "_evolved",
-               "_end", "to_move", "progress", "termination")),
+               "_end", "to_move", "progress", "termination", "round_of")),
+    ("per episode: agents, protocol, record", lambda f, n: "domains/bargaining" in f
+     or "agents/registry" in f or "agents/kinds" in f or "agents/spec" in f
+     or f.endswith("protocols/agent.py") or (f.endswith("protocols/alternating.py") and n in (
+         "__init__", "_game_view", "initial_state", "result", "flags", "_deal", "_deal_of"))
+     or n in ("default_rng", "inner") or "numpy/random" in f),
     ("trajectory log (events, move dicts)", lambda f, n: f.endswith("core/trajectory.py")
      or f.endswith("core/moves.py")),
     ("engine: turns, concurrency, loop", lambda f, n: f.endswith("protocols/engine.py")
@@ -213,23 +292,53 @@ GROUPS: tuple[tuple[str, Callable[[str, str], bool]], ...] = (
 )
 
 
-def round_split(sc: Scenario, rounds: int, stagnation: int, episodes: int
-                ) -> list[tuple[str, float]]:
-    """Shares of accord's episode self time per group (:data:`GROUPS`; the rest last)."""
-    loop = asyncio.new_event_loop()
-    prof = cProfile.Profile()
-    prof.enable()
-    for _ in range(episodes):
-        accord_episode(sc, rounds, loop, stagnation)
-    prof.disable()
-    loop.close()
-    stats: dict[Any, Any] = pstats.Stats(prof).stats  # type: ignore[attr-defined]
+def _label(path: str, func: str) -> str:
+    return next((g for g, match in GROUPS if match(path, func)), "the rest")
+
+
+def _booked(stats: dict[Any, Any]) -> dict[str, float]:
+    """Self time per group of one profile. A built-in (numpy's searchsorted, dict.update,
+    time.monotonic) has no file of its own: its time goes to its callers' groups, in
+    proportion to the time each call site spent in it. The benchmark's own clock
+    (``time.process_time`` in :func:`accord_episode`) is left out."""
     booked: dict[str, float] = {}
-    for (path, _line, func), (_cc, _nc, tottime, _ct, _callers) in stats.items():
-        label = next((g for g, match in GROUPS if match(path, func)), "the rest")
+    for (path, _line, func), (_cc, _nc, tottime, _ct, callers) in stats.items():
+        if func == "<built-in method time.process_time>":
+            continue
+        if path == "~" and callers:
+            spent = sum(edge[2] for edge in callers.values()) or 1.0
+            for (cpath, _cl, cfunc), edge in callers.items():
+                label = _label(cpath, cfunc)
+                booked[label] = booked.get(label, 0.0) + tottime * edge[2] / spent
+            continue
+        label = _label(path, func)
         booked[label] = booked.get(label, 0.0) + tottime
-    total = sum(booked.values()) or 1.0
-    return [(g, booked.get(g, 0.0) / total) for g, _ in (*GROUPS, ("the rest", None))]
+    return booked
+
+
+def round_split(sc: Scenario, rounds: int, stagnation: int, episodes: int, samples: int = 5
+                ) -> list[tuple[str, float]]:
+    """Shares of accord's episode self time per group (:data:`GROUPS`; the rest last): the
+    median over ``samples`` profiles of ``episodes`` episodes each (a profile under load
+    books a preemption to whatever ran; the median of several is steadier), normalised."""
+    loop = asyncio.new_event_loop()
+    shares: dict[str, list[float]] = {}
+    for _ in range(samples):
+        prof = cProfile.Profile()
+        prof.enable()
+        for _ in range(episodes):
+            accord_episode(sc, rounds, loop, stagnation)
+        prof.disable()
+        booked = _booked(pstats.Stats(prof).stats)  # type: ignore[attr-defined]
+        total = sum(booked.values()) or 1.0
+        for g, t in booked.items():
+            shares.setdefault(g, []).append(t / total)
+    loop.close()
+    groups = [g for g, _ in GROUPS] + ["the rest"]
+    med = {g: statistics.median(shares[g] + [0.0] * (samples - len(shares[g])))
+           if g in shares else 0.0 for g in groups}
+    norm = sum(med.values()) or 1.0
+    return [(g, med[g] / norm) for g in groups]
 
 
 def per_round(parties: tuple[int, ...], repeat: int, have_negmas: bool, rounds: int = 1000
@@ -291,7 +400,14 @@ def main() -> None:
     ap.add_argument("--sizes", default=None, help="issues of 10 values, e.g. 3,4,5")
     ap.add_argument("--parties", default="2,3,5")
     ap.add_argument("--repeat", type=int, default=None)
+    ap.add_argument("--against", default=None, metavar="TREE",
+                    help="also measure the accord in TREE (a checkout: TREE/src), per offer, "
+                         "alternating with this one (the 'before' rows)")
+    ap.add_argument("--child", type=int, default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.child is not None:
+        child_pair(args.child)
+        return
     try:
         import negmas
 
@@ -304,8 +420,11 @@ def main() -> None:
     sizes = tuple(int(x) for x in args.sizes.split(",")) if args.sizes else (
         (4,) if args.quick else (3, 4, 5))
     repeat = args.repeat or (5 if args.quick else 9)
+    if args.against and not (Path(args.against) / "src" / "accord").is_dir():
+        ap.error(f"--against {args.against}: no accord tree there (expected "
+                 f"{Path(args.against) / 'src' / 'accord'})")
     for n in sizes:
-        per_offer(n, repeat, have)
+        per_offer(n, repeat, have, args.against)
     parties = tuple(int(x) for x in args.parties.split(",")) if args.parties else ()
     per_round(parties, max(3, repeat // 2), have)
     print(f"load average at end: {os.getloadavg()[0]:.2f} (1 min)")

@@ -122,3 +122,22 @@ def test_l1_codes_are_none_beyond_63_bits() -> None:
     codes = fits.l1_codes  # 39 + 24 = 63 bits: the top outcome sets every bit but the last
     assert codes is not None and int(codes[-1]) == (1 << 63) - 1
     assert int(np.bitwise_count(codes[-1] ^ codes[0])) == 39 + 24
+
+
+def test_l1_codes_are_made_without_the_outcome_grid() -> None:
+    """The codes are built by broadcasting each issue's field, not from ``grid`` (which
+    a bilateral concession agent never needs): building them leaves the grid unbuilt,
+    and they are the grid's unary codes, one field per issue in issue order."""
+    space = OutcomeSpace.from_mapping({"a": list(range(5)), "b": ["x", "y"],
+                                       "c": list(range(4)), "d": [0]})
+    codes = space.l1_codes
+    assert codes is not None and "grid" not in vars(space)
+    assert codes.shape == (space.size,) and codes.flags.c_contiguous
+    want = []
+    for row in space.grid.tolist():
+        code, offset = 0, 0
+        for v, n in zip(row, space.shape, strict=True):
+            code |= ((1 << v) - 1) << offset
+            offset += n - 1
+        want.append(code)
+    assert codes.tolist() == want

@@ -51,3 +51,30 @@ def test_table_utility_keys_are_outcome_indices():
     assert list(t.values(space)) == [0.1, 0.5]
     lin = LinearAdditiveUtility({"x": 1.0}, {"x": {0: 0.0, 1: 1.0}})
     assert np.allclose(lin.values(space), [0.0, 1.0])
+
+
+@pytest.mark.parametrize("kind", ["distinct", "ties", "nan", "one", "empty"])
+def test_ranking_is_the_stable_argsort(kind):
+    """``ranking`` sorts with numpy's default sort when no two values tie and falls back
+    to the stable sort otherwise: either way the order is exactly the stable argsort's
+    (ties in outcome index order), and the sorted values are the values in that order."""
+    from accord.core.utility import _stable_ranking
+
+    rng = np.random.default_rng(7)
+    values = {"distinct": rng.random(5000), "ties": rng.integers(0, 7, 5000).astype(float),
+              "nan": np.where(rng.random(500) < 0.1, np.nan, rng.random(500)),
+              "one": np.array([0.5]), "empty": np.array([])}[kind]
+    order, ranked = _stable_ranking(values)
+    want = np.argsort(values, kind="stable")
+    assert np.array_equal(order, want)
+    assert np.array_equal(ranked, values[want], equal_nan=True)
+
+
+def test_ranking_of_a_scenario_with_ties_keeps_index_order():
+    space = OutcomeSpace.from_mapping({"a": [0, 1, 2], "b": [0, 1, 2]})
+    u = LinearAdditiveUtility({"a": 1.0, "b": 1.0},
+                              {"a": {0: 0.0, 1: 1.0, 2: 2.0}, "b": {0: 0.0, 1: 1.0, 2: 2.0}})
+    order, ranked = u.ranking(space)
+    assert order.tolist() == [0, 1, 3, 2, 4, 6, 5, 7, 8]  # a + b, ties by index
+    assert ranked.tolist() == [0, 1, 1, 2, 2, 2, 3, 3, 4]
+    assert not order.flags.writeable and not ranked.flags.writeable

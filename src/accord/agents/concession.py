@@ -27,10 +27,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from accord.agents.base import Agent
 from accord.core.moves import Accept, Move, Offer, Reject, Walk
 from accord.core.outcomes import OutcomeSpace
 from accord.core.utility import UtilityFunction
+from accord.protocols.agent import CodeAgent
 from accord.protocols.base import Observation
 from accord.protocols.negotiation import NegotiationObservation
 
@@ -43,7 +43,6 @@ class _Prepared:
     sorted_u: np.ndarray
     best: float
     floor: float
-    grid: np.ndarray
     utility: UtilityFunction
     #: ``codes`` by outcome index and in ``order`` (None: the space has none)
     codes: np.ndarray | None
@@ -58,8 +57,14 @@ class _Prepared:
     counters: dict[int, Reject] = field(default_factory=dict)
     last_pos: int = -1  # the last search's answer: targets move slowly, often it holds
 
+    @property
+    def grid(self) -> np.ndarray:
+        """The space's outcome grid, built on first use (matching one offer by its unary
+        codes, the usual bilateral case, never needs it)."""
+        return self.space.grid
 
-class NegotiatorAgent(Agent):
+
+class NegotiatorAgent(CodeAgent):
     """Shared machinery: per-episode utility tables, offer choice and acceptance."""
 
     #: how many near-target candidates to consider when matching the opponent's offer
@@ -80,9 +85,8 @@ class NegotiatorAgent(Agent):
         values = obs.utility.values(obs.space)
         order, su = obs.utility.ranking(obs.space)  # sorted once per scenario
         p = self._prep = _Prepared(obs.space, values, order, su, float(su[-1]),
-                                   max(float(obs.batna), float(su[0])), obs.space.grid,
-                                   obs.utility, obs.space.l1_codes,
-                                   obs.utility.ranked_codes(obs.space))
+                                   max(float(obs.batna), float(su[0])), obs.utility,
+                                   obs.space.l1_codes, obs.utility.ranked_codes(obs.space))
         self._utility = obs.utility
         return p
 
@@ -119,11 +123,11 @@ class NegotiatorAgent(Agent):
             limit = su[pos] + 0.05 * (p.best - p.floor + 1e-12)
             hi = p.window_end[pos] = pos + int(su[pos:top].searchsorted(limit, side="right"))
         if hi - pos <= 1:
-            return int(p.order[pos])
+            return p.order.item(pos)  # a Python int, as int(...) gives
         role = obs.role
         others = tuple([r.index for r in obs.history[-len(obs.parties):] if r.party != role])
         if not others:
-            return int(p.order[pos])
+            return p.order.item(pos)
         key = (pos, others)
         got = p.picks.get(key)
         if got is None:
@@ -172,7 +176,7 @@ class NegotiatorAgent(Agent):
         """Who proposes in the next round."""
         return obs.parties[obs.round % len(obs.parties)]
 
-    async def act(self, observation: Observation) -> Move:
+    def act_now(self, observation: Observation) -> Move:
         obs = observation
         assert isinstance(obs, NegotiationObservation)
         p = self.prepare(obs)
@@ -233,6 +237,67 @@ class TimeBasedAgent(NegotiatorAgent):
         value = self.target_at(obs, obs.time + step)
         self._next_memo = (obs, value)
         return value
+
+    def act_now(self, observation: Observation) -> Move:
+        """:meth:`NegotiatorAgent.act_now`; a verdict (every round's move but the first
+        offer) is decided in one frame, with the same arithmetic in the same order, when
+        the class keeps this class's rules (:func:`_inlined`)."""
+        obs = observation
+        if type(obs) is not NegotiationObservation or obs.phase != "respond" \
+                or not _inlined(type(self)):
+            return super().act_now(obs)
+        p = self._prep
+        if p is None or p.space is not obs.space or self._utility is not obs.utility:
+            p = self.prepare(obs)
+        batna = obs.batna
+        if p.best < batna:
+            return Walk("no package reaches my BATNA")
+        idx = obs.current_index
+        if idx is not None:
+            u = p.values.item(idx)
+        else:
+            assert obs.utility is not None and obs.current_offer is not None
+            u = obs.utility(obs.current_offer)
+        rnd = obs.round
+        last = obs.max_rounds
+        memo = self._next_memo
+        if memo is not None and memo[0] is obs:
+            nxt = memo[1]
+        else:  # next_target: target_at(time + step), time and step as obs.time computes
+            t = 1.0 if last <= 1 else min(1.0, (rnd - 1) / (last - 1))
+            t = t + 1.0 / max(1, last - 1)
+            t = 0.0 if t < 0.0 else 1.0 if t > 1.0 else t
+            nxt = p.floor + (p.best - p.floor) * (1.0 - t ** (1.0 / self.e))
+            self._next_memo = (obs, nxt)
+        if u >= batna and u >= nxt * (1.0 if obs.discount >= 1.0 else obs.waiting_discount) \
+                - 1e-12:
+            return Accept()
+        if rnd >= last and self.walk_at_deadline and u < batna:
+            return Walk("final offer is below my BATNA")
+        parties = obs.parties
+        if parties[rnd % len(parties)] == obs.role and rnd < last:
+            index = self.choose(obs, nxt)
+            got = p.counters.get(index)
+            if got is None:
+                got = self.counter(obs, index)
+            return got
+        return Reject()
+
+
+#: per class: whether TimeBasedAgent.act_now may decide a verdict in one frame
+_INLINED: dict[type, bool] = {}
+_RULES = ("prepare", "utility_of", "accepts", "next_target", "target_at", "next_proposer",
+          "counter", "offer")
+
+
+def _inlined(cls: type) -> bool:
+    """Whether ``cls`` keeps the rules :meth:`TimeBasedAgent.act_now` inlines (a subclass
+    that overrides any of them is asked through them)."""
+    got = _INLINED.get(cls)
+    if got is None:
+        got = _INLINED[cls] = all(getattr(cls, name) is getattr(TimeBasedAgent, name)
+                                  for name in _RULES)
+    return got
 
 
 class TitForTatAgent(NegotiatorAgent):
@@ -314,9 +379,9 @@ class AcceptAllAgent(NegotiatorAgent):
     def target(self, obs: NegotiationObservation) -> float:
         return self.prepare(obs).best
 
-    async def act(self, observation: Observation) -> Move:
+    def act_now(self, observation: Observation) -> Move:
         obs = observation
         assert isinstance(obs, NegotiationObservation)
         if obs.phase == "respond":
             return Accept()
-        return await super().act(obs)
+        return super().act_now(obs)

@@ -37,6 +37,23 @@ def _outer_sum(columns: list[np.ndarray]) -> np.ndarray:
 _UNSET = object()
 
 
+def _stable_ranking(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(order, values[order])`` with ``order`` exactly ``np.argsort(values,
+    kind="stable")``: ascending, ties in index order.
+
+    Without ties every ascending order is the same permutation, so numpy's default
+    (unstable, several times faster) sort gives the stable one; one pass over the sorted
+    values checks, and ties (or NaNs, which compare unequal to themselves and so are
+    checked apart) fall back to the stable sort.
+    """
+    order = np.argsort(values)
+    ranked = values[order]
+    if len(ranked) > 1 and not (ranked[1:] > ranked[:-1]).all():
+        order = np.argsort(values, kind="stable")
+        ranked = values[order]
+    return order, ranked
+
+
 class UtilityFunction(ABC):
     """Scores packages. Subclasses are immutable; the vectorised cache is derived data."""
 
@@ -80,9 +97,8 @@ class UtilityFunction(ABC):
         got = self._ranks.get(space)
         if got is None:
             values = self.values(space)
-            order = np.argsort(values, kind="stable")
+            order, ranked = _stable_ranking(values)
             order.setflags(write=False)
-            ranked = values[order]
             ranked.setflags(write=False)
             got = (order, ranked)
             self._ranks[space] = got

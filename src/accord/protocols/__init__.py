@@ -1,7 +1,8 @@
 """Protocols: explicit state machines over typed moves, the agent interface, and the engine
 that runs one episode.
 
-The package face: :class:`Agent` (what every party implements), :class:`Protocol` and the
+The package face: :class:`Agent` (what every party implements; :class:`CodeAgent` for
+one that decides without waiting), :class:`Protocol` and the
 step results (:class:`Invalid`, :class:`Termination`, :class:`Progress`, :class:`Note`,
 :class:`Observation`), :func:`run_episode` with :class:`Bounds` and
 :class:`EpisodeResult`, the termination judge interface, and the alternating-offers
@@ -19,7 +20,7 @@ from accord._lazy import lazy_exports
 # each name's module is imported on first use (the same names as the imports below), so a
 # run of one protocol does not load the others nor the conformance kit
 __getattr__, __dir__ = lazy_exports(__name__, {
-    ".agent": ("Agent", "AgentQuit"),
+    ".agent": ("Agent", "AgentQuit", "CodeAgent"),
     ".alternating": ("AlternatingConfig", "AlternatingOffers"),
     ".base": ("Invalid", "Note", "Observation", "Progress", "Protocol", "Termination"),
     ".engine": ("Bounds", "EpisodeResult", "run_episode"),
@@ -28,7 +29,7 @@ __getattr__, __dir__ = lazy_exports(__name__, {
 })
 
 if TYPE_CHECKING:
-    from accord.protocols.agent import Agent, AgentQuit
+    from accord.protocols.agent import Agent, AgentQuit, CodeAgent
     from accord.protocols.alternating import AlternatingConfig, AlternatingOffers
     from accord.protocols.base import Invalid, Note, Observation, Progress, Protocol, Termination
     from accord.protocols.engine import Bounds, EpisodeResult, run_episode
@@ -41,6 +42,7 @@ __all__ = [
     "AlternatingConfig",
     "AlternatingOffers",
     "Bounds",
+    "CodeAgent",
     "EpisodeResult",
     "Invalid",
     "JudgeVerdict",

@@ -60,6 +60,8 @@ from accord.protocols.stagnation import (
 from accord.protocols.voting import bound_parties, check_rules, tally
 
 MEDIATOR = "mediator"
+#: the legal moves of a verdict (the respond phases)
+_VERDICTS = ("accept", "reject", "walk")
 
 
 def stagnation_detail(cfg: AlternatingConfig, why: Mapping[str, Any], walker: Walker) -> str:
@@ -197,6 +199,8 @@ class AlternatingOffers(Protocol[NegotiationState]):
                 raise ValueError(f"opening offer {opening}: {bad.feedback}")
             self._opening = self._record(1, cfg.opener or "", opening, "offer")
         self._views = {p: self._game_view(p) for p in self.parties}
+        self._deal_memo: tuple[NegotiationState, tuple[list[str], set[str],
+                                                       dict[str, float]]] | None = None
 
     def _game_view(self, role: str) -> GameView | None:
         """What ``role`` is told of the rules and the game's briefing (``None`` for a
@@ -246,6 +250,9 @@ class AlternatingOffers(Protocol[NegotiationState]):
     def progress(self, state: NegotiationState) -> Progress:
         return Progress(state.round, len(state.history), state.phase == "propose")
 
+    def round_of(self, state: NegotiationState) -> int:
+        return state.round
+
     # -- what each role sees -----------------------------------------------------
     def _legal(self, state: NegotiationState, role: str) -> tuple[str, ...]:
         if state.phase == "propose":
@@ -253,7 +260,7 @@ class AlternatingOffers(Protocol[NegotiationState]):
                 return ("offer", "message", "walk")
             return ("offer", "walk")
         if state.phase in ("respond", "respond_mediator"):
-            return ("accept", "reject", "walk")
+            return _VERDICTS
         if state.phase == "mediate":
             return ("suggest", "message")  # a message: no package to suggest
         if state.phase == "assess":
@@ -261,7 +268,8 @@ class AlternatingOffers(Protocol[NegotiationState]):
         return ()
 
     def observe(self, state: NegotiationState, role: str) -> Observation:
-        legal = self._legal(state, role)
+        # a verdict is every round's turn but the first offer: its moves without the call
+        legal = _VERDICTS if state.phase == "respond" else self._legal(state, role)
         if role == STAGNATION_ROLE:
             cfg = self.config
             return StagnationObservation(
@@ -321,6 +329,11 @@ class AlternatingOffers(Protocol[NegotiationState]):
         return None
 
     def validate(self, state: NegotiationState, role: str, move: Move) -> Invalid | None:
+        if type(move) is Reject and state.phase == "respond":  # every round's usual move
+            movers = self._responders.get(state.proposer)  # type: ignore[arg-type]
+            if movers is not None and role in movers:  # its turn; a reject is legal now
+                counter = move.counter
+                return None if counter is None else self._check_package(counter.package)
         legal = self._legal(state, role)
         if role not in self.to_move(state):
             return Invalid("not_your_turn", f"It is not {role}'s turn to move.")
@@ -680,7 +693,20 @@ class AlternatingOffers(Protocol[NegotiationState]):
     def _deal(self, state: NegotiationState
               ) -> tuple[list[str], set[str], dict[str, float]]:
         """Of an agreement: the parties whose yes counted, those the deal binds, and each
-        party's utility of the deal (unanimity bonuses paid when every yes counted)."""
+        party's utility of the deal (unanimity bonuses paid when every yes counted).
+
+        Remembered for the last state asked (the engine's ``result`` and ``flags`` each
+        ask once or twice at the end of an episode); callers only read what it returns.
+        """
+        memo = self._deal_memo
+        if memo is not None and memo[0] is state:
+            return memo[1]
+        got = self._deal_of(state)
+        self._deal_memo = (state, got)
+        return got
+
+    def _deal_of(self, state: NegotiationState
+                 ) -> tuple[list[str], set[str], dict[str, float]]:
         assert state.agreement is not None
         pkg = state.agreement.package
         yes = set(state.accepted_by) | {state.agreement.party}

@@ -133,6 +133,12 @@ class Protocol(ABC, Generic[S]):
     def progress(self, state: S) -> Progress:
         """Round and offer counters for the engine's bounds."""
 
+    def round_of(self, state: S) -> int:
+        """``progress(state).round``: all the engine needs each round when no offer cap or
+        wall clock bounds the episode. Override it where the round is at hand (it is
+        asked every round; a :class:`Progress` need not be built for it)."""
+        return self.progress(state).round
+
     @abstractmethod
     def result(self, state: S, termination: Termination) -> dict[str, Any]:
         """The structured outcome record (agreement artefact, no-deal record, payoffs)."""

@@ -26,7 +26,7 @@ from typing import Any
 from accord.core.moves import Malformed, Move
 from accord.core.trajectory import Event, Trajectory
 from accord.protocols import fork
-from accord.protocols.agent import Agent, AgentQuit
+from accord.protocols.agent import Agent, AgentQuit, acts_now
 from accord.protocols.base import Invalid, Observation, Progress, Protocol, Termination
 from accord.protocols.judge import DECISIONS, JUDGE, JudgeVerdict, RuleJudge, TerminationJudge
 
@@ -110,6 +110,44 @@ def _has_notes(agent: Agent) -> bool:
 _set_budget: Callable[[Observation, int], None] = vars(Observation)["max_attempts"].__set__
 
 
+def _quit(log: Trajectory, rnd: int, role: str, exc: AgentQuit, t0: float) -> _Failure:
+    """A person left: a clean no-deal naming them, not an error."""
+    log.add(rnd, role, "note", reason="quit", feedback=str(exc), t=time.monotonic() - t0)
+    return _Failure(Termination("no_deal", "quit", role, str(exc)))
+
+
+def _crash(log: Trajectory, rnd: int, role: str, exc: Exception, t0: float) -> _Failure:
+    """An agent crash ends the run cleanly, with its text."""
+    detail = f"{type(exc).__name__}: {exc}"
+    log.add(rnd, role, "agent_error", reason="agent_exception", feedback=detail,
+            t=time.monotonic() - t0)
+    return _Failure(Termination("error", "error", role, detail))
+
+
+def _drain(log: Trajectory, rnd: int, role: str, agent: Agent, t0: float) -> None:
+    for note in agent.drain_notes():
+        log.add(rnd, role, "note", reason=note["name"], data=dict(note.get("data", {})),
+                t=time.monotonic() - t0)
+
+
+def _refused(obs: Observation, log: Trajectory, role: str, move: Move, invalid: Invalid,
+             attempt: int, t0: float) -> Observation:
+    """Log a refused attempt; the observation of the next attempt, with the feedback."""
+    log.add(obs.round, role, "invalid", move=move.to_dict(), reason=invalid.reason,
+            feedback=invalid.feedback, data={"attempt": attempt, **invalid.details},
+            t=time.monotonic() - t0)
+    return dataclasses.replace(obs, feedback=invalid, attempt=attempt + 1)
+
+
+def _exhausted(obs: Observation, role: str, bounds: Bounds) -> _Failure:
+    """Every attempt of the turn was refused: the episode ends as an error."""
+    last = obs.feedback
+    detail = f"{role} made {bounds.max_retries + 1} invalid attempts in one turn"
+    if last is not None:  # the last rejection says what went wrong, without the log
+        detail += f"; last: {last.reason}: {last.feedback}"
+    return _Failure(Termination("error", "error", role, detail))
+
+
 async def _ask(
     protocol: Protocol[Any],
     state: Any,
@@ -129,36 +167,71 @@ async def _ask(
     # place: the observation is this turn's own, and a replace() would cost the hot path
     budget = bounds.max_retries + 1
     _set_budget(obs, budget)
-    rnd = obs.round
     for attempt in range(1, budget + 1):
         try:
             move = await agent.act(obs)
         except asyncio.CancelledError:
             raise
-        except AgentQuit as exc:  # a person left: a clean no-deal naming them, not an error
-            log.add(rnd, role, "note", reason="quit", feedback=str(exc), t=time.monotonic() - t0)
-            raise _Failure(Termination("no_deal", "quit", role, str(exc))) from None
-        except Exception as exc:  # an agent crash ends the run cleanly, with its text
-            detail = f"{type(exc).__name__}: {exc}"
-            log.add(rnd, role, "agent_error", reason="agent_exception", feedback=detail,
-                    t=time.monotonic() - t0)
-            raise _Failure(Termination("error", "error", role, detail)) from exc
+        except AgentQuit as exc:
+            raise _quit(log, obs.round, role, exc, t0) from None
+        except Exception as exc:
+            raise _crash(log, obs.round, role, exc, t0) from exc
         if notes:
-            for note in agent.drain_notes():
-                log.add(rnd, role, "note", reason=note["name"],
-                        data=dict(note.get("data", {})), t=time.monotonic() - t0)
+            _drain(log, obs.round, role, agent, t0)
         invalid = check_move(protocol, state, role, move)
         if invalid is None:
             return move
-        log.add(rnd, role, "invalid", move=move.to_dict(), reason=invalid.reason,
-                feedback=invalid.feedback, data={"attempt": attempt, **invalid.details},
-                t=time.monotonic() - t0)
-        obs = dataclasses.replace(obs, feedback=invalid, attempt=attempt + 1)
-    last = obs.feedback
-    detail = f"{role} made {bounds.max_retries + 1} invalid attempts in one turn"
-    if last is not None:  # the last rejection says what went wrong, without the log
-        detail += f"; last: {last.reason}: {last.feedback}"
-    raise _Failure(Termination("error", "error", role, detail))
+        obs = _refused(obs, log, role, move, invalid, attempt, t0)
+    raise _exhausted(obs, role, bounds)
+
+
+def _ask_now(
+    protocol: Protocol[Any],
+    state: Any,
+    role: str,
+    agent: Any,
+    bounds: Bounds,
+    log: Trajectory,
+    t0: float,
+    notes: bool = True,
+) -> Move:
+    """:func:`_ask` for a code agent (:func:`~accord.protocols.agent.acts_now`), without
+    a coroutine: ``agent.act_now`` is what its ``act`` would have returned, so the turn,
+    its log and its failures are the same."""
+    obs = protocol.observe(state, role)
+    budget = bounds.max_retries + 1
+    _set_budget(obs, budget)
+    for attempt in range(1, budget + 1):
+        try:
+            move = agent.act_now(obs)
+        except AgentQuit as exc:
+            raise _quit(log, obs.round, role, exc, t0) from None
+        except Exception as exc:
+            raise _crash(log, obs.round, role, exc, t0) from exc
+        if notes:
+            _drain(log, obs.round, role, agent, t0)
+        invalid = check_move(protocol, state, role, move)
+        if invalid is None:
+            return move
+        obs = _refused(obs, log, role, move, invalid, attempt, t0)
+    raise _exhausted(obs, role, bounds)
+
+
+def _ask_all_now(turns: list[tuple[Any, ...]]) -> list[Move]:
+    """The moves of several code agents' turns (:func:`_ask_now` arguments), in order, as
+    :func:`_ask_all` gets them: each turn in its own copy of the context, every turn
+    started, then the first failure in order raised."""
+    got: list[Any] = []
+    failure: BaseException | None = None
+    for args in turns:
+        try:
+            got.append(contextvars.copy_context().run(_ask_now, *args))
+        except (Exception, asyncio.CancelledError) as exc:
+            if failure is None:
+                failure = exc
+    if failure is not None:
+        raise failure
+    return got
 
 
 class _Resumed(Coroutine[Any, Any, Any]):
@@ -307,9 +380,10 @@ async def _loop(
     box: list[Any],
 ) -> Termination:
     state = box[0]
-    prog = protocol.progress(state)  # the state's counters; refreshed after each transition
+    rnd_now = protocol.round_of(state)  # the state's round; refreshed after each transition
     rule_judge = isinstance(judge, RuleJudge)
     noted = {role: _has_notes(agent) for role, agent in agents.items()}
+    now_ = {role: acts_now(agent) for role, agent in agents.items()}  # asked without await
     bounded = bounds.max_offers is not None or bounds.wall_clock is not None
     max_rounds = bounds.max_rounds if bounds.max_rounds is not None else 1 << 62
     events = log.events  # the round's move events are appended here directly
@@ -317,17 +391,21 @@ async def _loop(
         roles = protocol.to_move(state)
         if len(roles) == 1:
             role = roles[0]
-            move = await _ask(protocol, state, role, agents[role], bounds, log, t0, noted[role])
+            move = _ask_now(protocol, state, role, agents[role], bounds, log, t0, noted[role]) \
+                if now_[role] else \
+                await _ask(protocol, state, role, agents[role], bounds, log, t0, noted[role])
             moves: dict[str, Move] = {role: move}
-            rnd = prog.round
+            rnd = rnd_now
             now = time.monotonic() - t0
             events.append(Event(len(events), rnd, role, "move", move.to_dict(), None, None, {},
                                 now))
         else:
-            got = await _ask_all([_ask(protocol, state, r, agents[r], bounds, log, t0,
-                                       noted[r]) for r in roles])
+            got = _ask_all_now([(protocol, state, r, agents[r], bounds, log, t0, noted[r])
+                                for r in roles]) if all(now_[r] for r in roles) else \
+                await _ask_all([_ask(protocol, state, r, agents[r], bounds, log, t0,
+                                     noted[r]) for r in roles])
             moves = dict(zip(roles, got, strict=True))
-            rnd = prog.round
+            rnd = rnd_now
             now = time.monotonic() - t0
             for role, move in moves.items():
                 log.add(rnd, role, "move", move=move.to_dict(), t=now)
@@ -338,9 +416,13 @@ async def _loop(
         proposed = protocol.termination(state)
         if proposed is not None and proposed.status in ("agreement", "completed"):
             return proposed  # an agreement (or a game's outcome) reached within bounds stands
-        prog = protocol.progress(state)
+        if bounded:  # the offer counters too
+            prog = protocol.progress(state)
+            rnd_now = prog.round
+        else:
+            rnd_now = protocol.round_of(state)
         if proposed is None:
-            which = "max_rounds" if prog.round > max_rounds else \
+            which = "max_rounds" if rnd_now > max_rounds else \
                 _bound_hit(prog, bounds, t0) if bounded else None
             if which is not None:
                 return Termination("no_deal", "bound_hit", None, which)
