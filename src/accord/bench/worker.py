@@ -65,6 +65,9 @@ class EpisodeRecord:
     started: float = 0.0
     finished: float = 0.0
     worker: str = ""
+    #: ``(encoding key, stored values)`` when a worker already encoded the record for the
+    #: store (:meth:`accord.bench.rows.RowEncoder.pack`); the store checks the key
+    packed: tuple[Any, Any] | None = None
 
     def finish(self, result: EpisodeResult, domain: Domain, spec: EpisodeSpec) -> None:
         """Fill in a finished episode: outcome, summary, usage, trajectory, then the domain's

@@ -1,0 +1,246 @@
+"""The store's encoder (:class:`accord.bench.rows.RowEncoder`) writes byte-identical rows to
+the encoding before issue 30 (kept below verbatim as the reference) on real episodes of
+every domain, multi-party, LLM episodes holding secrets, and hand-made edge cases."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import os
+import pickle
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from accord.agents.spec import parse_agent_list
+from accord.bench import EpisodeRecord, Store
+from accord.bench.rows import RowEncoder
+from accord.bench.worker import EpisodeTask, execute
+from accord.core import redact as core_redact
+from accord.core.redact import MASK, Redactor, json_text
+from accord.domains import EpisodeSpec
+from accord.testing import ScriptedPolicy, StubServer
+
+PROV = {"accord_version": "0.1.0", "git_commit": None, "cwd_commit": None, "host": "h"}
+KEY = "sk-store30-SECRET-0badc0de"
+REPO = Path(__file__).resolve().parents[2]
+
+
+class LegacyRedactor(Redactor):
+    """The redaction as it was before issue 30 (trigger scan without gates, json.dumps)."""
+
+    def _suspect(self, text: str) -> bool:
+        low = text.lower()
+        return any(t in low for t in core_redact._TRIGGERS)
+
+    def json(self, value: Any, **dumps: Any) -> str | None:
+        if value is None:
+            return None
+        text = json.dumps(value, ensure_ascii=False, default=str, **dumps)
+        if not self._suspect(text) and not any(v in text for v in self.env):
+            return text
+        return json.dumps(self.value(value), ensure_ascii=False, default=str, **dumps)
+
+
+def legacy_encode(st: Store, run: str, rec: EpisodeRecord, session: int | None
+                  ) -> tuple[tuple[Any, ...], tuple[Any, ...] | None]:
+    """``Store.encode`` before issue 30, verbatim but for the legacy redactor."""
+    r = LegacyRedactor()
+    pack = st.codec().compress_or_none if st.format >= 2 else (lambda t: t)
+    summary, metrics, usage = r.json(rec.summary), r.json(rec.metrics), r.json(rec.usage)
+    row = (rec.status, rec.outcome, pack(summary), pack(metrics), pack(usage),
+           None if rec.error is None else pack(r.text(rec.error)), rec.wall_time,
+           rec.started, rec.finished, session, rec.worker, run, rec.id)
+    traj = None if rec.trajectory is None else (run, rec.id, pack(r.text(rec.trajectory)))
+    return row, traj
+
+
+def _dond() -> str | None:
+    env = os.environ.get("ACCORD_DATA")
+    base = Path(env) if env else REPO.parent / "shared" / "data"
+    folder = base if (base / "test.txt").is_file() else base / "dealornodeal"
+    return str(folder) if (folder / "test.txt").is_file() else None
+
+
+def _specs() -> list[EpisodeSpec]:
+    def s(domain: str, scenario: str, agents: str, params: dict[str, Any] | None = None,
+          seed: int = 0) -> EpisodeSpec:
+        return EpisodeSpec(domain, scenario, tuple(parse_agent_list(agents)), params or {},
+                           seed)
+
+    out = [s("bargaining", "buyer-seller", "boulware,conceder", seed=3),
+           s("bargaining", "procurement", "tit-for-tat,linear", seed=4),
+           s("bargaining", "sprint-planning", "boulware,conceder,linear", seed=1),  # 3 parties
+           s("task-exchange", "competitive", "scripted:UNK+keep,utility-aware",
+             {"strategy": "utility-aware"}, 4),
+           s("games", "prisoners-dilemma", "rational,rational"),
+           s("deliberation", "menu-numeric", "share,share")]
+    data = _dond()
+    if data is not None:
+        out.append(s("deal-or-no-deal", "test/5", "workflow,greedy",
+                     {"data": data, "rounds": 10}))
+    return out
+
+
+#: LLM replies that hold secrets of every kind the redaction knows (by value: the key the
+#: endpoint uses; by shape; bearer values; passwords in URLs; key=value pairs)
+LEAKY = [f"<MESSAGE>my key is {KEY}, also sk-proj-abcdefghijklmnop and ghp_"
+         "abcdefghijklmnopqrstuvwx; Bearer abc.def-123456 at https://me:hunter22@example.org "
+         "token=zzzzzz999 İ KEY</MESSAGE><PROPOSAL>{\"price\": 1000}</PROPOSAL>",
+         "<MESSAGE>password: 'swordfish123' — café ünïcode \u212aey=abcdefgh</MESSAGE>"
+         "<WALK>"]
+
+
+@pytest.fixture(scope="module")
+def records() -> list[EpisodeRecord]:
+    """Real records of every domain and of LLM episodes (the stub), and edge cases."""
+    mp = pytest.MonkeyPatch()
+
+    async def run(specs: list[EpisodeSpec]) -> list[EpisodeRecord]:
+        return [await execute(EpisodeTask(f"e{k}", sp, 0, "r")) for k, sp in enumerate(specs)]
+
+    recs = asyncio.run(run(_specs()))
+    try:
+        # the model name picks the stub's policy: a scripted leaky one, the negotiator
+        with StubServer(ScriptedPolicy(LEAKY), api_key=KEY) as stub:
+            mp.setenv("STUB_BASE_URL", stub.base_url)
+            mp.setenv("STUB_API_KEY", KEY)
+            llm = [EpisodeSpec("bargaining", "buyer-seller", tuple(parse_agent_list(
+                f"llm:openai-api/stub/{model},boulware")), {"max_rounds": 3}, 7)
+                for model in ("leaky", "negotiator")]
+            recs += asyncio.run(run(llm))
+    finally:
+        mp.undo()
+    assert all(r.status == "done" for r in recs), [r.error for r in recs]
+    # the client masks what the model says: put secrets back where it had them, as a
+    # record holding secrets the client never saw (a key in an error, a key set later)
+    leaky = next(r for r in recs if MASK in (r.trajectory or ""))
+    back = iter([KEY, "sk-proj-abcdefghijklmnop", "Bearer abcdefghijk"] * 9)
+    parts = (leaky.trajectory or "").split(MASK)
+    traj = parts[0] + "".join(next(back) + p for p in parts[1:])
+    recs.append(EpisodeRecord(**{**leaky.__dict__, "trajectory": traj,
+                                 "summary": {**(leaky.summary or {}), "detail": KEY}}))
+    recs += [
+        EpisodeRecord("f1", "failed", error=f"RuntimeError: {KEY} Bearer abcdefgh\n" * 3,
+                      started=1.0, finished=2.0, worker="w"),
+        EpisodeRecord("f2", "failed", error="ValueError: plain", worker="w"),
+        EpisodeRecord("d1", "done", "agreement", {"api_key": "abcdefghij", "n": [1, 2.5]},
+                      {"x": math.pi, "note": "ok"}, "", {"buyer": {"input_tokens": 3}}),
+        EpisodeRecord("d2", "done", "no_deal", {"text": "İstanbul \x00 nul", "k": "k"},
+                      {}, '{"seq": 0, "t": "ke"}\n{"seq": 1, "t": "y"}\n', None),
+        EpisodeRecord("d3", "done", "completed", {"obj": {1: Path("/x"), "t": (1, 2)}},
+                      None, None, {}),
+    ]
+    for k, rec in enumerate(recs):
+        rec.id = f"e{k}"
+    return recs
+
+
+def _store(path: Path, recs: list[EpisodeRecord], fmt: int) -> tuple[Store, int]:
+    if fmt == 1:
+        from accord.testing.legacy_store import create_format1_store
+
+        create_format1_store(path)
+    st = Store.open(path)
+    assert st.format == fmt
+    sid = st.begin_session("r", {}, None, PROV, "local", 1)
+    with st.conn:
+        st.conn.executemany("INSERT INTO episodes (run, id, seq, spec, labels) VALUES "
+                            "(?,?,?,'{}','{}')", [("r", r.id, k) for k, r in enumerate(recs)])
+    return st, sid
+
+
+_ROWS = ("SELECT e.id, status, outcome, summary, metrics, usage, error, wall_time, started,"
+         " finished, session, worker, t.jsonl FROM episodes e LEFT JOIN trajectories t"
+         " ON t.run=e.run AND t.id=e.id ORDER BY e.seq")
+
+
+@pytest.mark.parametrize("fmt", [1, 2])
+def test_rows_are_byte_identical_to_the_old_encoding(tmp_path: Path, monkeypatch:
+                                                     pytest.MonkeyPatch,
+                                                     records: list[EpisodeRecord],
+                                                     fmt: int) -> None:
+    monkeypatch.setenv("STUB_API_KEY", KEY)  # the redaction masks it by value
+    new, sid = _store(tmp_path / "new.db", records, fmt)
+    old, osid = _store(tmp_path / "old.db", records, fmt)
+    for rec in records:
+        got = new.encode("r", rec, sid)
+        want = legacy_encode(old, "r", rec, osid)
+        assert got == want, rec.id
+    new.write_many("r", records, sid)
+    with old.conn:
+        for rec in records:
+            row, traj = legacy_encode(old, "r", rec, osid)
+            old.conn.execute(Store._UPDATE_EPISODE, row)
+            if traj is not None:
+                old.conn.execute(Store._PUT_TRAJECTORY, traj)
+    a, b = new.conn.execute(_ROWS).fetchall(), old.conn.execute(_ROWS).fetchall()
+    assert a == b and len(a) == len(records)
+    blob = (tmp_path / "new.db").read_bytes() + Path(f"{tmp_path / 'new.db'}-wal").read_bytes()
+    assert KEY.encode() not in blob or fmt == 2  # format 2 stores frames, checked above
+    trajs = [new.trajectory("r", r.id) or "" for r in new.episodes("r")]
+    assert sum(KEY in (r.trajectory or "") for r in records) >= 1  # secrets were there,
+    assert not any(KEY in t for t in trajs)  # and are masked
+    assert sum(t.count(MASK) for t in trajs) > sum((r.trajectory or "").count(MASK)
+                                                   for r in records)
+    assert KEY not in json.dumps([r.to_dict() for r in new.episodes("r")])
+    new.close()
+    old.close()
+
+
+def test_a_record_packed_elsewhere_is_written_as_packed_only_for_the_same_key(
+        tmp_path: Path, records: list[EpisodeRecord]) -> None:
+    st, sid = _store(tmp_path / "s.db", records, 2)
+    spec = pickle.loads(pickle.dumps(st.encoder_spec()))  # what a pool worker receives
+    worker = RowEncoder.from_spec(spec)
+    assert worker.key == st.encoder().key
+    for rec in records:
+        rec2 = EpisodeRecord(**{**rec.__dict__, "packed": (worker.key, worker.pack(rec))})
+        assert st.encode("r", rec2, sid) == st.encode("r", rec, sid)
+    # packed under another key (another store's dictionary or secrets): encoded again
+    rec = records[0]
+    bogus = EpisodeRecord(**{**rec.__dict__, "packed": (("other",), (b"x",) * 5)})
+    assert st.encode("r", bogus, sid) == st.encode("r", rec, sid)
+    st.close()
+
+
+TEXT = st.text(alphabet=st.sampled_from(list("keysecrtonpawdlihgxf_b:/-AKIBE \"İ\u212a\x00{}")),
+               max_size=40)
+
+
+@settings(max_examples=300, deadline=None)
+@given(TEXT)
+def test_gated_trigger_test_decides_as_the_plain_scan(text: str) -> None:
+    r = Redactor([])
+    assert r._suspect(text) == LegacyRedactor([])._suspect(text)
+    assert r.text(text) == LegacyRedactor([]).text(text)
+
+
+@pytest.mark.parametrize("value", [
+    {"a": 1.5, "b": [True, None, "é\n\"q\""], "c": {"d": float("nan")}},
+    [1, 2, 3], 7, 0.1, "plain", None, {1: "int key", None: "none key"},
+    {"path": Path("/tmp/x"), "t": (1, (2, 3))}, {"inf": float("-inf")},
+])
+def test_json_text_is_json_dumps(value: Any) -> None:
+    assert json_text(value) == json.dumps(value, ensure_ascii=False, default=str)
+
+
+def test_json_text_after_an_error_still_encodes_right() -> None:
+    loop: list[Any] = []
+    loop.append(loop)
+    with pytest.raises(ValueError, match="Circular"):
+        json_text({"a": loop})
+    shared = [1]
+    assert json_text({"x": shared, "y": shared}) == '{"x": [1], "y": [1]}'
+
+    class Bad:
+        def __str__(self) -> str:
+            raise RuntimeError("no text")
+
+    with pytest.raises(RuntimeError, match="no text"):
+        json_text({"a": [Bad()]})
+    assert json_text({"a": [1, {"b": 2}]}) == '{"a": [1, {"b": 2}]}'
