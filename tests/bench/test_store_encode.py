@@ -244,3 +244,44 @@ def test_json_text_after_an_error_still_encodes_right() -> None:
     with pytest.raises(RuntimeError, match="no text"):
         json_text({"a": [Bad()]})
     assert json_text({"a": [1, {"b": 2}]}) == '{"a": [1, {"b": 2}]}'
+
+
+def test_pool_workers_pack_records_the_driver_writes_as_it_would_encode_them(
+        tmp_path: Path) -> None:
+    from accord.bench import BenchOptions, ProcessExecutor, expand, parse_config, run_bench
+
+    cfg = {"name": "s", "domain": "bargaining", "scenarios": ["buyer-seller", "procurement"],
+           "agents": [["boulware", "conceder"], ["linear", "tit-for-tat"]], "seeds": 2}
+    plan = expand(parse_config(cfg))
+    st, _ = _store(tmp_path / "probe.db", [], 2)
+    spec = st.encoder_spec()
+    ex = ProcessExecutor(2)
+    ex.encode_for(spec)
+
+    async def run() -> list[EpisodeRecord]:
+        tasks = [EpisodeTask(e.id, e.spec, e.repeat, "s") for e in plan.episodes[:4]]
+        return [r async for r in ex.run(tasks)]
+
+    recs = asyncio.run(run())
+    assert recs and all(r.packed is not None and r.packed[0] == st.encoder().key
+                        and r.worker.rsplit(":", 1)[1] != str(os.getpid()) for r in recs)
+    for rec in recs:  # what the worker packed is what the driver would have encoded
+        plain = EpisodeRecord(**{**rec.__dict__, "packed": None})
+        assert st.encode("s", rec, 1) == st.encode("s", plain, 1)
+    st.close()
+    # a whole run through the pool stores what the in-process run stores, byte for byte
+    conf = parse_config({**cfg, "agents": [["boulware", "conceder"]]})
+    cols = ("SELECT e.id, status, outcome, summary, metrics, usage, error, t.jsonl FROM "
+            "episodes e LEFT JOIN trajectories t ON t.run=e.run AND t.id=e.id ORDER BY e.seq")
+    got = {}
+    for executor in ("local", "process"):
+        path = tmp_path / f"{executor}.db"
+        rep = run_bench(conf, BenchOptions(store=path, executor=executor, concurrency=2,
+                                           quiet=True))
+        assert rep.done == len(expand(conf).episodes)
+        with Store.open(path, create=False) as s:
+            rows = s.conn.execute(cols).fetchall()
+        # summaries and trajectories hold wall times: compare the decoded text minus those
+        got[executor] = [(i, stt, o, m, u, e) for i, stt, o, _, m, u, e, _ in rows]
+        assert all(isinstance(r[3], bytes) and isinstance(r[7], bytes) for r in rows)
+    assert got["local"] == got["process"]

@@ -68,11 +68,12 @@ class RowEncoder:
     def from_spec(cls, spec: EncoderSpec) -> RowEncoder:
         """An encoder that writes the same bytes as the store ``spec`` was taken from."""
         compress = None
-        if spec.format >= 2 and spec.dictionary is not None:
+        if spec.format >= 2:
             from accord.bench.compact import Codec
 
-            codec = Codec({spec.dict_id or 0: spec.dictionary}, spec.dict_id)
-            compress = codec.compress
+            known = {} if spec.dict_id is None or spec.dictionary is None else {
+                spec.dict_id: spec.dictionary}
+            compress = Codec(known, spec.dict_id if known else None).compress
         return cls(Redactor(list(spec.secrets)), compress, spec.key)
 
     def _pack(self, text: str | None) -> str | bytes | None:
