@@ -18,45 +18,17 @@ from hypothesis import strategies as st
 
 from accord.agents.spec import parse_agent_list
 from accord.bench import EpisodeRecord, Store
-from accord.bench.rows import RowEncoder
+from accord.bench.rows import RowEncoder, may_hold_trigger
 from accord.bench.worker import EpisodeTask, execute
 from accord.core import redact as core_redact
 from accord.core.redact import MASK, Redactor, json_text
 from accord.domains import EpisodeSpec
 from accord.testing import ScriptedPolicy, StubServer
+from accord.testing.legacy_store import LegacyRedactor, legacy_encode
 
 PROV = {"accord_version": "0.1.0", "git_commit": None, "cwd_commit": None, "host": "h"}
 KEY = "sk-store30-SECRET-0badc0de"
 REPO = Path(__file__).resolve().parents[2]
-
-
-class LegacyRedactor(Redactor):
-    """The redaction as it was before issue 30 (trigger scan without gates, json.dumps)."""
-
-    def _suspect(self, text: str) -> bool:
-        low = text.lower()
-        return any(t in low for t in core_redact._TRIGGERS)
-
-    def json(self, value: Any, **dumps: Any) -> str | None:
-        if value is None:
-            return None
-        text = json.dumps(value, ensure_ascii=False, default=str, **dumps)
-        if not self._suspect(text) and not any(v in text for v in self.env):
-            return text
-        return json.dumps(self.value(value), ensure_ascii=False, default=str, **dumps)
-
-
-def legacy_encode(st: Store, run: str, rec: EpisodeRecord, session: int | None
-                  ) -> tuple[tuple[Any, ...], tuple[Any, ...] | None]:
-    """``Store.encode`` before issue 30, verbatim but for the legacy redactor."""
-    r = LegacyRedactor()
-    pack = st.codec().compress_or_none if st.format >= 2 else (lambda t: t)
-    summary, metrics, usage = r.json(rec.summary), r.json(rec.metrics), r.json(rec.usage)
-    row = (rec.status, rec.outcome, pack(summary), pack(metrics), pack(usage),
-           None if rec.error is None else pack(r.text(rec.error)), rec.wall_time,
-           rec.started, rec.finished, session, rec.worker, run, rec.id)
-    traj = None if rec.trajectory is None else (run, rec.id, pack(r.text(rec.trajectory)))
-    return row, traj
 
 
 def _dond() -> str | None:
@@ -218,6 +190,18 @@ def test_gated_trigger_test_decides_as_the_plain_scan(text: str) -> None:
     r = Redactor([])
     assert r._suspect(text) == LegacyRedactor([])._suspect(text)
     assert r.text(text) == LegacyRedactor([]).text(text)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(["key", "KeY", "secr", "ecret", "tok", "oken", "passw", "ssw",
+                                 "creden", "tial", "auth", "aut", "uth", "sk-", "sk", "gh",
+                                 "g", "h", "xox", "akia", "hf_", "bearer", "basic", "://",
+                                 ":/", "/", " ", "\"", "0.5", "_", "-", "é", "\x00", "\n"]),
+                max_size=12).map("".join))
+def test_the_3_gram_prefilter_never_misses_a_trigger(text: str) -> None:
+    if not may_hold_trigger(text):
+        assert not any(t in text.lower() for t in core_redact._TRIGGERS)
+        assert Redactor([]).text(text) == text
 
 
 @pytest.mark.parametrize("value", [

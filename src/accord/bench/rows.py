@@ -8,10 +8,11 @@ text itself in format 1).
 
 Redaction checks once per episode: the JSON of ``summary``, ``metrics`` and ``usage``, the
 error and the trajectory are joined (``"\\0"``, a character no secret pattern holds) and
-tested for secret values and trigger words in one pass; only when that finds something
-does each value go through the per-value redaction (``Redactor.json`` / ``.text``), which
-alone decides what is masked. A value whose text holds neither is what that redaction
-returns anyway, so the check only skips work, never changes a byte.
+tested for secret values and trigger words (:func:`may_hold_trigger`, then the exact test
+where it says maybe); only when that finds something does each value go through the
+per-value redaction (``Redactor.json`` / ``.text``), which alone decides what is masked.
+A value whose text holds neither is what that redaction returns anyway, so the check
+only skips work, never changes a byte.
 
 An encoder can be rebuilt elsewhere from an :class:`EncoderSpec` (a pool worker encodes
 the episodes it ran, so the driver only executes the inserts):
@@ -23,14 +24,54 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
+
+import numpy as np
 
 from accord.bench.redact import Redactor
 from accord.bench.worker import EpisodeRecord
-from accord.core.redact import json_text
+from accord.core.redact import _TRIGGERS, json_text
 
 #: the stored ``summary``, ``metrics``, ``usage``, ``error`` and trajectory of one episode
 Packed = tuple[Any, Any, Any, Any, Any]
+
+#: the characters of the trigger words; every other byte is one "other" code (0)
+_ALPHABET = "abcdefghijklmnopqrstuvwxyz-_:/"
+#: for each trigger word, three consecutive characters of it that are rare in episode
+#: records and prompts (``auth``: ``uth``, as ``aut`` is in every ``"rule": "auto"``);
+#: ``gh`` is two characters: any third one follows
+_GRAMS = {"key": "key", "secret": "ecr", "token": "tok", "passw": "ssw",
+          "credential": "ede", "auth": "uth", "sk-": "sk-", "gh": "gh", "xox": "xox",
+          "akia": "kia", "hf_": "hf_", "bearer": "bea", "basic": "sic", "://": "://"}
+assert set(_GRAMS) == set(_TRIGGERS) and all(g in t for t, g in _GRAMS.items())
+
+
+@cache
+def _tables() -> tuple[bytes, np.ndarray]:
+    """The byte-to-code table (upper case folded) and the 3-gram hit table (32^3 flags)."""
+    codes = bytearray(256)
+    for i, ch in enumerate(_ALPHABET, 1):
+        codes[ord(ch)] = codes[ord(ch.upper())] = i
+    hit = np.zeros(1 << 15, dtype=bool)
+    for gram in _GRAMS.values():
+        c = [codes[ord(ch)] for ch in gram]
+        for last in ([c[2]] if len(c) == 3 else range(32)):
+            hit[(c[0] << 10) | (c[1] << 5) | last] = True
+    return bytes(codes), hit
+
+
+def may_hold_trigger(text: str) -> bool:
+    """``False`` only if no trigger word of the redaction is in ``text.lower()``: one
+    vectorised pass over the text's 3-grams (each trigger has one of the table's) instead
+    of a substring scan per trigger. ``True`` for any non-ASCII text (lower-casing outside
+    ASCII is left to the exact test)."""
+    if not text.isascii():
+        return True
+    codes, hit = _tables()
+    c = np.frombuffer(text.encode("ascii").translate(codes) + b"\0\0", np.uint8
+                      ).astype(np.uint16)
+    return bool(hit[(c[:-2] << 10) | (c[1:-1] << 5) | c[2:]].any())
 
 
 @dataclass(frozen=True)
@@ -89,7 +130,9 @@ class RowEncoder:
         error, traj = rec.error, rec.trajectory
         texts = [t for t in (summary, metrics, usage, error, traj) if t is not None]
         r = self.redactor
-        if not r.untouched("\0".join(texts)):  # something to look at: value by value
+        joined = "\0".join(texts)
+        if (any(v in joined for v in r.env)  # something to look at: value by value
+                or (may_hold_trigger(joined) and not r.untouched(joined))):
             summary, metrics, usage = r.json(rec.summary), r.json(rec.metrics), r.json(
                 rec.usage)
             error = None if error is None else r.text(error)
