@@ -16,6 +16,8 @@ procurement, as ``bench_runner.py``; run once, records kept):
   ``Store.write`` (one transaction per episode) and ``Store.write_many`` in batches, each
   also with records packed in pool workers (what the driver of an ``--executor process``
   run does: only the inserts); the ratios to the floors and whether 2x is met;
+* ``--process``: the driver's CPU per episode of a whole ``--executor process`` run, its
+  pool workers packing the records (now) or the driver encoding them (before);
 * ``--million``: a synthetic store of that many episodes (the N real records cycled
   under new episode ids and seeds): write rate, file size, and ``accord results STORE``
   wall time and peak memory (a child process; its max RSS).
@@ -26,6 +28,7 @@ scenarios, five concession strategies, two deadlines, seeds from 1000):
 
     python benchmarks/bench_store.py [--episodes 2000] [--repeat 3] [--million 1000000]
     python benchmarks/bench_store.py --floor-only [--episodes 1000] [--repeat 5] [--batch 32]
+        [--process]
 """
 
 from __future__ import annotations
@@ -49,9 +52,11 @@ from accord.bench import (
     BenchOptions,
     EpisodeRecord,
     EpisodeTask,
+    Executor,
     LocalExecutor,
     Plan,
     PlannedEpisode,
+    ProcessExecutor,
     Store,
     expand,
     parse_config,
@@ -274,6 +279,37 @@ def floor_figures(work: Path, plan: Plan, recs: list[EpisodeRecord], repeat: int
           "'encode only' line)")
 
 
+def process_driver(work: Path, cfg: Any, plan: Plan, repeat: int) -> None:
+    """The driver's CPU per episode of ``run_bench`` with ``--executor process``: the pool
+    workers pack the records (now) against the driver encoding them (before), alternated."""
+    n = len(plan.episodes)
+    packing = ProcessExecutor.encode_for
+    got: dict[str, list[float]] = {"driver encodes (before)": [], "workers pack (now)": []}
+    loads = []
+    for r in range(repeat):
+        names = list(got) if r % 2 == 0 else list(reversed(got))
+        for name in names:
+            ProcessExecutor.encode_for = (  # type: ignore[method-assign]
+                packing if name.startswith("workers") else Executor.encode_for)
+            try:
+                t0 = time.process_time()  # this process only: the workers are children
+                rep = run_bench(cfg, BenchOptions(store=work / f"proc{r}-{name[:3]}.db",
+                                                  executor="process", concurrency=2,
+                                                  quiet=True), plan)
+                got[name].append((time.process_time() - t0) / n)
+            finally:
+                ProcessExecutor.encode_for = packing  # type: ignore[method-assign]
+            assert rep.done == n, rep
+        loads.append(os.getloadavg()[0])
+    print(f"\nrun_bench --executor process (2 workers), the driver's CPU per episode (plan, "
+          f"dispatch, records, store; {n} episodes, load {min(loads):.1f}-{max(loads):.1f}):")
+    for name, xs in got.items():
+        print(f"  {name:28s} {fmt(xs, 'µs', 1e6)}")
+    before, now = (statistics.median(v) for v in got.values())
+    print(f"  the driver saves {(before - now) * 1e6:.0f} µs per episode "
+          f"({before / now:.2f}x less CPU)")
+
+
 def column_bytes(path: Path) -> dict[str, float]:
     """Mean stored bytes per episode of each bulky column."""
     st = Store.open(path, create=False)
@@ -374,6 +410,8 @@ def main() -> None:
                     "batched variants (default 32)")
     ap.add_argument("--floor-only", action="store_true",
                     help="only Store.write against raw sqlite3 at the same bytes")
+    ap.add_argument("--process", action="store_true", help="with --floor-only: also the "
+                    "driver's CPU of a process-executor run, workers packing or not")
     args = ap.parse_args()
     if args.train_dict:
         train_dictionary(args.train_dict)
@@ -386,6 +424,8 @@ def main() -> None:
     if args.floor_only:
         with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
             floor_figures(Path(tmp), plan, recs, args.repeat, args.batch)
+            if args.process:
+                process_driver(Path(tmp), cfg, plan, args.repeat)
         print(f"\nload average at the end: {os.getloadavg()[0]:.1f}")
         return
     sizes: dict[int, list[int]] = {1: [], 2: []}

@@ -25,13 +25,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from accord.bench.redact import Redactor
 from accord.bench.worker import EpisodeRecord
 from accord.core.redact import _TRIGGERS, json_text
+
+if TYPE_CHECKING:
+    import numpy as np
 
 #: the stored ``summary``, ``metrics``, ``usage``, ``error`` and trajectory of one episode
 Packed = tuple[Any, Any, Any, Any, Any]
@@ -49,7 +50,10 @@ assert set(_GRAMS) == set(_TRIGGERS) and all(g in t for t, g in _GRAMS.items())
 
 @cache
 def _tables() -> tuple[bytes, np.ndarray]:
-    """The byte-to-code table (upper case folded) and the 3-gram hit table (32^3 flags)."""
+    """The byte-to-code table (upper case folded) and the 3-gram hit table (32^3 flags);
+    numpy is imported here, on the first write (reading a store does not need it)."""
+    import numpy as np
+
     codes = bytearray(256)
     for i, ch in enumerate(_ALPHABET, 1):
         codes[ord(ch)] = codes[ord(ch.upper())] = i
@@ -69,6 +73,8 @@ def may_hold_trigger(text: str) -> bool:
     if not text.isascii():
         return True
     codes, hit = _tables()
+    import numpy as np  # loaded by _tables: a dictionary lookup
+
     c = np.frombuffer(text.encode("ascii").translate(codes) + b"\0\0", np.uint8
                       ).astype(np.uint16)
     return bool(hit[(c[:-2] << 10) | (c[1:-1] << 5) | c[2:]].any())
