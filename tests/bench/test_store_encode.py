@@ -9,6 +9,7 @@ import json
 import math
 import os
 import pickle
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -165,7 +166,7 @@ def test_rows_are_byte_identical_to_the_old_encoding(tmp_path: Path, monkeypatch
 
 
 def test_a_record_packed_elsewhere_is_written_as_packed_only_for_the_same_key(
-        tmp_path: Path, records: list[EpisodeRecord]) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, records: list[EpisodeRecord]) -> None:
     st, sid = _store(tmp_path / "s.db", records, 2)
     spec = pickle.loads(pickle.dumps(st.encoder_spec()))  # what a pool worker receives
     worker = RowEncoder.from_spec(spec)
@@ -177,6 +178,17 @@ def test_a_record_packed_elsewhere_is_written_as_packed_only_for_the_same_key(
     rec = records[0]
     bogus = EpisodeRecord(**{**rec.__dict__, "packed": (("other",), (b"x",) * 5)})
     assert st.encode("r", bogus, sid) == st.encode("r", rec, sid)
+    st.close()
+    # a worker that does not know the driver's secret packs under another key, so the
+    # driver encodes the record itself and masks the secret
+    monkeypatch.setenv("STORE30_API_KEY", "driver-only-secret-123")
+    st, sid = _store(tmp_path / "t.db", records, 1)
+    blind = RowEncoder.from_spec(replace(st.encoder_spec(), secrets=()))
+    assert blind.key != st.encoder().key and "driver-only-secret-123" not in str(blind.key)
+    leak = EpisodeRecord("e0", "failed", error="RuntimeError: driver-only-secret-123")
+    leak.packed = (blind.key, blind.pack(leak))
+    assert "driver-only-secret-123" in leak.packed[1][3]
+    assert st.encode("r", leak, sid)[0][5] == f"RuntimeError: {MASK}"
     st.close()
 
 

@@ -22,6 +22,7 @@ the driver's redaction looks for.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -97,8 +98,10 @@ class EncoderSpec:
 
     @property
     def key(self) -> tuple[Any, ...]:
-        """The identity of the bytes this spec encodes to."""
-        return (self.format, self.dict_id, self.secrets)
+        """The identity of the bytes this spec encodes to (the secrets by a digest: the key
+        travels back with every packed record)."""
+        digest = hashlib.sha256("\0".join(self.secrets).encode("utf-8", "surrogatepass"))
+        return (self.format, self.dict_id, digest.hexdigest()[:32])
 
 
 class RowEncoder:
