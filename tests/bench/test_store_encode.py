@@ -167,13 +167,21 @@ def test_rows_are_byte_identical_to_the_old_encoding(tmp_path: Path, monkeypatch
 
 def test_a_record_packed_elsewhere_is_written_as_packed_only_for_the_same_key(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, records: list[EpisodeRecord]) -> None:
+    keys = set()
+    for fmt in (1, 2):
+        st, sid = _store(tmp_path / f"s{fmt}.db", records, fmt)
+        spec = pickle.loads(pickle.dumps(st.encoder_spec()))  # what a pool worker receives
+        worker = RowEncoder.from_spec(spec)
+        assert worker.key == st.encoder().key
+        keys.add(worker.key)
+        for rec in records:
+            packed = worker.pack(rec)
+            rec2 = EpisodeRecord(**{**rec.__dict__, "packed": (worker.key, packed)})
+            assert st.encode("r", rec2, sid) == st.encode("r", rec, sid)
+            assert (fmt == 1) == all(v is None or isinstance(v, str) for v in packed)
+        st.close()
+    assert len(keys) == 2  # a format-1 store never takes frames packed for format 2
     st, sid = _store(tmp_path / "s.db", records, 2)
-    spec = pickle.loads(pickle.dumps(st.encoder_spec()))  # what a pool worker receives
-    worker = RowEncoder.from_spec(spec)
-    assert worker.key == st.encoder().key
-    for rec in records:
-        rec2 = EpisodeRecord(**{**rec.__dict__, "packed": (worker.key, worker.pack(rec))})
-        assert st.encode("r", rec2, sid) == st.encode("r", rec, sid)
     # packed under another key (another store's dictionary or secrets): encoded again
     rec = records[0]
     bogus = EpisodeRecord(**{**rec.__dict__, "packed": (("other",), (b"x",) * 5)})
