@@ -172,10 +172,10 @@ def json_text(value: Any) -> str:
     try:
         return "".join(enc(value, 0))
     except BaseException:
-        # an error midway leaves ids in the encoder's cycle markers: a fresh encoder
-        # keeps the next call right, and dumps raises what it always raised
+        # the same C encoder as dumps raised what dumps raises; stopped midway it may
+        # keep ids in its cycle markers: the next call gets a fresh one
         _encoders.enc = None
-        return json.dumps(value, ensure_ascii=False, default=str)
+        raise
 
 
 def redactor() -> Redactor:
