@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from accord.bench import expand, load_config
 
 N, CONCURRENCY, DELAY = 60, 4, 0.1
@@ -34,8 +36,11 @@ def _done(db: Path) -> int:
         return 0
 
 
-def test_sigkill_then_rerun_gives_exactly_the_full_set(tmp_path, write_config, nap_config):
-    cfg_path = write_config({**nap_config(N, DELAY), "concurrency": CONCURRENCY})
+@pytest.mark.parametrize("executor", ["local", "process"])  # process: workers encode rows
+def test_sigkill_then_rerun_gives_exactly_the_full_set(tmp_path, write_config, nap_config,
+                                                       executor):
+    cfg_path = write_config({**nap_config(N, DELAY), "concurrency": CONCURRENCY,
+                             "executor": executor})
     db = tmp_path / "kill.db"
     argv = _bench_argv(str(cfg_path), "--store", str(db), "--quiet")
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}

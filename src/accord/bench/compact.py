@@ -54,6 +54,10 @@ class Codec:
         """Make another dictionary known (e.g. one found in the store)."""
         self._raw.setdefault(dict_id, raw)
 
+    def raw(self, dict_id: int) -> bytes | None:
+        """The raw bytes of a known dictionary (``None`` if unknown)."""
+        return self._raw.get(dict_id)
+
     def _dict(self, dict_id: int) -> zstandard.ZstdCompressionDict:
         d = self._dicts.get(dict_id)
         if d is None:

@@ -66,16 +66,21 @@ def watch_parent(parent: int, period: float = 1.0) -> None:
     threading.Thread(target=watch, name="accord-parent-watch", daemon=True).start()
 
 
-def init_worker(parent: int, modules: tuple[str, ...] = ()) -> None:
+def init_worker(parent: int, modules: tuple[str, ...] = (), encoder: Any = None) -> None:
     """Pool-worker initializer: watch the driver, then import what the run's episodes need.
 
     ``modules`` are the run's domain modules and plugins; with the fork server they are
     already loaded (preloaded once, inherited by every worker). A module that fails to
     import is skipped here: the episodes that need it fail with the error text.
+    ``encoder``: the store's :class:`~accord.bench.rows.EncoderSpec`, so the worker packs
+    the records it returns (:func:`~accord.bench.worker.encode_here`).
     """
     import importlib
 
+    from accord.bench.worker import encode_here
+
     watch_parent(parent)
+    encode_here(encoder)
     for module in modules:
         with contextlib.suppress(Exception):
             importlib.import_module(module)
@@ -214,6 +219,16 @@ class Executor(ABC):
     name: str = "executor"
     #: how many episodes may be in flight at once
     concurrency: int = 1
+    #: the store's encoding, where the executor's workers pack records for it (see
+    #: :meth:`encode_for`)
+    encoder: Any = None
+
+    def encode_for(self, spec: Any) -> None:
+        """Have the workers pack each record for the store whose encoding ``spec`` is (an
+        :class:`~accord.bench.rows.EncoderSpec`), where they run apart from the driver:
+        the driver then only executes the inserts. Executors whose workers share the
+        driver's process or run on other machines ignore it (the driver encodes)."""
+        return None
 
     def prepare(self) -> None:
         """Connect to resources and settle ``concurrency`` before the run is recorded."""
@@ -293,6 +308,10 @@ class ProcessExecutor(Executor):
         #: worker processes of the last run (``None`` before any run)
         self.workers: int | None = None
 
+    def encode_for(self, spec: Any) -> None:
+        """Pool workers pack each record for the store (redaction, JSON, zstd)."""
+        self.encoder = spec
+
     def _pool(self, workers: int, modules: tuple[str, ...]) -> ProcessPoolExecutor:
         if "forkserver" in multiprocessing.get_all_start_methods():
             ctx: Any = multiprocessing.get_context("forkserver")
@@ -303,7 +322,8 @@ class ProcessExecutor(Executor):
         else:
             ctx = multiprocessing.get_context("spawn")
         return ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
-                                   initializer=init_worker, initargs=(os.getpid(), modules))
+                                   initializer=init_worker,
+                                   initargs=(os.getpid(), modules, self.encoder))
 
     async def run(self, tasks: Iterable[EpisodeTask]) -> AsyncIterator[EpisodeRecord]:
         """Keep every worker busy with a short queue of batches; a dead worker fails its

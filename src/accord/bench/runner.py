@@ -255,6 +255,7 @@ def run_bench(config: ExperimentConfig, options: BenchOptions | None = None,
     with Store.open(path) as store:
         store.lock()
         executor.prepare()
+        executor.encode_for(store.encoder_spec())  # pool workers encode, the driver inserts
         session = store.begin_session(config.name, resolved_config(config, plan, executor, llm,
                                                                    data),
                                       config.source, provenance(), str(choice),

@@ -40,7 +40,7 @@ import random
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -49,6 +49,7 @@ from typing import Any
 from accord.bench.compact import Codec, CorruptValue, dictionary_id, shipped_dictionary
 from accord.bench.expand import PlannedEpisode
 from accord.bench.redact import Redactor
+from accord.bench.rows import EncoderSpec, RowEncoder
 from accord.bench.worker import EpisodeRecord
 
 #: bump when the schema changes incompatibly (the format new stores are made in)
@@ -176,11 +177,6 @@ def _stamp(path: Path) -> tuple[Any, ...] | None:
             None if w is None else (w.st_size, w.st_mtime_ns))
 
 
-def _same(text: str | None) -> str | None:
-    """A format-1 value as stored: the text itself."""
-    return text
-
-
 def _loads(text: str | None) -> Any:
     return None if text is None else json.loads(text)
 
@@ -197,6 +193,7 @@ class Store:
         #: the store's format (1 or 2), known once the schema is checked
         self.format = SCHEMA_VERSION
         self._codec: Codec | None = None
+        self._encoder: RowEncoder | None = None
         #: opened ``immutable=1`` (read-only media: see :meth:`open_readonly`)
         self.immutable = False
         #: an immutable open found a ``-wal`` file whose commits it cannot see
@@ -520,23 +517,38 @@ class Store:
         " session=?, worker=? WHERE run=? AND id=?")
     _PUT_TRAJECTORY = "INSERT OR REPLACE INTO trajectories VALUES (?,?,?)"
 
+    def encoder_spec(self) -> EncoderSpec:
+        """What rebuilds this store's encoder elsewhere (:class:`~accord.bench.rows.RowEncoder`
+        in a pool worker): format, compression dictionary, the secret values to mask."""
+        if self.format >= 2:
+            codec = self.codec()
+            dict_id = codec.current
+            raw = None if dict_id is None else codec.raw(dict_id)
+        else:
+            dict_id = raw = None
+        return EncoderSpec(self.format, raw, dict_id, tuple(self._redact.env))
+
+    def encoder(self) -> RowEncoder:
+        """The encoder of this store's rows (built once)."""
+        if self._encoder is None:
+            compress = self.codec().compress if self.format >= 2 else None
+            self._encoder = RowEncoder(self._redact, compress, self.encoder_spec().key)
+        return self._encoder
+
     def encode(self, run: str, rec: EpisodeRecord, session: int | None = None
                ) -> tuple[tuple[Any, ...], tuple[Any, ...] | None]:
         """One episode's rows as stored: ``(episode row, trajectory row or None)``.
 
-        The one redaction pass (:class:`~accord.core.redact.Redactor`: each value is
-        serialised once and walked only when its text holds a trigger word or a secret),
-        then the store's encoding (a zstd frame per bulky value in format 2)."""
-        r = self._redact
-        pack: Callable[[str | None], str | bytes | None] = (
-            self.codec().compress_or_none if self.format >= 2 else _same)
-        summary, metrics, usage = r.json(rec.summary), r.json(rec.metrics), r.json(rec.usage)
-        row = (rec.status, rec.outcome, pack(summary), pack(metrics), pack(usage),
-               None if rec.error is None else pack(r.text(rec.error)), rec.wall_time,
-               rec.started, rec.finished, session, rec.worker, run, rec.id)
-        traj = None if rec.trajectory is None else (run, rec.id,
-                                                     pack(r.text(rec.trajectory)))
-        return row, traj
+        The one redaction pass (:class:`~accord.core.redact.Redactor`, checked once over
+        the episode's texts and applied value by value only where they hold a trigger word
+        or a secret), then the store's encoding (a zstd frame per bulky value in format 2):
+        :class:`~accord.bench.rows.RowEncoder`. A record packed by a worker with this
+        store's encoding (``rec.packed``) is used as it is."""
+        enc = self.encoder()
+        packed = rec.packed
+        if packed is not None and packed[0] != enc.key:
+            packed = None  # packed for another store or secrets: encode here
+        return enc.rows(run, rec, session, None if packed is None else packed[1])
 
     def write(self, run: str, rec: EpisodeRecord, session: int | None = None) -> None:
         """Commit one finished episode (its own transaction)."""

@@ -65,6 +65,9 @@ class EpisodeRecord:
     started: float = 0.0
     finished: float = 0.0
     worker: str = ""
+    #: ``(encoding key, stored values)`` when a worker already encoded the record for the
+    #: store (:meth:`accord.bench.rows.RowEncoder.pack`); the store checks the key
+    packed: tuple[Any, Any] | None = None
 
     def finish(self, result: EpisodeResult, domain: Domain, spec: EpisodeSpec) -> None:
         """Fill in a finished episode: outcome, summary, usage, trajectory, then the domain's
@@ -182,8 +185,32 @@ async def execute_many(tasks: Sequence[EpisodeTask], concurrency: int = 1
 
 
 def execute_batch(tasks: Sequence[EpisodeTask], concurrency: int = 1) -> list[EpisodeRecord]:
-    """:func:`execute_many` on a fresh event loop: one pool message carries several episodes."""
-    return asyncio.run(execute_many(tasks, concurrency))
+    """:func:`execute_many` on a fresh event loop: one pool message carries several episodes.
+
+    In a pool worker given the store's encoding (:func:`encode_here`), each record comes
+    back packed for the store (:attr:`EpisodeRecord.packed`): the redaction, JSON and
+    compression run here, in parallel, and the driver only executes the inserts."""
+    records = asyncio.run(execute_many(tasks, concurrency))
+    if _packer is not None:
+        for rec in records:
+            rec.packed = (_packer.key, _packer.pack(rec))
+    return records
+
+
+#: this process's encoder of the store's rows (a pool worker of a run with a store)
+_packer: Any = None
+
+
+def encode_here(spec: Any) -> None:
+    """Pack every record :func:`execute_batch` returns with ``spec``'s encoding
+    (an :class:`~accord.bench.rows.EncoderSpec`; ``None``: stop packing)."""
+    global _packer
+    if spec is None:
+        _packer = None
+        return
+    from accord.bench.rows import RowEncoder
+
+    _packer = RowEncoder.from_spec(spec)
 
 
 def failed_record(task: EpisodeTask, message: str) -> EpisodeRecord:

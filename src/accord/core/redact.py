@@ -22,6 +22,7 @@ import os
 import re
 import threading
 from collections.abc import Mapping
+from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
 #: what a redacted value is replaced with
@@ -45,6 +46,12 @@ _AUTH = re.compile(r"(?i)\b((?:bearer|basic)\s+)[A-Za-z0-9._~+/=\-]{6,}")
 #: lower-case substrings without which none of the patterns above can match
 _TRIGGERS = ("key", "secret", "token", "passw", "credential", "auth", "sk-", "gh", "xox",
              "akia", "hf_", "bearer", "basic", "://")
+#: each trigger behind one of its characters, the one rarest in records and transcripts:
+#: a one-character test is a memchr (a fraction of a microsecond for 4 KiB), a 2-3
+#: character substring scan costs ~3 ns a character; a missing character rules the
+#: trigger out, so the test decides exactly as the scan alone would
+_GATES = tuple((t, g) for t, g in zip(_TRIGGERS, "yckwdh-hxkfbb/", strict=True))
+assert all(g in t for t, g in _GATES)
 
 _registered: set[str] = set()
 _lock = threading.Lock()
@@ -81,8 +88,19 @@ class Redactor:
         self.env = sorted(set(values), key=len, reverse=True)
 
     def _suspect(self, text: str) -> bool:
-        low = text.lower()  # substring tests are far cheaper than one (?i) alternation
-        return any(t in low for t in _TRIGGERS)
+        """Whether ``text`` holds a trigger word (lower-cased): only then can a pattern match.
+        Substring tests are far cheaper than one ``(?i)`` alternation, and each is skipped
+        when its gate character is absent."""
+        low = text.lower()
+        return any(g in low and t in low for t, g in _GATES)
+
+    def untouched(self, text: str) -> bool:
+        """Whether every redaction leaves ``text`` as it is: it holds no secret value and no
+        trigger word. Then :meth:`text` returns it unchanged, and so does :meth:`json` for
+        a value whose JSON it is, or that a part of it is (``"\\0".join`` of several
+        values' texts is untouched only if each part is: a secret or a trigger inside a
+        part is inside the whole)."""
+        return not self._suspect(text) and not any(v in text for v in self.env)
 
     def text(self, text: str) -> str:
         """Mask credentials inside free text (errors, transcripts, spec strings)."""
@@ -124,10 +142,40 @@ class Redactor:
         """
         if value is None:
             return None
-        text = json.dumps(value, ensure_ascii=False, default=str, **dumps)
-        if not self._suspect(text) and not any(v in text for v in self.env):
+        text = json.dumps(value, ensure_ascii=False, default=str, **dumps) if dumps else (
+            json_text(value))
+        if self.untouched(text):
             return text
         return json.dumps(self.value(value), ensure_ascii=False, default=str, **dumps)
+
+
+def _make_encoder() -> Any:
+    """The C encoder ``json.dumps(value, ensure_ascii=False, default=str)`` builds on every
+    call (``None`` where the interpreter has no C accelerator)."""
+    if c_make_encoder is None:  # pragma: no cover - CPython always has _json
+        return None
+    return c_make_encoder({}, str, encode_basestring, None, ": ", ", ", False, False, True)
+
+
+#: one encoder per thread (its cycle markers are per call: never shared between threads)
+_encoders = threading.local()
+
+
+def json_text(value: Any) -> str:
+    """``json.dumps(value, ensure_ascii=False, default=str)``, the same text, without
+    building an encoder per call (the store encodes three values per episode)."""
+    if isinstance(value, str) or c_make_encoder is None:  # dumps' own path for a string
+        return json.dumps(value, ensure_ascii=False, default=str)
+    enc = getattr(_encoders, "enc", None)
+    if enc is None:
+        enc = _encoders.enc = _make_encoder()
+    try:
+        return "".join(enc(value, 0))
+    except BaseException:
+        # the same C encoder as dumps raised what dumps raises; stopped midway it may
+        # keep ids in its cycle markers: the next call gets a fresh one
+        _encoders.enc = None
+        raise
 
 
 def redactor() -> Redactor:
@@ -150,6 +198,7 @@ __all__ = [
     "Redactor",
     "env_secret_values",
     "is_secret_key",
+    "json_text",
     "redact",
     "redact_text",
     "redactor",

@@ -1,0 +1,160 @@
+"""Encoding finished episodes into the results store's rows (the store's write path).
+
+Pure: no SQL, no clock, no files. :class:`RowEncoder` turns an
+:class:`~accord.bench.worker.EpisodeRecord` into the values the store writes, the
+same bytes whoever encodes: the one redaction pass (:class:`~accord.core.redact.Redactor`),
+JSON text, then the store's compression (a zstd frame per bulky value in format 2, the
+text itself in format 1).
+
+Redaction checks once per episode: the JSON of ``summary``, ``metrics`` and ``usage``, the
+error and the trajectory are joined (``"\\0"``, a character no secret pattern holds) and
+tested for secret values and trigger words (:func:`may_hold_trigger`, then the exact test
+where it says maybe); only when that finds something does each value go through the
+per-value redaction (``Redactor.json`` / ``.text``), which alone decides what is masked.
+A value whose text holds neither is what that redaction returns anyway, so the check
+only skips work, never changes a byte.
+
+An encoder can be rebuilt elsewhere from an :class:`EncoderSpec` (a pool worker encodes
+the episodes it ran, so the driver only executes the inserts):
+the spec carries the store's format and compression dictionary and the secret values
+the driver's redaction looks for.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from accord.bench.redact import Redactor
+from accord.bench.worker import EpisodeRecord
+from accord.core.redact import _TRIGGERS, json_text
+
+if TYPE_CHECKING:
+    import numpy as np
+
+#: the stored ``summary``, ``metrics``, ``usage``, ``error`` and trajectory of one episode
+Packed = tuple[Any, Any, Any, Any, Any]
+
+#: the characters of the trigger words; every other byte is one "other" code (0)
+_ALPHABET = "abcdefghijklmnopqrstuvwxyz-_:/"
+#: for each trigger word, three consecutive characters of it that are rare in episode
+#: records and prompts (``auth``: ``uth``, as ``aut`` is in every ``"rule": "auto"``);
+#: ``gh`` is two characters: any third one follows
+_GRAMS = {"key": "key", "secret": "ecr", "token": "tok", "passw": "ssw",
+          "credential": "ede", "auth": "uth", "sk-": "sk-", "gh": "gh", "xox": "xox",
+          "akia": "kia", "hf_": "hf_", "bearer": "bea", "basic": "sic", "://": "://"}
+assert set(_GRAMS) == set(_TRIGGERS) and all(g in t for t, g in _GRAMS.items())
+
+
+@cache
+def _tables() -> tuple[bytes, np.ndarray]:
+    """The byte-to-code table (upper case folded) and the 3-gram hit table (32^3 flags);
+    numpy is imported here, on the first write (reading a store does not need it)."""
+    import numpy as np
+
+    codes = bytearray(256)
+    for i, ch in enumerate(_ALPHABET, 1):
+        codes[ord(ch)] = codes[ord(ch.upper())] = i
+    hit = np.zeros(1 << 15, dtype=bool)
+    for gram in _GRAMS.values():
+        c = [codes[ord(ch)] for ch in gram]
+        for last in ([c[2]] if len(c) == 3 else range(32)):
+            hit[(c[0] << 10) | (c[1] << 5) | last] = True
+    return bytes(codes), hit
+
+
+def may_hold_trigger(text: str) -> bool:
+    """``False`` only if no trigger word of the redaction is in ``text.lower()``: one
+    vectorised pass over the text's 3-grams (each trigger has one of the table's) instead
+    of a substring scan per trigger. ``True`` for any non-ASCII text (lower-casing outside
+    ASCII is left to the exact test)."""
+    if not text.isascii():
+        return True
+    codes, hit = _tables()
+    import numpy as np  # loaded by _tables: a dictionary lookup
+
+    c = np.frombuffer(text.encode("ascii").translate(codes) + b"\0\0", np.uint8
+                      ).astype(np.uint16)
+    return bool(hit[(c[:-2] << 10) | (c[1:-1] << 5) | c[2:]].any())
+
+
+@dataclass(frozen=True)
+class EncoderSpec:
+    """What a :class:`RowEncoder` is built from, picklable (sent to pool workers).
+
+    ``key`` names the encoding: an episode packed under one key is written as is only by
+    a store whose own encoder has the same key.
+    """
+
+    format: int
+    #: the compression dictionary (format 2), its zstd id, or ``None`` (format 1)
+    dictionary: bytes | None
+    dict_id: int | None
+    #: the secret values the redaction masks (the driver's environment and registered ones)
+    secrets: tuple[str, ...]
+
+    @property
+    def key(self) -> tuple[Any, ...]:
+        """The identity of the bytes this spec encodes to (the secrets by a digest: the key
+        travels back with every packed record)."""
+        digest = hashlib.sha256("\0".join(self.secrets).encode("utf-8", "surrogatepass"))
+        return (self.format, self.dict_id, digest.hexdigest()[:32])
+
+
+class RowEncoder:
+    """Encodes finished episodes for one store: redaction, JSON, compression."""
+
+    def __init__(self, redactor: Redactor, compress: Callable[[str], bytes] | None,
+                 key: tuple[Any, ...] = ()) -> None:
+        self.redactor = redactor
+        self._compress = compress
+        #: see :attr:`EncoderSpec.key`
+        self.key = key
+
+    @classmethod
+    def from_spec(cls, spec: EncoderSpec) -> RowEncoder:
+        """An encoder that writes the same bytes as the store ``spec`` was taken from."""
+        compress = None
+        if spec.format >= 2:
+            from accord.bench.compact import Codec
+
+            known = {} if spec.dict_id is None or spec.dictionary is None else {
+                spec.dict_id: spec.dictionary}
+            compress = Codec(known, spec.dict_id if known else None).compress
+        return cls(Redactor(list(spec.secrets)), compress, spec.key)
+
+    def _pack(self, text: str | None) -> str | bytes | None:
+        if text is None or self._compress is None:
+            return text
+        return self._compress(text)
+
+    def pack(self, rec: EpisodeRecord) -> Packed:
+        """The stored ``(summary, metrics, usage, error, trajectory)`` of ``rec``."""
+        summary = None if rec.summary is None else json_text(rec.summary)
+        metrics = None if rec.metrics is None else json_text(rec.metrics)
+        usage = None if rec.usage is None else json_text(rec.usage)
+        error, traj = rec.error, rec.trajectory
+        texts = [t for t in (summary, metrics, usage, error, traj) if t is not None]
+        r = self.redactor
+        joined = "\0".join(texts)
+        if (any(v in joined for v in r.env)  # something to look at: value by value
+                or (may_hold_trigger(joined) and not r.untouched(joined))):
+            summary, metrics, usage = r.json(rec.summary), r.json(rec.metrics), r.json(
+                rec.usage)
+            error = None if error is None else r.text(error)
+            traj = None if traj is None else r.text(traj)
+        pack = self._pack
+        return pack(summary), pack(metrics), pack(usage), pack(error), pack(traj)
+
+    def rows(self, run: str, rec: EpisodeRecord, session: int | None = None,
+             packed: Packed | None = None
+             ) -> tuple[tuple[Any, ...], tuple[Any, ...] | None]:
+        """``(episode row, trajectory row or None)`` for the store's update and insert;
+        ``packed``: the values :meth:`pack` made for ``rec`` already (in a worker)."""
+        summary, metrics, usage, error, traj = self.pack(rec) if packed is None else packed
+        row = (rec.status, rec.outcome, summary, metrics, usage, error, rec.wall_time,
+               rec.started, rec.finished, session, rec.worker, run, rec.id)
+        return row, None if traj is None else (run, rec.id, traj)
