@@ -30,18 +30,21 @@ from accord.bench.store import Store
 from accord.testing.ratings import synthetic_tournament
 
 
-def child(store: Path, *extra: str) -> tuple[float, float, dict]:
-    """Wall seconds, max RSS (MB) and the JSON document of one leaderboard child."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+def child(store: Path, *extra: str) -> tuple[float, float, float, dict]:
+    """Wall seconds, CPU seconds (user + system), max RSS (MB) and the JSON document of
+    one leaderboard child."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    before, cpu0 = usage.ru_maxrss, usage.ru_utime + usage.ru_stime
     t0 = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "accord", "leaderboard", str(store), "--json",
                            *extra], capture_output=True, text=True, check=True,
                           env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1] / "src")})
     wall = time.perf_counter() - t0
-    rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    rss, cpu = usage.ru_maxrss, usage.ru_utime + usage.ru_stime - cpu0
     if rss <= before:  # ru_maxrss is the max over children: report it anyway
         rss = before
-    return wall, rss / 1024, json.loads(proc.stdout)
+    return wall, cpu, rss / 1024, json.loads(proc.stdout)
 
 
 def main() -> None:
@@ -80,13 +83,13 @@ def main() -> None:
         if args.safety:
             runs.append(("bt", ("--safety",)))
         for method, extra in runs:
-            wall, rss, doc = child(store, "--method", method, "--bootstrap",
+            wall, cpu, rss, doc = child(store, "--method", method, "--bootstrap",
                                    str(args.bootstrap), *extra)
             ok = "meets" if wall < 10 and rss < 500 else "MISSES"
             print(f"accord leaderboard --method {method} --bootstrap {args.bootstrap}"
                   f"{' ' + ' '.join(extra) if extra else ''}: "
-                  f"{wall:.2f} s wall, peak {rss:.0f} MB RSS ({ok} the 10 s / 500 MB goal); "
-                  f"{doc['episodes']} episodes rated")
+                  f"{wall:.2f} s wall, {cpu:.2f} s CPU, peak {rss:.0f} MB RSS ({ok} the 10 s / 500 MB goal); "
+                  f"{doc['episodes']} episodes rated; load average {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """Glicko-2 (Glickman, "Example of the Glicko-2 system", 2022 revision of the 2001 note)
 over rating periods, vectorised over many replays at once (the point estimate and every
-bootstrap resample advance together).
+bootstrap resample advance together: each resample counts each game 0, 1 or more times,
+see :mod:`accord.bench.sequential`).
 
 No well-kept library fits: openskill implements the Weng–Lin models but not Glicko-2, and
 the small Glicko-2 packages on PyPI update one player object at a time (10^5 episodes x
@@ -9,7 +10,7 @@ shape ``(replays, players)``; ``tests/bench/test_glicko2.py`` checks it against 
 worked example (1500/200/0.06 against 1400/30, 1550/100, 1700/300 with results 1, 0, 0 ->
 1464.06 / 151.52 / 0.05999).
 
-Pure functions: no I/O, randomness only through the caller's index blocks.
+Pure functions: no I/O, randomness only through the caller's weights.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -94,23 +96,33 @@ def _volatility(sigma: NDArray[np.float64], phi: NDArray[np.float64],
 
 
 def rate_period(state: Glicko2State, a: NDArray[np.int64], b: NDArray[np.int64],
-                result: NDArray[np.float64], tau: float = TAU) -> Glicko2State:
+                result: NDArray[np.float64], tau: float = TAU,
+                weight: NDArray[np.floating[Any]] | None = None) -> Glicko2State:
     """One rating period: every replay ``k`` played the games ``a[k, t]`` vs ``b[k, t]``
-    with ``result[k, t]`` (1: ``a`` won, 0.5 a draw, 0 lost). Steps 3-8 of the note, each
-    player rated against the pre-period ratings of its opponents; a player without games
-    only has its deviation grown (step 6)."""
+    with ``result[k, t]`` (1: ``a`` won, 0.5 a draw, 0 lost); ``a``, ``b`` and ``result``
+    may also be one row ``(games,)`` shared by every replay. ``weight[k, t]`` (default 1)
+    is how many times replay ``k`` counts game ``t``: the period's sums are over games, so
+    a weight of 2 is exactly the game played twice in the period, 0 not played. Steps 3-8
+    of the note, each player rated against the pre-period ratings of its opponents; a
+    player without games only has its deviation grown (step 6)."""
     r, p = state.mu.shape
+    shape = np.broadcast_shapes(np.shape(a), (r, 1))
     rows = np.arange(r)[:, None] * p
     mu, phi = state.mu.ravel(), state.phi.ravel()
-    fa, fb = (rows + a).ravel(), (rows + b).ravel()
-    res = result.ravel()
+    fa, fb = (rows + a).ravel(), np.broadcast_to(rows + b, shape).ravel()
+    res = np.broadcast_to(result, shape).ravel()
+    wt = None if weight is None else np.broadcast_to(weight, shape).ravel()
     vinv = np.zeros(r * p)
     dsum = np.zeros(r * p)
     for me, you, s in ((fa, fb, res), (fb, fa, 1.0 - res)):
         gy = _g(phi[you])
         e = 1.0 / (1.0 + np.exp(-gy * (mu[me] - mu[you])))
-        np.add.at(vinv, me, gy * gy * e * (1.0 - e))
-        np.add.at(dsum, me, gy * (s - e))
+        add_v, add_d = gy * gy * e * (1.0 - e), gy * (s - e)
+        if wt is not None:
+            add_v *= wt
+            add_d *= wt
+        vinv += np.bincount(me, add_v, r * p)
+        dsum += np.bincount(me, add_d, r * p)
     vinv, dsum = vinv.reshape(r, p), dsum.reshape(r, p)
     played = vinv > 0
     v = np.where(played, 1.0 / np.where(played, vinv, 1.0), 0.0)  # only read where played
@@ -125,14 +137,17 @@ def rate_period(state: Glicko2State, a: NDArray[np.int64], b: NDArray[np.int64],
     return Glicko2State(new_mu, new_phi, np.where(played, sigma, state.sigma))
 
 
-def replay(blocks: Iterable[NDArray[np.int64]], i: NDArray[np.int64],
-           j: NDArray[np.int64], result: NDArray[np.float64], players: int, replays: int,
+def replay(periods: Iterable[NDArray[np.int64]], i: NDArray[np.int64],
+           j: NDArray[np.int64], result: NDArray[np.float64], players: int,
+           weights: NDArray[np.floating[Any]], episode: NDArray[np.int64],
            tau: float = TAU) -> Glicko2State:
-    """Glicko-2 over rating periods: each block ``(replays, games)`` holds the pair indices
-    (into ``i``, ``j``, ``result``) that every replay plays in one period."""
-    state = Glicko2State.new(replays, players)
-    for blk in blocks:
-        state = rate_period(state, i[blk], j[blk], result[blk], tau)
+    """Glicko-2 over rating periods in every replay at once: each period is the pair
+    indices (into ``i``, ``j``, ``result``) played in it, the same for every replay, and
+    replay ``k`` counts pair ``t`` ``weights[episode[t], k]`` times."""
+    state = Glicko2State.new(weights.shape[1], players)
+    for per in periods:
+        state = rate_period(state, i[per], j[per], result[per], tau,
+                            weights[episode[per]].T)
     return state
 
 
