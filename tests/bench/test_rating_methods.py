@@ -11,7 +11,8 @@ import pytest
 
 from accord.bench.glicko2 import SCALE, Glicko2State, rate_period
 from accord.bench.leaderboard import ELO_BASE, ELO_SCALE, Match, Seat, collect, leaderboard
-from accord.bench.sequential import schedule
+from accord.bench.ratings import Pairs
+from accord.bench.sequential import glicko2, glicko2_periods, schedule
 from accord.bench.skill import openskill_replay, replay_levels
 from accord.bench.store import Store
 from accord.testing.ratings import synthetic_tournament
@@ -170,3 +171,36 @@ def test_an_agent_with_one_episode_gets_a_wide_interval(method: str) -> None:
     # half of the resamples drop its only episode and leave it unrated: the interval
     # reaches down to the prior (the scale's centre, up to the centring of the others)
     assert abs(d["lone"].low - ELO_BASE) < 30 < d["lone"].rating - ELO_BASE
+
+
+def test_glicko2_resamples_count_a_kept_episode_in_two_periods_never_twice_in_one() -> None:
+    """The same game twice in one rating period is scatter Glicko-2's volatility step reads
+    as an erratic player (over 10^5 episodes some resamples' volatilities overflowed): a
+    kept episode counts once in its period and once in the next."""
+    rng = np.random.default_rng(3)
+    m, p, size = 103, 4, 20
+    i, j, res = _random_pairs(rng, m, p)
+    episode = np.arange(m) // 2  # two pairs per episode, resampled together
+    pairs = Pairs([f"a{k}" for k in range(p)], i, j, res, res, res, res, episode, 52)
+    keep = rng.integers(0, 2, size=(52, 6), dtype=np.uint8)
+    seen = np.zeros((7, m), dtype=np.int64)
+    periods = list(glicko2_periods(pairs, keep, size))
+    for at, weight in periods:
+        assert len(set(at.tolist())) == len(at) and weight.max() <= 1
+        np.add.at(seen.T, at, weight.T)
+    assert (seen[0] == 1).all()  # the point estimate: every pair once, in store order
+    assert (seen[1:] == 2 * keep[episode].T).all()  # a resample: kept pairs twice
+    assert [w[0].sum() for _, w in periods] == [20] * 5 + [3, 0]
+    assert len(list(glicko2_periods(pairs, None, size))) == 6  # no extra period
+
+
+def test_glicko2_bootstrap_is_finite_over_a_long_store() -> None:
+    rng = np.random.default_rng(3)
+    m, p = 20_000, 4
+    i, j, res = _random_pairs(rng, m, p)
+    pairs = Pairs([f"a{k}" for k in range(p)], i, j, res, res, res, res, np.arange(m), m)
+    with np.errstate(over="raise", invalid="raise"):
+        point, boots = glicko2(pairs, 20, np.random.default_rng(0))
+    assert np.isfinite(boots).all()
+    # equal players: every resample's ratings stay within a fraction of a log-odds unit
+    assert np.abs(boots).max() < 1.0 and np.abs(point).max() < 1.0

@@ -16,7 +16,6 @@ Pure functions: no I/O, randomness only through the caller's weights.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -97,7 +96,8 @@ def _volatility(sigma: NDArray[np.float64], phi: NDArray[np.float64],
 
 def rate_period(state: Glicko2State, a: NDArray[np.int64], b: NDArray[np.int64],
                 result: NDArray[np.float64], tau: float = TAU,
-                weight: NDArray[np.floating[Any]] | None = None) -> Glicko2State:
+                weight: NDArray[np.floating[Any]] | NDArray[np.integer[Any]] | None = None
+                ) -> Glicko2State:
     """One rating period: every replay ``k`` played the games ``a[k, t]`` vs ``b[k, t]``
     with ``result[k, t]`` (1: ``a`` won, 0.5 a draw, 0 lost); ``a``, ``b`` and ``result``
     may also be one row ``(games,)`` shared by every replay. ``weight[k, t]`` (default 1)
@@ -137,18 +137,4 @@ def rate_period(state: Glicko2State, a: NDArray[np.int64], b: NDArray[np.int64],
     return Glicko2State(new_mu, new_phi, np.where(played, sigma, state.sigma))
 
 
-def replay(periods: Iterable[NDArray[np.int64]], i: NDArray[np.int64],
-           j: NDArray[np.int64], result: NDArray[np.float64], players: int,
-           weights: NDArray[np.floating[Any]], episode: NDArray[np.int64],
-           tau: float = TAU) -> Glicko2State:
-    """Glicko-2 over rating periods in every replay at once: each period is the pair
-    indices (into ``i``, ``j``, ``result``) played in it, the same for every replay, and
-    replay ``k`` counts pair ``t`` ``weights[episode[t], k]`` times."""
-    state = Glicko2State.new(weights.shape[1], players)
-    for per in periods:
-        state = rate_period(state, i[per], j[per], result[per], tau,
-                            weights[episode[per]].T)
-    return state
-
-
-__all__ = ["EPS", "RD0", "SCALE", "SIGMA0", "TAU", "Glicko2State", "rate_period", "replay"]
+__all__ = ["EPS", "RD0", "SCALE", "SIGMA0", "TAU", "Glicko2State", "rate_period"]

@@ -170,22 +170,54 @@ def elo(pairs: Pairs, boot: int, rng: np.random.Generator
 GLICKO2_PAIRS_PER_PLAYER = 5
 
 
+def glicko2_periods(pairs: Pairs, keep: NDArray[np.uint8] | None, size: int
+                    ) -> Iterator[tuple[NDArray[np.int64], NDArray[np.uint8]]]:
+    """The rating periods of :func:`glicko2`: ``(at, weight)`` with ``at`` the pair
+    indices rated in the period and ``weight[k, t]`` how many times replay ``k`` counts
+    pair ``at[t]`` there. Replay 0 (the point estimate) counts each period's ``size``
+    pairs once; replay ``k >= 1`` counts a pair whose episode it keeps (``keep[episode,
+    k - 1]`` is 1) once in its period and once in the next (one more period after the
+    last: replay 0 does not play it), so no period holds a game twice."""
+    m = len(pairs.i)
+    boot = 0 if keep is None else keep.shape[1]
+    prev = np.zeros(0, dtype=np.int64)
+    for start in [*range(0, m, size), m]:
+        own = np.arange(start, min(start + size, m))
+        at = np.r_[prev, own]  # last period's kept pairs again, then this period's
+        weight = np.zeros((1 + boot, len(at)), dtype=np.uint8)
+        weight[0, len(prev):] = 1
+        if keep is not None:
+            weight[1:] = keep[pairs.episode[at]].T
+        if len(at) and (start < m or keep is not None):
+            yield at, weight
+        prev = own
+
+
 def glicko2(pairs: Pairs, boot: int, rng: np.random.Generator
             ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Glicko-2 (:mod:`accord.bench.glicko2`, Glickman's algorithm, tau = 0.5) over rating
-    periods of ``5 x players`` pairs in store order; every bootstrap resample plays the
-    same periods with :func:`double_or_nothing` multiplicities (a weight of 2 in a period
-    is exactly the game played twice), advanced together with the point estimate.
-    Log-strengths are the Glicko-2 ``mu`` (already natural-log odds), centred."""
-    from accord.bench.glicko2 import replay
+    periods of ``5 x players`` pairs in store order, every bootstrap resample advanced
+    together with the point estimate. A resample counts each episode twice or not at all
+    (:func:`double_or_nothing`), a kept one **once in its own period and once in the
+    next** (:func:`glicko2_periods`): Glicko-2 estimates each player's volatility from the
+    scatter of its results within a period, and the same game twice in one period is
+    scatter no real period has (over 10^5 episodes the volatilities of some resamples grew
+    without bound). Log-strengths are the Glicko-2 ``mu`` (natural-log odds), centred."""
+    from accord.bench.glicko2 import TAU, Glicko2State, rate_period
 
-    p, m = len(pairs.players), len(pairs.i)
-    size = max(1, GLICKO2_PAIRS_PER_PLAYER * p)
-    weights = np.ones((pairs.episodes, 1 + boot), dtype=np.uint8)
-    if boot:
-        weights[:, 1:] = double_or_nothing(rng, pairs.episodes, boot)
-    periods = (np.arange(s, min(s + size, m)) for s in range(0, m, size))
-    state = replay(periods, pairs.i, pairs.j, pairs.result, p, weights, pairs.episode)
+    p = len(pairs.players)
+    keep = double_or_nothing(rng, pairs.episodes, boot) // 2 if boot else None
+    state = Glicko2State.new(1 + boot, p)
+    for at, weight in glicko2_periods(pairs, keep, max(1, GLICKO2_PAIRS_PER_PLAYER * p)):
+        if not weight[0].any():  # the period after the last: the resamples' only
+            rest = Glicko2State(state.mu[1:], state.phi[1:], state.sigma[1:])
+            rest = rate_period(rest, pairs.i[at], pairs.j[at], pairs.result[at], TAU,
+                               weight[1:])
+            state = Glicko2State(np.r_[state.mu[:1], rest.mu],
+                                 np.r_[state.phi[:1], rest.phi],
+                                 np.r_[state.sigma[:1], rest.sigma])
+            continue
+        state = rate_period(state, pairs.i[at], pairs.j[at], pairs.result[at], TAU, weight)
     mu = centred(state.mu)
     return mu[0], mu[1:]
 
@@ -214,5 +246,5 @@ def trueskill(pairs: Pairs, boot: int, rng: np.random.Generator
 
 
 __all__ = ["GLICKO2_PAIRS_PER_PLAYER", "Schedule", "double_or_nothing", "elo", "elo_point",
-           "elo_replay", "glicko2", "level_index", "rounds_and_ends", "schedule",
+           "elo_replay", "glicko2", "glicko2_periods", "level_index", "rounds_and_ends", "schedule",
            "trueskill"]
