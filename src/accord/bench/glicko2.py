@@ -98,32 +98,33 @@ def rate_period(state: Glicko2State, a: NDArray[np.int64], b: NDArray[np.int64],
                 result: NDArray[np.float64], tau: float = TAU,
                 weight: NDArray[np.floating[Any]] | NDArray[np.integer[Any]] | None = None
                 ) -> Glicko2State:
-    """One rating period: every replay ``k`` played the games ``a[k, t]`` vs ``b[k, t]``
-    with ``result[k, t]`` (1: ``a`` won, 0.5 a draw, 0 lost); ``a``, ``b`` and ``result``
-    may also be one row ``(games,)`` shared by every replay. ``weight[k, t]`` (default 1)
-    is how many times replay ``k`` counts game ``t``: the period's sums are over games, so
-    a weight of 2 is exactly the game played twice in the period, 0 not played. Steps 3-8
-    of the note, each player rated against the pre-period ratings of its opponents; a
-    player without games only has its deviation grown (step 6)."""
-    r, p = state.mu.shape
-    shape = np.broadcast_shapes(np.shape(a), (r, 1))
-    rows = np.arange(r)[:, None] * p
-    mu, phi = state.mu.ravel(), state.phi.ravel()
-    fa, fb = (rows + a).ravel(), np.broadcast_to(rows + b, shape).ravel()
-    res = np.broadcast_to(result, shape).ravel()
-    wt = None if weight is None else np.broadcast_to(weight, shape).ravel()
-    vinv = np.zeros(r * p)
-    dsum = np.zeros(r * p)
-    for me, you, s in ((fa, fb, res), (fb, fa, 1.0 - res)):
-        gy = _g(phi[you])
-        e = 1.0 / (1.0 + np.exp(-gy * (mu[me] - mu[you])))
-        add_v, add_d = gy * gy * e * (1.0 - e), gy * (s - e)
-        if wt is not None:
-            add_v *= wt
-            add_d *= wt
-        vinv += np.bincount(me, add_v, r * p)
-        dsum += np.bincount(me, add_d, r * p)
-    vinv, dsum = vinv.reshape(r, p), dsum.reshape(r, p)
+    """One rating period in which every replay played the games ``a[t]`` vs ``b[t]`` with
+    ``result[t]`` (1: ``a`` won, 0.5 a draw, 0 lost; a single row ``(1, games)`` is
+    accepted too), replay ``k`` counting game ``t`` ``weight[k, t]`` times (default once):
+    the period's sums are over games, so a weight of 2 is exactly the game played twice in
+    the period, 0 not played. Steps 3-8 of the note, each player rated against the
+    pre-period ratings of its opponents; a player without games only has its deviation
+    grown (step 6)."""
+    p = state.mu.shape[1]
+    a, b = np.asarray(a).reshape(-1), np.asarray(b).reshape(-1)
+    res = np.asarray(result, dtype=np.float64).reshape(-1)
+    n = len(a)
+    # the games are shared by every replay: a player's sums over its games are one small
+    # matrix product with the game -> player incidence, not a scatter per replay
+    one_a, one_b = np.zeros((n, p)), np.zeros((n, p))
+    one_a[np.arange(n), a] = 1.0
+    one_b[np.arange(n), b] = 1.0
+    mu_a, mu_b = state.mu[:, a], state.mu[:, b]
+    g_a, g_b = _g(state.phi[:, a]), _g(state.phi[:, b])
+    e_a = 1.0 / (1.0 + np.exp(-g_b * (mu_a - mu_b)))  # a's expected score against b
+    e_b = 1.0 / (1.0 + np.exp(-g_a * (mu_b - mu_a)))
+    v_a, v_b = g_b * g_b * e_a * (1.0 - e_a), g_a * g_a * e_b * (1.0 - e_b)
+    d_a, d_b = g_b * (res - e_a), g_a * ((1.0 - res) - e_b)
+    if weight is not None:
+        w = np.asarray(weight, dtype=np.float64)
+        v_a, v_b, d_a, d_b = v_a * w, v_b * w, d_a * w, d_b * w
+    vinv = v_a @ one_a + v_b @ one_b
+    dsum = d_a @ one_a + d_b @ one_b
     played = vinv > 0
     v = np.where(played, 1.0 / np.where(played, vinv, 1.0), 0.0)  # only read where played
     delta = v * dsum

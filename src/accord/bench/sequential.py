@@ -96,8 +96,8 @@ def level_index(sched: Schedule, a: NDArray[np.int64], b: NDArray[np.int64]
 def rounds_and_ends(mult: NDArray[np.uint8]) -> tuple[int, list[int]]:
     """The most rounds any pair needs, and the multiplicities that occur (after that many
     rounds, those entries are final)."""
-    counts = np.bincount(mult.ravel()) if mult.size else np.zeros(1, dtype=np.int64)
-    return len(counts) - 1, [r for r in range(1, len(counts)) if counts[r]]
+    top = int(mult.max()) if mult.size else 0
+    return top, [r for r in range(1, top + 1) if (mult == r).any()]  # no int64 copy
 
 
 def elo_replay(sched: Schedule, i: NDArray[np.int64], j: NDArray[np.int64],
