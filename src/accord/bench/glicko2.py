@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+from scipy.special import expit
 
 #: Glicko-2's scale factor: rating = 1500 + SCALE * mu (the same 400 / ln 10 as Elo)
 SCALE = 173.7178
@@ -114,15 +115,23 @@ def rate_period(state: Glicko2State, a: NDArray[np.int64], b: NDArray[np.int64],
     one_a, one_b = np.zeros((n, p)), np.zeros((n, p))
     one_a[np.arange(n), a] = 1.0
     one_b[np.arange(n), b] = 1.0
-    mu_a, mu_b = state.mu[:, a], state.mu[:, b]
-    g_a, g_b = _g(state.phi[:, a]), _g(state.phi[:, b])
-    e_a = 1.0 / (1.0 + np.exp(-g_b * (mu_a - mu_b)))  # a's expected score against b
-    e_b = 1.0 / (1.0 + np.exp(-g_a * (mu_b - mu_a)))
-    v_a, v_b = g_b * g_b * e_a * (1.0 - e_a), g_a * g_a * e_b * (1.0 - e_b)
-    d_a, d_b = g_b * (res - e_a), g_a * ((1.0 - res) - e_b)
+    g = _g(state.phi)  # per (replay, player), then read per game: cheaper than per game
+    g_a, g_b = g[:, a], g[:, b]
+    diff = state.mu[:, a] - state.mu[:, b]
+    e_a = expit(g_b * diff)  # a's expected score against b, E(mu_a | mu_b, phi_b)
+    e_b = expit(-g_a * diff)
+    v_a = g_b * g_b
+    v_a *= e_a * (1.0 - e_a)
+    v_b = g_a * g_a
+    v_b *= e_b * (1.0 - e_b)
+    d_a = g_b * (res - e_a)
+    d_b = g_a * ((1.0 - res) - e_b)
     if weight is not None:
         w = np.asarray(weight, dtype=np.float64)
-        v_a, v_b, d_a, d_b = v_a * w, v_b * w, d_a * w, d_b * w
+        v_a *= w
+        v_b *= w
+        d_a *= w
+        d_b *= w
     vinv = v_a @ one_a + v_b @ one_b
     dsum = d_a @ one_a + d_b @ one_b
     played = vinv > 0
