@@ -19,6 +19,8 @@ from accord.testing.ratings import synthetic_tournament
 
 TRUTH = {"strong": 1.2, "good": 0.4, "fair": -0.3, "weak": -1.3}
 METHODS = ("glicko2", "trueskill")
+#: every method whose bootstrap replays store order (accord.bench.sequential)
+SEQUENTIAL = ("elo", "glicko2", "trueskill")
 
 
 def _matches(n: int, rng: np.random.Generator, draw: float = 0.0) -> list[Match]:
@@ -118,7 +120,7 @@ def test_ordering_recovered_from_a_synthetic_store(tmp_path, method: str) -> Non
         assert r.low <= truth[r.player] <= r.high, (r.player, r.low, r.high)
 
 
-@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("method", SEQUENTIAL)
 def test_intervals_cover_the_truth_at_least_at_about_their_nominal_rate(method: str
                                                                         ) -> None:
     """Sequential methods: the bootstrap replays resampled matches in a new order, so the
@@ -146,7 +148,7 @@ def test_more_episodes_give_narrower_intervals(method: str) -> None:
         assert w_large[p] < 0.75 * w_small[p], (p, w_small[p], w_large[p])
 
 
-@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("method", SEQUENTIAL)
 def test_draws_and_an_all_draw_store(method: str) -> None:
     rng = np.random.default_rng(11)
     board = leaderboard(_matches(400, rng, draw=0.3), method, bootstrap=40, seed=0)
@@ -171,6 +173,25 @@ def test_an_agent_with_one_episode_gets_a_wide_interval(method: str) -> None:
     # half of the resamples drop its only episode and leave it unrated: the interval
     # reaches down to the prior (the scale's centre, up to the centring of the others)
     assert abs(d["lone"].low - ELO_BASE) < 30 < d["lone"].rating - ELO_BASE
+
+
+def test_elo_forgets_so_its_interval_is_its_window_not_the_store_size() -> None:
+    """Elo's constant K weighs recent matches most: 16x the episodes do not narrow its
+    interval much (unlike Glicko-2 and TrueSkill early on, or Bradley–Terry), and an agent
+    with one episode spans "unrated" (half the resamples drop it) to "won it twice"."""
+    rng = np.random.default_rng(5)
+    small = leaderboard(_matches(200, rng), "elo", bootstrap=100, seed=0)
+    large = leaderboard(_matches(3200, rng), "elo", bootstrap=100, seed=0)
+    w_small = {r.player: r.high - r.low for r in small.ratings}
+    w_large = {r.player: r.high - r.low for r in large.ratings}
+    for p in TRUTH:
+        assert 0.5 * w_small[p] < w_large[p] < 2.0 * w_small[p], p
+    matches = [*_matches(400, rng), Match((Seat("lone", 0.9), Seat("weak", 0.1)), True)]
+    d = {r.player: r for r in leaderboard(matches, "elo", bootstrap=100, seed=0).ratings}
+    lone = d["lone"]
+    assert lone.episodes == 1 and lone.low < lone.rating < lone.high
+    # unrated at the scale's centre; a win is at most K / 2 = 16 points, two at most 32
+    assert abs(lone.low - ELO_BASE) < 2 and lone.high < ELO_BASE + 32
 
 
 def test_glicko2_resamples_count_a_kept_episode_in_two_periods_never_twice_in_one() -> None:

@@ -112,24 +112,24 @@ def elo_replay(sched: Schedule, i: NDArray[np.int64], j: NDArray[np.int64],
     rounds, ends = rounds_and_ends(mult)
     order, bounds = sched.order, sched.bounds.tolist()
     idx = level_index(sched, i, j)
-    sr = (scale * result[order])[:, None]
+    sr2 = (2.0 * scale * result[order])[:, None]  # the difference moves by twice a step
     m_o = mult[episode[order]]
     for k in range(len(bounds) - 1):
         s, e = bounds[k], bounds[k + 1]
         n = e - s
         at = idx[2 * s:2 * e]
         g = th[at]
-        d = g[:n] - g[n:]  # the two players' difference moves by twice each step
-        acc = np.zeros_like(d)
-        total = acc
+        d0 = g[:n] - g[n:]
+        d, total = d0, np.zeros_like(d0)
         for rnd in range(1, rounds + 1):
             step = expit(d)
-            step *= -scale
-            step += sr[s:e]
-            acc = acc + step
-            d += 2.0 * step
+            step *= -2.0 * scale
+            step += sr2[s:e]
+            d = d + step
             if rnd in ends:  # pairs counted rnd times stop here
-                total = np.where(m_o[s:e] == rnd, acc, total)
+                total = np.where(m_o[s:e] == rnd, d, total if rnd > ends[0] else d0)
+        total -= d0
+        total *= 0.5
         g[:n] += total
         g[n:] -= total
         th[at] = g
