@@ -190,7 +190,8 @@ def test_elo_forgets_so_its_interval_is_its_window_not_the_store_size() -> None:
     d = {r.player: r for r in leaderboard(matches, "elo", bootstrap=100, seed=0).ratings}
     lone = d["lone"]
     assert lone.episodes == 1 and lone.low < lone.rating < lone.high
-    # unrated at the scale's centre; a win is at most K / 2 = 16 points, two at most 32
+    # unrated at the scale's centre; a win over a weaker agent gains under K / 2 = 16
+    # points, so two are under 32
     assert abs(lone.low - ELO_BASE) < 2 and lone.high < ELO_BASE + 32
 
 
