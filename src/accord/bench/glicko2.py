@@ -79,18 +79,33 @@ def _volatility(sigma: NDArray[np.float64], phi: NDArray[np.float64],
         hi = np.where(todo, a - k * tau, hi)
         todo = todo & (f(hi) < 0)
     f_lo, f_hi = f(lo), f(hi)
-    live = np.abs(hi - lo) > EPS
+    # iterate only on the entries still bracketing (most converge in a few steps): the
+    # arrays are compressed to them whenever fewer than half remain
+    idx = np.flatnonzero(np.abs(hi - lo) > EPS)
+    live = np.ones(len(idx), dtype=bool)
+    a, d2, p2, v = a[idx], d2[idx], p2[idx], v[idx]
+    sub = (lo[idx], hi[idx], f_lo[idx], f_hi[idx])
     for _ in range(200):
-        if not live.any():
+        if not len(idx):
             break
-        c = lo + (lo - hi) * f_lo / np.where(f_hi == f_lo, 1.0, f_hi - f_lo)
+        s_lo, s_hi, s_flo, s_fhi = sub
+        c = s_lo + (s_lo - s_hi) * s_flo / np.where(s_fhi == s_flo, 1.0, s_fhi - s_flo)
         f_c = f(c)
-        swap = f_c * f_hi <= 0
-        lo = np.where(live & swap, hi, lo)
-        f_lo = np.where(live & swap, f_hi, np.where(live, f_lo / 2.0, f_lo))
-        hi = np.where(live, c, hi)
-        f_hi = np.where(live, f_c, f_hi)
-        live = live & (np.abs(hi - lo) > EPS)
+        swap = live & (f_c * s_fhi <= 0)
+        s_lo = np.where(swap, s_hi, s_lo)
+        s_flo = np.where(swap, s_fhi, np.where(live, s_flo / 2.0, s_flo))
+        s_hi = np.where(live, c, s_hi)
+        s_fhi = np.where(live, f_c, s_fhi)
+        live &= np.abs(s_hi - s_lo) > EPS
+        sub = (s_lo, s_hi, s_flo, s_fhi)
+        n_live = int(np.count_nonzero(live))
+        if 2 * n_live <= len(idx):  # write back the finished ones and compress
+            lo[idx] = s_lo
+            idx, a, d2, p2, v = idx[live], a[live], d2[live], p2[live], v[live]
+            sub = (s_lo[live], s_hi[live], s_flo[live], s_fhi[live])
+            live = np.ones(n_live, dtype=bool)
+    if len(idx):
+        lo[idx] = sub[0]
     out: NDArray[np.float64] = np.exp(lo / 2.0)
     return out
 
