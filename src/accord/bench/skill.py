@@ -5,11 +5,13 @@ over the pair outcomes in store order.
 The point estimate is openskill's own ``ThurstoneMostellerFull.rate`` (the library is the
 reference). A bootstrap needs the same replay hundreds of times over resampled matches,
 and openskill rates one match per Python call (about 50 µs: 10^5 matches x 200 resamples
-would take 20 minutes), so :func:`replay_many` advances every resample together as numpy
-vectors with the same two-player update (the same ``v``, ``w``, ``ṽ``, ``w̃`` functions,
-the same tau, kappa and draw margin; as in openskill 6.2, a draw's "average change" step
-for tied teams averages already-updated values, so each side keeps its own update).
-``tests/bench/test_rating_methods.py`` checks that it matches openskill to 1e-9.
+would take 20 minutes), so :func:`replay_levels` advances every resample together as
+numpy arrays with the same two-player update (the same ``v``, ``w``, ``ṽ``, ``w̃``
+functions and guards, the same tau, kappa and draw margin; as in openskill 6.2, a draw's
+"average change" step for tied teams averages already-updated values, so each side keeps
+its own update), one step per level of pairs that share no player
+(:mod:`accord.bench.sequential`). ``tests/bench/test_rating_methods.py`` checks that every
+replay equals openskill rating that replay's own sequence, to 1e-9.
 
 Ratings are converted to the leaderboard's natural-log-odds scale with the classic
 probit-to-logit factor: P(a beats b) = Φ((μa − μb) / c) with c ≈ √2 β, and Φ(x) ≈
