@@ -10,7 +10,8 @@ resample keeps **store order** and differs only in how many times it counts each
   probability 1/2 each, independently per resample (Owen & Eckles 2012, "Bootstrapping data
   arrays of arbitrary order"). Like the classic bootstrap's multinomial counts they have
   mean 1 and variance 1, and since they are 0 or 2, a resample is a real sequence of
-  matches: the kept episodes in store order, each rated twice in a row.
+  matches: the kept episodes in store order, each rated twice in a row (Glicko-2 rates the
+  second copy in the next rating period instead, see :func:`glicko2`).
 - :func:`schedule` cuts the pair sequence into *levels*: a pair's level is one more than
   the last level of either of its players, so the pairs of one level share no player and
   rating a level at once (every resample and every pair of the level in one numpy step)
