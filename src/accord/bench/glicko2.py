@@ -1,6 +1,7 @@
 """Glicko-2 (Glickman, "Example of the Glicko-2 system", 2022 revision of the 2001 note)
 over rating periods, vectorised over many replays at once (the point estimate and every
-bootstrap resample advance together).
+bootstrap resample advance together: each resample counts each game 0, 1 or more times,
+see :mod:`accord.bench.sequential`).
 
 No well-kept library fits: openskill implements the Weng–Lin models but not Glicko-2, and
 the small Glicko-2 packages on PyPI update one player object at a time (10^5 episodes x
@@ -9,17 +10,18 @@ shape ``(replays, players)``; ``tests/bench/test_glicko2.py`` checks it against 
 worked example (1500/200/0.06 against 1400/30, 1550/100, 1700/300 with results 1, 0, 0 ->
 1464.06 / 151.52 / 0.05999).
 
-Pure functions: no I/O, randomness only through the caller's index blocks.
+Pure functions: no I/O, randomness only through the caller's weights.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+from scipy.special import expit
 
 #: Glicko-2's scale factor: rating = 1500 + SCALE * mu (the same 400 / ln 10 as Elo)
 SCALE = 173.7178
@@ -77,41 +79,76 @@ def _volatility(sigma: NDArray[np.float64], phi: NDArray[np.float64],
         hi = np.where(todo, a - k * tau, hi)
         todo = todo & (f(hi) < 0)
     f_lo, f_hi = f(lo), f(hi)
-    live = np.abs(hi - lo) > EPS
+    # iterate only on the entries still bracketing (most converge in a few steps): the
+    # arrays are compressed to them whenever fewer than half remain
+    idx = np.flatnonzero(np.abs(hi - lo) > EPS)
+    live = np.ones(len(idx), dtype=bool)
+    a, d2, p2, v = a[idx], d2[idx], p2[idx], v[idx]
+    sub = (lo[idx], hi[idx], f_lo[idx], f_hi[idx])
     for _ in range(200):
-        if not live.any():
+        if not len(idx):
             break
-        c = lo + (lo - hi) * f_lo / np.where(f_hi == f_lo, 1.0, f_hi - f_lo)
+        s_lo, s_hi, s_flo, s_fhi = sub
+        c = s_lo + (s_lo - s_hi) * s_flo / np.where(s_fhi == s_flo, 1.0, s_fhi - s_flo)
         f_c = f(c)
-        swap = f_c * f_hi <= 0
-        lo = np.where(live & swap, hi, lo)
-        f_lo = np.where(live & swap, f_hi, np.where(live, f_lo / 2.0, f_lo))
-        hi = np.where(live, c, hi)
-        f_hi = np.where(live, f_c, f_hi)
-        live = live & (np.abs(hi - lo) > EPS)
+        swap = live & (f_c * s_fhi <= 0)
+        s_lo = np.where(swap, s_hi, s_lo)
+        s_flo = np.where(swap, s_fhi, np.where(live, s_flo / 2.0, s_flo))
+        s_hi = np.where(live, c, s_hi)
+        s_fhi = np.where(live, f_c, s_fhi)
+        live &= np.abs(s_hi - s_lo) > EPS
+        sub = (s_lo, s_hi, s_flo, s_fhi)
+        n_live = int(np.count_nonzero(live))
+        if 2 * n_live <= len(idx):  # write back the finished ones and compress
+            lo[idx] = s_lo
+            idx, a, d2, p2, v = idx[live], a[live], d2[live], p2[live], v[live]
+            sub = (s_lo[live], s_hi[live], s_flo[live], s_fhi[live])
+            live = np.ones(n_live, dtype=bool)
+    if len(idx):
+        lo[idx] = sub[0]
     out: NDArray[np.float64] = np.exp(lo / 2.0)
     return out
 
 
 def rate_period(state: Glicko2State, a: NDArray[np.int64], b: NDArray[np.int64],
-                result: NDArray[np.float64], tau: float = TAU) -> Glicko2State:
-    """One rating period: every replay ``k`` played the games ``a[k, t]`` vs ``b[k, t]``
-    with ``result[k, t]`` (1: ``a`` won, 0.5 a draw, 0 lost). Steps 3-8 of the note, each
-    player rated against the pre-period ratings of its opponents; a player without games
-    only has its deviation grown (step 6)."""
-    r, p = state.mu.shape
-    rows = np.arange(r)[:, None] * p
-    mu, phi = state.mu.ravel(), state.phi.ravel()
-    fa, fb = (rows + a).ravel(), (rows + b).ravel()
-    res = result.ravel()
-    vinv = np.zeros(r * p)
-    dsum = np.zeros(r * p)
-    for me, you, s in ((fa, fb, res), (fb, fa, 1.0 - res)):
-        gy = _g(phi[you])
-        e = 1.0 / (1.0 + np.exp(-gy * (mu[me] - mu[you])))
-        np.add.at(vinv, me, gy * gy * e * (1.0 - e))
-        np.add.at(dsum, me, gy * (s - e))
-    vinv, dsum = vinv.reshape(r, p), dsum.reshape(r, p)
+                result: NDArray[np.float64], tau: float = TAU,
+                weight: NDArray[np.floating[Any]] | NDArray[np.integer[Any]] | None = None
+                ) -> Glicko2State:
+    """One rating period in which every replay played the games ``a[t]`` vs ``b[t]`` with
+    ``result[t]`` (1: ``a`` won, 0.5 a draw, 0 lost; a single row ``(1, games)`` is
+    accepted too), replay ``k`` counting game ``t`` ``weight[k, t]`` times (default once):
+    the period's sums are over games, so a weight of 2 is exactly the game played twice in
+    the period, 0 not played. Steps 3-8 of the note, each player rated against the
+    pre-period ratings of its opponents; a player without games only has its deviation
+    grown (step 6)."""
+    p = state.mu.shape[1]
+    a, b = np.asarray(a).reshape(-1), np.asarray(b).reshape(-1)
+    res = np.asarray(result, dtype=np.float64).reshape(-1)
+    n = len(a)
+    # the games are shared by every replay: a player's sums over its games are one small
+    # matrix product with the game -> player incidence, not a scatter per replay
+    one_a, one_b = np.zeros((n, p)), np.zeros((n, p))
+    one_a[np.arange(n), a] = 1.0
+    one_b[np.arange(n), b] = 1.0
+    g = _g(state.phi)  # per (replay, player), then read per game: cheaper than per game
+    g_a, g_b = g[:, a], g[:, b]
+    diff = state.mu[:, a] - state.mu[:, b]
+    e_a = expit(g_b * diff)  # a's expected score against b, E(mu_a | mu_b, phi_b)
+    e_b = expit(-g_a * diff)
+    v_a = g_b * g_b
+    v_a *= e_a * (1.0 - e_a)
+    v_b = g_a * g_a
+    v_b *= e_b * (1.0 - e_b)
+    d_a = g_b * (res - e_a)
+    d_b = g_a * ((1.0 - res) - e_b)
+    if weight is not None:
+        w = np.asarray(weight, dtype=np.float64)
+        v_a *= w
+        v_b *= w
+        d_a *= w
+        d_b *= w
+    vinv = v_a @ one_a + v_b @ one_b
+    dsum = d_a @ one_a + d_b @ one_b
     played = vinv > 0
     v = np.where(played, 1.0 / np.where(played, vinv, 1.0), 0.0)  # only read where played
     delta = v * dsum
@@ -125,15 +162,4 @@ def rate_period(state: Glicko2State, a: NDArray[np.int64], b: NDArray[np.int64],
     return Glicko2State(new_mu, new_phi, np.where(played, sigma, state.sigma))
 
 
-def replay(blocks: Iterable[NDArray[np.int64]], i: NDArray[np.int64],
-           j: NDArray[np.int64], result: NDArray[np.float64], players: int, replays: int,
-           tau: float = TAU) -> Glicko2State:
-    """Glicko-2 over rating periods: each block ``(replays, games)`` holds the pair indices
-    (into ``i``, ``j``, ``result``) that every replay plays in one period."""
-    state = Glicko2State.new(replays, players)
-    for blk in blocks:
-        state = rate_period(state, i[blk], j[blk], result[blk], tau)
-    return state
-
-
-__all__ = ["EPS", "RD0", "SCALE", "SIGMA0", "TAU", "Glicko2State", "rate_period", "replay"]
+__all__ = ["EPS", "RD0", "SCALE", "SIGMA0", "TAU", "Glicko2State", "rate_period"]

@@ -1,16 +1,17 @@
-"""Ratings of agents from stored episodes: matches, scores, Bradley–Terry and Elo, a
-seeded bootstrap interval per rating, win/draw/loss counts and a head-to-head matrix.
+"""Ratings of agents from stored episodes: matches, scores, a rating method, a seeded
+bootstrap interval per rating, win/draw/loss counts and a head-to-head matrix.
 
 A stored episode becomes a *match* between its seats (every pair of seats whose labels
 differ; self-play pairs carry no information about who is better and are left out of the
 ratings). Each seat gets a *score* (see :func:`episode_scores`, documented per domain in
 docs/leaderboard.md); in each pair the higher score wins, equal scores are a draw.
 
-Rating methods sit behind one small interface, :data:`METHODS` (name -> function from
-pair outcomes to log-strengths and bootstrap resamples): Bradley–Terry (``bt``), a
-sequential Elo (``elo``), Glicko-2 (``glicko2``, :mod:`accord.bench.glicko2`) and a
-TrueSkill-like Thurstone–Mosteller model from openskill (``trueskill``,
-:mod:`accord.bench.skill`).
+Rating methods sit behind one small interface (:class:`~accord.bench.ratings.RatingMethod`,
+a function from pair outcomes to log-strengths and bootstrap resamples), named in
+:data:`METHODS`: Bradley–Terry (``bt``, :mod:`accord.bench.bradley_terry`), and the
+sequential methods of :mod:`accord.bench.sequential`: Elo (``elo``), Glicko-2 (``glicko2``,
+:mod:`accord.bench.glicko2`) and a TrueSkill-like Thurstone–Mosteller model from openskill
+(``trueskill``, :mod:`accord.bench.skill`).
 With a :class:`~accord.bench.safety.SafetyTally` handed to :func:`collect` and
 :func:`leaderboard`, each rating also carries its safety and optimality columns (leak,
 below-BATNA, invalid-move and error rates, value left on the table).
@@ -20,25 +21,32 @@ Pure functions over :class:`~accord.bench.store.EpisodeRow` values: no I/O here.
 from __future__ import annotations
 
 import functools
-import itertools
 import math
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Protocol
+from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
 
+from accord.bench.bradley_terry import bradley_terry as bradley_terry  # re-exported
+from accord.bench.bradley_terry import bt_fit as bt_fit
+from accord.bench.bradley_terry import bt_fit_many as bt_fit_many
+from accord.bench.ratings import ELO_BASE as ELO_BASE
+from accord.bench.ratings import ELO_K as ELO_K
+from accord.bench.ratings import ELO_SCALE as ELO_SCALE
+from accord.bench.ratings import Match as Match
+from accord.bench.ratings import Pairs as Pairs
+from accord.bench.ratings import RatingMethod as RatingMethod
+from accord.bench.ratings import Seat as Seat
+from accord.bench.ratings import pair_outcomes as pair_outcomes
+from accord.bench.ratings import win_matrix as win_matrix
 from accord.bench.safety import SAFETY_COLUMNS as SAFETY_COLUMNS  # re-exported
 from accord.bench.safety import SafetyTally
+from accord.bench.sequential import elo as elo
+from accord.bench.sequential import glicko2 as glicko2
+from accord.bench.sequential import trueskill as trueskill
 from accord.bench.store import EpisodeRow
 
-#: Elo points per natural-log unit of strength (a 400-point gap = 10:1 odds)
-ELO_SCALE = 400.0 / math.log(10.0)
-#: the centre of the reported scale
-ELO_BASE = 1500.0
-#: K-factor of the sequential Elo
-ELO_K = 32.0
 BY_CHOICES = ("agent", "model", "agent0")
 #: domains whose episodes have no per-party score (a shared reward): skipped with a note
 NO_PARTY_SCORE = {"deliberation": "deliberation's reward is shared by every agent (a "
@@ -47,22 +55,6 @@ NO_PARTY_SCORE = {"deliberation": "deliberation's reward is shared by every agen
 
 class LeaderboardError(ValueError):
     """Bad leaderboard input (unknown method or grouping, nothing to rate)."""
-
-
-class Seat(NamedTuple):
-    """One seat of a match: who (the rated label) and its score (a tuple: cheap to make
-    10^5 times)."""
-
-    label: str
-    score: float
-
-
-class Match(NamedTuple):
-    """One stored episode seen as a match between its seats (``agreed``: None where the
-    domain has no agreement)."""
-
-    seats: tuple[Seat, ...]
-    agreed: bool | None
 
 
 # --- scores per domain --------------------------------------------------------------------
@@ -178,286 +170,7 @@ def episode_match(row: EpisodeRow, by: str = "agent") -> tuple[Match | None, str
     return Match(seats, _agreed(domain, row)), None
 
 
-# --- pair outcomes ------------------------------------------------------------------------
-@dataclass
-class Pairs:
-    """Every rated pair of every match, as arrays over pairs (``i`` plays ``j``).
-
-    ``result`` is 1 when ``i`` won, 0.5 a draw, 0 a loss; ``episode`` the match index
-    (for resampling episodes); ``score_i``/``score_j`` the seats' scores; ``agreed`` 1/0
-    or NaN where the domain has no agreement."""
-
-    players: list[str]
-    i: NDArray[np.int64]
-    j: NDArray[np.int64]
-    result: NDArray[np.float64]
-    score_i: NDArray[np.float64]
-    score_j: NDArray[np.float64]
-    agreed: NDArray[np.float64]
-    episode: NDArray[np.int64]
-    episodes: int
-
-
-def pair_outcomes(matches: Iterable[Match]) -> Pairs:
-    """Flatten matches into pair arrays (seats with the same label are not paired)."""
-    index: dict[str, int] = {}
-    cols: dict[str, list[float]] = {k: [] for k in ("i", "j", "r", "si", "sj", "ag", "ep")}
-    n = 0
-    for m in matches:
-        seats = m.seats
-        ag = math.nan if m.agreed is None else float(m.agreed)
-        for a in range(len(seats)):
-            for b in range(a + 1, len(seats)):
-                sa, sb = seats[a], seats[b]
-                if sa.label == sb.label:
-                    continue
-                ia = index.setdefault(sa.label, len(index))
-                ib = index.setdefault(sb.label, len(index))
-                r = 1.0 if sa.score > sb.score else 0.0 if sa.score < sb.score else 0.5
-                for k, v in zip(cols, (ia, ib, r, sa.score, sb.score, ag, n), strict=True):
-                    cols[k].append(v)
-        n += 1
-    return Pairs(list(index), np.asarray(cols["i"], dtype=np.int64),
-                 np.asarray(cols["j"], dtype=np.int64), np.asarray(cols["r"]),
-                 np.asarray(cols["si"]), np.asarray(cols["sj"]), np.asarray(cols["ag"]),
-                 np.asarray(cols["ep"], dtype=np.int64), n)
-
-
-def win_matrix(pairs: Pairs, weights: NDArray[np.float64] | None = None
-               ) -> NDArray[np.float64]:
-    """``W[a, b]`` = wins of ``a`` over ``b``, draws counted as half a win each
-    (``weights``: how many times each pair counts, e.g. in a bootstrap resample)."""
-    p = len(pairs.players)
-    w = np.ones(len(pairs.i)) if weights is None else weights
-    win = np.zeros(p * p)
-    np.add.at(win, pairs.i * p + pairs.j, w * pairs.result)
-    np.add.at(win, pairs.j * p + pairs.i, w * (1.0 - pairs.result))
-    return win.reshape(p, p)
-
-
-# --- rating methods -----------------------------------------------------------------------
-class RatingMethod(Protocol):
-    """Log-strengths (natural-log odds scale, mean 0) of every player from pair outcomes;
-    ``bootstrap`` resamples (seeded by ``rng``) give one row each."""
-
-    def __call__(self, pairs: Pairs, boot: int, rng: np.random.Generator
-                 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]: ...
-
-
-def _sig(x: NDArray[np.float64]) -> NDArray[np.float64]:
-    out: NDArray[np.float64] = 0.5 * (1.0 + np.tanh(0.5 * x))
-    return out
-
-
-def bt_fit(win: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Bradley–Terry log-strengths by maximum likelihood (scipy's trust-region Newton,
-    exact gradient and Hessian) from a win matrix
-    (draws as half wins). Each player also has one virtual draw against a virtual player
-    of strength 0: it keeps the estimate finite when a player won (or lost) every match
-    and barely moves it otherwise. Returned centred on mean 0."""
-    from scipy.optimize import minimize
-
-    p = win.shape[0]
-    if p == 0:
-        return np.zeros(0)
-
-    n = win + win.T
-
-    def loss(th: NDArray[np.float64]) -> tuple[float, NDArray[np.float64]]:
-        d = th[None, :] - th[:, None]  # d[a, b] = th_b - th_a
-        nll = float(np.sum(win * np.logaddexp(0.0, d)))
-        nll += float(np.sum(0.5 * np.logaddexp(0.0, -th) + 0.5 * np.logaddexp(0.0, th)))
-        ws = win * _sig(d)
-        grad = -ws.sum(axis=1) + ws.sum(axis=0) + _sig(th) - 0.5
-        return nll, grad
-
-    def hess(th: NDArray[np.float64]) -> NDArray[np.float64]:
-        d = th[None, :] - th[:, None]
-        pq = n * _sig(d) * _sig(-d)
-        h: NDArray[np.float64] = -pq
-        h[np.diag_indices(p)] = pq.sum(axis=1) + _sig(th) * _sig(-th)
-        return h
-
-    res = minimize(loss, np.zeros(p), jac=True, hess=hess, method="trust-exact",
-                   options={"gtol": 1e-10})
-    th: NDArray[np.float64] = np.asarray(res.x, dtype=np.float64)
-    return th - th.mean()
-
-
-def bt_fit_many(wins: NDArray[np.float64], tol: float = 1e-10, max_iter: int = 100
-                ) -> NDArray[np.float64]:
-    """:func:`bt_fit` of a stack of win matrices ``(B, P, P)`` at once: Newton's method on
-    the same (strictly convex) objective, every resample advanced together with batched
-    linear solves (steps capped at 2 units per iteration). Rows centred on mean 0."""
-    b, p, _ = wins.shape
-    th = np.zeros((b, p))
-    if p == 0 or b == 0:
-        return th
-    n = wins + np.swapaxes(wins, 1, 2)
-    for _ in range(max_iter):
-        d = th[:, None, :] - th[:, :, None]  # d[k, a, b] = th_b - th_a
-        ws = wins * _sig(d)
-        sig = _sig(th)
-        grad = -ws.sum(axis=2) + ws.sum(axis=1) + sig - 0.5
-        pq = n * _sig(d) * _sig(-d)
-        hess = -pq
-        idx = np.arange(p)
-        hess[:, idx, idx] = pq.sum(axis=2) + sig * (1.0 - sig)
-        step = np.linalg.solve(hess, grad[..., None])[..., 0]
-        big = np.abs(step).max(axis=1, keepdims=True)
-        step *= np.minimum(1.0, 2.0 / np.maximum(big, 1e-300))
-        th -= step
-        if float(np.abs(step).max()) < tol:
-            break
-    out: NDArray[np.float64] = th - th.mean(axis=1, keepdims=True)
-    return out
-
-
-def _episode_patterns(pairs: Pairs) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Episodes grouped by what they contribute to the win matrix: ``(counts, W)`` with
-    ``W[k]`` the flattened win matrix of pattern ``k`` and ``counts[k]`` its episodes."""
-    p = len(pairs.players)
-    cells = p * p
-    # each pair adds result to W[i, j] and 1 - result to W[j, i]: encode per episode
-    code = (pairs.i * p + pairs.j) * 3 + (pairs.result * 2).astype(np.int64)
-    if pairs.episodes == 0 or len(code) == 0:
-        return np.zeros(0), np.zeros((0, cells))
-    order = np.argsort(pairs.episode, kind="stable")
-    ep, code = pairs.episode[order], code[order]
-    starts = np.flatnonzero(np.r_[True, ep[1:] != ep[:-1]])
-    keys: dict[tuple[int, ...], int] = {}
-    counts: list[int] = []
-    if len(starts) == len(ep):  # one pair per episode: vectorised
-        uniq, inv = np.unique(code, return_inverse=True)
-        counts_arr = np.bincount(inv).astype(np.float64)
-        mats = np.zeros((len(uniq), cells))
-        _fill(mats, np.arange(len(uniq)), uniq, p)
-        return counts_arr, mats
-    bounds = [*starts.tolist(), len(ep)]
-    rows: list[list[int]] = []
-    for s, e in itertools.pairwise(bounds):
-        key = tuple(sorted(code[s:e].tolist()))
-        k = keys.setdefault(key, len(keys))
-        if k == len(counts):
-            counts.append(0)
-            rows.append(list(key))
-        counts[k] += 1
-    mats = np.zeros((len(rows), cells))
-    for k, row in enumerate(rows):
-        _fill(mats, np.full(len(row), k), np.asarray(row, dtype=np.int64), p)
-    return np.asarray(counts, dtype=np.float64), mats
-
-
-def _fill(mats: NDArray[np.float64], k: NDArray[np.int64], code: NDArray[np.int64],
-          p: int) -> None:
-    cell, r2 = np.divmod(code, 3)
-    i, j = np.divmod(cell, p)
-    r = r2 / 2.0
-    np.add.at(mats, (k, i * p + j), r)
-    np.add.at(mats, (k, j * p + i), 1.0 - r)
-
-
-def bradley_terry(pairs: Pairs, boot: int, rng: np.random.Generator
-                  ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Bradley–Terry point estimate and ``boot`` bootstrap fits. Resampling episodes with
-    replacement is a multinomial draw over the distinct episode patterns (the same
-    distribution, without materialising 10^5 indices per resample)."""
-    p = len(pairs.players)
-    point = bt_fit(win_matrix(pairs))
-    counts, mats = _episode_patterns(pairs)
-    boots = np.zeros((boot, p))
-    if boot and len(counts):
-        draws = rng.multinomial(pairs.episodes, counts / counts.sum(), size=boot)
-        boots = bt_fit_many((draws @ mats).reshape(boot, p, p))
-    return point, boots
-
-
-def elo(pairs: Pairs, boot: int, rng: np.random.Generator
-        ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Sequential Elo (K = 32, everyone starts level) over the pairs in store order; the
-    bootstrap replays resampled pairs (drawn with replacement) in the drawn order, all
-    resamples advanced together as numpy vectors (one step per resampled pair)."""
-    p, m = len(pairs.players), len(pairs.i)
-    scale = ELO_K / ELO_SCALE  # work in log-strength units
-
-    th = [0.0] * p
-    for a, b, r in zip(pairs.i.tolist(), pairs.j.tolist(), pairs.result.tolist(),
-                       strict=True):
-        step = scale * (r - 1.0 / (1.0 + math.exp(th[b] - th[a])))
-        th[a] += step
-        th[b] -= step
-    point = np.asarray(th) - sum(th) / max(p, 1)
-    flat = np.zeros(boot * p)
-    if boot and m:
-        base = np.arange(boot) * p
-        for start in range(0, m, 1024):  # draw the resampled pairs a block at a time
-            k = rng.integers(0, m, size=(min(1024, m - start), boot))
-            fa, fb, res = base + pairs.i[k], base + pairs.j[k], pairs.result[k]
-            for t in range(len(k)):
-                ta, tb = flat[fa[t]], flat[fb[t]]
-                step = scale * (res[t] - 1.0 / (1.0 + np.exp(tb - ta)))
-                flat[fa[t]] = ta + step
-                flat[fb[t]] = tb - step
-    boots = flat.reshape(boot, p)
-    boots -= boots.mean(axis=1, keepdims=True) if p else 0.0
-    return point, boots
-
-
-#: pairs per Glicko-2 rating period, per rated player (Glickman suggests periods in which
-#: each player plays 10-15 games: 5 pairs per player gives each about 10)
-GLICKO2_PAIRS_PER_PLAYER = 5
-
-
-def _resample_blocks(m: int, boot: int, size: int, rng: np.random.Generator
-                     ) -> Iterator[NDArray[np.int64]]:
-    """Index blocks ``(1 + boot, size)`` over ``m`` pairs: row 0 the pairs in store order,
-    rows 1.. the resampled pairs (drawn with replacement, in the drawn order)."""
-    for start in range(0, m, size):
-        n = min(size, m - start)
-        yield np.vstack([np.arange(start, start + n, dtype=np.int64)[None, :],
-                         rng.integers(0, m, size=(boot, n))])
-
-
-def _centred(x: NDArray[np.float64]) -> NDArray[np.float64]:
-    out: NDArray[np.float64] = x - x.mean(axis=-1, keepdims=True) if x.shape[-1] else x
-    return out
-
-
-def glicko2(pairs: Pairs, boot: int, rng: np.random.Generator
-            ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Glicko-2 (:mod:`accord.bench.glicko2`, Glickman's algorithm, tau = 0.5) over rating
-    periods of ``5 x players`` pairs in store order; the bootstrap replays resampled pairs
-    in the drawn order (every resample advanced together). Log-strengths are the Glicko-2
-    ``mu`` (already natural-log odds), centred."""
-    from accord.bench.glicko2 import replay
-
-    p, m = len(pairs.players), len(pairs.i)
-    size = max(1, GLICKO2_PAIRS_PER_PLAYER * p)
-    state = replay(_resample_blocks(m, boot, size, rng), pairs.i, pairs.j, pairs.result,
-                   p, 1 + boot)
-    mu = _centred(state.mu)
-    return mu[0], mu[1:]
-
-
-def trueskill(pairs: Pairs, boot: int, rng: np.random.Generator
-              ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """TrueSkill-like ratings (:mod:`accord.bench.skill`: openskill's Thurstone–Mosteller
-    full-pairing model, defaults mu 25, sigma 25/3, beta 25/6) over the pairs in store
-    order; the bootstrap replays resampled pairs in the drawn order. ``mu`` is converted
-    to natural-log odds (1.702 mu / (sqrt(2) beta)) and centred."""
-    from accord.bench.skill import TO_LOGIT, openskill_replay, replay_many
-
-    p, m = len(pairs.players), len(pairs.i)
-    mu, _ = openskill_replay(pairs.i, pairs.j, pairs.result, p)
-    point = _centred(TO_LOGIT * mu)
-    boots = np.zeros((boot, p))
-    if boot and m:
-        blocks = (blk[1:] for blk in _resample_blocks(m, boot, 1024, rng))
-        mus, _ = replay_many(blocks, pairs.i, pairs.j, pairs.result, p, boot)
-        boots = _centred(TO_LOGIT * mus)
-    return point, boots
-
-
+# --- rating methods: one function each behind accord.bench.ratings.RatingMethod ----------
 #: rating method name -> function from pair outcomes to log-strengths and resamples
 METHODS: dict[str, RatingMethod] = {"bt": bradley_terry, "elo": elo, "glicko2": glicko2,
                                     "trueskill": trueskill}

@@ -5,11 +5,13 @@ over the pair outcomes in store order.
 The point estimate is openskill's own ``ThurstoneMostellerFull.rate`` (the library is the
 reference). A bootstrap needs the same replay hundreds of times over resampled matches,
 and openskill rates one match per Python call (about 50 µs: 10^5 matches x 200 resamples
-would take 20 minutes), so :func:`replay_many` advances every resample together as numpy
-vectors with the same two-player update (the same ``v``, ``w``, ``ṽ``, ``w̃`` functions,
-the same tau, kappa and draw margin; as in openskill 6.2, a draw's "average change" step
-for tied teams averages already-updated values, so each side keeps its own update).
-``tests/bench/test_rating_methods.py`` checks that it matches openskill to 1e-9.
+would take 20 minutes), so :func:`replay_levels` advances every resample together as
+numpy arrays with the same two-player update (the same ``v``, ``w``, ``ṽ``, ``w̃``
+functions and guards, the same tau, kappa and draw margin; as in openskill 6.2, a draw's
+"average change" step for tied teams averages already-updated values, so each side keeps
+its own update), one step per level of pairs that share no player
+(:mod:`accord.bench.sequential`). ``tests/bench/test_rating_methods.py`` checks that every
+replay equals openskill rating that replay's own sequence, to 1e-9.
 
 Ratings are converted to the leaderboard's natural-log-odds scale with the classic
 probit-to-logit factor: P(a beats b) = Φ((μa − μb) / c) with c ≈ √2 β, and Φ(x) ≈
@@ -19,11 +21,12 @@ logistic(1.702 x), so θ = 1.702 μ / (√2 β).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.special import ndtr
+from scipy.special import erfcx, ndtr
+
+from accord.bench.sequential import Schedule, level_index, rounds_and_ends
 
 #: openskill's defaults (mu, sigma, beta, tau, kappa, epsilon) for ThurstoneMostellerFull
 MU0 = 25.0
@@ -37,6 +40,10 @@ PROBIT_LOGIT = 1.702
 #: log-odds units per openskill mu unit
 TO_LOGIT = PROBIT_LOGIT / (math.sqrt(2.0) * BETA)
 _TINY = float(np.finfo(float).eps)
+_INV_SQRT2 = 1.0 / math.sqrt(2.0)
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+#: below this x, check openskill's tail guard (Φ(x) < eps starts at about x = -8.125)
+_TAIL_X = -8.0
 
 
 def openskill_replay(i: NDArray[np.int64], j: NDArray[np.int64],
@@ -63,29 +70,26 @@ def _pdf(x: NDArray[np.float64]) -> NDArray[np.float64]:
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 
 
-def update(mu_w: NDArray[np.float64], sg_w: NDArray[np.float64], mu_l: NDArray[np.float64],
-           sg_l: NDArray[np.float64], draw: NDArray[np.bool_]
-           ) -> tuple[NDArray[np.float64], ...]:
-    """One two-player Thurstone–Mosteller full-pairing update for many matches at once,
-    the winner first (either side when ``draw``): new ``(mu_w, sigma_w, mu_l, sigma_l)``.
+def _win_vw(x: NDArray[np.float64], d: NDArray[np.float64]
+            ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """openskill's ``v(d, t)`` and ``w(d, t)`` after a win, from ``x = d - t``: ``v`` is
+    the inverse Mills ratio φ(x) / Φ(x), computed as √(2/π) / erfcx(−x/√2) (one special
+    function instead of a normal pdf and cdf); openskill's guard for a vanishing Φ(x)
+    (``v = -x``) applies only where Φ(x) underflows eps, i.e. x below about -8.1."""
+    v = erfcx(x * -_INV_SQRT2)
+    np.divide(_SQRT_2_OVER_PI, v, out=v)
+    if float(x.min()) < _TAIL_X:
+        tail = ndtr(x) < _TINY
+        v = np.where(tail, -x, v)
+        return v, np.where(tail, np.where(d < 0, 1.0, 0.0), v * (v + x))
+    w = v + x
+    w *= v
+    return v, w
 
-    openskill's per-team sums reduce, for two players, to one ``V`` and one ``W`` shared
-    by both sides: the winner gains ``σw²/c V`` and the loser loses ``σl²/c V``, with
-    ``V, W = v(d, t), w(d, t)`` after a win and ``ṽ(d, t), w̃(d, t)`` after a draw
-    (``ṽ`` is odd and ``w̃`` even in ``d``), ``d = (μw − μl) / c``, ``t = ε / c``."""
-    sw2 = sg_w * sg_w + TAU * TAU
-    sl2 = sg_l * sg_l + TAU * TAU
-    c2 = sw2 + sl2 + 2.0 * BETA * BETA
-    c = np.sqrt(c2)
-    d = (mu_w - mu_l) / c
-    t = EPSILON / c
-    # a win: v(d, t) and w(d, t) (openskill's guards for a vanishing normal tail)
-    x = d - t
-    den = ndtr(x)
-    tail = den < _TINY
-    v = np.where(tail, -x, _pdf(x) / np.where(tail, 1.0, den))
-    w = np.where(tail, np.where(d < 0, 1.0, 0.0), v * (v + x))
-    # a draw: ṽ(d, t) and w̃(d, t)
+
+def _draw_vw(d: NDArray[np.float64], t: NDArray[np.float64]
+             ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """openskill's ``ṽ(d, t)`` and ``w̃(d, t)`` after a draw (with its guards)."""
     xx = np.abs(d)
     lo, hi = -t - xx, t - xx
     b = ndtr(hi) - ndtr(lo)
@@ -95,32 +99,84 @@ def update(mu_w: NDArray[np.float64], sg_w: NDArray[np.float64], mu_l: NDArray[n
     vt = np.where(thin, np.where(d < 0, -d - t, -d + t),
                   np.where(d < 0, p_hi - p_lo, p_lo - p_hi) / np.where(thin, 1.0, b))
     wt = np.where(b < _TINY, 1.0, (hi * p_hi - lo * p_lo) / safe_b + vt * vt)
-    big_v = np.where(draw, vt, v)
-    big_w = np.where(draw, wt, w)
-    rw, rl = np.sqrt(sw2), np.sqrt(sl2)
-    new_sw = rw * np.sqrt(np.maximum(1.0 - rw * sw2 / (c * c2) * big_w, KAPPA))
-    new_sl = rl * np.sqrt(np.maximum(1.0 - rl * sl2 / (c * c2) * big_w, KAPPA))
-    return mu_w + sw2 / c * big_v, new_sw, mu_l - sl2 / c * big_v, new_sl
+    return vt, wt
 
 
-def replay_many(blocks: Iterable[NDArray[np.int64]], i: NDArray[np.int64],
-                j: NDArray[np.int64], result: NDArray[np.float64], players: int,
-                replays: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """``(mu, sigma)``, each ``(replays, players)``, after every replay ``k`` rates the
-    pairs ``blk[k, t]`` of each block in order (``blk``: ``(replays, steps)`` indices into
-    ``i``, ``j``, ``result``)."""
-    mu = np.full(replays * players, MU0)
-    sg = np.full(replays * players, SIGMA0)
-    base = np.arange(replays)[:, None] * players
-    lost = result == 0.0
-    win_idx, lose_idx = np.where(lost, j, i), np.where(lost, i, j)
-    for blk in blocks:
-        fw, fl, draw = base + win_idx[blk], base + lose_idx[blk], result[blk] == 0.5
-        for t in range(blk.shape[1]):
-            a, b = fw[:, t], fl[:, t]
-            mu[a], sg[a], mu[b], sg[b] = update(mu[a], sg[a], mu[b], sg[b], draw[:, t])
-    return mu.reshape(replays, players), sg.reshape(replays, players)
+def _rate_level(g: NDArray[np.float64], n: int, wins: int) -> None:
+    """One Thurstone–Mosteller update of the ``n`` pairs of a level in every replay, in
+    place: ``g`` is ``(2, 2n, replays)`` (mu and sigma², winners then losers; the first
+    ``wins`` pairs won, the rest drew). The same arithmetic as openskill's two-player
+    update, grouped to touch each array as few times as possible (this loop is the
+    bootstrap's cost)."""
+    mu, var = g[0], g[1]
+    s2 = var + TAU * TAU
+    c2 = s2[:n] + s2[n:]
+    c2 += 2.0 * BETA * BETA
+    c = np.sqrt(c2)
+    diff = mu[:n] - mu[n:]
+    if wins == n:
+        x = diff - EPSILON
+        x /= c
+        big_v, big_w = _win_vw(x, diff)
+    else:
+        d, t = diff / c, EPSILON / c
+        if wins == 0:
+            big_v, big_w = _draw_vw(d, t)
+        else:
+            big_v, big_w = np.empty_like(d), np.empty_like(d)
+            big_v[:wins], big_w[:wins] = _win_vw(d[:wins] - t[:wins], d[:wins])
+            big_v[wins:], big_w[wins:] = _draw_vw(d[wins:], t[wins:])
+    s2 = s2.reshape(2, n, -1)
+    dmu = s2 / c
+    dmu *= big_v
+    dmu[1] *= -1.0
+    mu += dmu.reshape(2 * n, -1)
+    # openskill: sigma' = r sqrt(max(1 - r s2 / (c c2) W, kappa)), r = sqrt(s2)
+    fac = np.sqrt(s2)
+    fac *= s2
+    c *= c2
+    fac /= c
+    fac *= big_w
+    np.subtract(1.0, fac, out=fac)
+    np.maximum(fac, KAPPA, out=fac)
+    fac *= s2
+    var[...] = fac.reshape(2 * n, -1)
+
+
+def replay_levels(sched: Schedule, winner: NDArray[np.int64], loser: NDArray[np.int64],
+                  draw: NDArray[np.bool_], mult: NDArray[np.uint8],
+                  episode: NDArray[np.int64], players: int
+                  ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """``(mu, sigma)``, each ``(replays, players)``, after every replay ``k`` rates each
+    pair ``t`` (``winner[t]`` beat ``loser[t]``, or drew) ``mult[episode[t], k]`` times in
+    a row, the pairs in store order. ``sched`` is :func:`~accord.bench.sequential.schedule`
+    of ``(winner, loser)`` keyed by ``draw`` (wins before draws within a level): one numpy
+    step per level and round rates every pair of the level in every replay at once."""
+    replays = mult.shape[1]
+    state = np.empty((2, players, replays))
+    state[0], state[1] = MU0, SIGMA0 * SIGMA0
+    rounds, ends = rounds_and_ends(mult)
+    order, bounds = sched.order, sched.bounds
+    idx = level_index(sched, winner, loser)
+    n_lv = np.diff(bounds)
+    draws = np.r_[0, np.cumsum(draw[order])][bounds]
+    wins = (n_lv - np.diff(draws)).tolist()
+    m_o = mult[episode[order]]
+    b = bounds.tolist()
+    for k, n in enumerate(n_lv.tolist()):
+        s, e = b[k], b[k + 1]
+        at = idx[2 * s:2 * e]
+        g = state[:, at]
+        out = g.reshape(2, 2, n, -1)  # (mu/var, winner/loser, pair, replay)
+        work = g.copy()
+        mk = m_o[s:e]
+        for rnd in range(1, rounds + 1):
+            _rate_level(work, n, wins[k])
+            if rnd in ends:  # entries counted rnd times are done: keep this round's
+                out = np.where(mk == rnd, work.reshape(2, 2, n, -1), out)
+        state[:, at] = out.reshape(2, 2 * n, -1)
+    return state[0].T.copy(), np.sqrt(state[1].T)
 
 
 __all__ = ["BETA", "EPSILON", "KAPPA", "MU0", "PROBIT_LOGIT", "SIGMA0", "TAU", "TO_LOGIT",
-           "openskill_replay", "replay_many", "update"]
+           "openskill_replay", "replay_levels"]
