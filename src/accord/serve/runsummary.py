@@ -1,0 +1,116 @@
+"""What a run's page computes from all of its episodes: the aggregate table, the filter
+choices, the flags and the per line-up charts' figures.
+
+Read from columns (:func:`accord.bench.runscan.scan_run`): the cells of the run in SQL
+and, per episode, its metrics and the few summary paths these need (the reason, the flags,
+the record's parties and utilities), never the whole record. A store SQLite cannot read
+that way (a damaged value) is read the old way, row by row, which names the episode at
+fault. Both give the same figures (tests/serve/test_runsummary.py compares them).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from accord.bench.aggregate import Aggregate
+from accord.bench.runscan import Cell, ScanError, scan_run
+from accord.bench.store import EpisodeRow, Store
+from accord.serve import audit
+from accord.serve.overview import lineups, lineups_of_cells
+
+#: a flag name a URL may filter on (and the page offers)
+FLAG_RE = re.compile(r"^[A-Za-z0-9_]{1,64}$")
+#: the filters whose values the run page offers, in order
+CHOICES = ("domain", "scenario", "agents", "status", "outcome", "reason")
+#: the summary paths the column scan reads (the rest of a record is never decoded)
+_PATHS = ("$.reason", "$.flags", "$.record.parties", "$.record.players", "$.record.utilities",
+          "$.record.payoffs", "$.record.scores", "$.record.batna")
+_RECORD = ("parties", "players", "utilities", "payoffs", "scores", "batna")
+
+
+@dataclass
+class Computed:
+    """A run's aggregate, filter choices (sorted), flag names (sorted) and line-ups."""
+
+    aggregate: Aggregate
+    choices: dict[str, list[str]]
+    flags: list[str]
+    lineups: list[dict[str, Any]]
+
+
+class _Collect:
+    """What the page needs from each episode's summary, gathered during the scan."""
+
+    def __init__(self) -> None:
+        self.reasons: set[str] = set()
+        self.flags: set[str] = set()
+        self._seen: set[str] = set()  # flag names already matched against FLAG_RE
+        self.utils: dict[str, dict[str, list[float]]] = {}
+
+    def __call__(self, cell: Cell, bits: list[Any] | None, metrics: dict[str, Any] | None
+                 ) -> None:
+        summary = None
+        if bits is not None:
+            reason, fl = bits[0], bits[1]
+            if reason is not None:
+                self.reasons.add(str(reason))
+            if isinstance(fl, dict):
+                for f in fl:
+                    if f not in self._seen:
+                        self._seen.add(f)
+                        if FLAG_RE.match(str(f)):
+                            self.flags.add(str(f))
+            if cell.status == "done":
+                summary = {"record": dict(zip(_RECORD, bits[2:], strict=True))}
+        if cell.status != "done":
+            return
+        utils = None
+        for p, u in audit.party_utilities(summary, metrics):
+            if isinstance(u, (int, float)):
+                if utils is None:
+                    utils = self.utils.setdefault(cell.lineup, {})
+                utils.setdefault(p, []).append(float(u))
+
+
+def compute(st: Store, run: str) -> Computed:
+    """The run's summary from columns (see the module docstring), else from rows."""
+    collect = _Collect()
+    try:
+        scan = scan_run(st, run, _PATHS, collect)
+    except ScanError:
+        return from_rows(st.episodes(run))
+    choices: dict[str, set[str]] = {k: set() for k in CHOICES}
+    for c in scan.cells:
+        for k, v in (("domain", c.spec.get("domain")), ("scenario", c.spec.get("scenario")),
+                     ("agents", c.lineup), ("status", c.status), ("outcome", c.outcome)):
+            if v is not None:
+                choices[k].add(str(v))
+    choices["reason"] = collect.reasons
+    return Computed(scan.aggregate, {k: sorted(v) for k, v in choices.items()},
+                    sorted(collect.flags), lineups_of_cells(scan.cells, collect.utils))
+
+
+def from_rows(rows: Sequence[EpisodeRow]) -> Computed:
+    """The same summary from decoded rows (every record parsed: the reference)."""
+    from accord.bench.aggregate import aggregate
+
+    choices: dict[str, set[str]] = {k: set() for k in CHOICES}
+    flags: set[str] = set()
+    for r in rows:
+        s = r.summary or {}
+        for k, v in (("domain", r.spec.get("domain")), ("scenario", r.spec.get("scenario")),
+                     ("agents", r.lineup), ("status", r.status), ("outcome", r.outcome),
+                     ("reason", s.get("reason"))):
+            if v is not None:
+                choices[k].add(str(v))
+        fl = s.get("flags")
+        if isinstance(fl, dict):
+            flags.update(str(f) for f in fl if FLAG_RE.match(str(f)))
+    return Computed(aggregate(rows), {k: sorted(v) for k, v in choices.items()},
+                    sorted(flags), lineups(rows))
+
+
+__all__ = ["CHOICES", "FLAG_RE", "Computed", "compute", "from_rows"]
