@@ -3,14 +3,12 @@ of a run (the same numbers) without decoding every episode record.
 
 :func:`aggregate` over ``store.episodes(run)`` builds an :class:`EpisodeRow` per episode and
 parses its whole summary (the record, the flags: most of the bytes), its spec and labels;
-for 10^5 episodes that is most of a quarter of a minute. Here SQLite does the reading:
-
-1. the run's *cells* -- episodes sharing a spec (all but its seed), labels, status and
-   outcome -- with their counts, in plan order (``GROUP BY`` in SQL: each distinct spec and
-   label text is parsed once, not once per episode);
-2. one pass over the episodes in plan order, reading per episode only its cell, metrics,
-   usage and wall time, and from its summary only the JSON paths a caller asks for
-   (``json_extract``, several paths in one call, numbers kept as their stored text).
+for 10^5 episodes that is most of a quarter of a minute. Here SQLite does the reading, in
+one pass over the run in plan order: per episode its *cell* -- the spec without its seed
+(``json_remove``), labels, status and outcome; each distinct cell is parsed once, not once
+per episode --, its metrics, usage and wall time, and from its summary only the JSON paths
+a caller asks for (``json_extract``, several paths in one call, numbers kept as their
+stored text). Repeated metric texts (a sweep of deterministic strategies) are parsed once.
 
 Grouping, the default group-by keys (what varies over the cells) and the metric kinds follow
 :func:`accord.bench.aggregate.aggregate_stream` step for step; statistics go through the same
@@ -70,10 +68,9 @@ class Cell:
                           self.outcome, None, None, None, None, None, 1, None)
 
 
-#: called once per episode in plan order: its cell, the values of the summary paths asked
-#: for (``None`` when it has no summary; ``None`` for a path it lacks) and its metrics
-#: (finished episodes only)
-#: (shared objects: read them, never change them)
+#: called once per episode in plan order: its cell (counted so far), the values of the
+#: summary paths asked for (``None`` when it has no summary; ``None`` for a path it lacks)
+#: and its metrics (finished episodes only); shared objects: read them, never change them
 Visitor = Callable[[Cell, "list[Any] | None", "dict[str, Any] | None"], None]
 
 
@@ -97,31 +94,6 @@ def _strict_text(st: Store) -> Callable[[Any], str | None]:
             raise ScanError(str(exc)) from None
 
     return text
-
-
-def _loads(text: str | None) -> Any:
-    if text is None:
-        return None
-    try:
-        return json.loads(text)
-    except ValueError as exc:
-        raise ScanError(f"not valid JSON ({exc})") from None
-
-
-def _cells(st: Store, run: str) -> tuple[list[Cell], dict[tuple[Any, ...], Cell]]:
-    cells: list[Cell] = []
-    index: dict[tuple[Any, ...], Cell] = {}
-    cur = st.conn.execute(
-        "SELECT json_remove(spec, '$.seed') AS sp, labels, status, outcome, count(*), "
-        "min(seq) AS first FROM episodes WHERE run = ? "
-        "GROUP BY sp, labels, status, outcome ORDER BY first", (run,))
-    for sp, lb, status, outcome, n, first in cur:
-        spec, labels = _loads(sp), _loads(lb)
-        cell = Cell(spec, labels, status, outcome, int(n), int(first),
-                    lineup_label(labels, spec))
-        cells.append(cell)
-        index[(sp, lb, status, outcome)] = cell
-    return cells, index
 
 
 def _group_by(run: str, cells: Sequence[Cell]) -> list[str]:
@@ -158,15 +130,72 @@ def scan_run(st: Store, run: str, paths: Sequence[str] = (),
         raise ScanError(str(exc)) from None
 
 
+class _Acc:
+    """One cell's finished episodes: metric values per key signature (the names, in
+    order; one tuple per episode) and wall times."""
+
+    __slots__ = ("cell", "shapes", "walls")
+
+    def __init__(self, cell: Cell) -> None:
+        self.cell = cell
+        self.shapes: dict[tuple[str, ...], list[tuple[Any, ...]]] = {}
+        self.walls: array[float] = array("d")
+
+
 def _scan(st: Store, run: str, paths: list[str], visit: Visitor | None) -> RunScan:
-    cells, index = _cells(st, run)
+    # two paths or more: json_extract answers a JSON array, numbers in their stored text
+    want = paths * 2 if len(paths) == 1 else paths
+    summary_sql = (f"json_extract({_TEXT.format('summary')}, {', '.join('?' * len(want))})"
+                   if want else "NULL")
+    cur = st.conn.execute(
+        f"SELECT json_remove(spec, '$.seed'), labels, status, outcome, "
+        f"CASE status WHEN 'done' THEN {_TEXT.format('metrics')} END, "
+        f"CASE status WHEN 'done' THEN {_TEXT.format('usage')} END, wall_time, {summary_sql}, "
+        "seq FROM episodes WHERE run = ? ORDER BY seq", (*want, run))
+    found: dict[tuple[Any, ...], _Acc] = {}  # cells in plan order of their first episodes
+    usages: list[tuple[Cell, dict[str, float]]] = []  # in plan order: sums keep that order
+    names: dict[str, None] = {}  # metric names in first-seen order
+    loads, parse, parse_metrics = json.loads, _Parser(), _Parser(_with_shape)
+    none = (None, (), ())
+    try:
+        for sp, lb, status, outcome, mt, us, wall, bits, seq in cur:
+            acc = found.get((sp, lb, status, outcome))
+            if acc is None:
+                spec, labels = loads(sp), loads(lb)
+                acc = found[(sp, lb, status, outcome)] = _Acc(Cell(
+                    spec, labels, status, outcome, 0, int(seq), lineup_label(labels, spec)))
+            cell = acc.cell
+            cell.episodes += 1
+            met, sig, vals = parse_metrics(mt) if mt is not None else none
+            if visit is not None:
+                got = None if bits is None else parse(bits)
+                visit(cell, got if got is None or len(got) == len(paths) else
+                      got[:len(paths)], met)
+            if status != "done":
+                continue
+            if wall is not None:
+                acc.walls.append(wall)
+            if sig:
+                rows = acc.shapes.get(sig)
+                if rows is None:
+                    rows = acc.shapes[sig] = []
+                    names.update(dict.fromkeys(sig))
+                rows.append(vals)
+            if us is not None:
+                usages.append((cell, usage_totals(loads(us))))
+    except ValueError as exc:
+        raise ScanError(f"a stored value is not valid JSON ({exc})") from None
+    cells = [a.cell for a in found.values()]
     keys = _group_by(run, cells)
     groups: dict[tuple[Any, ...], Group] = {}
     key_of: dict[int, tuple[Any, ...]] = {}
-    for c in cells:  # plan order of first episodes: the order groups and outcomes appear in
-        fields = episode_fields(c.row(run))
-        key = key_of[id(c)] = tuple(fields.get(k) for k in keys)
+    columns: dict[tuple[Any, ...], dict[str, list[Any]]] = {}
+    walls: dict[tuple[Any, ...], array[float]] = {}
+    for acc in found.values():  # the order groups and outcomes first appear in
+        c = acc.cell
+        key = key_of[id(c)] = tuple(episode_fields(c.row(run)).get(k) for k in keys)
         g = groups.setdefault(key, Group(key))
+        cols = columns.setdefault(key, {})
         g.episodes += c.episodes
         if c.status != "done":
             g.failed += c.episodes if c.status == "failed" else 0
@@ -175,53 +204,15 @@ def _scan(st: Store, run: str, paths: list[str], visit: Visitor | None) -> RunSc
         g.done += c.episodes
         if c.outcome is not None:
             g.outcomes[c.outcome] = g.outcomes.get(c.outcome, 0) + c.episodes
-    # finished episodes' metric values per group and key signature (the names, in order):
-    # one tuple per episode, turned into columns at the end
-    shapes: dict[tuple[Any, ...], dict[tuple[str, ...], list[tuple[Any, ...]]]] = {
-        k: {} for k in groups}
-    walls: dict[tuple[Any, ...], array[float]] = {}
-    names: dict[str, None] = {}  # metric names in first-seen order
-    # two paths or more: json_extract answers a JSON array, numbers in their stored text
-    want = paths * 2 if len(paths) == 1 else paths
-    summary_sql = (f"json_extract({_TEXT.format('summary')}, {', '.join('?' * len(want))})"
-                   if want else "NULL")
-    cur = st.conn.execute(
-        f"SELECT json_remove(spec, '$.seed'), labels, status, outcome, "
-        f"CASE status WHEN 'done' THEN {_TEXT.format('metrics')} END, "
-        f"CASE status WHEN 'done' THEN {_TEXT.format('usage')} END, wall_time, {summary_sql} "
-        "FROM episodes WHERE run = ? ORDER BY seq", (*want, run))
-    n = len(paths)
-    loads, parse = json.loads, _Parser()
-    try:
-        for sp, lb, status, outcome, mt, us, wall, bits in cur:
-            cell = index[(sp, lb, status, outcome)]
-            met = parse(mt) if mt is not None else None
-            if visit is not None:
-                visit(cell, None if bits is None else parse(bits)[:n], met)
-            if status != "done":
-                continue
-            key = key_of[id(cell)]
-            if wall is not None:
-                walls.setdefault(key, array("d")).append(wall)
-            if met:
-                sig = tuple(met)
-                rows = shapes[key].get(sig)
-                if rows is None:
-                    rows = shapes[key][sig] = []
-                    names.update(dict.fromkeys(sig))
-                rows.append(tuple(met.values()))
-            if us is not None:
-                g = groups[key]
-                for k, v in usage_totals(loads(us)).items():
-                    g.usage[k] = g.usage.get(k, 0.0) + v
-    except ValueError as exc:
-        raise ScanError(f"a stored value is not valid JSON ({exc})") from None
-    columns: dict[tuple[Any, ...], dict[str, list[Any]]] = {k: {} for k in groups}
-    for key, by_sig in shapes.items():
-        cols = columns[key]
-        for sig, rows in by_sig.items():
+        if acc.walls:
+            walls.setdefault(key, array("d")).extend(acc.walls)
+        for sig, rows in acc.shapes.items():
             for name, col in zip(sig, zip(*rows, strict=True), strict=True):
                 cols.setdefault(name, []).extend(col)
+    for c, totals in usages:
+        g = groups[key_of[id(c)]]
+        for k, v in totals.items():
+            g.usage[k] = g.usage.get(k, 0.0) + v
     kinds = {n: _kind({t for cols in columns.values() if n in cols
                        for t in set(map(type, cols[n]))}) for n in names}
     chosen = {m: k for m, k in kinds.items() if k in ("number", "rate")}
@@ -235,27 +226,53 @@ def _scan(st: Store, run: str, paths: list[str], visit: Visitor | None) -> RunSc
     return RunScan(cells, Aggregate(keys, chosen, list(groups.values()), total_usage))
 
 
-class _Parser:
-    """``json.loads`` of many small texts, each distinct text parsed once while it is among
-    the last :data:`PARSED` ones (a sweep of code strategies repeats its metrics episode
-    after episode). The values it returns are shared: callers must not change them."""
+def _with_shape(met: Any) -> tuple[Any, tuple[str, ...], tuple[Any, ...]]:
+    """A metrics mapping with its names and values in order (``()`` when empty)."""
+    if not isinstance(met, dict) or not met:
+        return met, (), ()
+    return met, tuple(met), tuple(met.values())
 
-    def __init__(self) -> None:
-        self._scan = json.JSONDecoder().scan_once  # the C scanner, without loads' wrappers
-        self._seen: dict[str, Any] = {}
+
+class _Parser:
+    """``json.loads`` of many small texts (then ``then`` of the value, if given), each
+    distinct text parsed once while it is among the last :data:`PARSED` ones (a sweep of
+    code strategies repeats its metrics episode after episode); when fewer than one text in
+    eight repeats, it stops remembering them. The values it returns may be shared: callers
+    must not change them."""
+
+    def __init__(self, then: Callable[[Any], Any] | None = None) -> None:
+        self._then = then
+        # the C scanner, without the wrappers of loads (typeshed does not declare it)
+        self._scan = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+        self._seen: dict[str, Any] | None = {}
+        self._hits = 0
+
+    def parse(self, text: str) -> Any:
+        """The value of one JSON text (``json.loads``, then ``then``)."""
+        try:
+            got, end = self._scan(text, 0)
+        except StopIteration:
+            end = -1
+        if end != len(text):  # leading or trailing space, or not JSON: the full parser
+            got = json.loads(text)
+        return got if self._then is None else self._then(got)
 
     def __call__(self, text: str) -> Any:
-        got = self._seen.get(text)
-        if got is None:
-            try:
-                got, end = self._scan(text, 0)
-            except StopIteration:
-                end = -1
-            if end != len(text):  # leading or trailing space, or not JSON: the full parser
-                got = json.loads(text)
-            if len(self._seen) >= PARSED:
-                self._seen.clear()
-            self._seen[text] = got
+        seen = self._seen
+        if seen is None:
+            return self.parse(text)
+        got = seen.get(text)
+        if got is not None:
+            self._hits += 1
+            return got
+        got = self.parse(text)
+        if len(seen) >= PARSED:
+            if self._hits < PARSED // 8:
+                self._seen = None  # distinct values: remembering them only costs
+                return got
+            seen.clear()
+            self._hits = 0
+        seen[text] = got
         return got
 
 

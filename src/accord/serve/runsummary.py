@@ -47,11 +47,41 @@ class _Collect:
     def __init__(self) -> None:
         self.reasons: set[str] = set()
         self.flags: set[str] = set()
-        self._seen: set[str] = set()  # flag names already matched against FLAG_RE
+        self._names: set[str] = set()  # flag names seen (matched against FLAG_RE)
         self.utils: dict[str, dict[str, list[float]]] = {}
+        #: (id(bits), id(metrics)) -> (bits, metrics, utilities): the scan hands the same
+        #: objects for the same stored text, and keeping them here keeps their ids unique
+        self._done: dict[tuple[int, int], tuple[Any, Any, list[tuple[str, float]]]] | None = {}
+        self._hits = 0
 
     def __call__(self, cell: Cell, bits: list[Any] | None, metrics: dict[str, Any] | None
                  ) -> None:
+        done = self._done
+        if done is None:
+            found = self._read(bits, metrics)
+        else:
+            slot = (id(bits), id(metrics))
+            hit = done.get(slot)
+            if hit is None or hit[0] is not bits or hit[1] is not metrics:
+                hit = (bits, metrics, self._read(bits, metrics))
+                if len(done) >= 4096:
+                    if self._hits < 512:
+                        self._done = None  # distinct summaries: remembering them only costs
+                    done.clear()
+                    self._hits = 0
+                done[slot] = hit
+            else:
+                self._hits += 1
+            found = hit[2]
+        if cell.status != "done" or not found:
+            return
+        utils = self.utils.setdefault(cell.lineup, {})
+        for p, u in found:
+            utils.setdefault(p, []).append(u)
+
+    def _read(self, bits: list[Any] | None, metrics: dict[str, Any] | None
+              ) -> list[tuple[str, float]]:
+        """Note the reason and flags; each party's numeric utility (as lineups reads it)."""
         summary = None
         if bits is not None:
             reason, fl = bits[0], bits[1]
@@ -59,20 +89,13 @@ class _Collect:
                 self.reasons.add(str(reason))
             if isinstance(fl, dict):
                 for f in fl:
-                    if f not in self._seen:
-                        self._seen.add(f)
+                    if f not in self._names:  # each name matched once
+                        self._names.add(f)
                         if FLAG_RE.match(str(f)):
                             self.flags.add(str(f))
-            if cell.status == "done":
-                summary = {"record": dict(zip(_RECORD, bits[2:], strict=True))}
-        if cell.status != "done":
-            return
-        utils = None
-        for p, u in audit.party_utilities(summary, metrics):
-            if isinstance(u, (int, float)):
-                if utils is None:
-                    utils = self.utils.setdefault(cell.lineup, {})
-                utils.setdefault(p, []).append(float(u))
+            summary = {"record": dict(zip(_RECORD, bits[2:], strict=True))}
+        return [(p, float(u)) for p, u in audit.party_utilities(summary, metrics)
+                if isinstance(u, (int, float))]
 
 
 def compute(st: Store, run: str) -> Computed:
