@@ -15,7 +15,11 @@ warm-up, and prints median, p95 and max per page; every line says its mode:
   keep-alive HTTP client (``http.client``) here. Wall time as a person's browser sees it
   (socket, HTTP parsing, the server's event loop) and the server's CPU per request (the
   child's user + system time from ``/proc``, the mean over the requests of a page: the
-  clock ticks are too coarse for one request).
+  clock ticks are too coarse for one request). ``http.client`` sends each request in one
+  segment with TCP_NODELAY set; the ~40 ms that small pages once took here beyond the
+  server's CPU were the server's (Nagle's algorithm on the connections ``accord serve``
+  accepted, a response's body waiting for the client's delayed ACK of its headers), seen
+  by curl and by Chromium's ``fetch`` alike, and fixed in ``accord serve`` (issue 28).
 
 And the 10^5 / 10 ratio of the run page per mode. The first request of a filtered or
 sorted view scans the run once (JSON fields have no index); the figures are for the views
@@ -200,9 +204,10 @@ def _pages(built: dict[str, Any], n: int) -> dict[str, str]:
 def _measure(mode: str, client: Any, built: dict[str, Any], n: int, repeat: int,
              server: Server | None = None) -> None:
     """Every page in one mode, printed with the mode on each line."""
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), (server.cpu() if server is not None else time.process_time())
     assert client.get("/stores/0/runs/big/aggregate").status_code == 200
     cold = time.perf_counter() - t0
+    cold_cpu = (server.cpu() if server is not None else time.process_time()) - c0
     firsts = {}
     for what, url in (("scenario filter", "/stores/0/runs/big?scenario=buyer-seller"),
                       ("sort by wall time", "/stores/0/runs/big?sort=wall_time")):
@@ -226,7 +231,8 @@ def _measure(mode: str, client: Any, built: dict[str, Any], n: int, repeat: int,
         print(f"[{mode}] first request of a new view ({what}) on {n} episodes: "
               f"{sec * 1e3:.0f} ms wall (the scan; later pages use the cached order)")
     print(f"[{mode}] aggregate of the {n}-episode run, first computation (loaded after the "
-          f"page by app.js, then cached): {cold * 1e3:.0f} ms wall")
+          f"page by app.js, then cached): {cold * 1e3:.0f} ms wall, {cold_cpu * 1e3:.0f} ms "
+          + ("server CPU" if server is not None else "CPU"))
 
 
 def main() -> None:
