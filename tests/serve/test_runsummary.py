@@ -136,3 +136,26 @@ def test_the_served_run_page_shows_the_column_summary(make_client, varied_store)
     finally:
         st.conn.close()
     assert {k: doc[k] for k in want} == json.loads(json.dumps(want))
+
+
+def test_columns_equal_rows_on_thousands_of_repeated_and_distinct_values(tmp_path,
+                                                                         varied_store):
+    """6000 episodes grown from the varied run (each value repeated: the parsed texts are
+    reused), the second half of them made distinct (metrics and summaries: past the point
+    where the scan stops remembering texts)."""
+    from accord.testing.stores import grow_store
+
+    path = tmp_path / "grown.db"
+    grow_store(varied_store, "varied", path, "grown", 6000, with_trajectories=0)
+    con = sqlite3.connect(path)
+    with con:
+        n = con.execute(
+            "UPDATE episodes SET metrics = json_set(metrics, '$.rounds', seq), "
+            "summary = json_set(summary, '$.flags.tick', seq % 7 = 0) "
+            "WHERE seq >= 3000 AND typeof(metrics) = 'text' AND typeof(summary) = 'text'"
+        ).rowcount
+    con.close()
+    assert n == 3000
+    fast, slow = _both(path, "grown")
+    assert fast == slow
+    assert "tick" in fast.flags  # type: ignore[attr-defined]

@@ -57,12 +57,10 @@ def _record(summary: Mapping[str, Any] | None) -> Mapping[str, Any]:
 
 def parties_of(row: EpisodeRow) -> list[str]:
     """The episode's parties in their order (record, else utilities, else metrics)."""
-    return _parties(row.summary, row.metrics)
+    return _parties(_record(row.summary), row.metrics)
 
 
-def _parties(summary: Mapping[str, Any] | None, metrics: Mapping[str, Any] | None
-             ) -> list[str]:
-    rec = _record(summary)
+def _parties(rec: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> list[str]:
     for key in ("parties", "players"):
         names = rec.get(key)
         if isinstance(names, list) and names and all(isinstance(n, str) for n in names):
@@ -87,14 +85,24 @@ def party_utilities(summary: Mapping[str, Any] | None, metrics: Mapping[str, Any
     """Each party's utility (``None`` when unknown) in party order, from an episode's
     summary and metrics: the ``party`` and ``utility`` of :func:`utilities` (the run
     summary reads only these parts of each summary)."""
-    rec = _record(summary)
+    return record_utilities(_record(summary), metrics)
+
+
+def record_utilities(rec: Mapping[str, Any], metrics: Mapping[str, Any] | None
+                     ) -> list[tuple[str, Any]]:
+    """:func:`party_utilities` from the summary's record (``{}`` when it has none)."""
     names, given = rec.get("parties"), rec.get("utilities")
-    if isinstance(names, list) and names and isinstance(given, Mapping) \
-            and all(isinstance(n, str) and n in given for n in names):
-        return [(n, given[n]) for n in names]  # what the rest finds too, without the metrics
+    if type(names) is list and names and type(given) is dict:
+        out = []
+        for n in names:  # the record says it all: what the rest finds too, only sooner
+            if type(n) is not str or n not in given:
+                break
+            out.append((n, given[n]))
+        else:
+            return out
     met = metrics or {}
     utils = _utils(rec, met)
-    return [(p, utils.get(p)) for p in _parties(summary, met)]
+    return [(p, utils.get(p)) for p in _parties(rec, met)]
 
 
 def utilities(row: EpisodeRow) -> list[dict[str, Any]]:
@@ -410,5 +418,5 @@ def party_metric_columns(rows: Sequence[EpisodeRow]) -> list[str]:
 
 
 __all__ = ["card", "deal_audit", "decisions", "ending", "flags", "metric_rows", "optimality",
-           "parties_of", "party_metric_columns", "party_utilities", "record_sections", "terms",
-           "utilities", "verdict", "words"]
+           "parties_of", "party_metric_columns", "party_utilities", "record_sections",
+           "record_utilities", "terms", "utilities", "verdict", "words"]

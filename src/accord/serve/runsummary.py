@@ -28,7 +28,6 @@ CHOICES = ("domain", "scenario", "agents", "status", "outcome", "reason")
 #: the summary paths the column scan reads (the rest of a record is never decoded)
 _PATHS = ("$.reason", "$.flags", "$.record.parties", "$.record.players", "$.record.utilities",
           "$.record.payoffs", "$.record.scores", "$.record.batna")
-_RECORD = ("parties", "players", "utilities", "payoffs", "scores", "batna")
 
 
 @dataclass
@@ -82,7 +81,7 @@ class _Collect:
     def _read(self, bits: list[Any] | None, metrics: dict[str, Any] | None
               ) -> list[tuple[str, float]]:
         """Note the reason and flags; each party's numeric utility (as lineups reads it)."""
-        summary = None
+        rec: dict[str, Any] = {}
         if bits is not None:
             reason, fl = bits[0], bits[1]
             if reason is not None:
@@ -93,8 +92,9 @@ class _Collect:
                         self._names.add(f)
                         if FLAG_RE.match(str(f)):
                             self.flags.add(str(f))
-            summary = {"record": dict(zip(_RECORD, bits[2:], strict=True))}
-        return [(p, float(u)) for p, u in audit.party_utilities(summary, metrics)
+            rec = {"parties": bits[2], "players": bits[3], "utilities": bits[4],
+                   "payoffs": bits[5], "scores": bits[6], "batna": bits[7]}
+        return [(p, float(u)) for p, u in audit.record_utilities(rec, metrics)
                 if isinstance(u, (int, float))]
 
 
