@@ -15,13 +15,21 @@ warm-up, and prints median, p95 and max per page; every line says its mode:
   keep-alive HTTP client (``http.client``) here. Wall time as a person's browser sees it
   (socket, HTTP parsing, the server's event loop) and the server's CPU per request (the
   child's user + system time from ``/proc``, the mean over the requests of a page: the
-  clock ticks are too coarse for one request).
+  clock ticks are too coarse for one request). ``http.client`` sends each request in one
+  segment with TCP_NODELAY set; the ~40 ms that small pages once took here beyond the
+  server's CPU were the server's (Nagle's algorithm on the connections ``accord serve``
+  accepted, a response's body waiting for the client's delayed ACK of its headers), seen
+  by curl and by Chromium's ``fetch`` alike, and fixed in ``accord serve`` (issue 28).
 
 And the 10^5 / 10 ratio of the run page per mode. The first request of a filtered or
 sorted view scans the run once (JSON fields have no index); the figures are for the views
 as a person pages through them.
 
+With ``--clients`` (over HTTP), the 10-episode run page is also timed through ``curl`` and
+a headless Chromium's ``fetch``, to tell a server's delay from a client's.
+
     python benchmarks/bench_serve.py [--repeat 60] [--episodes 100000] [--mode both]
+                                     [--clients]
 """
 
 from __future__ import annotations
@@ -31,6 +39,7 @@ import asyncio
 import http.client
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -200,9 +209,10 @@ def _pages(built: dict[str, Any], n: int) -> dict[str, str]:
 def _measure(mode: str, client: Any, built: dict[str, Any], n: int, repeat: int,
              server: Server | None = None) -> None:
     """Every page in one mode, printed with the mode on each line."""
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), (server.cpu() if server is not None else time.process_time())
     assert client.get("/stores/0/runs/big/aggregate").status_code == 200
     cold = time.perf_counter() - t0
+    cold_cpu = (server.cpu() if server is not None else time.process_time()) - c0
     firsts = {}
     for what, url in (("scenario filter", "/stores/0/runs/big?scenario=buyer-seller"),
                       ("sort by wall time", "/stores/0/runs/big?sort=wall_time")):
@@ -226,7 +236,63 @@ def _measure(mode: str, client: Any, built: dict[str, Any], n: int, repeat: int,
         print(f"[{mode}] first request of a new view ({what}) on {n} episodes: "
               f"{sec * 1e3:.0f} ms wall (the scan; later pages use the cached order)")
     print(f"[{mode}] aggregate of the {n}-episode run, first computation (loaded after the "
-          f"page by app.js, then cached): {cold * 1e3:.0f} ms wall")
+          f"page by app.js, then cached): {cold * 1e3:.0f} ms wall, {cold_cpu * 1e3:.0f} ms "
+          + ("server CPU" if server is not None else "CPU"))
+
+
+#: the headless Chromium the browser tests use (tests/conftest.py)
+CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
+
+
+def _clients(port: int, url: str, repeat: int) -> None:
+    """One small page through three clients over one kept-alive connection each: the
+    stdlib's ``http.client``, ``curl`` and a headless Chromium's ``fetch`` (its Resource
+    Timing, request start to response end): a server-side delay shows in all three, a
+    client's own only in one. Absent tools are said, not faked."""
+    full = f"http://127.0.0.1:{port}{url}"
+    client = HttpClient(port)
+    try:
+        wall, _ = _time(client, url, repeat)
+    finally:
+        client.close()
+    print(f"[clients] {url}: http.client median {statistics.median(wall) * 1e3:.1f} ms")
+    if shutil.which("curl"):
+        out = subprocess.run(["curl", "-s", "-w", "%{time_total}\n",
+                              *["-o", os.devnull, full] * (repeat + 3)],
+                             capture_output=True, text=True, check=True).stdout.split()
+        times = [float(x) for x in out][3:]
+        print(f"[clients] {url}: curl median {statistics.median(times) * 1e3:.1f} ms")
+    else:
+        print("[clients] curl: not installed")
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        print("[clients] Chromium: selenium is not installed")
+        return
+    if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
+        print(f"[clients] Chromium: needs {CHROMIUM} and {CHROMEDRIVER}")
+        return
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = CHROMIUM
+    with tempfile.TemporaryDirectory() as profile:
+        for arg in ("--headless=new", "--no-sandbox", "--disable-gpu",
+                    "--disable-background-networking", "--disable-component-update",
+                    "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
+                    f"--user-data-dir={profile}"):
+            opts.add_argument(arg)
+        driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+        try:
+            driver.get(full)
+            ms = [driver.execute_script(
+                "performance.clearResourceTimings();"
+                "await fetch(location.href, {cache: 'no-store'}).then(r => r.text());"
+                "const e = performance.getEntriesByType('resource').pop();"
+                "return e.responseEnd - e.requestStart;") for _ in range(repeat)]
+        finally:
+            driver.quit()
+    print(f"[clients] {url}: Chromium fetch() median {statistics.median(ms):.1f} ms "
+          "(Resource Timing, request start to response end)")
 
 
 def main() -> None:
@@ -236,6 +302,9 @@ def main() -> None:
     ap.add_argument("--mode", choices=("in-process", "http", "both"), default="both",
                     help="through the ASGI app in process, over real HTTP to accord serve "
                     "on 127.0.0.1, or both (default)")
+    ap.add_argument("--clients", action="store_true",
+                    help="over HTTP, also time the 10-episode run page with http.client, "
+                    "curl and a headless Chromium's fetch (is a delay the server's?)")
     args = ap.parse_args()
     from starlette.testclient import TestClient
 
@@ -256,6 +325,9 @@ def main() -> None:
             client = HttpClient(server.port)
             try:
                 _measure("http", client, built, args.episodes, args.repeat, server)
+                if args.clients:
+                    print()
+                    _clients(server.port, "/stores/1/runs/small", args.repeat)
             finally:
                 client.close()
                 server.stop()

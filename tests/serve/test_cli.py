@@ -171,3 +171,35 @@ def test_report_is_self_contained_and_escaped(tmp_path, xss_store, gated_store, 
         browser.switch_to.alert.text  # noqa: B018
     cells = [c.text for c in browser.find_elements(By.CSS_SELECTOR, "td.msg")]
     assert XSS in cells and browser.find_elements(By.CSS_SELECTOR, "img") == []
+
+
+def test_serve_connections_send_without_nagle_delay():
+    """The connections ``accord serve`` accepts have TCP_NODELAY, as uvicorn gives its own
+    binds. It used to bind a protocol-0 socket, which asyncio leaves with Nagle's algorithm
+    on: a response's body waited for the client's delayed ACK of its headers (~40 ms on
+    every small page over a keep-alive connection, in curl and Chromium alike)."""
+    import asyncio
+    import socket
+
+    from accord.cli.serve import _bind
+
+    async def nodelay_of_accepted() -> int:
+        seen: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+
+        class Probe(asyncio.Protocol):
+            def connection_made(self, transport: asyncio.BaseTransport) -> None:
+                sock = transport.get_extra_info("socket")
+                seen.set_result(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+                transport.close()
+
+        listener = _bind("127.0.0.1", 0)
+        # what uvicorn.Server.run(sockets=[sock]) does with it
+        server = await asyncio.get_running_loop().create_server(Probe, sock=listener)
+        async with server:
+            port = listener.getsockname()[1]
+            _, writer = await asyncio.open_connection("127.0.0.1", port)
+            value = await asyncio.wait_for(seen, 30)
+            writer.close()
+        return value
+
+    assert asyncio.run(nodelay_of_accepted()) != 0

@@ -50,34 +50,68 @@ def _party_prefixed(metrics: Mapping[str, Any], prefix: str) -> dict[str, Any]:
     return {k[len(prefix):]: v for k, v in metrics.items() if k.startswith(prefix)}
 
 
+def _record(summary: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    rec = (summary or {}).get("record")
+    return rec if isinstance(rec, Mapping) else {}
+
+
 def parties_of(row: EpisodeRow) -> list[str]:
     """The episode's parties in their order (record, else utilities, else metrics)."""
-    s = row.summary or {}
-    rec = s.get("record") if isinstance(s.get("record"), Mapping) else {}
+    return _parties(_record(row.summary), row.metrics)
+
+
+def _parties(rec: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> list[str]:
     for key in ("parties", "players"):
-        names = rec.get(key) if isinstance(rec, Mapping) else None
+        names = rec.get(key)
         if isinstance(names, list) and names and all(isinstance(n, str) for n in names):
             return [str(n) for n in names]
-    rec = rec or {}
     for source in (rec.get("utilities"), rec.get("batna"), rec.get("payoffs"),
                    rec.get("scores")):
         if isinstance(source, Mapping) and source:
             return [str(n) for n in source]
-    return list(_party_prefixed(row.metrics or {}, "u_"))
+    return list(_party_prefixed(metrics or {}, "u_"))
+
+
+def _utils(rec: Mapping[str, Any], met: Mapping[str, Any]) -> dict[str, Any]:
+    # a game's payoffs and Deal or No Deal's points are what utilities are elsewhere
+    utils = dict(rec.get("utilities") or rec.get("payoffs") or rec.get("scores") or {})
+    for p, u in _party_prefixed(met, "u_").items():
+        utils.setdefault(p, u)
+    return utils
+
+
+def party_utilities(summary: Mapping[str, Any] | None, metrics: Mapping[str, Any] | None
+                    ) -> list[tuple[str, Any]]:
+    """Each party's utility (``None`` when unknown) in party order, from an episode's
+    summary and metrics: the ``party`` and ``utility`` of :func:`utilities` (the run
+    summary reads only these parts of each summary)."""
+    return record_utilities(_record(summary), metrics)
+
+
+def record_utilities(rec: Mapping[str, Any], metrics: Mapping[str, Any] | None
+                     ) -> list[tuple[str, Any]]:
+    """:func:`party_utilities` from the summary's record (``{}`` when it has none)."""
+    names, given = rec.get("parties"), rec.get("utilities")
+    if type(names) is list and names and type(given) is dict:
+        out = []
+        for n in names:  # the record says it all: what the rest finds too, only sooner
+            if type(n) is not str or n not in given:
+                break
+            out.append((n, given[n]))
+        else:
+            return out
+    met = metrics or {}
+    utils = _utils(rec, met)
+    return [(p, utils.get(p)) for p in _parties(rec, met)]
 
 
 def utilities(row: EpisodeRow) -> list[dict[str, Any]]:
     """Each party's utility against its BATNA: ``party``, ``agent``, ``utility``,
     ``batna``, ``margin`` (utility - BATNA; None when either is unknown)."""
-    s = row.summary or {}
-    rec = s.get("record") if isinstance(s.get("record"), Mapping) else {}
-    # a game's payoffs and Deal or No Deal's points are what utilities are elsewhere
-    utils = dict((rec or {}).get("utilities") or (rec or {}).get("payoffs")
-                 or (rec or {}).get("scores") or {})
-    batna = dict((rec or {}).get("batna") or {})
+    rec = _record(row.summary)
+    batna = dict(rec.get("batna") or {})
     met = row.metrics or {}
-    for p, u in _party_prefixed(met, "u_").items():
-        utils.setdefault(p, u)
+    utils = _utils(rec, met)
     agents = [str(a) for a in (row.labels.get("agents") or row.spec.get("agents") or [])]
     out = []
     for i, p in enumerate(parties_of(row)):
@@ -384,5 +418,5 @@ def party_metric_columns(rows: Sequence[EpisodeRow]) -> list[str]:
 
 
 __all__ = ["card", "deal_audit", "decisions", "ending", "flags", "metric_rows", "optimality",
-           "parties_of", "party_metric_columns", "record_sections", "terms", "utilities",
-           "verdict", "words"]
+           "parties_of", "party_metric_columns", "party_utilities", "record_sections",
+           "record_utilities", "terms", "utilities", "verdict", "words"]

@@ -16,6 +16,7 @@ from typing import Any
 
 from markupsafe import Markup
 
+from accord.bench.runscan import Cell
 from accord.bench.store import EpisodeRow
 from accord.serve import audit
 from accord.serve.figures import bar_chart, interval_chart, stacked_chart
@@ -39,21 +40,41 @@ def lineups(rows: Sequence[EpisodeRow]) -> list[dict[str, Any]]:
     where the domain has no agreements) and each party's mean utility and SD."""
     out: dict[str, dict[str, Any]] = {}
     for r in rows:
-        g = out.setdefault(r.lineup, {"lineup": r.lineup, "episodes": 0, "done": 0,
-                                      "outcomes": {}, "agreements": 0, "deals": False,
-                                      "utils": {}})
-        g["episodes"] += 1
-        key = (r.outcome or "-") if r.status == "done" else r.status
-        g["outcomes"][key] = g["outcomes"].get(key, 0) + 1
-        if r.status != "done":
-            continue
-        g["done"] += 1
-        if r.outcome in ("agreement", "no_deal"):
-            g["deals"] = True
-        g["agreements"] += r.outcome == "agreement"
-        for u in audit.utilities(r):
-            if isinstance(u["utility"], (int, float)):
-                g["utils"].setdefault(u["party"], []).append(float(u["utility"]))
+        g = _count(out, r.lineup, r.status, r.outcome, 1)
+        if r.status == "done":
+            for p, u in audit.party_utilities(r.summary, r.metrics):
+                if isinstance(u, (int, float)):
+                    g["utils"].setdefault(p, []).append(float(u))
+    return _finish(out)
+
+
+def lineups_of_cells(cells: Sequence[Cell], utils: Mapping[str, dict[str, list[float]]]
+                     ) -> list[dict[str, Any]]:
+    """:func:`lineups` from a run's cells (:func:`accord.bench.runscan.scan_run`, plan
+    order) and each line-up's party utilities (finished episodes, in plan order)."""
+    out: dict[str, dict[str, Any]] = {}
+    for c in cells:
+        _count(out, c.lineup, c.status, c.outcome, c.episodes)
+    for name, g in out.items():
+        g["utils"] = dict(utils.get(name, {}))
+    return _finish(out)
+
+
+def _count(out: dict[str, dict[str, Any]], lineup: str, status: str, outcome: str | None,
+           n: int) -> dict[str, Any]:
+    g = out.setdefault(lineup, {"lineup": lineup, "episodes": 0, "done": 0, "outcomes": {},
+                                "agreements": 0, "deals": False, "utils": {}})
+    g["episodes"] += n
+    key = (outcome or "-") if status == "done" else status
+    g["outcomes"][key] = g["outcomes"].get(key, 0) + n
+    if status == "done":
+        g["done"] += n
+        g["deals"] = g["deals"] or outcome in ("agreement", "no_deal")
+        g["agreements"] += n if outcome == "agreement" else 0
+    return g
+
+
+def _finish(out: Mapping[str, dict[str, Any]]) -> list[dict[str, Any]]:
     result = []
     for g in out.values():
         rate = g["agreements"] / g["done"] if g["deals"] and g["done"] else None
@@ -159,4 +180,4 @@ def board_view(rows: Sequence[EpisodeRow], method: str = "bt", by: str = "agent"
             "heat": heat, "safety": safe, "method": method, "by": by}
 
 
-__all__ = ["BOOTSTRAP", "SEED", "board_view", "charts", "lineups", "safety"]
+__all__ = ["BOOTSTRAP", "SEED", "board_view", "charts", "lineups", "lineups_of_cells", "safety"]

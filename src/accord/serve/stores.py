@@ -23,12 +23,12 @@ from typing import Any
 
 from accord.bench import approvals
 from accord.bench.store import EpisodeRow, Store, StoreError
+from accord.serve.runsummary import FLAG_RE as _FLAG_RE
 
 #: rows per page of the episodes table (default and most)
 PAGE_SIZE, MAX_PAGE_SIZE = 50, 500
 #: an episode id (or prefix) from a URL: hash-like text only
 ID_RE = re.compile(r"^[A-Za-z0-9_\-]{1,128}$")
-_FLAG_RE = re.compile(r"^[A-Za-z0-9_]{1,64}$")
 #: seconds a computed run summary (aggregate, filter choices) is reused while the run grows
 SUMMARY_TTL = 10.0
 #: counts and filtered/sorted orderings kept (each at most one int per episode)
@@ -331,7 +331,7 @@ class Stores:
     def summary(self, index: int, name: str) -> RunSummary:
         """The run's aggregate table and filter choices; recomputed when the run changed
         (at most every :data:`SUMMARY_TTL` seconds while a bench is writing)."""
-        from accord.bench.aggregate import aggregate
+        from accord.serve.runsummary import compute
 
         slot = (index, name)
         with self._lock:
@@ -344,25 +344,9 @@ class Stores:
                 if cached is not None and (cached.key == key or
                                            time.time() - cached.computed < SUMMARY_TTL):
                     return cached
-                rows = st.episodes(name)
-            agg = aggregate(rows)
-            choices: dict[str, set[str]] = {k: set() for k in FILTERS}
-            flags: set[str] = set()
-            for r in rows:
-                s = r.summary or {}
-                for k, v in (("domain", r.spec.get("domain")),
-                             ("scenario", r.spec.get("scenario")),
-                             ("agents", r.lineup), ("status", r.status),
-                             ("outcome", r.outcome), ("reason", s.get("reason"))):
-                    if v is not None:
-                        choices[k].add(str(v))
-                fl = s.get("flags")
-                if isinstance(fl, dict):
-                    flags.update(str(f) for f in fl if _FLAG_RE.match(str(f)))
-            from accord.serve.overview import lineups
-
-            result = RunSummary(agg, {k: sorted(v) for k, v in choices.items()},
-                                sorted(flags), time.time(), key, lineups(rows))
+                got = compute(st, name)
+            result = RunSummary(got.aggregate, {k: got.choices.get(k, []) for k in FILTERS},
+                                got.flags, time.time(), key, got.lineups)
             self._summaries[slot] = result
             return result
 
