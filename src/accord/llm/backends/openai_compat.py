@@ -189,14 +189,16 @@ class OpenAIBackend(Backend):
         self._direct = direct_headers(self._client, transport)
         self._url = f"{str(self._client.base_url).rstrip('/')}/chat/completions"
         self._session: Any = None  # the aiohttp session, made on the first direct call
-        self._timeouts: dict[float, Any] = {}
+        #: per attempt timeout: (the SDK's headers plus its retry and timeout headers,
+        #: aiohttp's timeout), built once
+        self._per_timeout: dict[float, tuple[dict[str, str], Any]] = {}
+        self._last_params: tuple[GenerationConfig, dict[str, Any], dict[str, Any]] | None = None
 
     async def send(self, messages: list[ChatMessage], config: GenerationConfig, *, model: str,
                    timeout: float, headers: Mapping[str, str]) -> RawReply:
         """One Chat Completions request."""
         url = self.endpoint.public_url
-        params = request_params(self.endpoint, config)
-        params.update(params.pop("extra_body", {}))
+        params = self._params_for(config)
         send: dict[str, Any] = {"body": {"model": model, "messages": messages, **params}}
         if self._body_mode != "dict" or self._direct is not None:
             try:
@@ -237,6 +239,19 @@ class OpenAIBackend(Backend):
             raise LLMError(f"unexpected answer from {url}: {exc}") from None
         return parse_reply(url, model, raw)
 
+    def _params_for(self, config: GenerationConfig) -> dict[str, Any]:
+        """The body fields of ``config`` (:func:`request_params`, ``extra_body`` merged in),
+        remembered for the last config object: a client sends the same one on every call,
+        and configs are frozen (``extra`` is copied, so a caller's later edit of the dict it
+        passed does not leak in)."""
+        last = self._last_params
+        if last is not None and last[0] is config and last[1] == config.extra:
+            return last[2]
+        params = request_params(self.endpoint, config)
+        params.update(params.pop("extra_body", {}))
+        self._last_params = (config, dict(config.extra), params)
+        return params
+
     def _session_now(self) -> Any:
         """The aiohttp session of direct calls, pooled as the SDK's would be."""
         session = self._session
@@ -255,29 +270,34 @@ class OpenAIBackend(Backend):
         layer (see the module docstring)."""
         import aiohttp
 
-        url = self.endpoint.public_url
-        assert self._direct is not None
-        sent = {**self._direct, "X-Stainless-Retry-Count": "0",
-                "X-Stainless-Read-Timeout": str(float(timeout))}
+        ready = self._per_timeout.get(timeout)
+        if ready is None:
+            assert self._direct is not None
+            # one timer for the whole request, not aiohttp's per-read timer (a new timer
+            # for every chunk received): LLMClient's deadline around the attempt already
+            # bounds it by the same ``timeout`` (issue 24), so this one only guards a
+            # backend called without it
+            ready = self._per_timeout[timeout] = (
+                {**self._direct, "X-Stainless-Retry-Count": "0",
+                 "X-Stainless-Read-Timeout": str(float(timeout))},
+                aiohttp.ClientTimeout(total=timeout))
+        sent, limit = ready
         if headers:
-            sent.update(headers)
-        limit = self._timeouts.get(timeout)
-        if limit is None:
-            limit = self._timeouts[timeout] = aiohttp.ClientTimeout(
-                sock_connect=timeout, sock_read=timeout, connect=timeout)
+            sent = {**sent, **headers}
         try:
             async with self._session_now().post(self._url, data=body, headers=sent,
                                                 timeout=limit) as response:
                 raw = await response.read()
                 status = response.status
                 got = response.headers
-        except TimeoutError as exc:  # aiohttp's connect and read timeouts are TimeoutErrors
+        except TimeoutError as exc:  # aiohttp's timeouts are TimeoutErrors
             raise Transient("timeout", f"no answer within {timeout:g} s") from exc
         except aiohttp.ClientError as exc:  # refused, reset, hung up mid-answer
             raise Transient("connection", f"{type(exc).__name__}: {exc}") from exc
         if status >= 400:
-            raise status_failure(url, status, status_error_message(status, raw), got) from None
-        return parse_reply(url, model, raw)
+            raise status_failure(self.endpoint.public_url, status,
+                                 status_error_message(status, raw), got) from None
+        return parse_reply(self.endpoint.public_url, model, raw)
 
     async def aclose(self) -> None:
         """Close the SDK's HTTP connections (and the direct calls' session)."""
