@@ -55,6 +55,7 @@ import asyncio
 import json
 import multiprocessing
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -159,10 +160,11 @@ STAND_INS = ("none/", "raw-aiohttp/")
 EPISODE_SIDE = "episode side c={c} (no client)"
 RAW = "raw aiohttp c={c} (floor)"
 #: one unit of the reference workload: a 10-message request body like the episodes'
+REFERENCE_UNITS = 200
 REFERENCE_BODY = {"model": "m", "messages": [{"role": "user", "content": "offer " * 60}] * 10}
 
 
-def reference_cpu(units: int = 200, pause: float = 0.001) -> tuple[float, float]:
+def reference_cpu(units: int = REFERENCE_UNITS, pause: float = 0.001) -> tuple[float, float]:
     """CPU ms of a fixed pure-Python workload (``units`` JSON round trips of a request
     body), run back to back and then in bursts with ``pause`` s sleeps between units (as
     an event loop waking for each answer does): the same work in every run, so its
@@ -307,15 +309,18 @@ async def _timed(client: Any, concurrency: int, episodes: int, turns: int, kind:
     RENDER_CPU[0] = 0.0
     lags: list[float] = []
     ticker = asyncio.create_task(loop_lag(lags))
+    use0 = resource.getrusage(resource.RUSAGE_SELF)
     wall0, cpu0, stub0 = time.perf_counter(), time.process_time(), process_cpu(stub_pid)
     # episode ids unique per run: the stub's prefix memory outlives a run
     all_prompts = await asyncio.gather(*(run(client, f"{tag}-ep{i}", turns)
                                          for i in range(episodes)))
     wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+    use1 = resource.getrusage(resource.RUSAGE_SELF)
     ticker.cancel()
     stub1 = process_cpu(stub_pid)
     return {"wall": wall, "cpu": cpu, "stub0": stub0, "stub1": stub1, "lags": lags,
-            "prompts": all_prompts}
+            "prompts": all_prompts, "switches": (use1.ru_nvcsw - use0.ru_nvcsw,
+                                                 use1.ru_nivcsw - use0.ru_nivcsw)}
 
 
 async def run_level(model: str, concurrency: int, episodes: int, turns: int, kind: str,
@@ -372,6 +377,7 @@ async def run_level(model: str, concurrency: int, episodes: int, turns: int, kin
             "prompt_tokens_per_call": totals.prompt_tokens / calls if totals else None,
             "latency_ms_mean": 1e3 * totals.latency / calls if totals else None,
             "cache_rows_per_commit": rows_per_commit,
+            "switches_per_call": (got["switches"][0] / calls, got["switches"][1] / calls),
             "loop_lag_ms_p50": 1e3 * statistics.median(lags) if lags else None,
             "loop_lag_ms_p90": (1e3 * statistics.quantiles(lags, n=10)[-1] if len(lags) > 1
                                 else None)}
@@ -412,6 +418,8 @@ def run_processes(pool: Any, processes: int, model: str, concurrency: int, episo
         "stub_cpu_ms_per_call": (None if stub0 is None or stub1 is None
                                  else 1e3 * (stub1 - stub0) / calls),
         "latency_ms_mean": statistics.fmean(p["latency_ms_mean"] for p in parts),
+        "switches_per_call": tuple(sum(p["switches_per_call"][k] * p["calls"] for p in parts)
+                                   / calls for k in (0, 1)),
         "loop_lag_ms_p50": max(p["loop_lag_ms_p50"] or 0.0 for p in parts),
         "loop_lag_ms_p90": max(p["loop_lag_ms_p90"] or 0.0 for p in parts)})
     return out
@@ -576,8 +584,8 @@ def main() -> None:
           f"load average {load0[0]:.2f} before, {load1[0]:.2f} after")
     head = (f"{'variant':31} {'episodes':>8} {'calls':>6} {'wall s':>20} {'ideal s':>7} "
             f"{'efficiency':>20} {'wall/bound':>10} {'process CPU ms/call':>20} "
-            f"{'render':>6} {'stub CPU':>8} {'latency':>7} {'lag p50/p90':>11} {'prefix':>6} "
-            f"{'after 1st':>9}")
+            f"{'render':>6} {'stub CPU':>8} {'latency':>7} {'lag p50/p90':>11} {'cs v/i':>9} "
+            f"{'prefix':>6} {'after 1st':>9}")
     print(head)
     for label, runs in results.items():
         first = runs[0]
@@ -591,6 +599,8 @@ def main() -> None:
               f"{_median_or_dash([r['latency_ms_mean'] for r in runs], '{:.1f}'):>7} "
               f"{_median_or_dash([r['loop_lag_ms_p50'] for r in runs], '{:.1f}'):>5}/"
               f"{_median_or_dash([r['loop_lag_ms_p90'] for r in runs], '{:.1f}'):<5} "
+              f"{_median_or_dash([r['switches_per_call'][0] for r in runs], '{:.2f}'):>4}/"
+              f"{_median_or_dash([r['switches_per_call'][1] for r in runs], '{:.2f}'):<4} "
               f"{first['prefix_share_mean']:>6.3f} {first['prefix_share_after_first_mean']:>9.3f}")
     stub = results[next(iter(results))][0]
     print(f"prompt tokens/call {stub['prompt_tokens_per_call']:.0f}; stub-reported cached share "
@@ -616,9 +626,13 @@ def main() -> None:
                 print(f"  accord client / raw aiohttp floor: "
                       f"{statistics.median(named[http_name]) / floor:.2f}x")
     if reference:
-        print(f"reference workload (the same JSON work each repeat, CPU ms): back to back "
-              f"{spread([r[0] for r in reference], '{:.1f}')}, in 1 ms bursts "
-              f"{spread([r[1] for r in reference], '{:.1f}')}; its drift is the machine's")
+        per_sleep = [1e3 * (r[1] - r[0]) / REFERENCE_UNITS for r in reference]
+        print(f"reference workload ({REFERENCE_UNITS} JSON round trips of a request body, the "
+              f"same each repeat; CPU ms): back to back "
+              f"{spread([r[0] for r in reference], '{:.1f}')}, with a 1 ms sleep between "
+              f"units {spread([r[1] for r in reference], '{:.1f}')}: "
+              f"{spread(per_sleep, '{:.0f}')} us more CPU per sleep for the same work; "
+              "its drift is the machine's, not accord's")
     now, before = f"{after} c={goal}", f"httpx c={goal} (before)"
     if now in results and before in results:
         cpu_now = statistics.median(r["cpu_ms_per_call"] for r in results[now])
@@ -651,6 +665,10 @@ def main() -> None:
         "stub CPU = the stub server process (median)",
         "latency = mean ms from sending a request to its parsed answer (the stub waits 100 ms)",
         "lag = how late a 10 ms timer fires in the client's event loop (ms, median/p90)",
+        "cs v/i = this process's voluntary (it slept: nothing ready) / involuntary (another "
+        "process took the core) context switches per call; each costs the next burst of work "
+        "tens of microseconds of CPU (see the reference workload), so an idle machine, "
+        "where the loop sleeps between answers, reads higher than a busy one",
         "prefix = mean over calls of the prompt share equal to the same party's previous "
         "prompt ('after 1st': each party's first call excluded)",
     ]
