@@ -6,6 +6,24 @@ fixed 100 ms, through accord's full client path (openai SDK, HTTP, limits, retri
 accounting; optionally the SQLite cache). The stub runs in a child process, so the
 CPU time measured here is the client's alone.
 
+**The client** is accord's LLM layer: building the request, HTTP, parsing the answer,
+accounting, limits, retries, cache hooks, redaction. Its CPU per call at c=64 is printed
+apart from the episode's own work (prompt rendering, session lists, the task awaiting the
+answer): the same episodes run, in the same repeat, on a stand-in that answers after
+100 ms with no client at all (``episode side``), and each variant's figure minus that one
+is its client's. The same episodes on a bare aiohttp session POSTing the same JSON and
+``json.loads``-ing the reply (``raw aiohttp``) give the floor of an HTTP client in this
+harness; the in-process mock provider gives accord's LLM layer without HTTP. Issue 30's
+goal: accord's client over HTTP <= 0.5 ms per call at c=64.
+
+The CPU cost of the same code moves with the machine's state: each time the process
+sleeps (its loop has nothing ready) the next burst of work costs tens of microseconds more
+CPU (cold caches and branch predictors after the switch), so an idle machine, where the
+loop sleeps between nearly every two answers, reads higher than a loaded one, where
+answers queue up while the process waits for a core. Each repeat therefore times a fixed
+reference workload, back to back and with a 1 ms sleep between units, and every row
+shows the context switches per call; compare figures only within one run.
+
 Figures per concurrency level (per-endpoint limit c):
 
 * efficiency = ideal / wall, with ideal ``calls x latency / c`` (issue 16 goal: >= 0.9
@@ -182,6 +200,35 @@ def reference_cpu(units: int = REFERENCE_UNITS, pause: float = 0.001) -> tuple[f
                 time.sleep(gap)
         out.append(1e3 * (time.process_time() - cpu0))
     return out[0], out[1]
+
+
+async def layer_hot(calls: int = 5000, messages: int = 7) -> float:
+    """CPU microseconds per call of accord's LLM layer alone, hot: ``complete()`` on the
+    mock provider's backend with its ``send`` replaced by one that answers at once (no
+    policy, no tokenizer, no I/O, no sleep), ``calls`` times back to back on a session
+    of ``messages`` messages: message validation, limits, the attempt deadline, retries'
+    bookkeeping, redaction, accounting. Free of the machine's wake-up costs, so before
+    and after compare even on a loaded machine."""
+    from accord.llm.backends.base import RawReply
+    from accord.llm.types import Usage
+
+    reply = RawReply(REPLY, Usage(800, 20, 600), "stop")
+
+    async def instant(*args: Any, **kwargs: Any) -> RawReply:
+        return reply
+
+    session = [{"role": "system", "content": "rules " * 500}] + [
+        {"role": ("user", "assistant")[k % 2], "content": "offer " * 50}
+        for k in range(messages - 1)]
+    async with LLMRuntime(max_concurrency=64, timeout=30) as rt:
+        client = rt.client("mock/fixed-latency")
+        rt.backend(client.endpoint).send = instant  # type: ignore[method-assign]
+        for turn in range(200):  # warm up
+            await client.complete(session, scope=CallScope("hot", "a", turn))
+        cpu0 = time.process_time()
+        for turn in range(calls):
+            await client.complete(session, scope=CallScope("hot", "a", turn))
+        return 1e6 * (time.process_time() - cpu0) / calls
 
 
 def client_split(results: dict[str, list[dict[str, Any]]], transport: str, c: int
@@ -512,6 +559,7 @@ def main() -> None:
     results: dict[str, list[dict[str, Any]]] = {}
     split: list[tuple[str, float]] = []
     reference: list[tuple[float, float]] = []
+    hot: list[float] = []
     pool: Any = None
     http = "openai-api/stub/fixed-latency"
     try:
@@ -544,6 +592,7 @@ def main() -> None:
         # client's figure is a difference of two variants measured side by side
         for run in range(args.repeat):
             reference.append(reference_cpu())
+            hot.append(asyncio.run(layer_hot()))
             for label, c, model, cached, transport in variants:
                 episodes = args.c1_episodes if c == 1 else max(args.episodes, 2 * c)
                 if label.endswith(f", {args.long_episodes} episodes"):
@@ -576,7 +625,8 @@ def main() -> None:
     if args.json:
         print(json.dumps({"machine": machine(), "latency_s": LATENCY, "results": results,
                           "client_cpu_ms_per_call": dict(clients),
-                          "reference_cpu_ms": reference, "split": split,
+                          "reference_cpu_ms": reference, "layer_hot_us_per_call": hot,
+                          "split": split,
                           "loadavg_before": load0, "loadavg_after": load1}))
         return
     print(f"bench_llm: {machine()}; stub latency {LATENCY * 1e3:.0f} ms, "
@@ -625,6 +675,9 @@ def main() -> None:
             if floor > 0:
                 print(f"  accord client / raw aiohttp floor: "
                       f"{statistics.median(named[http_name]) / floor:.2f}x")
+    if hot:
+        print(f"accord's LLM layer alone, hot (a backend answering at once, back to back; "
+              f"CPU us per call): {spread(hot, '{:.1f}')}")
     if reference:
         per_sleep = [1e3 * (r[1] - r[0]) / REFERENCE_UNITS for r in reference]
         print(f"reference workload ({REFERENCE_UNITS} JSON round trips of a request body, the "
