@@ -117,6 +117,14 @@ async def test_the_same_config_object_edited_in_place_sends_its_new_fields(
             cfg.extra["top_k"] = 7
             await client.complete(msgs, cfg)
             await client.complete(msgs, GenerationConfig(temperature=0.25))
+            # nested under a key the thinking switch also writes (merged into a new dict)
+            nested = GenerationConfig(thinking=False,
+                                      extra={"chat_template_kwargs": {"x": 1}})
+            await client.complete(msgs, nested)
+            nested.extra["chat_template_kwargs"]["x"] = 2
+            await client.complete(msgs, nested)
     sent = [r.params for r in stub.completion_requests]
-    assert sent == [{"temperature": 0.5, "top_k": 5}, {"temperature": 0.5, "top_k": 5},
-                    {"temperature": 0.5, "top_k": 7}, {"temperature": 0.25}]
+    assert sent[:4] == [{"temperature": 0.5, "top_k": 5}, {"temperature": 0.5, "top_k": 5},
+                        {"temperature": 0.5, "top_k": 7}, {"temperature": 0.25}]
+    assert [p["chat_template_kwargs"]["x"] for p in sent[4:]] == [1, 2]
+    assert sent[5]["chat_template_kwargs"]["enable_thinking"] is False

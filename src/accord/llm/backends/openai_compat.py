@@ -11,6 +11,7 @@ not a fixed header (a token provider) and for bodies only the SDK can encode.
 
 from __future__ import annotations
 
+import copy
 import inspect
 import json
 import os
@@ -283,15 +284,20 @@ class OpenAIBackend(Backend):
 
     def _params_for(self, config: GenerationConfig) -> dict[str, Any]:
         """The body fields of ``config`` (:func:`request_params`, ``extra_body`` merged in),
-        remembered for the last config object: a client sends the same one on every call,
-        and configs are frozen (``extra`` is copied, so a caller's later edit of the dict it
-        passed does not leak in)."""
+        remembered for the last config object: a client sends the same one on every call.
+        Configs are frozen but ``extra`` is a dict: a deep copy of it is kept and compared,
+        so an edit of it in place, nested or not, is sent."""
         last = self._last_params
         if last is not None and last[0] is config and last[1] == config.extra:
             return last[2]
         params = request_params(self.endpoint, config)
         params.update(params.pop("extra_body", {}))
-        self._last_params = (config, dict(config.extra), params)
+        try:
+            snapshot = copy.deepcopy(config.extra)
+        except Exception:  # a value that cannot be copied: not remembered
+            self._last_params = None
+        else:
+            self._last_params = (config, snapshot, params)
         return params
 
     def _session_now(self) -> Any:
