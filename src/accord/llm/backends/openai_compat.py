@@ -199,7 +199,7 @@ class OpenAIBackend(Backend):
                                     getattr(openai, "__version__", ""))
         #: the SDK's headers when calls go out directly over aiohttp (None: through the
         #: SDK) and the URL it would post to: what an SDK client made for this key, URL
-        #: and environment says, read once per process (:func:`_sdk_facts`)
+        #: and environment says, read once per process (:meth:`_facts`)
         self._direct, self._url = self._facts(transport)
         self._session: Any = None  # the aiohttp session, made on the first direct call
         #: per attempt timeout: (the SDK's headers plus its retry and timeout headers,
