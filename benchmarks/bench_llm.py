@@ -6,6 +6,24 @@ fixed 100 ms, through accord's full client path (openai SDK, HTTP, limits, retri
 accounting; optionally the SQLite cache). The stub runs in a child process, so the
 CPU time measured here is the client's alone.
 
+**The client** is accord's LLM layer: building the request, HTTP, parsing the answer,
+accounting, limits, retries, cache hooks, redaction. Its CPU per call at c=64 is printed
+apart from the episode's own work (prompt rendering, session lists, the task awaiting the
+answer): the same episodes run, in the same repeat, on a stand-in that answers after
+100 ms with no client at all (``episode side``), and each variant's figure minus that one
+is its client's. The same episodes on a bare aiohttp session POSTing the same JSON and
+``json.loads``-ing the reply (``raw aiohttp``) give the floor of an HTTP client in this
+harness; the in-process mock provider gives accord's LLM layer without HTTP. Issue 30's
+goal: accord's client over HTTP <= 0.5 ms per call at c=64.
+
+The CPU cost of the same code moves with the machine's state: each time the process
+sleeps (its loop has nothing ready) the next burst of work costs tens of microseconds more
+CPU (cold caches and branch predictors after the switch), so an idle machine, where the
+loop sleeps between nearly every two answers, reads higher than a loaded one, where
+answers queue up while the process waits for a core. Each repeat therefore times a fixed
+reference workload, back to back and with a 1 ms sleep between units, and every row
+shows the context switches per call; compare figures only within one run.
+
 Figures per concurrency level (per-endpoint limit c):
 
 * efficiency = ideal / wall, with ideal ``calls x latency / c`` (issue 16 goal: >= 0.9
@@ -55,14 +73,16 @@ import asyncio
 import json
 import multiprocessing
 import os
+import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from _util import machine
 
@@ -72,19 +92,166 @@ from accord.llm.backends.transport import resolve_transport
 from accord.llm.tokens import message_tokens, shared_prefix
 
 LATENCY = 0.1
-UTILITY = {"issues": {"price": [100, 120, 140, 160, 180], "delivery": ["1w", "2w", "4w"],
-                      "warranty": ["none", "1y", "2y"]},
-           "weights": {"price": 0.6, "delivery": 0.25, "warranty": 0.15},
-           "values": {"price": {"100": 0, "120": 0.25, "140": 0.5, "160": 0.75, "180": 1},
-                      "delivery": {"1w": 0, "2w": 0.6, "4w": 1},
-                      "warranty": {"none": 1, "1y": 0.5, "2y": 0}},
-           "batna": 0.35}
-Episode = Callable[[LLMClient, str, int], Awaitable[list[list[dict[str, str]]]]]
+#: issue 30's goal for the client's own CPU per call at c=64 (ms)
+CLIENT_GOAL_MS = 0.5
+UTILITY: dict[str, Any] = {
+    "issues": {"price": [100, 120, 140, 160, 180], "delivery": ["1w", "2w", "4w"],
+               "warranty": ["none", "1y", "2y"]},
+    "weights": {"price": 0.6, "delivery": 0.25, "warranty": 0.15},
+    "values": {"price": {"100": 0, "120": 0.25, "140": 0.5, "160": 0.75, "180": 1},
+               "delivery": {"1w": 0, "2w": 0.6, "4w": 1},
+               "warranty": {"none": 1, "1y": 0.5, "2y": 0}},
+    "batna": 0.35}
+Episode = Callable[[Any, str, int], Awaitable[list[list[dict[str, str]]]]]
 #: CPU seconds the synthetic episodes spent rendering prompts (reset per level)
 RENDER_CPU = [0.0]
+#: the stand-ins' answer (the stub's fixed-latency text)
+REPLY = '<CONSIDER>hold</CONSIDER>\n<PROPOSAL>{"price": 50}</PROPOSAL>'
 
 
-async def synthetic_episode(client: LLMClient, episode: str, turns: int
+class Completer(Protocol):
+    """What an episode calls: accord's :class:`LLMClient` or one of the stand-ins below."""
+
+    async def complete(self, messages: list[dict[str, str]], config: Any = None, *,
+                       scope: CallScope | None = None) -> Any:
+        """The answer to ``messages`` (anything with a ``text``)."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A stand-in's answer."""
+
+    text: str
+
+
+class NoClient:
+    """The episode side alone: every call answers :data:`REPLY` after :data:`LATENCY`
+    (one ``asyncio.sleep``), with no LLM layer and no HTTP. Its CPU per call is the
+    episode's own work (prompt rendering, session lists, its task's awaits), which every
+    client variant pays too and which is subtracted to get a client's own figure."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def complete(self, messages: list[dict[str, str]], config: Any = None, *,
+                       scope: CallScope | None = None) -> Answer:
+        """:data:`REPLY` after :data:`LATENCY` seconds."""
+        self.calls += 1
+        await asyncio.sleep(LATENCY)
+        return Answer(REPLY)
+
+
+class RawAiohttp:
+    """The floor of an HTTP client: a bare ``aiohttp`` session (one connection per slot)
+    POSTing the same Chat Completions JSON to the stub (``json.dumps``, the same headers
+    accord sends: auth, content type, session) and ``json.loads``-ing the reply, with no
+    limits, retries, accounting, redaction or error mapping."""
+
+    def __init__(self, base_url: str, api_key: str, model: str, concurrency: int) -> None:
+        import aiohttp
+
+        self.calls = 0
+        self.url = base_url.rstrip("/") + "/chat/completions"
+        self.model = model
+        self.headers = {"Authorization": f"Bearer {api_key}",
+                        "Content-Type": "application/json", "Accept": "application/json"}
+        self.session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=concurrency))
+
+    async def complete(self, messages: list[dict[str, str]], config: Any = None, *,
+                       scope: CallScope | None = None) -> Answer:
+        """One POST and its decoded answer."""
+        self.calls += 1
+        body = json.dumps({"model": self.model, "messages": messages}).encode()
+        label = scope.session() if scope is not None else None
+        headers = {**self.headers, "X-Accord-Session": label} if label else self.headers
+        async with self.session.post(self.url, data=body, headers=headers) as response:
+            data = json.loads(await response.read())
+        return Answer(data["choices"][0]["message"]["content"])
+
+    async def aclose(self) -> None:
+        """Close the session."""
+        await self.session.close()
+
+
+#: client variants that are not accord's: (model string prefix, what runs)
+STAND_INS = ("none/", "raw-aiohttp/")
+EPISODE_SIDE = "episode side c={c} (no client)"
+RAW = "raw aiohttp c={c} (floor)"
+#: one unit of the reference workload: a 10-message request body like the episodes'
+REFERENCE_UNITS = 200
+REFERENCE_BODY = {"model": "m", "messages": [{"role": "user", "content": "offer " * 60}] * 10}
+
+
+def reference_cpu(units: int = REFERENCE_UNITS, pause: float = 0.001) -> tuple[float, float]:
+    """CPU ms of a fixed pure-Python workload (``units`` JSON round trips of a request
+    body), run back to back and then in bursts with ``pause`` s sleeps between units (as
+    an event loop waking for each answer does): the same work in every run, so its
+    drift across runs is the machine's, not accord's."""
+
+    def unit() -> None:
+        json.loads(json.dumps(REFERENCE_BODY))
+
+    out = []
+    for gap in (0.0, pause):
+        cpu0 = time.process_time()
+        for _ in range(units):
+            unit()
+            if gap:
+                time.sleep(gap)
+        out.append(1e3 * (time.process_time() - cpu0))
+    return out[0], out[1]
+
+
+async def layer_hot(calls: int = 5000, messages: int = 7) -> float:
+    """CPU microseconds per call of accord's LLM layer alone, hot: ``complete()`` on the
+    mock provider's backend with its ``send`` replaced by one that answers at once (no
+    policy, no tokenizer, no I/O, no sleep), ``calls`` times back to back on a session
+    of ``messages`` messages: message validation, limits, the attempt deadline, retries'
+    bookkeeping, redaction, accounting. Free of the machine's wake-up costs, so before
+    and after compare even on a loaded machine."""
+    from accord.llm.backends.base import RawReply
+    from accord.llm.types import Usage
+
+    reply = RawReply(REPLY, Usage(800, 20, 600), "stop")
+
+    async def instant(*args: Any, **kwargs: Any) -> RawReply:
+        return reply
+
+    session = [{"role": "system", "content": "rules " * 500}] + [
+        {"role": ("user", "assistant")[k % 2], "content": "offer " * 50}
+        for k in range(messages - 1)]
+    async with LLMRuntime(max_concurrency=64, timeout=30) as rt:
+        client = rt.client("mock/fixed-latency")
+        rt.backend(client.endpoint).send = instant  # type: ignore[method-assign]
+        for turn in range(200):  # warm up
+            await client.complete(session, scope=CallScope("hot", "a", turn))
+        cpu0 = time.process_time()
+        for turn in range(calls):
+            await client.complete(session, scope=CallScope("hot", "a", turn))
+        return 1e6 * (time.process_time() - cpu0) / calls
+
+
+def client_split(results: dict[str, list[dict[str, Any]]], transport: str, c: int
+                 ) -> list[tuple[str, list[float]]]:
+    """Per variant: CPU ms per call minus the episode side's in the same repeat.
+
+    What is left is the client's own CPU: the LLM layer (request building, HTTP,
+    parsing, accounting, limits, retries, cache hooks) without the episode's work
+    (prompt rendering, session lists, the task that awaits the answer)."""
+    side = results.get(EPISODE_SIDE.format(c=c))
+    if not side:
+        return []
+    out = []
+    for label, name in ((f"{transport} c={c}", f"accord client over HTTP ({transport})"),
+                        (f"mock c={c} (no HTTP)", "accord LLM layer, no HTTP (mock provider)"),
+                        (RAW.format(c=c), "raw aiohttp (floor)")):
+        if label in results:
+            out.append((name, [r["cpu_ms_per_call"] - e["cpu_ms_per_call"]
+                               for r, e in zip(results[label], side, strict=False)]))
+    return out
+
+
+async def synthetic_episode(client: Completer, episode: str, turns: int
                             ) -> list[list[dict[str, str]]]:
     """Two append-only sessions taking ``turns`` alternating calls; returns every prompt."""
     rounds = (turns + 1) // 2
@@ -182,35 +349,66 @@ async def loop_lag(out: list[float], every: float = 0.01) -> None:
         out.append(time.perf_counter() - t0 - every)
 
 
+async def _timed(client: Any, concurrency: int, episodes: int, turns: int, kind: str,
+                 tag: str, stub_pid: int) -> dict[str, Any]:
+    """Run the episodes on ``client``: wall, CPU, the stub's CPU, loop lag, prompts."""
+    run = EPISODES[kind]
+    RENDER_CPU[0] = 0.0
+    lags: list[float] = []
+    ticker = asyncio.create_task(loop_lag(lags))
+    use0 = resource.getrusage(resource.RUSAGE_SELF)
+    wall0, cpu0, stub0 = time.perf_counter(), time.process_time(), process_cpu(stub_pid)
+    # episode ids unique per run: the stub's prefix memory outlives a run
+    all_prompts = await asyncio.gather(*(run(client, f"{tag}-ep{i}", turns)
+                                         for i in range(episodes)))
+    wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+    use1 = resource.getrusage(resource.RUSAGE_SELF)
+    ticker.cancel()
+    stub1 = process_cpu(stub_pid)
+    return {"wall": wall, "cpu": cpu, "stub0": stub0, "stub1": stub1, "lags": lags,
+            "prompts": all_prompts, "switches": (use1.ru_nvcsw - use0.ru_nvcsw,
+                                                 use1.ru_nivcsw - use0.ru_nivcsw)}
+
+
 async def run_level(model: str, concurrency: int, episodes: int, turns: int, kind: str,
                     cache: Path | None, tag: str, stub_pid: int = 0,
                     transport: str = "auto") -> dict[str, Any]:
-    """One measurement: wall, ideal, CPU per call, prefix shares."""
-    store = CompletionCache(cache, "rw") if cache else None
-    async with LLMRuntime(max_concurrency=concurrency, timeout=30, cache=store,
-                          transport=transport) as rt:  # type: ignore[arg-type]
-        client = rt.client(model)
-        run = EPISODES[kind]
-        RENDER_CPU[0] = 0.0
-        lags: list[float] = []
-        ticker = asyncio.create_task(loop_lag(lags))
-        wall0, cpu0, stub0 = time.perf_counter(), time.process_time(), process_cpu(stub_pid)
-        # episode ids unique per run: the stub's prefix memory outlives a run
-        all_prompts = await asyncio.gather(*(run(client, f"{tag}-ep{i}", turns)
-                                             for i in range(episodes)))
-        wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
-        ticker.cancel()
-        stub1 = process_cpu(stub_pid)
-        totals = rt.tracker.totals()
+    """One measurement: wall, ideal, CPU per call, prefix shares.
+
+    ``model`` is accord's model string, or a stand-in (:data:`STAND_INS`):
+    ``none/`` (:class:`NoClient`, the episode side alone) or ``raw-aiohttp/<model>``
+    (:class:`RawAiohttp` against ``STUB_BASE_URL``)."""
     rows_per_commit = None
-    if store:
-        writer = getattr(store, "_writer", None)  # absent before the group writer
-        if writer is not None and writer.batches:
-            rows_per_commit = writer.rows / writer.batches
-        store.close()
-    calls = totals.calls
+    totals: Any = None
+    if model.startswith(STAND_INS):
+        stand_in: NoClient | RawAiohttp = (
+            NoClient() if model.startswith("none/") else
+            RawAiohttp(os.environ["STUB_BASE_URL"], os.environ["STUB_API_KEY"],
+                       model.split("/", 1)[1], concurrency))
+        try:
+            got = await _timed(stand_in, concurrency, episodes, turns, kind, tag, stub_pid)
+        finally:
+            if isinstance(stand_in, RawAiohttp):
+                await stand_in.aclose()
+        calls = stand_in.calls
+    else:
+        store = CompletionCache(cache, "rw") if cache else None
+        async with LLMRuntime(max_concurrency=concurrency, timeout=30, cache=store,
+                              transport=transport) as rt:  # type: ignore[arg-type]
+            got = await _timed(rt.client(model), concurrency, episodes, turns, kind, tag,
+                               stub_pid)
+            totals = rt.tracker.totals()
+        if store:
+            writer = getattr(store, "_writer", None)  # absent before the group writer
+            if writer is not None and writer.batches:
+                rows_per_commit = writer.rows / writer.batches
+            store.close()
+        calls = totals.calls
+    wall, cpu, lags, all_prompts = got["wall"], got["cpu"], got["lags"], got["prompts"]
+    stub0, stub1 = got["stub0"], got["stub1"]
     shares = [s for prompts in all_prompts for s in prefix_shares(prompts)]
     later = [s for prompts in all_prompts for s in prefix_shares(prompts)[2:]]
+    remote = not model.startswith(("mock/", "none/"))
     return {"concurrency": concurrency, "episodes": episodes, "calls": calls,
             "wall_s": wall, "ideal_s": calls * LATENCY / concurrency,
             "chain_s": turns * LATENCY,
@@ -218,14 +416,15 @@ async def run_level(model: str, concurrency: int, episodes: int, turns: int, kin
             "render_cpu_ms_per_call": (1e3 * RENDER_CPU[0] / calls if kind == "synthetic"
                                        else None),
             "efficiency": calls * LATENCY / concurrency / wall,
-            "stub_cpu_ms_per_call": (None if stub0 is None or stub1 is None or model.startswith(
-                "mock/") else 1e3 * (stub1 - stub0) / calls),
-            "stub_cached_share": totals.cached_share,
+            "stub_cpu_ms_per_call": (None if stub0 is None or stub1 is None or not remote
+                                     else 1e3 * (stub1 - stub0) / calls),
+            "stub_cached_share": totals.cached_share if totals else None,
             "prefix_share_mean": statistics.fmean(shares),
             "prefix_share_after_first_mean": statistics.fmean(later) if later else 0.0,
-            "prompt_tokens_per_call": totals.prompt_tokens / calls,
-            "latency_ms_mean": 1e3 * totals.latency / calls,
+            "prompt_tokens_per_call": totals.prompt_tokens / calls if totals else None,
+            "latency_ms_mean": 1e3 * totals.latency / calls if totals else None,
             "cache_rows_per_commit": rows_per_commit,
+            "switches_per_call": (got["switches"][0] / calls, got["switches"][1] / calls),
             "loop_lag_ms_p50": 1e3 * statistics.median(lags) if lags else None,
             "loop_lag_ms_p90": (1e3 * statistics.quantiles(lags, n=10)[-1] if len(lags) > 1
                                 else None)}
@@ -266,6 +465,8 @@ def run_processes(pool: Any, processes: int, model: str, concurrency: int, episo
         "stub_cpu_ms_per_call": (None if stub0 is None or stub1 is None
                                  else 1e3 * (stub1 - stub0) / calls),
         "latency_ms_mean": statistics.fmean(p["latency_ms_mean"] for p in parts),
+        "switches_per_call": tuple(sum(p["switches_per_call"][k] * p["calls"] for p in parts)
+                                   / calls for k in (0, 1)),
         "loop_lag_ms_p50": max(p["loop_lag_ms_p50"] or 0.0 for p in parts),
         "loop_lag_ms_p90": max(p["loop_lag_ms_p90"] or 0.0 for p in parts)})
     return out
@@ -357,12 +558,14 @@ def main() -> None:
     os.environ["STUB_BASE_URL"], os.environ["STUB_API_KEY"] = base_url, "bench-key-000000"
     results: dict[str, list[dict[str, Any]]] = {}
     split: list[tuple[str, float]] = []
+    reference: list[tuple[float, float]] = []
+    hot: list[float] = []
     pool: Any = None
     http = "openai-api/stub/fixed-latency"
     try:
-        for transport in {after, "httpx"}:
+        for warm in {after, "httpx"}:
             asyncio.run(run_level("openai-api/stub/warmup", 8, 4, 4, args.kind, None,
-                                  f"warmup-{transport}", transport=transport))
+                                  f"warmup-{warm}", transport=warm))
         # (label, c, model, cached, transport)
         variants: list[tuple[str, int, str, bool, str]] = [
             (f"{after} c={c}", c, http, False, after) for c in levels]
@@ -370,6 +573,9 @@ def main() -> None:
                      if after != "httpx"]
         variants += [(f"{after} c={goal} +cache rw", goal, http, True, after),
                      (f"mock c={goal} (no HTTP)", goal, "mock/fixed-latency", False, after)]
+        if args.kind == "synthetic":  # the stand-ins answer synthetic episodes only
+            variants += [(EPISODE_SIDE.format(c=goal), goal, "none/", False, "-"),
+                         (RAW.format(c=goal), goal, "raw-aiohttp/fixed-latency", False, "-")]
         if args.long_episodes:
             variants.append((f"{after} c={goal}, {args.long_episodes} episodes", goal, http,
                              False, after))
@@ -381,21 +587,27 @@ def main() -> None:
             # each child imports the SDKs and opens its pool before the timed runs
             pool.map(_child_level, [("openai-api/stub/warmup", 8, 4, 4, args.kind,
                                      f"warmup-p{i}", 0.0, 0, after) for i in range(procs)])
-        for label, c, model, cached, transport in variants:
-            episodes = args.c1_episodes if c == 1 else max(args.episodes, 2 * c)
-            if label.endswith(f", {args.long_episodes} episodes"):
-                episodes = args.long_episodes
-            runs = 1 if c == 1 else args.repeat
-            for run in range(runs):
+        # runs alternate (every variant once, then again): the machine's state drifts
+        # (other processes, a ±30% swing in the CPU cost of the same work), and the
+        # client's figure is a difference of two variants measured side by side
+        for run in range(args.repeat):
+            reference.append(reference_cpu())
+            hot.append(asyncio.run(layer_hot()))
+            for label, c, model, cached, transport in variants:
+                episodes = args.c1_episodes if c == 1 else max(args.episodes, 2 * c)
+                if label.endswith(f", {args.long_episodes} episodes"):
+                    episodes = args.long_episodes
+                if c == 1 and run > 0:
+                    continue
                 if label.endswith(" processes"):
-                    out = run_processes(pool, procs, model, c, episodes, args.turns, args.kind,
-                                        f"{label}#{run}", proc.pid, transport)
+                    out = run_processes(pool, procs, model, c, episodes, args.turns,
+                                        args.kind, f"{label}#{run}", proc.pid, transport)
                     results.setdefault(label, []).append(out)
                     continue
                 with tempfile.TemporaryDirectory() as tmp:
                     cache = Path(tmp) / "cache.sqlite" if cached else None
-                    out = asyncio.run(run_level(model, c, episodes, args.turns, args.kind, cache,
-                                                f"{label}#{run}", proc.pid, transport))
+                    out = asyncio.run(run_level(model, c, episodes, args.turns, args.kind,
+                                                cache, f"{label}#{run}", proc.pid, transport))
                 out["transport"] = transport if not model.startswith("mock/") else "-"
                 results.setdefault(label, []).append(out)
         if args.split:
@@ -409,17 +621,21 @@ def main() -> None:
         proc.stdin.close()
         proc.wait(10)
     load1 = os.getloadavg()
+    clients = client_split(results, after, goal)
     if args.json:
         print(json.dumps({"machine": machine(), "latency_s": LATENCY, "results": results,
-                          "split": split, "loadavg_before": load0, "loadavg_after": load1}))
+                          "client_cpu_ms_per_call": dict(clients),
+                          "reference_cpu_ms": reference, "layer_hot_us_per_call": hot,
+                          "split": split,
+                          "loadavg_before": load0, "loadavg_after": load1}))
         return
     print(f"bench_llm: {machine()}; stub latency {LATENCY * 1e3:.0f} ms, "
           f"{args.turns} calls/episode, kind={args.kind}; median (min-max) over runs; "
           f"load average {load0[0]:.2f} before, {load1[0]:.2f} after")
     head = (f"{'variant':31} {'episodes':>8} {'calls':>6} {'wall s':>20} {'ideal s':>7} "
-            f"{'efficiency':>20} {'wall/bound':>10} {'client CPU ms/call':>20} "
-            f"{'render':>6} {'stub CPU':>8} {'latency':>7} {'lag p50/p90':>11} {'prefix':>6} "
-            f"{'after 1st':>9}")
+            f"{'efficiency':>20} {'wall/bound':>10} {'process CPU ms/call':>20} "
+            f"{'render':>6} {'stub CPU':>8} {'latency':>7} {'lag p50/p90':>11} {'cs v/i':>9} "
+            f"{'prefix':>6} {'after 1st':>9}")
     print(head)
     for label, runs in results.items():
         first = runs[0]
@@ -433,10 +649,43 @@ def main() -> None:
               f"{_median_or_dash([r['latency_ms_mean'] for r in runs], '{:.1f}'):>7} "
               f"{_median_or_dash([r['loop_lag_ms_p50'] for r in runs], '{:.1f}'):>5}/"
               f"{_median_or_dash([r['loop_lag_ms_p90'] for r in runs], '{:.1f}'):<5} "
+              f"{_median_or_dash([r['switches_per_call'][0] for r in runs], '{:.2f}'):>4}/"
+              f"{_median_or_dash([r['switches_per_call'][1] for r in runs], '{:.2f}'):<4} "
               f"{first['prefix_share_mean']:>6.3f} {first['prefix_share_after_first_mean']:>9.3f}")
     stub = results[next(iter(results))][0]
     print(f"prompt tokens/call {stub['prompt_tokens_per_call']:.0f}; stub-reported cached share "
           f"of prompt tokens {stub['stub_cached_share']:.3f} (token-weighted)")
+    if clients:
+        side = results[EPISODE_SIDE.format(c=goal)]
+        print(f"client CPU per call at c={goal} (ms; this process's CPU per call minus the "
+              "episode side's in the same repeat; median (min-max) over repeats):")
+        print(f"  {'episode side (prompts, sessions, awaits; no client)':52} "
+              f"{spread([r['cpu_ms_per_call'] for r in side]):>20}  (rendering "
+              f"{_median_or_dash([r['render_cpu_ms_per_call'] for r in side])} of it)")
+        for name, diffs in clients:
+            goal_note = ""
+            if name.startswith("accord client over HTTP"):
+                met = statistics.median(diffs) <= CLIENT_GOAL_MS
+                goal_note = f"  goal <= {CLIENT_GOAL_MS} ms: {'met' if met else 'not met'}"
+            print(f"  {name:52} {spread(diffs):>20}{goal_note}")
+        named = dict(clients)
+        http_name = f"accord client over HTTP ({after})"
+        if http_name in named and "raw aiohttp (floor)" in named:
+            floor = statistics.median(named["raw aiohttp (floor)"])
+            if floor > 0:
+                print(f"  accord client / raw aiohttp floor: "
+                      f"{statistics.median(named[http_name]) / floor:.2f}x")
+    if hot:
+        print(f"accord's LLM layer alone, hot (a backend answering at once, back to back; "
+              f"CPU us per call): {spread(hot, '{:.1f}')}")
+    if reference:
+        per_sleep = [1e3 * (r[1] - r[0]) / REFERENCE_UNITS for r in reference]
+        print(f"reference workload ({REFERENCE_UNITS} JSON round trips of a request body, the "
+              f"same each repeat; CPU ms): back to back "
+              f"{spread([r[0] for r in reference], '{:.1f}')}, with a 1 ms sleep between "
+              f"units {spread([r[1] for r in reference], '{:.1f}')}: "
+              f"{spread(per_sleep, '{:.0f}')} us more CPU per sleep for the same work; "
+              "its drift is the machine's, not accord's")
     now, before = f"{after} c={goal}", f"httpx c={goal} (before)"
     if now in results and before in results:
         cpu_now = statistics.median(r["cpu_ms_per_call"] for r in results[now])
@@ -464,10 +713,15 @@ def main() -> None:
     notes = [
         f"efficiency = ideal / wall, ideal = calls x {LATENCY:g} s / c",
         f"bound = max(ideal, {args.turns} sequential calls of one episode x {LATENCY:g} s)",
-        "client CPU = this process; render = the part of it spent rendering prompts",
+        "process CPU = this process's CPU per call (client and episodes); render = the part "
+        "of it spent rendering prompts",
         "stub CPU = the stub server process (median)",
         "latency = mean ms from sending a request to its parsed answer (the stub waits 100 ms)",
         "lag = how late a 10 ms timer fires in the client's event loop (ms, median/p90)",
+        "cs v/i = this process's voluntary (it slept: nothing ready) / involuntary (another "
+        "process took the core) context switches per call; each costs the next burst of work "
+        "tens of microseconds of CPU (see the reference workload), so an idle machine, "
+        "where the loop sleeps between answers, reads higher than a busy one",
         "prefix = mean over calls of the prompt share equal to the same party's previous "
         "prompt ('after 1st': each party's first call excluded)",
     ]

@@ -34,6 +34,19 @@ def test_packaged_prices_give_costs_and_unknown_models_none() -> None:
     assert prices.cost("openai-api/somewhere/unknown-model", usage) is None
 
 
+def test_packaged_tables_are_independent_though_parsed_once() -> None:
+    # the packaged file is parsed once per process; each load still gets its own table,
+    # so editing one (entries are documented as editable) changes no other
+    first, second = load_prices(env={}), load_prices(env={})
+    assert first is not second and first.entries == second.entries
+    usage = Usage(prompt_tokens=1_000_000, completion_tokens=0, cached_tokens=0)
+    first.entries["openai/gpt-4.1-mini"] = Price(input=99.0, output=0.0)
+    del first.entries["mock/*"]
+    assert second.cost("openai/gpt-4.1-mini", usage) == pytest.approx(0.40)
+    assert load_prices(env={}).cost("openai/gpt-4.1-mini", usage) == pytest.approx(0.40)
+    assert load_prices(env={}).cost("mock/negotiator", usage) == 0.0
+
+
 def test_anthropic_cache_writes_are_priced() -> None:
     price = Price(input=3.0, output=15.0, cached_input=0.3, cache_write=3.75)
     usage = Usage(prompt_tokens=300, completion_tokens=0, cached_tokens=100, cache_write_tokens=100)

@@ -100,3 +100,31 @@ async def test_the_server_receives_the_session_and_the_options(
     assert second.params == {"temperature": 0.25, "max_tokens": 64, "stop": ["</X>"],
                              "top_k": 5}
     assert json.loads(json.dumps(second.params)) == second.params
+
+
+async def test_the_same_config_object_edited_in_place_sends_its_new_fields(
+        stub_env: Callable[..., None]) -> None:
+    # the backend remembers the body fields of the last config object: a config's
+    # ``extra`` dict edited between two calls must still reach the second request
+    with StubServer("echo") as stub:
+        stub_env(stub)
+        async with LLMRuntime() as rt:
+            client = rt.client("openai-api/stub/echo")
+            cfg = GenerationConfig(temperature=0.5, extra={"top_k": 5})
+            msgs = [{"role": "user", "content": "hi"}]
+            await client.complete(msgs, cfg)
+            await client.complete(msgs, cfg)
+            cfg.extra["top_k"] = 7
+            await client.complete(msgs, cfg)
+            await client.complete(msgs, GenerationConfig(temperature=0.25))
+            # nested under a key the thinking switch also writes (merged into a new dict)
+            nested = GenerationConfig(thinking=False,
+                                      extra={"chat_template_kwargs": {"x": 1}})
+            await client.complete(msgs, nested)
+            nested.extra["chat_template_kwargs"]["x"] = 2
+            await client.complete(msgs, nested)
+    sent = [r.params for r in stub.completion_requests]
+    assert sent[:4] == [{"temperature": 0.5, "top_k": 5}, {"temperature": 0.5, "top_k": 5},
+                        {"temperature": 0.5, "top_k": 7}, {"temperature": 0.25}]
+    assert [p["chat_template_kwargs"]["x"] for p in sent[4:]] == [1, 2]
+    assert sent[5]["chat_template_kwargs"]["enable_thinking"] is False

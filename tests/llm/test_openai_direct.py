@@ -4,11 +4,12 @@ SDK's own request path, which stays for httpx, proxies and per-request auth."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 
 import openai
 import pytest
 
-from accord.llm import LLMRuntime, RequestError, RetryPolicy
+from accord.llm import GenerationConfig, LLMRuntime, RequestError, RetryPolicy
 from accord.llm.backends.openai_compat import (
     OpenAIBackend,
     direct_headers,
@@ -112,3 +113,47 @@ async def test_direct_answers_and_sessions(stub_env: Callable[..., None],
     sent = stub.completion_requests[-1]
     assert [m["content"] for m in sent.messages][-1] == "Again."
     assert sent.headers.get("x-stainless-retry-count") == "0"
+
+
+@pytest.mark.usefixtures("no_proxy")
+async def test_direct_calls_make_no_sdk_client_after_the_first_backend(
+        stub_env: Callable[..., None]) -> None:
+    # the SDK's headers are read once per process (key, URL, environment); later backends
+    # (a new runtime, a new loop) call directly without making an SDK client, whose HTTP
+    # client costs ~50 ms of CPU; one appears when a call needs the SDK after all
+    with StubServer("echo") as stub:
+        stub_env(stub)
+        async with LLMRuntime(transport="aiohttp") as first:
+            await first.client(MODEL).complete(MESSAGES)
+        async with LLMRuntime(transport="aiohttp") as rt:
+            client = rt.client(MODEL)
+            backend = rt.backend(client.endpoint)
+            assert isinstance(backend, OpenAIBackend)
+            done = await client.complete(MESSAGES)
+            assert backend._sdk is None and backend._direct is not None
+            assert backend._direct["Authorization"] == "Bearer sk-stub-test-key-000111222"
+            # a value only the SDK's encoder knows: through the SDK, made now
+            await client.complete(MESSAGES, GenerationConfig(
+                extra={"metadata": {"at": datetime(2024, 1, 1)}}))
+            assert backend._sdk is not None
+    assert done.text
+    direct, via_sdk = stub.completion_requests[-2:]
+    # (the stub logs no secret headers; the key checked above)
+    for name in ("user-agent", "x-stainless-lang", "x-stainless-package-version"):
+        assert direct.headers[name] == via_sdk.headers[name]
+    assert via_sdk.params == {"metadata": {"at": "2024-01-01T00:00:00"}}
+
+
+@pytest.mark.usefixtures("no_proxy")
+async def test_an_organization_in_the_environment_is_not_served_from_the_memo(
+        stub_env: Callable[..., None], monkeypatch: pytest.MonkeyPatch) -> None:
+    with StubServer("echo") as stub:
+        stub_env(stub)
+        async with LLMRuntime(transport="aiohttp") as rt:
+            await rt.client(MODEL).complete(MESSAGES)
+        monkeypatch.setenv("OPENAI_ORG_ID", "org-test-123")
+        async with LLMRuntime(transport="aiohttp") as rt:
+            await rt.client(MODEL).complete(MESSAGES)
+    before, after = stub.completion_requests
+    assert "openai-organization" not in before.headers
+    assert after.headers["openai-organization"] == "org-test-123"

@@ -53,6 +53,16 @@ async def test_a_waiting_call_is_reported_and_a_quick_one_is_not(
     assert (seen[0].attempt, seen[0].attempts) == (2, 4)
 
 
+async def test_no_reporter_no_watcher_task() -> None:
+    previous = progress.set_wait_reporter(None)
+    try:
+        before = asyncio.all_tasks()
+        async with watch("m/any", 1, 4):
+            assert asyncio.all_tasks() == before  # nothing started for this attempt
+    finally:
+        progress.set_wait_reporter(previous)
+
+
 @pytest.fixture
 def slow_stub() -> Iterator[StubServer]:
     with StubServer(policies={"slow": FixedLatencyPolicy(1.5, inner="negotiator")}) as stub:

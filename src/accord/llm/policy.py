@@ -15,7 +15,7 @@ no domain and no test helper.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, ItemsView, Iterator, KeysView, Mapping, ValuesView
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -102,7 +102,46 @@ class Policy(ABC):
 
 
 PolicyFactory = Callable[..., Policy]
-POLICIES: dict[str, PolicyFactory] = {}
+
+
+class PolicyRegistry(dict[str, PolicyFactory]):
+    """Policy factories by name, complete whenever it is read as a whole.
+
+    Listing it (iterating, ``len``, ``keys``/``values``/``items``) or asking for a name it
+    does not hold yet first imports the ``accord.policies`` entry-point modules
+    (:func:`load_policy_modules`), so what it lists does not depend on which domain
+    modules some earlier code happened to import. :func:`register_policy` writes through
+    the plain ``dict`` methods, so registering while those modules import loads nothing.
+    """
+
+    def __iter__(self) -> Iterator[str]:
+        load_policy_modules()
+        return super().__iter__()
+
+    def __len__(self) -> int:
+        load_policy_modules()
+        return super().__len__()
+
+    def __contains__(self, name: object) -> bool:
+        if super().__contains__(name):
+            return True
+        load_policy_modules()
+        return super().__contains__(name)
+
+    def keys(self) -> KeysView[str]:  # type: ignore[override]  # (dict_keys: private)
+        load_policy_modules()
+        return super().keys()
+
+    def values(self) -> ValuesView[PolicyFactory]:  # type: ignore[override]
+        load_policy_modules()
+        return super().values()
+
+    def items(self) -> ItemsView[str, PolicyFactory]:  # type: ignore[override]
+        load_policy_modules()
+        return super().items()
+
+
+POLICIES: PolicyRegistry = PolicyRegistry()
 """Policy factories by name; extend with :func:`register_policy`."""
 
 
@@ -110,7 +149,9 @@ def register_policy(name: str) -> Callable[[PolicyFactory], PolicyFactory]:
     """Decorator registering a policy class or factory under ``name``."""
 
     def deco(factory: PolicyFactory) -> PolicyFactory:
-        if name in POLICIES and POLICIES[name] is not factory:
+        # the plain dict lookup: a module registering its policies while the entry-point
+        # modules load must not start loading them again
+        if dict.__contains__(POLICIES, name) and dict.__getitem__(POLICIES, name) is not factory:
             raise ValueError(f"stub policy {name!r} is already registered")
         POLICIES[name] = factory
         return factory
@@ -135,9 +176,7 @@ def load_policy_modules() -> None:
 
 def make_policy(name: str, **options: Any) -> Policy:
     """Build the registered policy ``name`` with ``options``."""
-    if name not in POLICIES:
-        load_policy_modules()
-    factory = POLICIES.get(name)
+    factory = POLICIES.get(name) if name in POLICIES else None
     if factory is None:
         known = ", ".join(sorted(POLICIES))
         raise KeyError(f"unknown stub policy {name!r}; known policies: {known}")
@@ -160,6 +199,7 @@ __all__ = [
     "Policy",
     "PolicyError",
     "PolicyFactory",
+    "PolicyRegistry",
     "PolicyRequest",
     "Reply",
     "as_policy",

@@ -11,6 +11,7 @@ import fnmatch
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -121,19 +122,37 @@ def parse_prices(data: Any, source: str) -> PriceTable:
     return PriceTable(entries, source)
 
 
+PACKAGED = "accord/llm/data/prices.yaml"
+
+
+def _packaged_text() -> str:
+    return resources.files("accord.llm").joinpath("data/prices.yaml").read_text("utf-8")
+
+
+@lru_cache(maxsize=1)
+def _packaged_prices() -> PriceTable:
+    """The packaged table, parsed once per process (every :class:`UsageTracker`, so every
+    LLM runtime, reads it: 10-15 ms of YAML each time). Never handed out itself: callers
+    get a new :class:`PriceTable` over its (frozen) prices."""
+    try:
+        data = parse_yaml(_packaged_text(), PACKAGED).data
+    except LoadError as exc:
+        prefix = "cannot read price table " if exc.stage == "read" else ""
+        raise PriceTableError(f"{prefix}{exc}") from None
+    return parse_prices(data, PACKAGED)
+
+
 def load_prices(path: str | Path | None = None, env: Mapping[str, str] | None = None
                 ) -> PriceTable:
     """The price table from ``path``, else ``$ACCORD_PRICES``, else the packaged file."""
     env = os.environ if env is None else env
     chosen = path or env.get(PRICES_ENV) or None
+    if chosen is None:  # a fresh table (its entries may be edited) over shared prices
+        packaged = _packaged_prices()
+        return PriceTable(packaged.entries, packaged.source)
+    source = str(chosen)
     try:
-        if chosen is None:
-            source = "accord/llm/data/prices.yaml"
-            text = resources.files("accord.llm").joinpath("data/prices.yaml").read_text("utf-8")
-            data = parse_yaml(text, source).data
-        else:
-            source = str(chosen)
-            data = load_yaml(Path(chosen)).data
+        data = load_yaml(Path(chosen)).data
     except LoadError as exc:
         prefix = "cannot read price table " if exc.stage == "read" else ""
         raise PriceTableError(f"{prefix}{exc}") from None

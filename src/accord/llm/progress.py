@@ -16,7 +16,7 @@ import asyncio
 import contextlib
 import os
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePath
 
@@ -88,20 +88,30 @@ async def _tick(reporter: WaitReporter, model: str, attempt: int, attempts: int,
         await asyncio.sleep(min(REPEAT, first))
 
 
-@contextlib.asynccontextmanager
-async def watch(model: str, attempt: int, attempts: int) -> AsyncIterator[None]:
-    """Report the enclosed call attempt while it waits longer than :func:`slow_after`."""
-    reporter: WaitReporter | None = _notices.get_reporter()
-    if reporter is None:
-        yield
-        return
-    task = asyncio.create_task(_tick(reporter, model, attempt, attempts, time.monotonic()))
-    try:
-        yield
-    finally:
+class watch:  # lower case: used as ``async with watch(...)``, like the function it was
+    """Report the enclosed call attempt while it waits longer than :func:`slow_after`.
+
+    ``async with watch(model, attempt, attempts):`` around one attempt. A plain class, not
+    a generator context manager: with no reporter installed it creates nothing per call
+    (it wraps every LLM call attempt)."""
+
+    __slots__ = ("_attempt", "_attempts", "_model", "_task")
+
+    def __init__(self, model: str, attempt: int, attempts: int) -> None:
+        self._model, self._attempt, self._attempts = model, attempt, attempts
+        self._task: asyncio.Task[None] | None = None
+
+    async def __aenter__(self) -> None:
+        reporter: WaitReporter | None = _notices.get_reporter()
+        if reporter is not None:
+            self._task = asyncio.create_task(_tick(reporter, self._model, self._attempt,
+                                                   self._attempts, time.monotonic()))
+
+    async def __aexit__(self, *exc: object) -> None:
         # not awaited: awaiting it here would swallow a cancellation of the caller that
         # arrives meanwhile; a cancelled watcher never reports again
-        task.cancel()
+        if self._task is not None:
+            self._task.cancel()
 
 
 __all__ = ["REPEAT", "SLOW_AFTER", "SLOW_ENV", "WaitNotice", "WaitReporter",

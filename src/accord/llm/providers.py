@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 from urllib.parse import urlsplit, urlunsplit
 
@@ -73,8 +74,10 @@ class Endpoint:
         return key or None
 
 
+@lru_cache(maxsize=256)
 def sanitize_url(url: str) -> str:
-    """``url`` without user info, query and fragment (they may carry credentials)."""
+    """``url`` without user info, query and fragment (they may carry credentials);
+    memoised: every call's error path and log line names its endpoint this way."""
     parts = urlsplit(url)
     host = parts.hostname or ""
     if parts.port:

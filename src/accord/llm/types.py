@@ -23,16 +23,20 @@ class ChatMessage(TypedDict):
 
 def normalize_messages(messages: Sequence[Mapping[str, Any]]) -> list[ChatMessage]:
     """Validated plain ``{role, content}`` dicts (a clear error naming the bad message)."""
-    if isinstance(messages, str | bytes) or not isinstance(messages, Sequence) or not messages:
+    # exact-type tests first: the ABC checks cost more than the rest of a call's
+    # validation, and a session is a list of plain dicts
+    sequence = type(messages) is list or (not isinstance(messages, str | bytes)
+                                          and isinstance(messages, Sequence))
+    if not sequence or not messages:
         raise InvalidMessagesError("messages must be a non-empty list of {role, content} dicts")
     out: list[ChatMessage] = []
     for i, m in enumerate(messages):
-        if not isinstance(m, Mapping):
+        if type(m) is not dict and not isinstance(m, Mapping):
             raise InvalidMessagesError(f"message #{i} is a {type(m).__name__}, not a mapping")
         role, content = m.get("role"), m.get("content")
         if role not in ROLES:
             raise InvalidMessagesError(f"message #{i} has role {role!r}; use one of {ROLES}")
-        if not isinstance(content, str):
+        if type(content) is not str and not isinstance(content, str):
             raise InvalidMessagesError(f"message #{i} content must be a string, got "
                                        f"{type(content).__name__}")
         out.append({"role": role, "content": content})

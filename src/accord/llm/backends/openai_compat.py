@@ -11,6 +11,7 @@ not a fixed header (a token provider) and for bodies only the SDK can encode.
 
 from __future__ import annotations
 
+import copy
 import inspect
 import json
 import os
@@ -93,6 +94,18 @@ def sends_bytes_bodies(version: str) -> bool:
 BodyMode = Literal["content", "body", "dict"]
 PROXY_VARIABLES = ("http_proxy", "https_proxy", "all_proxy")
 """Environment variables (either case) that route the SDK's requests through a proxy."""
+
+SDK_FACTS_MEMO = 64
+"""(key, URL, transport, environment) combinations whose SDK headers are remembered."""
+_SDK_FACTS: dict[tuple[Any, ...], tuple[tuple[tuple[str, str], ...] | None, str]] = {}
+
+
+def _sdk_environment() -> tuple[tuple[str, str], ...]:
+    """The environment an SDK client reads when it is made (``OPENAI_*``: organization,
+    project, ...; the proxy variables, which send calls through the SDK): part of the key
+    under which its headers are remembered."""
+    return tuple(sorted((k, v) for k, v in os.environ.items()
+                        if k.upper().startswith("OPENAI") or k.lower() in PROXY_VARIABLES))
 
 
 def direct_headers(client: Any, transport: str) -> dict[str, str] | None:
@@ -179,24 +192,56 @@ class OpenAIBackend(Backend):
                  transport: str = "auto", max_in_flight: int = 16) -> None:
         super().__init__(endpoint, api_key, timeout, transport=transport,
                          max_in_flight=max_in_flight)
-        self._client = openai.AsyncOpenAI(
-            api_key=api_key or NO_KEY, base_url=endpoint.base_url, max_retries=0,
-            timeout=timeout, http_client=http_client(openai, transport, timeout, max_in_flight))
+        self._sdk: openai.AsyncOpenAI | None = None  # made on first need (see _client)
         #: encode the body here (memoised per message) rather than let the SDK re-encode
         #: the whole session on every call, where the SDK takes a ready body
-        self._body_mode = body_mode(self._client.post, getattr(openai, "__version__", ""))
-        #: the SDK's headers when calls go out directly over aiohttp (None: through the SDK)
-        self._direct = direct_headers(self._client, transport)
-        self._url = f"{str(self._client.base_url).rstrip('/')}/chat/completions"
+        self._body_mode = body_mode(openai.AsyncOpenAI.post,
+                                    getattr(openai, "__version__", ""))
+        #: the SDK's headers when calls go out directly over aiohttp (None: through the
+        #: SDK) and the URL it would post to: what an SDK client made for this key, URL
+        #: and environment says, read once per process (:meth:`_facts`)
+        self._direct, self._url = self._facts(transport)
         self._session: Any = None  # the aiohttp session, made on the first direct call
-        self._timeouts: dict[float, Any] = {}
+        #: per attempt timeout: (the SDK's headers plus its retry and timeout headers,
+        #: aiohttp's timeout), built once
+        self._per_timeout: dict[float, tuple[dict[str, str], Any]] = {}
+        self._last_params: tuple[GenerationConfig, dict[str, Any], dict[str, Any]] | None = None
+
+    @property
+    def _client(self) -> openai.AsyncOpenAI:
+        """The SDK client (its connection pool over the chosen transport), made on first
+        use: calls that go out directly never need it, and making one costs ~50 ms of CPU
+        (its HTTP client loads the TLS trust store) per backend, so per runtime and loop."""
+        if self._sdk is None:
+            self._sdk = openai.AsyncOpenAI(
+                api_key=self._api_key or NO_KEY, base_url=self.endpoint.base_url,
+                max_retries=0, timeout=self.timeout, http_client=http_client(
+                    openai, self.transport, self.timeout, self.max_in_flight))
+        return self._sdk
+
+    def _facts(self, transport: str) -> tuple[dict[str, str] | None, str]:
+        """(direct headers, chat completions URL) for this backend, from the process-wide
+        memo (keyed by key, URL, transport and the environment the SDK reads) or from
+        this backend's own SDK client the first time."""
+        key = (self._api_key or NO_KEY, self.endpoint.base_url, resolve_transport(transport),
+               _sdk_environment())
+        facts = _SDK_FACTS.get(key)
+        if facts is None:
+            client = self._client
+            direct = direct_headers(client, transport)
+            facts = (None if direct is None else tuple(direct.items()),
+                     f"{str(client.base_url).rstrip('/')}/chat/completions")
+            if len(_SDK_FACTS) >= SDK_FACTS_MEMO:
+                _SDK_FACTS.clear()
+            _SDK_FACTS[key] = facts
+        headers, url = facts
+        return (None if headers is None else dict(headers)), url
 
     async def send(self, messages: list[ChatMessage], config: GenerationConfig, *, model: str,
                    timeout: float, headers: Mapping[str, str]) -> RawReply:
         """One Chat Completions request."""
         url = self.endpoint.public_url
-        params = request_params(self.endpoint, config)
-        params.update(params.pop("extra_body", {}))
+        params = self._params_for(config)
         send: dict[str, Any] = {"body": {"model": model, "messages": messages, **params}}
         if self._body_mode != "dict" or self._direct is not None:
             try:
@@ -237,6 +282,24 @@ class OpenAIBackend(Backend):
             raise LLMError(f"unexpected answer from {url}: {exc}") from None
         return parse_reply(url, model, raw)
 
+    def _params_for(self, config: GenerationConfig) -> dict[str, Any]:
+        """The body fields of ``config`` (:func:`request_params`, ``extra_body`` merged in),
+        remembered for the last config object: a client sends the same one on every call.
+        Configs are frozen but ``extra`` is a dict: a deep copy of it is kept and compared,
+        so an edit of it in place, nested or not, is sent."""
+        last = self._last_params
+        if last is not None and last[0] is config and last[1] == config.extra:
+            return last[2]
+        params = request_params(self.endpoint, config)
+        params.update(params.pop("extra_body", {}))
+        try:
+            snapshot = copy.deepcopy(config.extra)
+        except Exception:  # a value that cannot be copied: not remembered
+            self._last_params = None
+        else:
+            self._last_params = (config, snapshot, params)
+        return params
+
     def _session_now(self) -> Any:
         """The aiohttp session of direct calls, pooled as the SDK's would be."""
         session = self._session
@@ -255,36 +318,42 @@ class OpenAIBackend(Backend):
         layer (see the module docstring)."""
         import aiohttp
 
-        url = self.endpoint.public_url
-        assert self._direct is not None
-        sent = {**self._direct, "X-Stainless-Retry-Count": "0",
-                "X-Stainless-Read-Timeout": str(float(timeout))}
+        ready = self._per_timeout.get(timeout)
+        if ready is None:
+            assert self._direct is not None
+            # one timer for the whole request, not aiohttp's per-read timer (a new timer
+            # for every chunk received): LLMClient's deadline around the attempt already
+            # bounds it by the same ``timeout`` (issue 24), so this one only guards a
+            # backend called without it
+            ready = self._per_timeout[timeout] = (
+                {**self._direct, "X-Stainless-Retry-Count": "0",
+                 "X-Stainless-Read-Timeout": str(float(timeout))},
+                aiohttp.ClientTimeout(total=timeout))
+        sent, limit = ready
         if headers:
-            sent.update(headers)
-        limit = self._timeouts.get(timeout)
-        if limit is None:
-            limit = self._timeouts[timeout] = aiohttp.ClientTimeout(
-                sock_connect=timeout, sock_read=timeout, connect=timeout)
+            sent = {**sent, **headers}
         try:
             async with self._session_now().post(self._url, data=body, headers=sent,
                                                 timeout=limit) as response:
                 raw = await response.read()
                 status = response.status
                 got = response.headers
-        except TimeoutError as exc:  # aiohttp's connect and read timeouts are TimeoutErrors
+        except TimeoutError as exc:  # aiohttp's timeouts are TimeoutErrors
             raise Transient("timeout", f"no answer within {timeout:g} s") from exc
         except aiohttp.ClientError as exc:  # refused, reset, hung up mid-answer
             raise Transient("connection", f"{type(exc).__name__}: {exc}") from exc
         if status >= 400:
-            raise status_failure(url, status, status_error_message(status, raw), got) from None
-        return parse_reply(url, model, raw)
+            raise status_failure(self.endpoint.public_url, status,
+                                 status_error_message(status, raw), got) from None
+        return parse_reply(self.endpoint.public_url, model, raw)
 
     async def aclose(self) -> None:
         """Close the SDK's HTTP connections (and the direct calls' session)."""
         session, self._session = self._session, None
         if session is not None:
             await session.close()
-        await self._client.close()
+        if self._sdk is not None:  # kept, closed: a closed backend is not used again
+            await self._sdk.close()
 
 
 def parse_reply(url: str, model: str, raw: bytes) -> RawReply:
