@@ -269,6 +269,7 @@ def _split(text: str | None) -> list[str] | None:
 def _dond_with_human_data(data: Path) -> Any:
     """The ``dond`` layout with Table 10's ``Human (data set)`` row read from ``data``."""
     from accord.domains.deal_or_no_deal.layout import dond_layout
+    from accord.domains.deal_or_no_deal.location import DataNotFoundError
     from accord.domains.deal_or_no_deal.selection import datapoints_for
 
     def layout(episodes: list[dict[str, Any]]) -> tuple[str, Any]:
@@ -276,7 +277,14 @@ def _dond_with_human_data(data: Path) -> Any:
                if (e.get("spec") or {}).get("domain") == "deal-or-no-deal"]
         try:
             points = datapoints_for(ids, data)
-        except (OSError, KeyError) as exc:  # no data there, or a datapoint it lacks
+        except DataNotFoundError as exc:  # the loader's message names --data: name ours
+            looked = exc.file if exc.file is not None else data
+            raise c.fail(
+                f"--human-data {data}: no Deal-or-No-Deal data there (looked for {looked}); "
+                "give --human-data the folder holding test.txt or a data root holding "
+                f"dealornodeal/, or fetch the data with `accord dond download --data {data}`"
+            ) from None
+        except (OSError, KeyError) as exc:  # unreadable data, or a datapoint it lacks
             raise c.fail(f"--human-data {data}: {str(exc).strip(chr(39))}") from None
         return dond_layout(episodes, points)
 
