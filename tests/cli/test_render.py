@@ -178,3 +178,24 @@ def test_partial_deal_record_says_who_voted_and_who_is_bound() -> None:
     assert "at BATNA" in shown[0] and "NO (" not in shown[0]
     assert "binds every party (binding: all)" in shown[1]
     assert "NO (outvoted)" in shown[1] and "sycophancy" not in shown[1]
+
+
+def test_a_record_shows_a_list_of_vectors_in_one_row_and_flags_in_words() -> None:
+    """A Deal-or-No-Deal belief's support (26 value vectors per round) was one table row per
+    vector, and flags read as Python's True/False."""
+    from accord.cli.render import MAX_VECTORS, flatten, print_record_fields
+
+    support = [[b, h, 10 - b - h] for b in range(5) for h in range(10 - b) if b + h <= 10][:26]
+    rec = {"agreement": True, "walked": False,
+           "beliefs": {"bob": [{"round": 1, "size": 26, "support": support}]}}
+    rows = dict(flatten(rec))
+    assert rows["agreement"] == "yes" and rows["walked"] == "no"
+    assert not any("support[" in k for k in rows)
+    cell = rows["beliefs.bob[0].support"]
+    assert cell.startswith("(0, 0, 10), (0, 1, 9), ") and cell.endswith(", … (26 in all)")
+    assert cell.count("(") == MAX_VECTORS + 1  # the shown vectors and the count
+    assert dict(flatten({"pairs": [[1, 2], [3, 4]]}))["pairs"] == "(1, 2), (3, 4)"
+    assert dict(flatten({"rows": [{"a": 1}, {"a": 2}]})) == {"rows[0].a": "1", "rows[1].a": "2"}
+    buf = io.StringIO()
+    print_record_fields(Console(file=buf, width=100), rec)
+    assert len(buf.getvalue().splitlines()) < 12 and "True" not in buf.getvalue()
