@@ -199,3 +199,14 @@ def test_a_record_shows_a_list_of_vectors_in_one_row_and_flags_in_words() -> Non
     buf = io.StringIO()
     print_record_fields(Console(file=buf, width=100), rec)
     assert len(buf.getvalue().splitlines()) < 12 and "True" not in buf.getvalue()
+
+
+def test_one_stored_episode_is_counted_in_the_singular(tmp_path: Path) -> None:
+    store = tmp_path / "one.db"
+    res = CliRunner().invoke(app, ["run", "bargaining/buyer-seller", "--agents",
+                                   "boulware,conceder", "--save", str(store), "--quiet"])
+    assert res.exit_code == 0, res.output
+    res = CliRunner().invoke(app, ["results", str(store)])
+    assert res.exit_code == 0 and ": 1 episode, 1 done, 0 failed" in res.stdout
+    out = _piped("results", str(store), "--episodes")
+    assert out.splitlines()[0].strip() == "1 episode" and "│ yes " in out  # agreement

@@ -530,9 +530,10 @@ def _list_episodes(episodes: list[Any], fmt: str, out: Path | None,
     from rich.table import Table
 
     from accord.cli.render import scalar_text
+    from accord.core.names import counted
 
     cols = list(dict.fromkeys(k for r in rows for k in r))
-    t = Table(title=f"{len(rows)} episodes")
+    t = Table(title=counted(len(rows), "episode"))
     for k in cols:  # an id is copied whole into `accord show`: never wrapped
         t.add_column(k, no_wrap=k == "id", min_width=len(k))
     for r in rows:
@@ -553,10 +554,11 @@ def _print_results(store: Path, run: str | None, agg: Any, error: str,
                    out: Path | None) -> None:
     from accord.bench import print_table
     from accord.bench.tables import rich_table
+    from accord.core.names import counted
 
     counts = {s: sum(getattr(g, s) for g in agg.groups) for s in ("done", "failed", "pending")}
     total = sum(g.episodes for g in agg.groups)
-    title = (f"{run or store}: {total} episodes, {counts['done']} done, "
+    title = (f"{run or store}: {counted(total, 'episode')}, {counts['done']} done, "
              f"{counts['failed']} failed, {counts['pending']} pending")
     if out is None:
         print_table(c.console(), agg, error, title)

@@ -126,6 +126,10 @@ def test_a_person_at_a_seat_is_a_human_row_of_table_10() -> None:
     assert human["human_seats"] == ["alice"]
     assert "Human rows: Human (people: ...) comes from episodes of this store with a person " \
            "at a seat" in text
+    assert "(1 datapoint with an envy-free allocation)" in text  # not "1 datapoints"
+    assert "\n3 finished episodes on datapoints with an envy-free allocation." in text
+    one, _ = dond_layout(eps[:1])
+    assert "\n1 finished episode on datapoints" in one
     cmp = {(c["row"], c["column"]): c for c in compare_published("dond", data)["cells"]
            if c["table"] == "10"}
     c = cmp[("Human (people: human (alice) vs workflow)", "agreement")]

@@ -332,6 +332,7 @@ def play(
     and estimation metrics (episodes are stored, so a rerun resumes)."""
     from rich.table import Table
 
+    from accord.core.names import counted
     from accord.domains.deal_or_no_deal.metrics import (
         belief_traces,
         difficulty_table,
@@ -383,7 +384,8 @@ def play(
         return
     console = c.console()
     s = out["summary"]
-    t = Table("metric", "mean", title=f"{' vs '.join(out['agents'])}: {s['episodes']} episodes")
+    t = Table("metric", "mean",
+              title=f"{' vs '.join(out['agents'])}: {counted(s['episodes'], 'episode')}")
     for key in ("rounds", "agreement", "alice", "bob", "pareto_optimal", "envy_free", "total",
                 "best_total"):
         t.add_row(key, _rate(s[key]))
