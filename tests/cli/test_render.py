@@ -210,3 +210,16 @@ def test_one_stored_episode_is_counted_in_the_singular(tmp_path: Path) -> None:
     assert res.exit_code == 0 and ": 1 episode, 1 done, 0 failed" in res.stdout
     out = _piped("results", str(store), "--episodes")
     assert out.splitlines()[0].strip() == "1 episode" and "│ yes " in out  # agreement
+
+
+@pytest.mark.parametrize(("bound", "words"), [
+    ("max_rounds", "the round cap was reached"),
+    ("max_offers", "the cap on offers was reached"),
+    ("wall_clock", "the wall-clock limit was reached")])
+def test_a_bound_no_deal_says_which_bound_in_words(bound: str, words: str) -> None:
+    """It read ``NO DEAL (bound_hit): max_rounds``: the option's name alone."""
+    summary = {"status": "no_deal", "reason": "bound_hit", "detail": bound, "rounds": 20,
+               "record": {"utilities": {"buyer": 0.4}, "batna": {"buyer": 0.4}}}
+    buf = io.StringIO()
+    print_negotiation_record(Console(file=buf, width=100, no_color=True), summary)
+    assert f"NO DEAL (bound_hit): {words} ({bound})" in buf.getvalue()

@@ -237,12 +237,22 @@ def print_transcript(console: Console, log: Trajectory) -> None:
                           soft_wrap=True)
 
 
+#: which bound ended an episode (a ``bound_hit`` no-deal's detail) -> how it reads
+BOUND_WORDS = {"max_rounds": "the round cap was reached",
+               "max_offers": "the cap on offers was reached",
+               "wall_clock": "the wall-clock limit was reached"}
+
+
 def _detail(summary: Mapping[str, Any]) -> str:
     """A no-deal's detail: the protocol's own sentences in full (the stagnation rule's
-    names the option that changes it), anything else clipped."""
+    names the option that changes it), a bound in words with its option name, anything
+    else clipped."""
+    detail = summary["detail"]
     if summary.get("reason") == "stagnation":
-        return plain(summary["detail"])
-    return _clip(summary["detail"])
+        return plain(detail)
+    if summary.get("reason") == "bound_hit" and detail in BOUND_WORDS:
+        return f"{BOUND_WORDS[detail]} ({detail})"
+    return _clip(detail)
 
 
 def print_negotiation_record(console: Console, summary: Mapping[str, Any]) -> None:
