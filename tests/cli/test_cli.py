@@ -182,3 +182,24 @@ def test_run_takes_any_domain_and_its_params() -> None:
     assert typo.exit_code == 2 and "negotiation_rounds" in typo.output
     noeq = runner.invoke(app, ["run", "games/stag-hunt", "-a", "rational", "-p", "x"])
     assert noeq.exit_code == 2 and "--param wants KEY=VALUE, got 'x'" in noeq.output
+
+
+def test_scenario_errors_read_without_placeholders(tmp_path):
+    """``error: nope: <scenario>: unknown ...`` and ``x.yaml: <file>: cannot read``: the
+    placeholder keys are gone; a scenario of another domain is named, with its command."""
+    def err(*args):
+        res = runner.invoke(app, list(args))
+        assert res.exit_code == 2, res.output
+        return " ".join(res.output.split())
+
+    out = err("run", "bargaining/nope", "--agents", "linear,linear")
+    assert out.startswith("error: unknown bargaining scenario 'nope'") and "<" not in out
+    out = err("run", str(tmp_path / "gone.yaml"), "--agents", "linear,linear")
+    assert out.startswith(f"error: {tmp_path / 'gone.yaml'}: cannot read: ")
+    assert err("analyze", "games/stag-hunt") == (
+        "error: games/stag-hunt is a games scenario, and accord analyze reads bargaining "
+        "scenarios only; for the game's equilibria and Pareto optima run: accord games solve "
+        "stag-hunt")
+    assert "run it with: accord run deliberation/menu-numeric --agents ..." in err(
+        "analyze", "deliberation/menu-numeric")
+    assert err("analyze", "nope").startswith("error: unknown bargaining scenario 'nope'")

@@ -257,6 +257,22 @@ def _exit_on_error(status: str) -> None:
         raise typer.Exit(c.EXIT_FAILED)
 
 
+def _other_domain(target: str) -> str:
+    """For ``accord analyze games/stag-hunt``: say that ``analyze`` reads bargaining
+    scenarios only and name the command for that domain ("" for any other target)."""
+    from accord.domains import is_domain_name
+
+    head, sep, name = target.partition("/")
+    if not sep or head == "bargaining" or not is_domain_name(head) or Path(target).exists():
+        return ""
+    what = (f"{c.plain(target)} is a {c.plain(head)} scenario, and accord analyze reads "
+            "bargaining scenarios only")
+    if head == "games":
+        return (f"{what}; for the game's equilibria and Pareto optima run: accord games "
+                f"solve {c.plain(name)}")
+    return f"{what}; run it with: accord run {c.plain(target)} --agents ..."
+
+
 def analyze_target(target: str, as_json: bool, max_outcomes: int | None,
                    time: float = 0.0) -> None:
     """``accord analyze``: the frontier and the bargaining solutions of one scenario."""
@@ -267,7 +283,7 @@ def analyze_target(target: str, as_json: bool, max_outcomes: int | None,
     try:
         scenario = resolve_scenario(target, cap)  # refused before any array is allocated
     except ScenarioError as exc:
-        raise c.fail(str(exc)) from None
+        raise c.fail(_other_domain(target) or str(exc)) from None
     if scenario.space.size > cap:
         raise c.fail(f"{scenario.name}: {scenario.space.size} outcomes is more than the "
                      f"analysis cap of {cap}; raise it with --max-outcomes N (memory grows "
