@@ -56,6 +56,7 @@ def test_run_yaml_path_and_errors(tmp_path):
     assert res.exit_code == 2 and "unknown bargaining scenario" in res.output
     res = runner.invoke(app, ["run", "bargaining/split", "--agents", "linear"])
     assert res.exit_code == 2 and "2 parties" in res.output
+    assert "the line-up has 1 agent" in res.output and "1 agents" not in res.output
 
 
 def test_analyze_json_contract():
