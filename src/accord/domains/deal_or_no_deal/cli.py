@@ -384,8 +384,10 @@ def play(
         return
     console = c.console()
     s = out["summary"]
-    t = Table("metric", "mean",
-              title=f"{' vs '.join(out['agents'])}: {counted(s['episodes'], 'episode')}")
+    # a line, not the table's title: a title wraps to the narrow table's width
+    console.print(f"[bold]{c.plain(' vs '.join(out['agents']))}[/]: "
+                  f"{counted(s['episodes'], 'episode')}", highlight=False)
+    t = Table("metric", "mean")
     for key in ("rounds", "agreement", "alice", "bob", "pareto_optimal", "envy_free", "total",
                 "best_total"):
         t.add_row(key, _rate(s[key]))
