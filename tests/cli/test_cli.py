@@ -204,3 +204,26 @@ def test_scenario_errors_read_without_placeholders(tmp_path):
     assert "run it with: accord run deliberation/menu-numeric --agents ..." in err(
         "analyze", "deliberation/menu-numeric")
     assert err("analyze", "nope").startswith("error: unknown bargaining scenario 'nope'")
+
+
+def test_analyze_names_the_points_in_words_and_flags_the_welfare_fallback(tmp_path):
+    """The point column read ``kalai_smorodinsky`` and ``max_welfare``; with no individually
+    rational outcome the max-welfare row showed an outcome below a BATNA while the closing
+    line said every point was chosen among individually rational outcomes."""
+    path = tmp_path / "noir.yaml"
+    path.write_text("name: noir\nissues: {a: [1, 2]}\nparties:\n"
+                    "  p: {batna: 0.9, utility: {weights: {a: 1}, values: {a: {1: 0, 2: 1}}}}\n"
+                    "  q: {batna: 0.9, utility: {weights: {a: 1}, values: {a: {1: 1, 2: 0}}}}\n")
+    res = runner.invoke(app, ["analyze", str(path)], env={"COLUMNS": "150"})
+    assert res.exit_code == 0, res.output
+    out = " ".join(res.stdout.split())
+    assert "│ Kalai-Smorodinsky │ none (no individually rational outcome)" in out
+    assert re.search(r"│ max welfare │ a=[12] \(over all outcomes: none is individually "
+                     r"rational\) │", out)
+    assert "individually rational outcomes only (max welfare, when there is none, among " \
+           "all)." in out
+    assert "kalai_smorodinsky" not in out and "max_welfare" not in out
+    res = runner.invoke(app, ["analyze", "bargaining/buyer-seller"], env={"COLUMNS": "150"})
+    out = " ".join(res.stdout.split())
+    assert "│ Nash │" in out and "over all outcomes" not in out
+    assert "individually rational outcomes only." in out

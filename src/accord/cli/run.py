@@ -257,6 +257,11 @@ def _exit_on_error(status: str) -> None:
         raise typer.Exit(c.EXIT_FAILED)
 
 
+#: the solution points of ``accord analyze`` (its --json keys) and how a person reads them
+POINT_LABELS = {"nash": "Nash", "kalai": "Kalai", "kalai_smorodinsky": "Kalai-Smorodinsky",
+                "max_welfare": "max welfare"}
+
+
 def _other_domain(target: str) -> str:
     """For ``accord analyze games/stag-hunt``: say that ``analyze`` reads bargaining
     scenarios only and name the command for that domain ("" for any other target)."""
@@ -313,13 +318,15 @@ def analyze_target(target: str, as_json: bool, max_outcomes: int | None,
                               f"when an outcome meets its minimum), {rules['outcomes']} "
                               "outcomes pass."), highlight=False)
     t = Table("point", "outcome", *[c.plain(p) for p in parties])
-    for key in ("nash", "kalai", "kalai_smorodinsky", "max_welfare"):
+    for key, label in POINT_LABELS.items():
         pt = data[key]
         if pt is None:
-            t.add_row(key, "none (no individually rational outcome)", *["-"] * len(parties))
+            t.add_row(label, "none (no individually rational outcome)", *["-"] * len(parties))
         else:
-            t.add_row(key, c.plain(", ".join(f"{k}={v}" for k, v in pt["outcome"].items())),
-                      *[f"{pt['utilities'][p]:.3f}" for p in parties])
+            text = ", ".join(f"{k}={v}" for k, v in pt["outcome"].items())
+            if pt.get("individually_rational") is False:  # max welfare's fallback
+                text += " (over all outcomes: none is individually rational)"
+            t.add_row(label, c.plain(text), *[f"{pt['utilities'][p]:.3f}" for p in parties])
     console.print(t)
     f = Table("Pareto-optimal outcome", *[c.plain(p) for p in parties],
               "individually rational")
@@ -334,7 +341,8 @@ def analyze_target(target: str, as_json: bool, max_outcomes: int | None,
         console.print(f"{len(pareto) - n_ir} of the {len(pareto)} Pareto-optimal outcomes "
                       f"leave a party below its BATNA ({batnas}): no rational party agrees "
                       "to them. The solution points are chosen among individually rational "
-                      "outcomes only.")
+                      "outcomes only" + ("." if data["individually_rational"] else
+                                         " (max welfare, when there is none, among all)."))
     else:
         console.print(f"Every Pareto-optimal outcome is individually rational (BATNAs: "
                       f"{batnas}).")
