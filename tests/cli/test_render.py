@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -223,3 +224,20 @@ def test_a_bound_no_deal_says_which_bound_in_words(bound: str, words: str) -> No
     buf = io.StringIO()
     print_negotiation_record(Console(file=buf, width=100, no_color=True), summary)
     assert f"NO DEAL (bound_hit): {words} ({bound})" in buf.getvalue()
+
+
+def test_show_reads_params_flags_and_rounds_in_words(tmp_path: Path) -> None:
+    """``accord show`` printed ``params: {"negotiation_rounds": 1}`` (JSON) and metric flags
+    as ``True``/``False``."""
+    store = tmp_path / "g.db"
+    res = CliRunner().invoke(app, ["run", "games/prisoners-dilemma", "--agents",
+                                   "rational,rational", "-p", "negotiation_rounds=1",
+                                   "--save", str(store), "--quiet"])
+    assert res.exit_code == 0, res.output
+    eid = json.loads(CliRunner().invoke(app, ["results", str(store), "--episodes",
+                                              "--json"]).stdout)["episodes"][0]["id"]
+    out = CliRunner().invoke(app, ["show", str(store), eid[:8]]).stdout
+    assert "\nparams: negotiation_rounds=1\n" in out and "{" not in out.split("\n")[1]
+    assert "completed, 2 rounds" in out
+    assert re.search(r"│ nash\s+│ yes\s+│", out) and re.search(r"│ pareto_optimal\s+│ no\s+│", out)
+    assert "True" not in out and "False" not in out

@@ -609,7 +609,9 @@ def show_command(
                   f"seed {spec.get('seed')}"
                   + (f" · repeat {spec['repeat']}" if spec.get("repeat") else ""))
     if spec.get("params"):
-        console.print(f"params: {c.plain(json.dumps(spec['params'], default=str))}")
+        console.print("params: " + c.plain(", ".join(
+            f"{k}={v if isinstance(v, (str, int, float)) else json.dumps(v, default=str)}"
+            for k, v in spec["params"].items())), highlight=False)
     if spec.get("fork"):
         from accord.cli.fork import show_fork
 
@@ -629,6 +631,9 @@ def show_command(
     if len(log):
         console.rule("transcript")
         print_transcript(console, log)
+    from accord.cli.render import scalar_text
+    from accord.core.names import counted
+
     if ep.summary:
         from accord.cli.render import print_record_fields
 
@@ -636,15 +641,15 @@ def show_command(
         console.rule("outcome")
         console.print(f"{c.plain(s.get('status'))}"
                       + (f" ({c.plain(s['reason'])})" if s.get("reason") else "")
-                      + f", {s.get('rounds')} rounds")
+                      + (f", {counted(s['rounds'], 'round')}"
+                         if isinstance(s.get("rounds"), int) else ""))
         if s.get("reason") == "stagnation" and s.get("detail"):  # says which option to change
             console.print(c.plain(s["detail"]), highlight=False)
         print_record_fields(console, s.get("record") or {})
     if ep.metrics:
         t = Table("metric", "value", title="metrics")
         for k, v in ep.metrics.items():
-            t.add_row(c.plain(k), "–" if v is None else f"{v:.4g}" if isinstance(v, float)
-                      else c.plain(v))
+            t.add_row(c.plain(k), "–" if v is None else c.plain(scalar_text(v)))
         console.print(t)
     if ep.usage:
         from accord.cli.render import print_record_fields
