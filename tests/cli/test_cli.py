@@ -204,6 +204,12 @@ def test_scenario_errors_read_without_placeholders(tmp_path):
     assert "run it with: accord run deliberation/menu-numeric --agents ..." in err(
         "analyze", "deliberation/menu-numeric")
     assert err("analyze", "nope").startswith("error: unknown bargaining scenario 'nope'")
+    # the importers' placeholders too: "nowhere: <file>: no such file"
+    gone = tmp_path / "nowhere"
+    assert err("run", f"genius:{gone}", "--agents", "linear,linear") == \
+        f"error: {gone}: no such file"
+    assert err("import", "genius", str(gone)) == f"error: {gone}: no such file"
+    assert err("import", "nope", str(gone)).startswith("error: nope: unknown format; known")
 
 
 def test_analyze_names_the_points_in_words_and_flags_the_welfare_fallback(tmp_path):
