@@ -66,11 +66,14 @@ from accord.domains.bargaining import rules as game
 
 class ScenarioError(ValueError):
     """A scenario file that cannot be used; the message names the file, key and problem
-    (an empty ``source`` or ``key`` is left out: an unknown built-in name has neither)."""
+    (an empty ``source`` or ``key`` is left out: an unknown built-in name has neither; so
+    is a placeholder key such as ``<yaml>`` or an importer's ``<file>``, kept in
+    :attr:`key`)."""
 
     def __init__(self, source: str, key: str, problem: str) -> None:
         source, key, problem = clip(str(source)), clip(str(key)), clip(problem, 800)
-        super().__init__(": ".join([p for p in (source, key) if p] + [problem]))
+        shown = "" if key.startswith("<") and key.endswith(">") else key
+        super().__init__(": ".join([p for p in (source, shown) if p] + [problem]))
         self.source, self.key, self.problem = source, key, problem
 
 
