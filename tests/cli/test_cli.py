@@ -210,6 +210,8 @@ def test_scenario_errors_read_without_placeholders(tmp_path):
         f"error: {gone}: no such file"
     assert err("import", "genius", str(gone)) == f"error: {gone}: no such file"
     assert err("import", "nope", str(gone)).startswith("error: nope: unknown format; known")
+    assert err("deliberation", "solve", str(tmp_path / "gone.json")).startswith(
+        f"error: {tmp_path / 'gone.json'}: cannot read: ")
 
 
 def test_analyze_names_the_points_in_words_and_flags_the_welfare_fallback(tmp_path):
