@@ -210,6 +210,9 @@ def test_scenario_errors_read_without_placeholders(tmp_path):
         f"error: {gone}: no such file"
     assert err("import", "genius", str(gone)) == f"error: {gone}: no such file"
     assert err("import", "nope", str(gone)).startswith("error: nope: unknown format; known")
+    assert err("run", "deliberation/menu-numerc", "--agents", "share,share") == (
+        "error: unknown deliberation setting 'menu-numerc' (did you mean 'menu-numeric'?); "
+        "known: menu-numeric, menu-semantic, task-allocation")  # was a Python list
     assert err("deliberation", "solve", str(tmp_path / "gone.json")).startswith(
         f"error: {tmp_path / 'gone.json'}: cannot read: ")
 
