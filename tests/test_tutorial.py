@@ -73,6 +73,7 @@ def test_every_tutorial_command_runs(tmp_path: Path) -> None:
     for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
         env.pop(key, None)  # no network
     outputs: dict[str, str] = {}
+    errors: dict[str, str] = {}
     for kind, step in todo:
         if kind == "file":
             name, text = step.split("\0", 1)
@@ -88,10 +89,14 @@ def test_every_tutorial_command_runs(tmp_path: Path) -> None:
                              timeout=300)
         assert res.returncode == 0, f"{step}\n{res.stdout[-2000:]}\n{res.stderr[-2000:]}"
         outputs[step] = res.stdout
+        errors[step] = res.stderr
     # the edited scenario is the one that ran, the agent played, the sweep was stored
     assert "refurbished-laptops" in outputs["accord analyze my-scenario.yaml"]
     mine = outputs["accord run my-scenario.yaml --agents steady,boulware --plugin ./myagent.py"]
     assert "steady" in mine
+    # the page says bench notes that every line-up is deterministic (steady declares it)
+    assert "note: 4 of 4 cells have only deterministic agents" in " ".join(
+        errors["accord bench tutorial.yaml --out runs/tutorial.db"].split())
     board = outputs["accord leaderboard runs/tutorial.db"]
     assert "steady?margin=0.1" in board and "Rated 12 episodes" in board
     assert (tmp_path / "report.html").stat().st_size > 1000

@@ -4,6 +4,7 @@ feedback reaches the next episode, and the series metrics read trends and repeti
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -143,3 +144,12 @@ def test_the_code_critic_reads_the_partys_own_result() -> None:
     walked = {"status": "no_deal", "reason": "walk", "who": "buyer", "rounds": 3,
               "record": {}}
     assert "You walked away" in CodeCritic().advise("buyer", spec, walked, {}, [], 0)
+
+
+def test_the_series_table_shows_the_agreement_rate_as_a_percentage() -> None:
+    """It read ``agreement rate │ 1`` where every other table reads rates in %."""
+    res = runner.invoke(app, ["series", "bargaining/buyer-seller", "--agents",
+                              "boulware,conceder", "-n", "2"])
+    assert res.exit_code == 0, res.output
+    assert re.search(r"│ agreement rate\s+│ 100%\s+│", res.stdout)
+    assert re.search(r"│ episodes\s+│ 2\s+│", res.stdout)

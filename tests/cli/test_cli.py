@@ -56,6 +56,7 @@ def test_run_yaml_path_and_errors(tmp_path):
     assert res.exit_code == 2 and "unknown bargaining scenario" in res.output
     res = runner.invoke(app, ["run", "bargaining/split", "--agents", "linear"])
     assert res.exit_code == 2 and "2 parties" in res.output
+    assert "the line-up has 1 agent" in res.output and "1 agents" not in res.output
 
 
 def test_analyze_json_contract():
@@ -182,3 +183,58 @@ def test_run_takes_any_domain_and_its_params() -> None:
     assert typo.exit_code == 2 and "negotiation_rounds" in typo.output
     noeq = runner.invoke(app, ["run", "games/stag-hunt", "-a", "rational", "-p", "x"])
     assert noeq.exit_code == 2 and "--param wants KEY=VALUE, got 'x'" in noeq.output
+
+
+def test_scenario_errors_read_without_placeholders(tmp_path):
+    """``error: nope: <scenario>: unknown ...`` and ``x.yaml: <file>: cannot read``: the
+    placeholder keys are gone; a scenario of another domain is named, with its command."""
+    def err(*args):
+        res = runner.invoke(app, list(args))
+        assert res.exit_code == 2, res.output
+        return " ".join(res.output.split())
+
+    out = err("run", "bargaining/nope", "--agents", "linear,linear")
+    assert out.startswith("error: unknown bargaining scenario 'nope'") and "<" not in out
+    out = err("run", str(tmp_path / "gone.yaml"), "--agents", "linear,linear")
+    assert out.startswith(f"error: {tmp_path / 'gone.yaml'}: cannot read: ")
+    assert err("analyze", "games/stag-hunt") == (
+        "error: games/stag-hunt is a games scenario, and accord analyze reads bargaining "
+        "scenarios only; for the game's equilibria and Pareto optima run: accord games solve "
+        "stag-hunt")
+    assert "run it with: accord run deliberation/menu-numeric --agents ..." in err(
+        "analyze", "deliberation/menu-numeric")
+    assert err("analyze", "nope").startswith("error: unknown bargaining scenario 'nope'")
+    # the importers' placeholders too: "nowhere: <file>: no such file"
+    gone = tmp_path / "nowhere"
+    assert err("run", f"genius:{gone}", "--agents", "linear,linear") == \
+        f"error: {gone}: no such file"
+    assert err("import", "genius", str(gone)) == f"error: {gone}: no such file"
+    assert err("import", "nope", str(gone)).startswith("error: nope: unknown format; known")
+    assert err("run", "deliberation/menu-numerc", "--agents", "share,share") == (
+        "error: unknown deliberation setting 'menu-numerc' (did you mean 'menu-numeric'?); "
+        "known: menu-numeric, menu-semantic, task-allocation")  # was a Python list
+    assert err("deliberation", "solve", str(tmp_path / "gone.json")).startswith(
+        f"error: {tmp_path / 'gone.json'}: cannot read: ")
+
+
+def test_analyze_names_the_points_in_words_and_flags_the_welfare_fallback(tmp_path):
+    """The point column read ``kalai_smorodinsky`` and ``max_welfare``; with no individually
+    rational outcome the max-welfare row showed an outcome below a BATNA while the closing
+    line said every point was chosen among individually rational outcomes."""
+    path = tmp_path / "noir.yaml"
+    path.write_text("name: noir\nissues: {a: [1, 2]}\nparties:\n"
+                    "  p: {batna: 0.9, utility: {weights: {a: 1}, values: {a: {1: 0, 2: 1}}}}\n"
+                    "  q: {batna: 0.9, utility: {weights: {a: 1}, values: {a: {1: 1, 2: 0}}}}\n")
+    res = runner.invoke(app, ["analyze", str(path)], env={"COLUMNS": "150"})
+    assert res.exit_code == 0, res.output
+    out = " ".join(res.stdout.split())
+    assert "│ Kalai-Smorodinsky │ none (no individually rational outcome)" in out
+    assert re.search(r"│ max welfare │ a=[12] \(over all outcomes: none is individually "
+                     r"rational\) │", out)
+    assert "individually rational outcomes only (max welfare, when there is none, among " \
+           "all)." in out
+    assert "kalai_smorodinsky" not in out and "max_welfare" not in out
+    res = runner.invoke(app, ["analyze", "bargaining/buyer-seller"], env={"COLUMNS": "150"})
+    out = " ".join(res.stdout.split())
+    assert "│ Nash │" in out and "over all outcomes" not in out
+    assert "individually rational outcomes only." in out

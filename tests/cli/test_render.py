@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -178,3 +179,65 @@ def test_partial_deal_record_says_who_voted_and_who_is_bound() -> None:
     assert "at BATNA" in shown[0] and "NO (" not in shown[0]
     assert "binds every party (binding: all)" in shown[1]
     assert "NO (outvoted)" in shown[1] and "sycophancy" not in shown[1]
+
+
+def test_a_record_shows_a_list_of_vectors_in_one_row_and_flags_in_words() -> None:
+    """A Deal-or-No-Deal belief's support (26 value vectors per round) was one table row per
+    vector, and flags read as Python's True/False."""
+    from accord.cli.render import MAX_VECTORS, flatten, print_record_fields
+
+    support = [[b, h, 10 - b - h] for b in range(5) for h in range(10 - b) if b + h <= 10][:26]
+    rec = {"agreement": True, "walked": False,
+           "beliefs": {"bob": [{"round": 1, "size": 26, "support": support}]}}
+    rows = dict(flatten(rec))
+    assert rows["agreement"] == "yes" and rows["walked"] == "no"
+    assert not any("support[" in k for k in rows)
+    cell = rows["beliefs.bob[0].support"]
+    assert cell.startswith("(0, 0, 10), (0, 1, 9), ") and cell.endswith(", … (26 in all)")
+    assert cell.count("(") == MAX_VECTORS + 1  # the shown vectors and the count
+    assert dict(flatten({"pairs": [[1, 2], [3, 4]]}))["pairs"] == "(1, 2), (3, 4)"
+    assert dict(flatten({"rows": [{"a": 1}, {"a": 2}]})) == {"rows[0].a": "1", "rows[1].a": "2"}
+    buf = io.StringIO()
+    print_record_fields(Console(file=buf, width=100), rec)
+    assert len(buf.getvalue().splitlines()) < 12 and "True" not in buf.getvalue()
+
+
+def test_one_stored_episode_is_counted_in_the_singular(tmp_path: Path) -> None:
+    store = tmp_path / "one.db"
+    res = CliRunner().invoke(app, ["run", "bargaining/buyer-seller", "--agents",
+                                   "boulware,conceder", "--save", str(store), "--quiet"])
+    assert res.exit_code == 0, res.output
+    res = CliRunner().invoke(app, ["results", str(store)])
+    assert res.exit_code == 0 and ": 1 episode, 1 done, 0 failed" in res.stdout
+    out = _piped("results", str(store), "--episodes")
+    assert out.splitlines()[0].strip() == "1 episode" and "│ yes " in out  # agreement
+
+
+@pytest.mark.parametrize(("bound", "words"), [
+    ("max_rounds", "the round cap was reached"),
+    ("max_offers", "the cap on offers was reached"),
+    ("wall_clock", "the wall-clock limit was reached")])
+def test_a_bound_no_deal_says_which_bound_in_words(bound: str, words: str) -> None:
+    """It read ``NO DEAL (bound_hit): max_rounds``: the option's name alone."""
+    summary = {"status": "no_deal", "reason": "bound_hit", "detail": bound, "rounds": 20,
+               "record": {"utilities": {"buyer": 0.4}, "batna": {"buyer": 0.4}}}
+    buf = io.StringIO()
+    print_negotiation_record(Console(file=buf, width=100, no_color=True), summary)
+    assert f"NO DEAL (bound_hit): {words} ({bound})" in buf.getvalue()
+
+
+def test_show_reads_params_flags_and_rounds_in_words(tmp_path: Path) -> None:
+    """``accord show`` printed ``params: {"negotiation_rounds": 1}`` (JSON) and metric flags
+    as ``True``/``False``."""
+    store = tmp_path / "g.db"
+    res = CliRunner().invoke(app, ["run", "games/prisoners-dilemma", "--agents",
+                                   "rational,rational", "-p", "negotiation_rounds=1",
+                                   "--save", str(store), "--quiet"])
+    assert res.exit_code == 0, res.output
+    eid = json.loads(CliRunner().invoke(app, ["results", str(store), "--episodes",
+                                              "--json"]).stdout)["episodes"][0]["id"]
+    out = CliRunner().invoke(app, ["show", str(store), eid[:8]]).stdout
+    assert "\nparams: negotiation_rounds=1\n" in out and "{" not in out.split("\n")[1]
+    assert "completed, 2 rounds" in out
+    assert re.search(r"│ nash\s+│ yes\s+│", out) and re.search(r"│ pareto_optimal\s+│ no\s+│", out)
+    assert "True" not in out and "False" not in out

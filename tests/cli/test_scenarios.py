@@ -82,3 +82,22 @@ def test_listing_is_unchanged() -> None:
     res = runner.invoke(app, ["scenarios", "--json"])
     assert res.exit_code == 0
     assert "buyer-seller" in json.loads(res.stdout)["domains"]["bargaining"]["scenarios"]
+
+
+def test_one_domain_is_listed_in_full() -> None:
+    """The table stops a domain at 12 names ("... (16 in all)") and nothing listed the rest
+    (``accord scenarios games`` is no command): ``--domain`` lists every one, runnable."""
+    res = runner.invoke(app, ["scenarios"])
+    assert res.exit_code == 0 and "in all)" in res.stdout  # the table may wrap "(16 in all)"
+    assert "accord scenarios --domain DOMAIN lists every scenario of a domain." in res.stdout
+    res = runner.invoke(app, ["scenarios", "--domain", "games"])
+    assert res.exit_code == 0, res.output
+    lines = res.stdout.splitlines()
+    assert len(lines) == 16 and lines[:2] == ["games/prisoners-dilemma", "games/stag-hunt"]
+    assert json.loads(runner.invoke(app, ["scenarios", "-d", "games", "--json"]).stdout) == {
+        "domains": {"games": {"scenarios": [x.split("/", 1)[1] for x in lines]}}}
+    res = runner.invoke(app, ["scenarios", "--domain", "gams"])
+    assert res.exit_code == 2 and "unknown domain 'gams' (did you mean 'games'?)" in res.output
+    res = runner.invoke(app, ["scenarios", "--domain", "deal-or-no-deal"],
+                        env={"ACCORD_DATA": "/nonexistent-accord-data"})
+    assert res.exit_code == 2 and "accord dond download" in res.output

@@ -153,7 +153,7 @@ def test_malformed_profile_names_file_and_element(tmp_path: Path, name: str, cha
 def test_wrong_root_and_bad_json_name_the_file(tmp_path: Path) -> None:
     folder = _copy(tmp_path)
     (folder / "jobs2.json").write_text('{"UtilitySpace": {}}', encoding="utf-8")
-    with pytest.raises(FormatError, match=r"jobs2.json: <root>: wrong root"):
+    with pytest.raises(FormatError, match=r"jobs2.json: wrong root"):
         import_path("geniusweb", str(folder))
     (folder / "jobs2.json").write_text('{"LinearAdditiveUtilitySpace": ', encoding="utf-8")
     with pytest.raises(FormatError, match=r"jobs2.json: .*invalid JSON"):

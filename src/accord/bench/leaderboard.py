@@ -109,7 +109,8 @@ def _task_exchange(row: EpisodeRow) -> list[float] | None:
 
 #: domain -> the per-seat scores of one finished episode (None: not a usable match)
 SCORERS: dict[str, Callable[[EpisodeRow], list[float] | None]] = {
-    "bargaining": _bargaining, "games": _games, "deal_or_no_deal": _dond, "dond": _dond,
+    "bargaining": _bargaining, "games": _games, "deal-or-no-deal": _dond,
+    "deal_or_no_deal": _dond, "dond": _dond,  # the stored name is deal-or-no-deal
     "task_exchange": _task_exchange, "task-exchange": _task_exchange,
 }
 
@@ -118,7 +119,7 @@ def _agreed(domain: str, row: EpisodeRow) -> bool | None:
     met = row.metrics or {}
     if domain == "bargaining":
         return row.outcome == "agreement"
-    if domain in ("deal_or_no_deal", "dond"):
+    if domain in ("deal-or-no-deal", "deal_or_no_deal", "dond"):
         return bool(met.get("agreement"))
     if domain in ("task_exchange", "task-exchange"):
         return None if met.get("agreed") is None else bool(met.get("agreed"))

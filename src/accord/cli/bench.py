@@ -269,6 +269,7 @@ def _split(text: str | None) -> list[str] | None:
 def _dond_with_human_data(data: Path) -> Any:
     """The ``dond`` layout with Table 10's ``Human (data set)`` row read from ``data``."""
     from accord.domains.deal_or_no_deal.layout import dond_layout
+    from accord.domains.deal_or_no_deal.location import DataNotFoundError
     from accord.domains.deal_or_no_deal.selection import datapoints_for
 
     def layout(episodes: list[dict[str, Any]]) -> tuple[str, Any]:
@@ -276,7 +277,14 @@ def _dond_with_human_data(data: Path) -> Any:
                if (e.get("spec") or {}).get("domain") == "deal-or-no-deal"]
         try:
             points = datapoints_for(ids, data)
-        except (OSError, KeyError) as exc:  # no data there, or a datapoint it lacks
+        except DataNotFoundError as exc:  # the loader's message names --data: name ours
+            looked = exc.file if exc.file is not None else data
+            raise c.fail(
+                f"--human-data {data}: no Deal-or-No-Deal data there (looked for {looked}); "
+                "give --human-data the folder holding test.txt or a data root holding "
+                f"dealornodeal/, or fetch the data with `accord dond download --data {data}`"
+            ) from None
+        except (OSError, KeyError) as exc:  # unreadable data, or a datapoint it lacks
             raise c.fail(f"--human-data {data}: {str(exc).strip(chr(39))}") from None
         return dond_layout(episodes, points)
 
@@ -522,9 +530,10 @@ def _list_episodes(episodes: list[Any], fmt: str, out: Path | None,
     from rich.table import Table
 
     from accord.cli.render import scalar_text
+    from accord.core.names import counted
 
     cols = list(dict.fromkeys(k for r in rows for k in r))
-    t = Table(title=f"{len(rows)} episodes")
+    t = Table(title=counted(len(rows), "episode"))
     for k in cols:  # an id is copied whole into `accord show`: never wrapped
         t.add_column(k, no_wrap=k == "id", min_width=len(k))
     for r in rows:
@@ -545,10 +554,11 @@ def _print_results(store: Path, run: str | None, agg: Any, error: str,
                    out: Path | None) -> None:
     from accord.bench import print_table
     from accord.bench.tables import rich_table
+    from accord.core.names import counted
 
     counts = {s: sum(getattr(g, s) for g in agg.groups) for s in ("done", "failed", "pending")}
     total = sum(g.episodes for g in agg.groups)
-    title = (f"{run or store}: {total} episodes, {counts['done']} done, "
+    title = (f"{run or store}: {counted(total, 'episode')}, {counts['done']} done, "
              f"{counts['failed']} failed, {counts['pending']} pending")
     if out is None:
         print_table(c.console(), agg, error, title)
@@ -599,7 +609,9 @@ def show_command(
                   f"seed {spec.get('seed')}"
                   + (f" · repeat {spec['repeat']}" if spec.get("repeat") else ""))
     if spec.get("params"):
-        console.print(f"params: {c.plain(json.dumps(spec['params'], default=str))}")
+        console.print("params: " + c.plain(", ".join(
+            f"{k}={v if isinstance(v, (str, int, float)) else json.dumps(v, default=str)}"
+            for k, v in spec["params"].items())), highlight=False)
     if spec.get("fork"):
         from accord.cli.fork import show_fork
 
@@ -619,6 +631,9 @@ def show_command(
     if len(log):
         console.rule("transcript")
         print_transcript(console, log)
+    from accord.cli.render import scalar_text
+    from accord.core.names import counted
+
     if ep.summary:
         from accord.cli.render import print_record_fields
 
@@ -626,15 +641,15 @@ def show_command(
         console.rule("outcome")
         console.print(f"{c.plain(s.get('status'))}"
                       + (f" ({c.plain(s['reason'])})" if s.get("reason") else "")
-                      + f", {s.get('rounds')} rounds")
+                      + (f", {counted(s['rounds'], 'round')}"
+                         if isinstance(s.get("rounds"), int) else ""))
         if s.get("reason") == "stagnation" and s.get("detail"):  # says which option to change
             console.print(c.plain(s["detail"]), highlight=False)
         print_record_fields(console, s.get("record") or {})
     if ep.metrics:
         t = Table("metric", "value", title="metrics")
         for k, v in ep.metrics.items():
-            t.add_row(c.plain(k), "–" if v is None else f"{v:.4g}" if isinstance(v, float)
-                      else c.plain(v))
+            t.add_row(c.plain(k), "–" if v is None else c.plain(scalar_text(v)))
         console.print(t)
     if ep.usage:
         from accord.cli.render import print_record_fields

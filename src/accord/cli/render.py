@@ -237,12 +237,22 @@ def print_transcript(console: Console, log: Trajectory) -> None:
                           soft_wrap=True)
 
 
+#: which bound ended an episode (a ``bound_hit`` no-deal's detail) -> how it reads
+BOUND_WORDS = {"max_rounds": "the round cap was reached",
+               "max_offers": "the cap on offers was reached",
+               "wall_clock": "the wall-clock limit was reached"}
+
+
 def _detail(summary: Mapping[str, Any]) -> str:
     """A no-deal's detail: the protocol's own sentences in full (the stagnation rule's
-    names the option that changes it), anything else clipped."""
+    names the option that changes it), a bound in words with its option name, anything
+    else clipped."""
+    detail = summary["detail"]
     if summary.get("reason") == "stagnation":
-        return plain(summary["detail"])
-    return _clip(summary["detail"])
+        return plain(detail)
+    if summary.get("reason") == "bound_hit" and detail in BOUND_WORDS:
+        return f"{BOUND_WORDS[detail]} ({detail})"
+    return _clip(detail)
 
 
 def print_negotiation_record(console: Console, summary: Mapping[str, Any]) -> None:
@@ -332,18 +342,39 @@ def flatten(obj: Any, prefix: str = "") -> list[tuple[str, str]]:
             rows.extend(flatten(v, f"{prefix}.{k}" if prefix else str(k)))
         return rows
     if isinstance(obj, (list, tuple)):
-        if all(not isinstance(x, (Mapping, list, tuple)) for x in obj):
+        if all(_scalar(x) for x in obj):
             return [(prefix, ", ".join(scalar_text(x) for x in obj) or "-")]
+        if all(isinstance(x, (list, tuple)) and all(_scalar(y) for y in x) for x in obj):
+            return [(prefix, _vectors(obj))]
         for i, v in enumerate(obj):
             rows.extend(flatten(v, f"{prefix}[{i}]"))
         return rows
     return [(prefix, scalar_text(obj))]
 
 
+#: a list of vectors shows this many in a cell, then how many there are in all
+MAX_VECTORS = 8
+
+
+def _scalar(x: Any) -> bool:
+    return not isinstance(x, (Mapping, list, tuple))
+
+
+def _vectors(obj: Any) -> str:
+    """A list of scalar lists (a belief's support, a list of allocations) in one cell:
+    ``(0, 1, 3), (0, 4, 2), … (26 in all)``, not one row per vector."""
+    shown = ", ".join("(" + ", ".join(scalar_text(y) for y in x) + ")"
+                      for x in obj[:MAX_VECTORS])
+    return shown + (f", … ({len(obj)} in all)" if len(obj) > MAX_VECTORS else "")
+
+
 def scalar_text(x: Any) -> str:
-    """A table cell for one value: ``-`` for none, floats to 4 significant digits."""
+    """A table cell for one value: ``-`` for none, ``yes``/``no`` for a flag (not Python's
+    ``True``), floats to 4 significant digits."""
     if x is None:
         return "-"
+    if isinstance(x, bool):
+        return "yes" if x else "no"
     if isinstance(x, float):
         return f"{x:.4g}"
     return str(x)

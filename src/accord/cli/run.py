@@ -274,6 +274,27 @@ def _exit_on_error(status: str) -> None:
         raise typer.Exit(c.EXIT_FAILED)
 
 
+#: the solution points of ``accord analyze`` (its --json keys) and how a person reads them
+POINT_LABELS = {"nash": "Nash", "kalai": "Kalai", "kalai_smorodinsky": "Kalai-Smorodinsky",
+                "max_welfare": "max welfare"}
+
+
+def _other_domain(target: str) -> str:
+    """For ``accord analyze games/stag-hunt``: say that ``analyze`` reads bargaining
+    scenarios only and name the command for that domain ("" for any other target)."""
+    from accord.domains import is_domain_name
+
+    head, sep, name = target.partition("/")
+    if not sep or head == "bargaining" or not is_domain_name(head) or Path(target).exists():
+        return ""
+    what = (f"{c.plain(target)} is a {c.plain(head)} scenario, and accord analyze reads "
+            "bargaining scenarios only")
+    if head == "games":
+        return (f"{what}; for the game's equilibria and Pareto optima run: accord games "
+                f"solve {c.plain(name)}")
+    return f"{what}; run it with: accord run {c.plain(target)} --agents ..."
+
+
 def analyze_target(target: str, as_json: bool, max_outcomes: int | None,
                    time: float = 0.0) -> None:
     """``accord analyze``: the frontier and the bargaining solutions of one scenario."""
@@ -284,7 +305,7 @@ def analyze_target(target: str, as_json: bool, max_outcomes: int | None,
     try:
         scenario = resolve_scenario(target, cap)  # refused before any array is allocated
     except ScenarioError as exc:
-        raise c.fail(str(exc)) from None
+        raise c.fail(_other_domain(target) or str(exc)) from None
     if scenario.space.size > cap:
         raise c.fail(f"{scenario.name}: {scenario.space.size} outcomes is more than the "
                      f"analysis cap of {cap}; raise it with --max-outcomes N (memory grows "
@@ -314,13 +335,15 @@ def analyze_target(target: str, as_json: bool, max_outcomes: int | None,
                               f"when an outcome meets its minimum), {rules['outcomes']} "
                               "outcomes pass."), highlight=False)
     t = Table("point", "outcome", *[c.plain(p) for p in parties])
-    for key in ("nash", "kalai", "kalai_smorodinsky", "max_welfare"):
+    for key, label in POINT_LABELS.items():
         pt = data[key]
         if pt is None:
-            t.add_row(key, "none (no individually rational outcome)", *["-"] * len(parties))
+            t.add_row(label, "none (no individually rational outcome)", *["-"] * len(parties))
         else:
-            t.add_row(key, c.plain(", ".join(f"{k}={v}" for k, v in pt["outcome"].items())),
-                      *[f"{pt['utilities'][p]:.3f}" for p in parties])
+            text = ", ".join(f"{k}={v}" for k, v in pt["outcome"].items())
+            if pt.get("individually_rational") is False:  # max welfare's fallback
+                text += " (over all outcomes: none is individually rational)"
+            t.add_row(label, c.plain(text), *[f"{pt['utilities'][p]:.3f}" for p in parties])
     console.print(t)
     f = Table("Pareto-optimal outcome", *[c.plain(p) for p in parties],
               "individually rational")
@@ -335,7 +358,8 @@ def analyze_target(target: str, as_json: bool, max_outcomes: int | None,
         console.print(f"{len(pareto) - n_ir} of the {len(pareto)} Pareto-optimal outcomes "
                       f"leave a party below its BATNA ({batnas}): no rational party agrees "
                       "to them. The solution points are chosen among individually rational "
-                      "outcomes only.")
+                      "outcomes only" + ("." if data["individually_rational"] else
+                                         " (max welfare, when there is none, among all)."))
     else:
         console.print(f"Every Pareto-optimal outcome is individually rational (BATNAs: "
                       f"{batnas}).")

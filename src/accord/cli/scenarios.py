@@ -14,19 +14,33 @@ app = typer.Typer(name="scenarios", help=c.GROUPS["scenarios"][1], invoke_withou
                   context_settings={"help_option_names": ["-h", "--help"]})
 
 
+#: names a domain's row of the table shows before "... (N in all)"
+SHOWN = 12
+
+
 @app.callback(epilog=c.example("accord scenarios", "accord scenarios --json",
+                               "accord scenarios --domain games",
                                "accord scenarios show bargaining/buyer-seller --out my.yaml"))
-def scenarios(ctx: typer.Context, as_json: bool = c.json_option()) -> None:
+def scenarios(ctx: typer.Context, as_json: bool = c.json_option(),
+              domain: str | None = typer.Option(None, "--domain", "-d", metavar="DOMAIN",
+                                                help="Only this domain, every scenario "
+                                                "listed, one per line.")) -> None:
     """List the built-in scenarios of every domain (``show NAME`` writes one as a file)."""
     if ctx.invoked_subcommand is not None:
         return
+    from accord.core.names import unknown_name
     from accord.domains import domain_names, list_domain_scenarios, registered_domains
 
     # each domain lists its names without importing its agents or LLM layer (a cheap
     # listing); a plug-in that fails to load is skipped with a warning, as before
     rows: dict[str, list[str]] = {}
     hints: dict[str, str] = {}
-    for name in sorted({*domain_names(), *registered_domains()}):
+    names = sorted({*domain_names(), *registered_domains()})
+    if domain is not None:
+        if domain not in names:
+            raise c.fail(unknown_name("domain", domain, names))
+        names = [domain]
+    for name in names:
         try:
             rows[name], hints[name] = list_domain_scenarios(name)
         except ImportError as exc:
@@ -35,14 +49,25 @@ def scenarios(ctx: typer.Context, as_json: bool = c.json_option()) -> None:
         c.emit_json({"domains": {name: {"scenarios": items, **(
             {} if items else {"hint": hints[name]})} for name, items in rows.items()}})
         return
+    if domain is not None:  # one domain in full: one name a line, for a person or grep
+        items = rows.get(domain, [])
+        if not items:
+            raise c.fail(hints.get(domain) or f"domain {domain!r} lists no scenarios")
+        typer.echo("\n".join(f"{domain}/{item}" for item in items))
+        return
     from rich.table import Table
 
     t = Table("domain", "scenarios")
+    cut = False
     for name, items in rows.items():
-        shown = ", ".join(items[:12]) + (f", ... ({len(items)} in all)" if len(items) > 12
-                                         else "")
+        shown = ", ".join(items[:SHOWN]) + (f", ... ({len(items)} in all)"
+                                            if len(items) > SHOWN else "")
+        cut = cut or len(items) > SHOWN
         t.add_row(name, c.plain(shown if items else hints[name]))
     c.console().print(t)
+    if cut:
+        c.console().print("accord scenarios --domain DOMAIN lists every scenario of a domain.",
+                          highlight=False)
 
 
 @app.command("show", epilog=c.example(

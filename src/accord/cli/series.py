@@ -119,7 +119,8 @@ def print_series(console: Any, sid: str, rows: Sequence[Mapping[str, Any]],
     m = Table("trend", "value", title="over the series")
     for k, v in metrics.items():
         m.add_row(c.plain(k.replace("_", " ")), "–" if v is None else
-                  f"{v:.3g}" if isinstance(v, float) else c.plain(v))
+                  f"{v:.0%}" if k.endswith("_rate") and isinstance(v, (int, float))
+                  else f"{v:.3g}" if isinstance(v, float) else c.plain(v))
     console.print(m)
     last = next((r for r in reversed(rows) if r.get("feedback")), None)
     if last is not None:

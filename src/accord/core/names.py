@@ -4,6 +4,8 @@ Used wherever a scenario, agent kind, game, setting, layout, parameter or domain
 looked up by name, so every such error reads the same way::
 
     unknown scenario 'buyer-seler' (did you mean 'buyer-seller'?); known: buyer-seller, ...
+
+Also :func:`counted`, a count with its noun in the right number ("1 episode", "2 episodes").
 """
 
 from __future__ import annotations
@@ -48,3 +50,9 @@ def unknown_name(kind: str, name: str, known: Iterable[str], *, hint: str = "") 
 
 
 __all__ = ["close_matches", "did_you_mean", "unknown_name"]
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``n`` and ``noun`` in the right number for a sentence a person reads: ``1 episode``,
+    ``2 episodes``, ``0 episodes`` (``plural`` when adding an ``s`` is wrong)."""
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"

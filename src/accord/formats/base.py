@@ -22,11 +22,16 @@ MAX_FILE_BYTES = 8 * 1024 * 1024
 
 
 class FormatError(ValueError):
-    """A file that cannot be imported; the message names the file, the element and why."""
+    """A file that cannot be imported; the message names the file, the element and why.
+
+    A placeholder element (``<file>``, ``<format>``: the problem is the file or the format
+    itself) stays in :attr:`element` but not in the message a person reads.
+    """
 
     def __init__(self, source: str, element: str, problem: str) -> None:
         source, element, problem = clip(str(source)), clip(str(element)), clip(problem, 800)
-        super().__init__(f"{source}: {element}: {problem}")
+        shown = "" if element.startswith("<") and element.endswith(">") else element
+        super().__init__(": ".join([p for p in (source, shown) if p] + [problem]))
         self.source, self.element, self.problem = source, element, problem
 
 

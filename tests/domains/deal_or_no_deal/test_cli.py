@@ -116,8 +116,11 @@ def test_play_json(dond_dir: Path) -> None:
     assert len(out["episodes"]) == 5 and out["estimation_by_round"][0]["round"] == 1.0
     res = runner.invoke(app, ["play", "--data", str(dond_dir), "--agents", "dataset-human,greedy",
                               "--limit", "3"])
-    # the table title wraps to the table's width on a narrow (piped) console
-    assert res.exit_code == 0 and "3 episodes" in " ".join(res.stdout.split())
+    # one line above the table (as the table's title it wrapped to the narrow table)
+    assert res.exit_code == 0 and "dataset-human vs greedy: 3 episodes\n" in res.stdout
+    res = runner.invoke(app, ["play", "--data", str(dond_dir), "--agents", "dataset-human,greedy",
+                              "--limit", "1"])
+    assert res.exit_code == 0 and "dataset-human vs greedy: 1 episode\n" in res.stdout
 
 
 def test_play_sample_runs_the_seeds_50(dond_dir: Path) -> None:
@@ -216,3 +219,56 @@ def test_dond_play_help_lists_the_registrys_batch_kinds() -> None:
 
     builtin = {k for k in AGENT_KINDS.kinds() if k != "human"}  # human needs a terminal
     assert set(AGENT_KINDS_HELP.split(", ")) == builtin
+
+
+def test_play_refuses_a_person_and_names_the_command_that_seats_one(tmp_path: Path) -> None:
+    """``dond play`` runs many datapoints unattended: a ``human`` seat is refused before any
+    data is read, with the user's line-up in the command that does seat a person (not the
+    agent registry's generic "cannot run unattended in `accord bench`")."""
+    for agents in ("human,workflow", "greedy,human"):
+        res = runner.invoke(app, ["play", "--data", str(tmp_path), "--agents", agents])
+        out = flat(res.output)
+        assert res.exit_code == 2, out
+        assert "--agents human: `accord dond play` negotiates many datapoints unattended" in out
+        assert f"accord run deal-or-no-deal/test/L7 --agents {agents} --data {tmp_path} " \
+               "--save runs/people.db" in out
+        assert "accord serve --play" in out and "accord bench" not in out
+        assert "accord dond download" not in out  # refused before looking for the data
+
+
+def test_the_command_the_refusal_names_stores_a_human_row(tmp_path: Path,
+                                                          dond_dir: Path) -> None:
+    """Follow the refusal's advice under a real pseudo-terminal: the person plays the
+    datapoint, and ``accord results --layout dond`` shows the Human (people) row."""
+    import os
+    import re
+    import sys
+
+    import pexpect
+
+    from accord.cli.main import app as main_app
+
+    res = runner.invoke(app, ["play", "--data", str(dond_dir), "--agents", "human,workflow"])
+    m = re.search(r"run: accord run (\S+) --agents (\S+) --data (\S+) --save (\S+)",
+                  flat(res.output))
+    assert m is not None, res.output
+    env = {**os.environ, "COLUMNS": "120", "LINES": "40", "TERM": "dumb", "NO_COLOR": "1"}
+    child = pexpect.spawn(sys.executable, ["-m", "accord", "run", m[1], "--agents", m[2],
+                                           "--data", m[3], "--save", m[4]],
+                          env=env, encoding="utf-8", timeout=120, dimensions=(40, 120),
+                          cwd=str(tmp_path))
+    child.expect(r"alice move \(offer/message/walk, help\)> ")
+    child.sendline("message what would you like?")
+    child.expect("proposes to take")
+    child.expect(r"alice move \(offer/accept/reject/message/walk, help\)> ")
+    child.sendline("accept")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert "Traceback" not in (child.before or "") and child.exitstatus == 0
+    res = runner.invoke(main_app, ["results", str(tmp_path / m[4]), "--layout", "dond",
+                                   "--json"])
+    assert res.exit_code == 0, res.output
+    (t10,) = json.loads(res.stdout)["tables"]
+    (row,) = [r for r in t10["rows"] if r.get("source") == "people"]
+    assert row["row"] == "Human (people: human (alice) vs workflow)" and row["n"] == 1
+    assert row["agreement"] == 1.0

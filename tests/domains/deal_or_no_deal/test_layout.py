@@ -126,6 +126,10 @@ def test_a_person_at_a_seat_is_a_human_row_of_table_10() -> None:
     assert human["human_seats"] == ["alice"]
     assert "Human rows: Human (people: ...) comes from episodes of this store with a person " \
            "at a seat" in text
+    assert "(1 datapoint with an envy-free allocation)" in text  # not "1 datapoints"
+    assert "\n3 finished episodes on datapoints with an envy-free allocation." in text
+    one, _ = dond_layout(eps[:1])
+    assert "\n1 finished episode on datapoints" in one
     cmp = {(c["row"], c["column"]): c for c in compare_published("dond", data)["cells"]
            if c["table"] == "10"}
     c = cmp[("Human (people: human (alice) vs workflow)", "agreement")]
@@ -188,6 +192,12 @@ def test_human_rows_from_a_seated_episode_and_the_data_set(tmp_path: Path,
     res = runner.invoke(app, ["results", str(store), "--layout", "games", "--human-data",
                               str(dond_dir)])
     assert res.exit_code != 0 and "--human-data works with --layout dond" in res.output
+    missing = tmp_path / "nowhere"
     res = runner.invoke(app, ["results", str(store), "--layout", "dond", "--human-data",
-                              str(tmp_path / "nowhere")])
-    assert res.exit_code != 0 and "--human-data" in res.output
+                              str(missing)])
+    assert res.exit_code != 0
+    out = " ".join(res.output.split())  # rich may wrap the message
+    # the option the user gave and the path tried, not the loader's "--data or ACCORD_DATA"
+    assert f"--human-data {missing}: no Deal-or-No-Deal data there" in out
+    assert f"looked for {missing / 'dealornodeal' / 'test.txt'}" in out
+    assert "set --data" not in out and "ACCORD_DATA" not in out

@@ -129,3 +129,13 @@ def test_the_domain_lists_every_kind_and_builds_them_from_the_registry() -> None
                                     [[[0, 0, 0], [1, 1, 1]], [[1, 1, 1], [0, 0, 0]]]]})
     with pytest.raises(AgentSpecError, match="defined for two players"):  # before any client
         make_agent(parse_agent_spec("llm-workflow:mock/games"), three, 0)
+
+
+def test_an_unknown_option_is_named_with_the_ones_the_kind_takes() -> None:
+    """It read "agent rational?foo=1: unknown option(s) ['foo']" (a Python list, the spec
+    twice once the CLI prefixed it)."""
+    res = runner.invoke(app, ["run", "games/stag-hunt", "--agents", "rational?foo=1,rational"])
+    out = " ".join(res.output.split())
+    assert res.exit_code == 2
+    assert "unknown option(s) foo; rational takes: message, tie_break" in out
+    assert "['" not in out and out.count("rational?foo=1") == 1

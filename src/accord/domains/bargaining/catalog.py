@@ -7,7 +7,7 @@ from pathlib import Path
 
 from accord.core.names import unknown_name
 from accord.core.outcomes import DEFAULT_MAX_OUTCOMES
-from accord.core.safeload import clip, exists
+from accord.core.safeload import exists
 from accord.core.scenario import Scenario
 from accord.domains.bargaining.listing import builtin_names, list_scenarios
 from accord.domains.bargaining.load import (
@@ -58,7 +58,7 @@ def resolve_scenario(target: str, max_outcomes: int = DEFAULT_MAX_OUTCOMES) -> S
         # one Scenario object per file content, so per-scenario caches (sorted utilities,
         # frontier, Nash point) survive from one episode to the next
         return _from_file(str(path), read_scenario_text(path), max_outcomes)
-    raise ScenarioError(clip(target), "<scenario>", unknown_name(
+    raise ScenarioError("", "", unknown_name(
         "bargaining scenario", name, builtin_scenarios(), hint="(or give a YAML file)"))
 
 

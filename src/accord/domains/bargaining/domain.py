@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from accord.agents.registry import MEDIATORS, NEGOTIATORS
 from accord.agents.spec import AgentSpec, parse_agent_spec
+from accord.core.names import counted
 from accord.core.scenario import Scenario
 from accord.domains.bargaining.catalog import builtin_scenarios, resolve_scenario
 from accord.domains.bargaining.metrics import bargaining_metrics
@@ -55,7 +56,8 @@ class BargainingDomain(Domain):
         names = scenario.party_names
         if len(spec.agents) != len(names):
             raise ValueError(f"scenario {scenario.name!r} has {len(names)} parties "
-                             f"({', '.join(names)}); the line-up has {len(spec.agents)} agents")
+                             f"({', '.join(names)}); the line-up has "
+                             f"{counted(len(spec.agents), 'agent')}")
         params.check_parties(scenario.name, names)  # turn order, k of n
         check_agents(scenario, spec.agents, spec.seed)  # unknown kinds, bad options
 

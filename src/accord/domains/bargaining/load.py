@@ -65,11 +65,15 @@ from accord.domains.bargaining import rules as game
 
 
 class ScenarioError(ValueError):
-    """A scenario file that cannot be used; the message names the file, key and problem."""
+    """A scenario file that cannot be used; the message names the file, key and problem
+    (an empty ``source`` or ``key`` is left out: an unknown built-in name has neither; so
+    is a placeholder key such as ``<yaml>`` or an importer's ``<file>``, kept in
+    :attr:`key`)."""
 
     def __init__(self, source: str, key: str, problem: str) -> None:
         source, key, problem = clip(str(source)), clip(str(key)), clip(problem, 800)
-        super().__init__(f"{source}: {key}: {problem}")
+        shown = "" if key.startswith("<") and key.endswith(">") else key
+        super().__init__(": ".join([p for p in (source, shown) if p] + [problem]))
         self.source, self.key, self.problem = source, key, problem
 
 
@@ -283,7 +287,9 @@ def parse_scenario(data: Any, source: str = "<scenario>",
 
 
 def _load_error(exc: LoadError) -> ScenarioError:
-    return ScenarioError(exc.source, exc.key_text("<yaml>"),
+    # a file that cannot be read has no key: "x.yaml: cannot read: ...", not "<file>"
+    key = "" if exc.stage == "read" and not exc.key else exc.key_text("<yaml>")
+    return ScenarioError(exc.source, key,
                          exc.problem + (f" (line {exc.line})" if exc.line else ""))
 
 

@@ -208,6 +208,25 @@ def _specs(agents: str) -> list[AgentSpec]:
     return specs
 
 
+def _no_person(specs: Sequence[AgentSpec], agents: str, data: Path | None) -> None:
+    """``dond play`` runs every datapoint unattended through the experiment runner (many
+    episodes, several at once, resumed on a rerun), so it seats no person: say which
+    commands do, with the user's own line-up."""
+    from accord.bench.expand import SEATED_KINDS
+
+    seated = [s.kind for s in specs if s.kind in SEATED_KINDS]
+    if not seated:
+        return
+    where = "" if data is None else f" --data {c.plain(str(data))}"
+    raise _fail(
+        f"--agents {seated[0]}: `accord dond play` negotiates many datapoints unattended "
+        "(through the experiment runner, several at once), so it seats no person. To play a "
+        "datapoint yourself at this terminal and keep it for `accord results STORE --layout "
+        f"dond` (the Human rows), run: accord run deal-or-no-deal/test/L7 --agents "
+        f"{c.plain(agents)}{where} --save runs/people.db (any datapoint id: test/L<line> or "
+        "test/<n>); in the browser: accord serve --play")
+
+
 async def _play_all(points: Sequence[Datapoint], specs: Sequence[AgentSpec], rounds: int,
                     seed: int, first: str, concurrency: int,
                     llm: dict[str, Any] | None = None) -> list[EpisodeResult]:
@@ -285,7 +304,8 @@ def _play_through_runner(points: Sequence[Datapoint], specs: Sequence[AgentSpec]
 def play(
     agents: str = typer.Option(..., "--agents", "-a", metavar="SPECS",
         help="Two agent specs alice,bob, e.g. "
-                               f"workflow,greedy (kinds: {AGENT_KINDS_HELP})."),
+                               f"workflow,greedy (kinds: {AGENT_KINDS_HELP}; to play "
+                               "yourself: accord run deal-or-no-deal/ID --agents human,...)."),
     data: Path | None = c.data_option(),
     split: str = typer.Option("test", "--split", help="test | val"),
     selection: str | None = selection_option(),
@@ -312,6 +332,7 @@ def play(
     and estimation metrics (episodes are stored, so a rerun resumes)."""
     from rich.table import Table
 
+    from accord.core.names import counted
     from accord.domains.deal_or_no_deal.metrics import (
         belief_traces,
         difficulty_table,
@@ -323,6 +344,7 @@ def play(
     out_store = c.pick(store_out, store, "--store", "--out")
     llm = c.llm_settings(cache, cache_mode, timeout=llm_timeout)
     specs = _specs(agents)
+    _no_person(specs, agents, data)
     if rounds < 1 or concurrency < 1:
         raise _fail("--rounds and --concurrency must be at least 1")
     if first not in ("alice", "bob", "data"):
@@ -362,7 +384,10 @@ def play(
         return
     console = c.console()
     s = out["summary"]
-    t = Table("metric", "mean", title=f"{' vs '.join(out['agents'])}: {s['episodes']} episodes")
+    # a line, not the table's title: a title wraps to the narrow table's width
+    console.print(f"[bold]{c.plain(' vs '.join(out['agents']))}[/]: "
+                  f"{counted(s['episodes'], 'episode')}", highlight=False)
+    t = Table("metric", "mean")
     for key in ("rounds", "agreement", "alice", "bob", "pareto_optimal", "envy_free", "total",
                 "best_total"):
         t.add_row(key, _rate(s[key]))

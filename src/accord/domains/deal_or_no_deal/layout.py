@@ -34,6 +34,7 @@ from statistics import fmean
 from typing import Any
 
 from accord.agents.spec import AgentSpecError, parse_agent_spec
+from accord.core.names import counted
 from accord.domains.deal_or_no_deal.load import Datapoint
 from accord.domains.deal_or_no_deal.rules import best
 from accord.domains.deal_or_no_deal.stats import human_row
@@ -215,8 +216,9 @@ def format_dond(data: Mapping[str, Any]) -> str:
     out: list[str] = []
     for t in data["tables"]:
         head = f"Table {t['table']}" if t["table"] else "Reference (not in the paper)"
-        out += [f"{head}: {t['title']} ({t['datapoints']} datapoints with an envy-free "
-                "allocation)", "", "| " + " | ".join(HEADER) + " |",
+        points = counted(t["datapoints"], "datapoint")
+        out += [f"{head}: {t['title']} ({points} with an envy-free allocation)", "",
+                "| " + " | ".join(HEADER) + " |",
                 "|---|" + "---:|" * (len(HEADER) - 1)]
         rows = ([t["best"]] if t.get("best") else []) + t["rows"]
         out += ["| " + " | ".join(_cells(r)) + " |" for r in rows]
@@ -225,7 +227,8 @@ def format_dond(data: Mapping[str, Any]) -> str:
             if sources else []
         out.append("")
     skipped = {k: v for k, v in data["skipped"].items() if v}
-    out.append(f"{data['episodes']} finished episodes on datapoints with an envy-free "
+    out.append(f"{counted(data['episodes'], 'finished episode')} on datapoints with an "
+               "envy-free "
                "allocation" + (" (left out: " + ", ".join(
                    f"{v} {k.replace('_', ' ')}" for k, v in skipped.items()) + ")"
                    if skipped else "") + ".")

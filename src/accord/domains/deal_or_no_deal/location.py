@@ -29,7 +29,18 @@ SPLITS: tuple[str, ...] = ("test", "val")
 
 
 class DataNotFoundError(FileNotFoundError):
-    """No data at the resolved location; the message says where it looked and what to do."""
+    """No data at the resolved location; the message says where it looked and what to do.
+
+    ``file`` is the data file looked for and ``root`` the location it was resolved from,
+    so a command with its own option for the path (``--human-data``) can name that option
+    instead of ``--data``.
+    """
+
+    def __init__(self, message: str, *, file: Path | None = None,
+                 root: Path | None = None) -> None:
+        super().__init__(message)
+        self.file = file
+        self.root = root
 
 
 def default_root() -> Path:
@@ -72,5 +83,6 @@ def split_file(path: str | os.PathLike[str] | None = None, split: str = "test") 
     if not is_file(file):
         raise DataNotFoundError(
             f"no Deal-or-No-Deal {split} split at {file} (looked at {root}; set --data or "
-            f"{ENV_VAR}, or fetch it with `accord dond download --data {root}`)")
+            f"{ENV_VAR}, or fetch it with `accord dond download --data {root}`)",
+            file=file, root=root)
     return file

@@ -30,6 +30,7 @@ from pydantic import Field
 from accord.agents.base import Agent
 from accord.agents.kinds import AgentRegistry, SpecCheck
 from accord.agents.spec import AgentSpec
+from accord.core.names import unknown_name
 from accord.domains.base import Domain, EpisodeSpec, RunContext, register_domain
 from accord.domains.deliberation.agents import NaiveAgent, SharingAgent
 from accord.domains.deliberation.catalog import shipped_instance
@@ -127,7 +128,7 @@ def register_agent_kind(name: str, factory: AgentFactory, *, mode: str | None = 
     validates a spec of the kind before any episode runs.
     """
     if mode is not None and mode not in MODES:
-        raise ValueError(f"unknown mode {mode!r}; expected one of {list(MODES)}")
+        raise ValueError(unknown_name("mode", mode, MODES))
     AGENT_KINDS.register(name, factory, check=check)
     if mode is not None:
         _KIND_MODES[name] = mode
@@ -137,8 +138,7 @@ def parse_scenario(scenario: str, params: Mapping[str, Any]) -> tuple[str, int]:
     """``(setting, instance index)`` from ``menu-numeric/7`` or the ``instance`` param."""
     setting, _, idx = scenario.partition("/")
     if setting not in SETTINGS:
-        raise ValueError(f"unknown deliberation setting {setting!r}; expected one of "
-                         f"{list(SETTINGS)}")
+        raise ValueError(unknown_name("deliberation setting", setting, SETTINGS))
     if idx:
         try:
             return setting, int(idx)

@@ -28,7 +28,9 @@ class DataError(ValueError):
         self.file = file
         self.key = key
         self.problem = problem
-        where = f"{file}: {key}" if key else file
+        # a placeholder key (<file>, <json>: the file itself) stays in .key, not the message
+        shown = key and not (key.startswith("<") and key.endswith(">"))
+        where = f"{file}: {key}" if shown else file
         super().__init__(f"{where}: {problem}")
 
 

@@ -244,7 +244,9 @@ def _code_agent(spec: AgentSpec, ctx: AgentContext) -> GameAgent:
         _check_fixed(actions, ctx.game, ctx.player)
         agent = FixedAgent(actions, message=message)
     if opts:
-        raise ValueError(f"agent {spec}: unknown option(s) {sorted(opts)}")
+        known = "message, tie_break" if spec.kind == "rational" else "message"
+        raise ValueError(f"unknown option(s) {', '.join(sorted(opts))}; {spec.kind} takes: "
+                         f"{known}")
     return agent
 
 

@@ -45,7 +45,7 @@ def _agent_options(spec: AgentSpec) -> tuple[str, int]:
     check_model_spec(spec, AGENT_OPTIONS)  # the model first, then the scaffold's options
     tool_use = str(spec.options.get("tool_use", "call"))
     if tool_use not in TOOL_USES:
-        raise AgentSpecError(f"{spec}: tool_use must be one of {list(TOOL_USES)}, got "
+        raise AgentSpecError(f"{spec}: tool_use must be {' or '.join(TOOL_USES)}, got "
                              f"{tool_use!r}")
     calls = spec.options.get("max_tool_calls", 3)
     if isinstance(calls, bool) or not isinstance(calls, int) or calls < 0:
