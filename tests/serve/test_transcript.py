@@ -138,3 +138,19 @@ def test_what_agents_say_and_notes_read_as_words_not_json(tmp_path: Path, make_c
     table = table[:table.index("</table>")]
     assert "share: ingredients" in table
     assert "{&#34;share&#34;" not in table and '{"share"' not in table and "[[" not in table
+
+
+def test_an_episode_that_fails_in_round_one_ends_in_round_one() -> None:
+    """Issue 28's walk: an LLM episode whose first call failed showed "1 agent failed"
+    then "0 ended: error (error): ..." (the record's count of completed rounds, and the
+    reason repeating the status)."""
+    lines = transcript([
+        {"kind": "agent_error", "round": 1, "party": "buyer", "feedback": "RuntimeError: x"},
+        {"kind": "end", "round": 0, "party": "buyer", "reason": "error",
+         "data": {"status": "error", "detail": "RuntimeError: x"}},
+    ])["lines"]
+    assert [(ln["round"], ln["action"]) for ln in lines] == [(1, "agent failed"), (1, "ended")]
+    assert lines[1]["detail"] == "error: RuntimeError: x"
+    ended = transcript([{"kind": "end", "round": 4, "reason": "stagnation",
+                         "data": {"status": "no_deal"}}])["lines"][0]
+    assert (ended["round"], ended["detail"]) == (4, "no deal (stagnation)")

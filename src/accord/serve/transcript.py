@@ -111,7 +111,8 @@ def event_view(ev: Mapping[str, Any]) -> dict[str, Any]:
         status = str(data.get("status") or "").replace("_", " ")
         reason = str(ev.get("reason") or "").replace("_", " ")
         out["action"] = "ended"
-        out["detail"] = (status + (f" ({reason})" if reason and reason != "None" else "")
+        out["detail"] = (status + (f" ({reason})" if reason and reason not in ("None", status)
+                                   else "")
                          + (f": {data['detail']}" if data.get("detail") else ""))
     elif kind == "agent_error":
         out["action"] = "agent failed"
@@ -205,7 +206,13 @@ def transcript(events: list[Mapping[str, Any]]) -> dict[str, Any]:
             if ev.get("reason") == FORK_NOTE:
                 lines.append(fork_marker(ev))
                 continue
-        lines.append(event_view(ev))
+        line = event_view(ev)
+        if ev.get("kind") == "end" and isinstance(rnd_now, int):
+            # the record counts the rounds completed (0 when the first one failed); the
+            # end row stands in the round it happened, after the rows before it
+            seen = [ln["round"] for ln in lines if isinstance(ln.get("round"), int)]
+            line["round"] = max([rnd_now, *seen])
+        lines.append(line)
     return {"lines": lines + waiting, "llm_calls": calls, "notes": notes}
 
 
