@@ -139,6 +139,12 @@ def test_episode_page_card_and_sections_over_http(make_client, stagnation_store:
     assert "buyer walked away when the stagnation rule fired" in page
     assert "<th>walk</th>" not in page and "walk False" not in page
     assert "<caption>Last offers on the table</caption>" in page
+    # the stagnation rows in words: no snake_case names, no unrounded floats
+    table = page[page.index('<table class="transcript">'):]
+    table = table[:table.index("</table>")]
+    assert "<td>stagnation walk</td>" in table and "stagnation_walk" not in table
+    assert "last_move=0," in table and "last_move=0.0" not in table
+    assert "notes: stagnation × 1, stagnation walk × 1" in page
     deal = next(r for r in rows if r.outcome == "agreement")
     page = c.get(f"/episodes/{deal.id}").text
     assert "buyer accepted seller&#39;s offer in round" in page
