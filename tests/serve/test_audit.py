@@ -145,10 +145,14 @@ def test_episode_page_card_and_sections_over_http(make_client, stagnation_store:
     assert "<td>stagnation walk</td>" in table and "stagnation_walk" not in table
     assert "last_move=0," in table and "last_move=0.0" not in table
     assert "notes: stagnation × 1, stagnation walk × 1" in page
+    # the card's distances of a no-deal say where they are measured from (the metrics
+    # table leaves them empty: a reader saw 0.321 above and "-" below, unexplained)
+    assert "measured from the BATNAs: no deal was reached" in page
     deal = next(r for r in rows if r.outcome == "agreement")
     page = c.get(f"/episodes/{deal.id}").text
     assert "buyer accepted seller&#39;s offer in round" in page
     assert "value left on the table" in page and "distance to the Pareto frontier" in page
+    assert "measured from the BATNAs" not in page
     doc = c.get(f"/api/episodes/{deal.id}").json()
     assert doc["card"]["optimality"]["pareto"] == pytest.approx(deal.metrics["l2_to_pareto"])
 
