@@ -182,3 +182,30 @@ def test_unfinished_and_failed_episodes_say_so() -> None:
     card = audit.card(failed)
     assert card["outcome"] == "Failed" and card["terms"] is None
     assert card["optimality"] is None and card["utilities"] == []
+
+
+def test_an_error_card_says_why(make_client, tmp_path: Path, gated_store: Path) -> None:
+    """The summary card of an episode that ended in an error or failed said only "an
+    agent failed"; the reason (a model's context too small, an exception) sat 1,000 px
+    lower in the transcript. Now the card says it, cut at 500 characters."""
+    import sqlite3
+
+    path = tmp_path / "err.db"
+    path.write_bytes(gated_store.read_bytes())
+    ids = [r.id for r in _rows(path, "gated")]
+    why = "RuntimeError: LLM call failed for buyer: ContextOverflowError: " + "x" * 600
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE episodes SET status='failed', outcome=NULL, error=? WHERE id=?",
+                     ("RuntimeError: boom", ids[0]))
+        conn.execute("UPDATE episodes SET outcome='error', error=? WHERE id=?", (why, ids[1]))
+    c = make_client(path)
+    def card(eid: str) -> str:
+        page = c.get(f"/episodes/{eid}").text
+        at = page.index('id="summary"')
+        return page[at:page.index("</section>", at)]
+
+    for eid, text in ((ids[0], "RuntimeError: boom"), (ids[1], why[:400])):
+        assert 'id="why"' in card(eid) and text in card(eid), eid
+    assert why not in card(ids[1])  # cut, not the whole 660 characters
+    page = c.get(f"/episodes/{ids[2]}").text
+    assert 'id="why"' not in page  # an agreement has nothing to explain
