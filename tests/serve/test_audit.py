@@ -139,10 +139,20 @@ def test_episode_page_card_and_sections_over_http(make_client, stagnation_store:
     assert "buyer walked away when the stagnation rule fired" in page
     assert "<th>walk</th>" not in page and "walk False" not in page
     assert "<caption>Last offers on the table</caption>" in page
+    # the stagnation rows in words: no snake_case names, no unrounded floats
+    table = page[page.index('<table class="transcript">'):]
+    table = table[:table.index("</table>")]
+    assert "<td>stagnation walk</td>" in table and "stagnation_walk" not in table
+    assert "last_move=0," in table and "last_move=0.0" not in table
+    assert "notes: stagnation × 1, stagnation walk × 1" in page
+    # the card's distances of a no-deal say where they are measured from (the metrics
+    # table leaves them empty: a reader saw 0.321 above and "-" below, unexplained)
+    assert "measured from the BATNAs: no deal was reached" in page
     deal = next(r for r in rows if r.outcome == "agreement")
     page = c.get(f"/episodes/{deal.id}").text
     assert "buyer accepted seller&#39;s offer in round" in page
     assert "value left on the table" in page and "distance to the Pareto frontier" in page
+    assert "measured from the BATNAs" not in page
     doc = c.get(f"/api/episodes/{deal.id}").json()
     assert doc["card"]["optimality"]["pareto"] == pytest.approx(deal.metrics["l2_to_pareto"])
 
@@ -172,3 +182,30 @@ def test_unfinished_and_failed_episodes_say_so() -> None:
     card = audit.card(failed)
     assert card["outcome"] == "Failed" and card["terms"] is None
     assert card["optimality"] is None and card["utilities"] == []
+
+
+def test_an_error_card_says_why(make_client, tmp_path: Path, gated_store: Path) -> None:
+    """The summary card of an episode that ended in an error or failed said only "an
+    agent failed"; the reason (a model's context too small, an exception) sat 1,000 px
+    lower in the transcript. Now the card says it, cut at 500 characters."""
+    import sqlite3
+
+    path = tmp_path / "err.db"
+    path.write_bytes(gated_store.read_bytes())
+    ids = [r.id for r in _rows(path, "gated")]
+    why = "RuntimeError: LLM call failed for buyer: ContextOverflowError: " + "x" * 600
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE episodes SET status='failed', outcome=NULL, error=? WHERE id=?",
+                     ("RuntimeError: boom", ids[0]))
+        conn.execute("UPDATE episodes SET outcome='error', error=? WHERE id=?", (why, ids[1]))
+    c = make_client(path)
+    def card(eid: str) -> str:
+        page = c.get(f"/episodes/{eid}").text
+        at = page.index('id="summary"')
+        return page[at:page.index("</section>", at)]
+
+    for eid, text in ((ids[0], "RuntimeError: boom"), (ids[1], why[:400])):
+        assert 'id="why"' in card(eid) and text in card(eid), eid
+    assert why not in card(ids[1])  # cut, not the whole 660 characters
+    page = c.get(f"/episodes/{ids[2]}").text
+    assert 'id="why"' not in page  # an agreement has nothing to explain

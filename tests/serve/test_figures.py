@@ -34,3 +34,18 @@ def test_intervals_and_shares() -> None:
     w = {k: float(v) for k, v in re.findall(r'class="oc-(\w+)" x="[\d.]+" y="\d+" '
                                             r'width="([\d.]+)"', shares)}
     assert math.isclose(w["agreement"], 3 * w["no_deal"])
+
+
+def test_long_lineup_labels_keep_their_party() -> None:
+    """Issue 28's walk: the mean-utility chart cut 'utility-aware vs utility-aware · Alice'
+    and '... · Bob' to the same 'utility-aware vs utility-awar…', two rows a person
+    could not tell apart; the full label stays the row's tooltip."""
+    svg = str(bar_chart([("utility-aware vs utility-aware · Alice", 0.8, None),
+                         ("utility-aware vs utility-aware · Bob", 0.6, None),
+                         ("boulware vs conceder · procurement", 0.8, None),
+                         ("boulware vs conceder · vendor", 0.5, None)], "mean utility"))
+    shown = re.findall(r"</title>([^<]+)</text>", svg)
+    assert shown[:4] == ["utility-aware vs util… · Alice", "utility-aware vs utilit… · Bob",
+                         "boulware vs con… · procurement", "boulware vs conceder · vendor"]
+    assert all(len(t) <= 30 for t in shown[:4])
+    assert "<title>utility-aware vs utility-aware · Alice</title>" in svg

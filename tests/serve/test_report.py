@@ -82,3 +82,16 @@ def test_cli_flag(tmp_path: Path, gated_store: Path) -> None:
     bad = runner.invoke(app, ["report", str(gated_store), "-o", str(out),
                               "--transcripts", "lots"])
     assert bad.exit_code == 2 and "--transcripts must be none, failed, all" in bad.output
+
+
+def test_the_run_list_counts_in_words(tmp_path: Path, gated_store: Path) -> None:
+    """A run of one episode is listed as '(1 episode)', not '(1 episodes)'."""
+    from accord.testing.stores import grow_store
+
+    path = tmp_path / "two.db"
+    grow_store(gated_store, "gated", path, "one", 1, with_trajectories=1)
+    grow_store(gated_store, "gated", path, "three", 3, with_trajectories=1)
+    toc = build_report(path, transcripts="none")
+    toc = toc[toc.index('<ul class="toc">'):]
+    toc = toc[:toc.index("</ul>")]
+    assert "one</a> (1 episode)" in toc and "three</a> (3 episodes)" in toc

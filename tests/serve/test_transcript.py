@@ -102,3 +102,55 @@ def test_three_parties_a_counter_waits_for_its_makers_turn() -> None:
         (3, "a", "accept"), (3, "b", "accept")]
     rounds = [ln["round"] for ln in lines]
     assert rounds == sorted(rounds)
+
+
+def test_what_agents_say_and_notes_read_as_words_not_json(tmp_path: Path, make_client) -> None:
+    """Issue 28's walk: a deliberation transcript showed the share agents' messages as
+    JSON (``{"share":[["ingredients","pasta",2],...``), a talking turn as a bare
+    ``offer`` and the stagnation note as ``last_move=0.0``; now the same words as
+    ``accord show``."""
+    from accord.bench import BenchOptions, parse_config, run_bench
+
+    share = json.dumps({"share": [["ingredients", "pasta", 2],
+                                  ["guest_scores", "Mei", "Pad Thai", 3.6234]],
+                        "part": 1, "parts": 1})
+    line = transcript([{"kind": "move", "round": 1, "party": "agent_0",
+                        "move": {"kind": "offer", "package": {}, "message": share}}])["lines"][0]
+    assert line["detail"] == "(no proposal)"
+    assert line["message"] == "share: ingredients pasta 2; guest_scores Mei Pad Thai 3.623, " \
+                              "part=1, parts=1"
+    note = transcript([{"kind": "note", "round": 5, "reason": "stagnation",
+                        "data": {"epsilon": 1e-09, "last_move": 0.0, "then": "walk",
+                                 "fired": True}}])["lines"][0]
+    assert note["detail"] == "epsilon=1e-09, last_move=0, then=walk, fired=yes"
+    # the page of a stored share-vs-share deliberation
+    store = tmp_path / "delib.db"
+    cfg = parse_config({"name": "delib", "domain": "deliberation", "scenarios": ["menu-numeric"],
+                        "agents": [["share", "share"]], "seeds": 1}, "<test>")
+    assert run_bench(cfg, BenchOptions(store=str(store), quiet=True)).done == 1
+    st = Store.open_readonly(store)
+    try:
+        eid = st.episodes("delib")[0].id
+    finally:
+        st.conn.close()
+    page = make_client(store).get(f"/episodes/{eid}").text
+    table = page[page.index('<table class="transcript"'):]
+    table = table[:table.index("</table>")]
+    assert "share: ingredients" in table
+    assert "{&#34;share&#34;" not in table and '{"share"' not in table and "[[" not in table
+
+
+def test_an_episode_that_fails_in_round_one_ends_in_round_one() -> None:
+    """Issue 28's walk: an LLM episode whose first call failed showed "1 agent failed"
+    then "0 ended: error (error): ..." (the record's count of completed rounds, and the
+    reason repeating the status)."""
+    lines = transcript([
+        {"kind": "agent_error", "round": 1, "party": "buyer", "feedback": "RuntimeError: x"},
+        {"kind": "end", "round": 0, "party": "buyer", "reason": "error",
+         "data": {"status": "error", "detail": "RuntimeError: x"}},
+    ])["lines"]
+    assert [(ln["round"], ln["action"]) for ln in lines] == [(1, "agent failed"), (1, "ended")]
+    assert lines[1]["detail"] == "error: RuntimeError: x"
+    ended = transcript([{"kind": "end", "round": 4, "reason": "stagnation",
+                         "data": {"status": "no_deal"}}])["lines"][0]
+    assert (ended["round"], ended["detail"]) == (4, "no deal (stagnation)")

@@ -147,7 +147,8 @@ def optimality(row: EpisodeRow) -> dict[str, Any] | None:
     point), ``left_on_table`` (the value left on the table: the largest joint gain an
     outcome at least as good for every party would have added), ``gap`` / ``gap_text``
     (the domain's headline gap when it is another one, e.g. a game's distance to the
-    Pareto-optimal equilibrium), ``unit``, ``sentence`` -- or ``None`` when not known."""
+    Pareto-optimal equilibrium), ``unit``, ``sentence``, ``no_deal`` (the distances are
+    measured from the BATNAs) -- or ``None`` when not known."""
     from accord.bench.optimality import GAP_TEXT, episode_gaps
 
     domain = str(row.spec.get("domain"))
@@ -163,7 +164,8 @@ def optimality(row: EpisodeRow) -> dict[str, Any] | None:
     return {"pareto": g.values.get("gap_pareto"), "nash": g.values.get("gap_nash"),
             "left_on_table": g.value_left, "unit": g.unit,
             "gap": g.gap if own else None, "gap_text": GAP_TEXT[g.headline] if own else None,
-            "sentence": g.sentence()}
+            "sentence": g.sentence(),
+            "no_deal": row.outcome in ("no_deal", "error")}
 
 
 def _true_parties(value: Any) -> list[str]:

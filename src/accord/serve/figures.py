@@ -51,7 +51,14 @@ OUTCOME_COLOURS = {"agreement": "#2e8b3e", "completed": "#1d4f8a", "no_deal": "#
 
 
 def _label(text: str, limit: int = 30) -> str:
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    """A row label cut to ``limit`` characters. A ``line-up · party`` label is cut in its
+    line-up, so the party stays readable (two rows of one long line-up differ)."""
+    if len(text) <= limit:
+        return text
+    head, sep, tail = text.rpartition(" · ")
+    if sep and limit - len(tail) - len(sep) - 1 >= 8:
+        return head[:limit - len(tail) - len(sep) - 1] + "…" + sep + tail
+    return text[:limit - 1] + "…"
 
 
 def _svg(rows: int, title: str, body: list[str], cls: str) -> Markup:

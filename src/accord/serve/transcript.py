@@ -47,8 +47,23 @@ def _data_text(data: Any) -> str:
 
 
 def _short(value: Any, limit: int = 600) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, default=str)
+    if isinstance(value, bool):
+        text = "yes" if value else "no"
+    elif isinstance(value, (str, Mapping, list, tuple, int, float)) or value is None:
+        text = said(value)
+    else:
+        text = json.dumps(value, default=str)
     return text if len(text) <= limit else text[:limit] + f"… ({len(text)} chars)"
+
+
+def said(value: Any) -> str:
+    """What a party said or a note holds, in words for a person: a JSON text (e.g. a
+    deliberation agent's ``{"share": [...], "part": 1, "parts": 1}``) decoded into
+    ``share: ingredients pasta 2; ...``, floats rounded; the same words ``accord show``
+    prints (:func:`accord.cli.render.readable`). Never a Python or JSON literal."""
+    from accord.cli.render import readable
+
+    return readable(value)
 
 
 def event_view(ev: Mapping[str, Any]) -> dict[str, Any]:
@@ -63,7 +78,8 @@ def event_view(ev: Mapping[str, Any]) -> dict[str, Any]:
         mk = move.get("kind")
         out["action"] = str(mk)
         if mk in ("offer", "suggest"):
-            out["detail"] = package_text(move.get("package"))
+            # an offer without a package is a turn that only talks (deliberation)
+            out["detail"] = package_text(move.get("package")) or "(no proposal)"
         elif mk == "reject":
             counter = move.get("counter")
             if counter:
@@ -72,7 +88,7 @@ def event_view(ev: Mapping[str, Any]) -> dict[str, Any]:
         elif mk == "walk":
             out["detail"] = move.get("reason") or ""
         elif mk == "message":
-            out["message"] = move.get("text")
+            out["message"] = said(move.get("text") or "") or None
         elif mk == "action":
             out["detail"] = str(move.get("action"))
         elif mk == "decide":
@@ -81,7 +97,7 @@ def event_view(ev: Mapping[str, Any]) -> dict[str, Any]:
             rest = {k: v for k, v in move.items() if k not in ("kind", "message")}
             out["detail"] = _data_text(rest)
         if move.get("message") and mk != "message":
-            out["message"] = move.get("message")
+            out["message"] = said(move.get("message"))
     elif kind == "invalid":
         out["action"] = f"invalid move ({ev.get('reason')})"
         out["detail"] = ev.get("feedback") or ""
@@ -95,7 +111,8 @@ def event_view(ev: Mapping[str, Any]) -> dict[str, Any]:
         status = str(data.get("status") or "").replace("_", " ")
         reason = str(ev.get("reason") or "").replace("_", " ")
         out["action"] = "ended"
-        out["detail"] = (status + (f" ({reason})" if reason and reason != "None" else "")
+        out["detail"] = (status + (f" ({reason})" if reason and reason not in ("None", status)
+                                   else "")
                          + (f": {data['detail']}" if data.get("detail") else ""))
     elif kind == "agent_error":
         out["action"] = "agent failed"
@@ -189,7 +206,13 @@ def transcript(events: list[Mapping[str, Any]]) -> dict[str, Any]:
             if ev.get("reason") == FORK_NOTE:
                 lines.append(fork_marker(ev))
                 continue
-        lines.append(event_view(ev))
+        line = event_view(ev)
+        if ev.get("kind") == "end" and isinstance(rnd_now, int):
+            # the record counts the rounds completed (0 when the first one failed); the
+            # end row stands in the round it happened, after the rows before it
+            seen = [ln["round"] for ln in lines if isinstance(ln.get("round"), int)]
+            line["round"] = max([rnd_now, *seen])
+        lines.append(line)
     return {"lines": lines + waiting, "llm_calls": calls, "notes": notes}
 
 
@@ -213,4 +236,4 @@ def usage_rows(usage: Mapping[str, Any] | None) -> list[dict[str, Any]]:
 
 
 __all__ = ["FORK_NOTE", "counter_rounds", "event_view", "flatten", "fork_marker",
-           "package_text", "transcript", "usage_rows"]
+           "package_text", "said", "transcript", "usage_rows"]

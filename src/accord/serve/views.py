@@ -25,13 +25,21 @@ def when(t: float | None) -> str:
 
 
 def num(x: Any) -> str:
-    """A table cell for a value: 4 significant digits for floats, ``-`` for none."""
+    """A table cell for a value, rounded for people as ``accord results`` rounds its
+    tables: floats to 3 decimals without trailing zeros (``0.6925`` -> ``0.693``),
+    thousands grouped from 1,000 on; ``-`` for none. ``--json`` and the JSON twins keep
+    full precision."""
     if x is None:
         return "-"
     if isinstance(x, bool):
         return "yes" if x else "no"
     if isinstance(x, float):
-        return f"{x:.4g}"
+        if x != x:
+            return "-"
+        if abs(x) >= 1000:
+            return f"{x:,.0f}"
+        text = f"{x:.3f}".rstrip("0").rstrip(".")
+        return "0" if text == "-0" else text
     return str(x)
 
 

@@ -170,6 +170,12 @@ def test_person_completes_a_deliberation_in_the_browser(server: Server,
     text = browser.find_element(By.ID, "debrief").text
     assert "The team decided." in text and "of a best possible 186.84" in text
     assert browser.find_element(By.ID, "optimal").text.startswith("A best decision:")
+    # the share agent's observations in words, not its JSON (issue 28's walk: the play
+    # transcript printed '{"share":[["ingredients","butter",2],...' to the person)
+    said = browser.find_element(By.ID, "transcript").text
+    assert "share: ingredients" in said and '{"share"' not in said and '[["' not in said
+    # the share agent's last proposal was the empty menu: said as "-", not a bare "menu="
+    assert browser.find_element(By.ID, "agreement").text == "menu=-"
     row = stored(server, browser.find_element(By.ID, "episode").text)
     assert row.outcome == "agreement" and row.labels["lineup"] == "human (agent_0) vs share"
 

@@ -64,6 +64,11 @@ def _env() -> Environment:
     env = Environment(loader=FileSystemLoader(str(root)),
                       autoescape=select_autoescape(default=True, default_for_string=True),
                       trim_blocks=True, lstrip_blocks=True)
+    # what a party said, in words (a deliberation agent's JSON share decoded), as the
+    # results' transcript page and `accord show` print it
+    from accord.serve.transcript import said
+
+    env.filters["said"] = said
     return env
 
 
