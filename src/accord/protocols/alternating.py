@@ -40,6 +40,7 @@ from accord.core.moves import (
 from accord.core.outcomes import Outcome
 from accord.core.scenario import Scenario
 from accord.protocols.base import Invalid, Note, Observation, Progress, Protocol, Termination
+from accord.protocols.history import appended
 from accord.protocols.negotiation import (
     GameView,
     MediatorObservation,
@@ -121,7 +122,9 @@ class NegotiationState:
     phase: str = "propose"  # propose | respond | assess | mediate | respond_mediator | over
     proposer: str | None = None
     current: OfferRecord | None = None
-    history: tuple[OfferRecord, ...] = ()
+    #: every offer put on the table, oldest first (a :class:`~accord.protocols.history.History`
+    #: shared with earlier states: appending costs O(1), not a copy)
+    history: Sequence[OfferRecord] = ()
     latest: Mapping[str, OfferRecord] = field(default_factory=dict)
     counters: Mapping[str, OfferRecord] = field(default_factory=dict)
     messages: tuple[tuple[int, str, str], ...] = ()
@@ -369,7 +372,8 @@ class AlternatingOffers(Protocol[NegotiationState]):
         latest = {**state.latest, rec.party: rec}
         return _evolve(
             state, phase="respond", proposer=rec.party, current=rec,
-            history=(*state.history, rec), latest=latest, turn_messages=0, verdicts={})
+            history=appended(state.history, rec), latest=latest, turn_messages=0,
+            verdicts={})
 
     def apply(self, state: NegotiationState, moves: Mapping[str, Move]
               ) -> tuple[NegotiationState, list[Note]]:
@@ -436,7 +440,7 @@ class AlternatingOffers(Protocol[NegotiationState]):
                         "verdicts": {}, "messages": state.messages,
                         "counters": {q: r for q, r in old.items() if q != p} if old else {},
                         "round": rnd + 1, "phase": "respond", "proposer": p, "current": rec,
-                        "history": state.history + (rec,),  # noqa: RUF005 (faster)
+                        "history": appended(state.history, rec),
                         "latest": latest, "turn_messages": 0}), notes
                 counters = dict(state.counters)
                 counters[p] = rec
@@ -609,7 +613,7 @@ class AlternatingOffers(Protocol[NegotiationState]):
             changes["counters"] = {p: r for p, r in counters.items() if p != nxt} \
                 if len(counters) > 1 else {}
             changes["current"] = rec
-            changes["history"] = state.history + (rec,)  # noqa: RUF005 (2.5x faster)
+            changes["history"] = appended(state.history, rec)
             changes["latest"] = latest
             changes["turn_messages"] = 0
             changes["verdicts"] = {}

@@ -9,7 +9,7 @@ rounds' offers, again without utilities.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -73,7 +73,7 @@ class NegotiationObservation(Observation):
     proposer: str | None = None
     current_offer: Package | None = None
     current_index: int | None = None
-    history: tuple[OfferRecord, ...] = ()
+    history: Sequence[OfferRecord] = ()
     messages: tuple[tuple[int, str, str], ...] = ()
     my_last_offer: Package | None = None
     suggestion: Package | None = None
@@ -138,7 +138,7 @@ class MediatorObservation(Observation):
 
     space: OutcomeSpace | None = None
     parties: tuple[str, ...] = ()
-    history: tuple[OfferRecord, ...] = ()
+    history: Sequence[OfferRecord] = ()
     latest: Mapping[str, Package] = field(default_factory=dict)
     messages: tuple[tuple[int, str, str], ...] = ()
 
