@@ -58,7 +58,6 @@ from accord.protocols.stagnation import (
     previous_of,
     window,
 )
-from accord.protocols.voting import bound_parties, check_rules, tally
 
 MEDIATOR = "mediator"
 #: the legal moves of a verdict (the respond phases)
@@ -165,7 +164,10 @@ class AlternatingOffers(Protocol[NegotiationState]):
             raise ValueError(
                 f"turn order {list(order)} must list each party once: {list(scenario.party_names)}")
         minimums = dict(cfg.minimums)
-        check_rules(order, cfg.required, minimums, cfg.binding, cfg.opener)
+        if cfg.voting_rules or cfg.opener is not None:  # nothing to check otherwise
+            from accord.protocols.voting import check_rules
+
+            check_rules(order, cfg.required, minimums, cfg.binding, cfg.opener)
         if cfg.opener is not None:  # the opener starts the turn order (and closes, below)
             at = list(order).index(cfg.opener)
             order = (*order[at:], *order[:at])
@@ -508,6 +510,8 @@ class AlternatingOffers(Protocol[NegotiationState]):
               notes: list[Note]) -> tuple[bool, tuple[str, ...]]:
         """The vote under the voting rules: (passed, void yes votes); a void yes and a
         missing veto are noted for the trajectory."""
+        from accord.protocols.voting import tally
+
         yes = accepts if mediated else (table.party, *accepts)
         pkg = table.package
         t = tally(self.parties, yes, self.required, self.config.required, self._minimums,
@@ -715,7 +719,12 @@ class AlternatingOffers(Protocol[NegotiationState]):
         pkg = state.agreement.package
         yes = set(state.accepted_by) | {state.agreement.party}
         valid = [p for p in self.parties if p in yes and p not in state.void]
-        bound = set(bound_parties(self.parties, valid, self.config.binding))
+        if self.config.binding == "accepters":  # voting.bound_parties without the import
+            bound = set(valid)
+        else:
+            from accord.protocols.voting import bound_parties
+
+            bound = set(bound_parties(self.parties, valid, self.config.binding))
         deal = {p.name: p.utility(pkg) for p in self.scenario.parties}
         if self._bonus and len(valid) == len(self.parties):  # unanimous: bonuses paid
             for p, points in self._bonus.items():
