@@ -38,9 +38,10 @@ NOT_NEEDED = ("pydantic", "importlib.metadata", "accord.bench", "accord.llm", "a
               # YAML parser, and importlib.resources with its zipfile and tempfile imports
               "yaml", "accord.core.safeyaml", "importlib.resources", "zipfile", "tempfile",
               # and since code agents run without an event loop (issue 30, the engine's
-              # follow-ups): asyncio, forks, the voting rules, the mediators
+              # follow-ups): asyncio, forks, the voting rules, the mediators and the
+              # observations of the mediator and the stagnation scorer
               "asyncio", "accord.protocols.fork", "accord.protocols.voting",
-              "accord.agents.mediator", "accord.agents.pareto_mediator")
+              "accord.agents.mediator", "accord.agents.pareto_mediator", "accord.protocols.roles")
 
 PROBE = """
 import json, sys, runpy

@@ -41,13 +41,7 @@ from accord.core.outcomes import Outcome
 from accord.core.scenario import Scenario
 from accord.protocols.base import Invalid, Note, Observation, Progress, Protocol, Termination
 from accord.protocols.history import appended
-from accord.protocols.negotiation import (
-    GameView,
-    MediatorObservation,
-    NegotiationObservation,
-    OfferRecord,
-    StagnationObservation,
-)
+from accord.protocols.negotiation import GameView, NegotiationObservation, OfferRecord
 from accord.protocols.stagnation import (
     STAGNATION_ROLE,
     Walker,
@@ -276,6 +270,8 @@ class AlternatingOffers(Protocol[NegotiationState]):
         # a verdict is every round's turn but the first offer: its moves without the call
         legal = _VERDICTS if state.phase == "respond" else self._legal(state, role)
         if role == STAGNATION_ROLE:
+            from accord.protocols.roles import StagnationObservation
+
             cfg = self.config
             return StagnationObservation(
                 role=role, round=state.round, legal=legal, space=self._space,
@@ -283,6 +279,8 @@ class AlternatingOffers(Protocol[NegotiationState]):
                 rounds=cfg.stagnation_rounds, epsilon=cfg.stagnation_epsilon,
                 measure=cfg.stagnation_measure)
         if role == MEDIATOR:
+            from accord.protocols.roles import MediatorObservation
+
             return MediatorObservation(
                 role=role, round=state.round, legal=legal, space=self._space,
                 parties=self.parties, history=state.history,
