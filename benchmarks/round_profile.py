@@ -22,7 +22,8 @@ The agent parts are replayed on fresh agents each pass, so their per-episode mem
 empty as in a real episode. The share of the cyclic garbage collector, the building of
 protocol and agents and ``asyncio.run``'s new event loop are printed beside.
 
-Used by ``bench_core.py``; run alone with ``python benchmarks/round_profile.py``.
+Used by ``bench_core.py``; run alone with ``python benchmarks/round_profile.py``;
+``--sweep`` prints the CPU per round at 100, 1,000 and 5,000 rounds instead (issue 30).
 """
 
 from __future__ import annotations
@@ -251,8 +252,58 @@ def print_breakdown(scenario: Scenario, floor: float, label: str, repeat: int = 
           f"{got['asyncio_run'] * 1e6:.2f} us")
 
 
+def rounds_sweep(scenario: Scenario, lengths: tuple[int, ...] = (100, 1000, 5000),
+                 repeat: int = 5) -> dict[tuple[int, int], tuple[float, float, int]]:
+    """CPU per round of two boulware agents over episodes of ``lengths`` rounds, stagnation
+    off (0) and on (K = 3, the default), median of ``repeat`` episodes: a per-round cost
+    that grows with the length is work proportional to the history done every round.
+
+    Returns ``{(rounds, K): (median s per round, spread (max - min) s, rounds played)}``;
+    the engine runs in one event loop, the garbage collector collects before each episode,
+    and a first, untimed episode of each length builds the scenario's tables.
+    """
+    loop = asyncio.new_event_loop()
+    out: dict[tuple[int, int], tuple[float, float, int]] = {}
+    for n in lengths:
+        for k in (0, 3):
+            per: list[float] = []
+            played = 0
+            for i in range(repeat + 1):  # the first episode warms the tables: not timed
+                protocol = AlternatingOffers(scenario, AlternatingConfig(
+                    max_rounds=n, stagnation_rounds=k))
+                agents = build_agents(scenario, ["boulware", "boulware"], 0,
+                                      {"episode_id": "bench"})
+                gc.collect()
+                c0 = time.process_time()
+                res = loop.run_until_complete(
+                    run_episode(protocol, agents, bounds=Bounds(max_rounds=n)))
+                spent = time.process_time() - c0
+                played = max(1, res.rounds)
+                if i:
+                    per.append(spent / played)
+            out[(n, k)] = (statistics.median(per), max(per) - min(per), played)
+    loop.close()
+    return out
+
+
+def print_sweep(scenario: Scenario, lengths: tuple[int, ...] = (100, 1000, 5000),
+                repeat: int = 5) -> None:
+    """Print :func:`rounds_sweep`'s table."""
+    print("\n### CPU per round by episode length (two boulware agents, median of "
+          f"{repeat}, spread = max - min)")
+    print(f"  {'rounds':>7} {'stagnation':>10} {'played':>7} {'us/round':>9} {'spread':>8}")
+    for (n, k), (sec, spread, played) in rounds_sweep(scenario, lengths, repeat).items():
+        print(f"  {n:>7} {f'K={k}' if k else 'off':>10} {played:>7} {sec * 1e6:>9.1f} "
+              f"{spread * 1e6:>8.1f}")
+
+
 if __name__ == "__main__":
+    import sys
+
     from bench_core import negotiation_scenario, utility_floor
 
     sc = negotiation_scenario()
-    print_breakdown(sc, utility_floor(sc), "10^4 outcomes")
+    if "--sweep" in sys.argv:
+        print_sweep(sc)
+    else:
+        print_breakdown(sc, utility_floor(sc), "10^4 outcomes")

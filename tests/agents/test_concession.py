@@ -118,6 +118,83 @@ def test_tit_for_tat_mirrors_each_concession_once():
     assert agent.target(obs) == first  # asking twice does not concede twice
 
 
+def _tft_reference(agent, obs):
+    """Tit-for-tat's target as first written: the whole history scanned every call."""
+    import itertools
+
+    p = agent.prepare(obs)
+    theirs = [obs.utility(r.package) for r in obs.history if r.party != obs.role]
+    level = 1.0
+    if theirs:
+        span = max(p.best - p.floor, 1e-12)
+        gained = sum(max(0.0, b - a) for a, b in itertools.pairwise(theirs))
+        level = 1.0 - agent.initial_concession - gained / span
+    return p.floor + (p.best - p.floor) * min(1.0, max(0.0, level))
+
+
+def test_tit_for_tat_evaluates_each_offer_once_and_targets_as_before():
+    """Issue 30: tit-for-tat evaluated every earlier offer of the other side each round
+    (a round's cost grew with the episode); now each offer once per episode, with the
+    same targets, also when asked out of order or in another episode."""
+    import asyncio
+
+    from accord.agents.concession import TimeBasedAgent, TitForTatAgent
+    from accord.protocols.alternating import AlternatingConfig, AlternatingOffers
+    from accord.protocols.engine import Bounds, run_episode
+
+    scenario = resolve_scenario("buyer-seller")
+    calls = {"n": 0}
+
+    class Counted:
+        """The buyer's utility, counting its direct calls."""
+
+        def __init__(self, inner):
+            self.inner = inner
+
+        def __call__(self, package):
+            calls["n"] += 1
+            return self.inner(package)
+
+        def __getattr__(self, name):
+            return getattr(self.inner, name)
+
+    seen = []
+
+    class Spy(TitForTatAgent):
+        def act_now(self, obs):
+            seen.append(obs)
+            return super().act_now(obs)
+
+    rounds = 200
+    proto = AlternatingOffers(scenario, AlternatingConfig(max_rounds=rounds,
+                                                          stagnation_rounds=0))
+    tft, other = Spy(), TimeBasedAgent(0.1)  # a very late conceder (boulware): a long episode
+    tft.reset(np.random.default_rng(0))
+    other.reset(np.random.default_rng(1))
+    real_observe = proto.observe
+
+    def observe(state, role):
+        obs = real_observe(state, role)
+        if role == "buyer":
+            import dataclasses
+
+            obs = dataclasses.replace(obs, utility=counted)
+        return obs
+
+    counted = Counted(scenario.parties[0].utility)
+    proto.observe = observe
+    res = asyncio.run(run_episode(proto, {"buyer": tft, "seller": other},
+                                  bounds=Bounds(max_rounds=rounds)))
+    offers = sum(1 for e in res.trajectory.of_kind("move") if e.party == "seller")
+    assert res.rounds > 50 and len(seen) > 50
+    # each seller offer once (plus what acceptance and the offer choice ask), not once a round
+    assert calls["n"] <= 2 * offers + 2 * len(seen), (calls["n"], offers, len(seen))
+    fresh = TitForTatAgent()
+    fresh.reset(None)
+    for obs in [*seen, *reversed(seen), seen[len(seen) // 2], seen[-1]]:
+        assert fresh.target(obs) == _tft_reference(fresh, obs)
+
+
 def _choose_reference(agent, obs, target):
     """The offer choice as first written (fancy indexing, float mean): the fast path must
     pick the same outcome."""

@@ -1,7 +1,8 @@
 """What ``accord run`` of two code agents imports (issue 30: start-up of a single run).
 
-A bargaining episode between code strategies needs numpy, asyncio (the engine), typer (the
-command line) and the parts of accord that run it; the parameter checker (pydantic), the
+A bargaining episode between code strategies needs numpy, typer (the command line) and the
+parts of accord that run it (not asyncio: such an episode never waits, and runs without an
+event loop); the parameter checker (pydantic), the
 other commands (bench, serve, fork, ...), the LLM layer, the web app, the entry-point scan
 and the conformance kit are not its cost, and neither is PyYAML for a built-in scenario
 (read from its JSON twin, :mod:`accord.domains.bargaining.twin`) without ``--param``. Each
@@ -35,7 +36,12 @@ NOT_NEEDED = ("pydantic", "importlib.metadata", "accord.bench", "accord.llm", "a
               "openai", "anthropic", "socket" if sys.platform == "win32" else "http.client",
               # and since the JSON twin of the built-in scenarios (issue 30, round 3): the
               # YAML parser, and importlib.resources with its zipfile and tempfile imports
-              "yaml", "accord.core.safeyaml", "importlib.resources", "zipfile", "tempfile")
+              "yaml", "accord.core.safeyaml", "importlib.resources", "zipfile", "tempfile",
+              # and since code agents run without an event loop (issue 30, the engine's
+              # follow-ups): asyncio, forks, the voting rules, the mediators and the
+              # observations of the mediator and the stagnation scorer
+              "asyncio", "accord.protocols.fork", "accord.protocols.voting",
+              "accord.agents.mediator", "accord.agents.pareto_mediator", "accord.protocols.roles")
 
 PROBE = """
 import json, sys, runpy

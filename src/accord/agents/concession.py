@@ -22,8 +22,8 @@ BATNA floor is unchanged: Genius discounts the reservation value by the same fac
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -317,16 +317,52 @@ class TitForTatAgent(NegotiatorAgent):
         self.initial_concession = initial_concession
         super().__init__()
 
+    def reset(self, rng: np.random.Generator | None = None) -> None:
+        super().reset(rng)
+        self._tft: list[Any] | None = None  # see _gains
+
     def target(self, obs: NegotiationObservation) -> float:
         p = self.prepare(obs)
-        assert obs.utility is not None
-        theirs = [obs.utility(r.package) for r in obs.history if r.party != obs.role]
+        gains = self._gains(obs)
         level = 1.0
-        if theirs:
+        if gains is not None:
             span = max(p.best - p.floor, 1e-12)
-            gained = sum(max(0.0, b - a) for a, b in itertools.pairwise(theirs))
+            gained = sum(gains)
             level = 1.0 - self.initial_concession - gained / span
         return p.floor + (p.best - p.floor) * min(1.0, max(0.0, level))
+
+    def _gains(self, obs: NegotiationObservation) -> list[float] | None:
+        """What each new offer of the other side gained it over the one before
+        (``max(0, u(b) - u(a))`` for each consecutive pair, in order), ``None`` before the
+        other side's first offer.
+
+        Kept from call to call and extended by the records added since (each offer's
+        utility is computed once, not once a round: the scan of the whole history made a
+        round's cost grow with the episode); recomputed whenever the history is not the
+        one seen last extended (another episode, role or utility)."""
+        assert obs.utility is not None
+        history = obs.history
+        memo = getattr(self, "_tft", None)
+        if (memo is None or memo[0] is not obs.utility or memo[1] != obs.role
+                or memo[2] > len(history) or (memo[2] and history[memo[2] - 1] is not memo[3])):
+            memo = [obs.utility, obs.role, 0, None, None, []]  # key, seen, last, u, gains
+        seen = memo[2]
+        if seen < len(history):
+            u = obs.utility
+            role = obs.role
+            prev: float | None = memo[4]
+            gains: list[float] = memo[5]
+            for r in history[seen:]:
+                if r.party != role:
+                    now = u(r.package)
+                    if prev is not None:
+                        gains.append(max(0.0, now - prev))
+                    prev = now
+            memo[2] = len(history)
+            memo[3] = history[-1]
+            memo[4] = prev
+        self._tft = memo
+        return None if memo[4] is None else memo[5]
 
 
 class HardlinerAgent(NegotiatorAgent):

@@ -22,8 +22,6 @@ from accord.agents.concession import (
     TitForTatAgent,
 )
 from accord.agents.kinds import AgentRegistry, Randomness
-from accord.agents.mediator import MidpointMediator
-from accord.agents.pareto_mediator import ParetoMediator
 from accord.agents.spec import AgentSpec, AgentSpecError
 from accord.protocols.judge import RuleJudge, TerminationJudge
 
@@ -104,12 +102,20 @@ def _pareto(spec: AgentSpec, ctx: Mapping[str, Any]) -> Agent:
     if scenario is None:
         raise AgentSpecError("mediator 'pareto' needs the scenario (it is a trusted mediator "
                              "that sees the utilities); build it through run_negotiation")
+    from accord.agents.pareto_mediator import ParetoMediator  # only when one is asked for
+
     return ParetoMediator(scenario)
+
+
+def _midpoint(spec: AgentSpec, ctx: Mapping[str, Any]) -> Agent:
+    from accord.agents.mediator import MidpointMediator  # only when one is asked for
+
+    return MidpointMediator()
 
 
 MEDIATORS: AgentRegistry[Mapping[str, Any], Agent] = AgentRegistry(
     "bargaining.mediator", "mediator", lazy=_OPTIONAL, label="mediator")
-MEDIATORS.register("midpoint", lambda s, c: MidpointMediator(), stochastic=False)
+MEDIATORS.register("midpoint", _midpoint, stochastic=False)
 MEDIATORS.register("pareto", _pareto, stochastic=False)
 
 JUDGES: AgentRegistry[Mapping[str, Any], TerminationJudge] = AgentRegistry(

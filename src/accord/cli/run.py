@@ -5,7 +5,6 @@ Imported when one of those commands runs (not at ``accord --help`` time).
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +31,22 @@ def parse_params(items: list[str]) -> dict[str, Any]:
         except yaml.YAMLError as exc:
             raise c.fail(f"--param {key}: cannot read {text!r}: {exc}") from None
     return out
+
+
+def _run_coroutine(spec: Any, coro: Any) -> Any:
+    """Run the episode's coroutine: a line-up of code strategies without an event loop
+    (:func:`accord.protocols.engine.run_now`: no asyncio to import, the same record), one
+    with an LLM or a person (at a seat, or as mediator, judge or scorer) with
+    ``asyncio.run`` as always."""
+    waits = any(a.kind == "human" or a.kind.startswith("llm") for a in spec.agents) or any(
+        isinstance(v, str) and v.startswith(("llm", "human")) for v in spec.params.values())
+    if waits:
+        import asyncio
+
+        return asyncio.run(coro)
+    from accord.protocols.engine import run_now
+
+    return run_now(coro)
 
 
 def resolve_target(target: str) -> tuple[str, str]:
@@ -141,7 +156,7 @@ def run_target(target: str, agents: str, seed: int, options: dict[str, Any],
                          data=None if data is None else str(data), extra={"seat": seat})
         t0 = time.perf_counter()
         try:
-            result = asyncio.run(dom.run_episode(spec, ctx))
+            result = _run_coroutine(spec, dom.run_episode(spec, ctx))
         except KeyboardInterrupt:  # Ctrl-C while an agent moved (a person's at a prompt quits)
             raise _interrupted() from None
         wall = time.perf_counter() - t0

@@ -15,9 +15,9 @@ raises :class:`~accord.protocols.agent.AgentQuit` (a person who left) ends it as
 
 from __future__ import annotations
 
-import asyncio
 import contextvars
 import dataclasses
+import sys
 import time
 from collections.abc import Callable, Coroutine, Generator, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -25,7 +25,6 @@ from typing import Any
 
 from accord.core.moves import Malformed, Move
 from accord.core.trajectory import Event, Trajectory
-from accord.protocols import fork
 from accord.protocols.agent import Agent, AgentQuit, acts_now
 from accord.protocols.base import Invalid, Observation, Progress, Protocol, Termination
 from accord.protocols.judge import DECISIONS, JUDGE, JudgeVerdict, RuleJudge, TerminationJudge
@@ -148,6 +147,52 @@ def _exhausted(obs: Observation, role: str, bounds: Bounds) -> _Failure:
     return _Failure(Termination("error", "error", role, detail))
 
 
+def _is_cancelled(exc: BaseException) -> bool:
+    """Whether ``exc`` is asyncio's ``CancelledError`` (asyncio imported only if it is
+    loaded already: nothing else could have raised one)."""
+    asyncio = sys.modules.get("asyncio")
+    return asyncio is not None and isinstance(exc, asyncio.CancelledError)
+
+
+def _loop_running() -> bool:
+    """Whether this thread runs an event loop (never when asyncio is not even imported)."""
+    asyncio = sys.modules.get("asyncio")
+    return asyncio is not None and asyncio.events._get_running_loop() is not None
+
+
+def loop_free(agents: Mapping[str, Agent], judge: TerminationJudge, bounds: Bounds) -> bool:
+    """Whether an episode never waits: every agent a code agent the engine asks without
+    awaiting (:func:`~accord.protocols.agent.acts_now`), the rule judge and no wall clock.
+    Such an episode runs to its end in one step of :func:`run_episode`'s coroutine."""
+    return (bounds.wall_clock is None and type(judge) is RuleJudge
+            and all(acts_now(a) for a in agents.values()))
+
+
+#: set by :func:`run_now` while it steps a coroutine outside any event loop
+_NO_LOOP: contextvars.ContextVar[bool] = contextvars.ContextVar("accord_no_loop", default=False)
+
+
+def run_now(coro: Coroutine[Any, Any, Any]) -> Any:
+    """Run ``coro`` (e.g. a domain's ``run_episode``) to its end, as ``asyncio.run`` would,
+    without an event loop where nothing waits: an episode of code agents under the rule judge
+    (:func:`loop_free`) then runs in one step, and asyncio is not even imported. An episode
+    that does wait (an LLM agent, a person, an LLM judge, a wall clock) gets its own event
+    loop inside :func:`run_episode`, with the same record. ``coro`` must not wait for
+    anything outside the engine (the built-in domains' ``run_episode`` does not); if it
+    does, it is continued in a new event loop from where it stopped.
+    """
+    token = _NO_LOOP.set(True)
+    try:
+        pending = coro.send(None)
+    except StopIteration as stop:
+        return stop.value
+    finally:
+        _NO_LOOP.reset(token)
+    import asyncio
+
+    return asyncio.run(_Resumed(coro, pending))
+
+
 async def _ask(
     protocol: Protocol[Any],
     state: Any,
@@ -170,8 +215,6 @@ async def _ask(
     for attempt in range(1, budget + 1):
         try:
             move = await agent.act(obs)
-        except asyncio.CancelledError:
-            raise
         except AgentQuit as exc:
             raise _quit(log, obs.round, role, exc, t0) from None
         except Exception as exc:
@@ -226,7 +269,9 @@ def _ask_all_now(turns: list[tuple[Any, ...]]) -> list[Move]:
     for args in turns:
         try:
             got.append(contextvars.copy_context().run(_ask_now, *args))
-        except (Exception, asyncio.CancelledError) as exc:
+        except BaseException as exc:
+            if not isinstance(exc, Exception) and not _is_cancelled(exc):
+                raise  # an interrupt, as an unstarted turn would have seen it
             if failure is None:
                 failure = exc
     if failure is not None:
@@ -260,6 +305,8 @@ class _Resumed(Coroutine[Any, Any, Any]):
     def throw(self, typ: Any, val: Any = None, tb: Any = None) -> Any:
         if not self._started:
             self._started = True
+            import asyncio
+
             if asyncio.isfuture(self._pending):
                 self._pending.cancel()
         if val is None and tb is None:
@@ -288,6 +335,8 @@ async def _ask_all(turns: list[Coroutine[Any, Any, Move]]) -> list[Move]:
     on as tasks, concurrently. One failure ends the episode: the first in order is raised
     once every turn has started, and no turn keeps running (or paying) after it.
     """
+    import asyncio  # a turn that waits needs the event loop (imported by then)
+
     got: list[Any] = [None] * len(turns)
     waiting: list[tuple[int, Coroutine[Any, Any, Move], Any, contextvars.Context]] = []
     failure: BaseException | None = None
@@ -338,8 +387,6 @@ async def _consult(
     """The judge's verdict; a judge that raises or returns no verdict ends the run cleanly."""
     try:
         verdict = await judge.judge(view, proposed, bounds.to_dict())
-    except asyncio.CancelledError:
-        raise
     except Exception as exc:  # like an agent crash: a record naming the judge, no traceback
         detail = f"{type(exc).__name__}: {exc}"
         reason = "judge_exception"
@@ -453,14 +500,30 @@ async def run_episode(
     """
     bounds = bounds or Bounds()
     judge = judge or RuleJudge()
-    if (plan := fork.take()) is not None:  # a forked episode: replay, then play on
+    # a fork plan can only have been set through accord.protocols.fork: not imported, none
+    fork = sys.modules.get("accord.protocols.fork")
+    if fork is not None and (plan := fork.take()) is not None:
+        # a forked episode: replay, then play on
         agents, judge = fork.seat(protocol, agents, judge, plan)
+    if _NO_LOOP.get() and not loop_free(agents, judge, bounds) and not _loop_running():
+        # run_now stepped us outside any event loop, and this episode waits: it gets one
+        import asyncio
+
+        return asyncio.run(_episode(protocol, agents, bounds, judge))
+    return await _episode(protocol, agents, bounds, judge)
+
+
+async def _episode(protocol: Protocol[Any], agents: Mapping[str, Agent], bounds: Bounds,
+                   judge: TerminationJudge) -> EpisodeResult:
+    """:func:`run_episode` once its agents are seated."""
     log = Trajectory()
     t0 = time.monotonic()
     box: list[Any] = [protocol.initial_state()]
     coro = _loop(protocol, agents, bounds, judge, log, t0, box)
     try:
         if bounds.wall_clock is not None:
+            import asyncio
+
             term = await asyncio.wait_for(coro, timeout=bounds.wall_clock)
         else:
             term = await coro

@@ -4,14 +4,15 @@
 messages and the issue tracker, plus *its own* utility and BATNA and nothing private
 of anyone else. The mediator gets :class:`MediatorObservation`, which holds no
 utility at all. A Stagnation Scorer gets :class:`StagnationObservation`: the last K
-rounds' offers, again without utilities.
+rounds' offers, again without utilities (both defined in :mod:`accord.protocols.roles`,
+and importable from here).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from accord.core.discount import discount_multiplier, relative_time
 from accord.core.frozen import fast_init
@@ -20,6 +21,10 @@ from accord.core.outcomes import OutcomeSpace
 from accord.core.scenario import PartyBrief
 from accord.core.utility import UtilityFunction
 from accord.protocols.base import Observation
+
+if TYPE_CHECKING:  # defined in accord.protocols.roles, imported from here on first use
+    from accord.protocols.roles import MediatorObservation as MediatorObservation
+    from accord.protocols.roles import StagnationObservation as StagnationObservation
 
 
 @fast_init
@@ -73,7 +78,7 @@ class NegotiationObservation(Observation):
     proposer: str | None = None
     current_offer: Package | None = None
     current_index: int | None = None
-    history: tuple[OfferRecord, ...] = ()
+    history: Sequence[OfferRecord] = ()
     messages: tuple[tuple[int, str, str], ...] = ()
     my_last_offer: Package | None = None
     suggestion: Package | None = None
@@ -132,28 +137,12 @@ class NegotiationObservation(Observation):
         return None
 
 
-@dataclass(frozen=True, slots=True)
-class MediatorObservation(Observation):
-    """What a mediator sees: the issues, the offers and the trajectory, never utilities."""
+def __getattr__(name: str) -> Any:
+    """The mediator's and the Stagnation Scorer's observations, defined in
+    :mod:`accord.protocols.roles` on first use (creating a dataclass costs ~1 ms at start-up,
+    and a run without those roles never needs them); importable from here as before."""
+    if name in ("MediatorObservation", "StagnationObservation"):
+        from accord.protocols import roles
 
-    space: OutcomeSpace | None = None
-    parties: tuple[str, ...] = ()
-    history: tuple[OfferRecord, ...] = ()
-    latest: Mapping[str, Package] = field(default_factory=dict)
-    messages: tuple[tuple[int, str, str], ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class StagnationObservation(Observation):
-    """What a Stagnation Scorer sees (seed 002): the last K rounds' offers and the rule.
-
-    ``offers`` are public records only (each proposer's offer before the window is
-    included so every move in it can be compared); no utility, no BATNA.
-    """
-
-    space: OutcomeSpace | None = None
-    parties: tuple[str, ...] = ()
-    offers: tuple[OfferRecord, ...] = ()
-    rounds: int = 3
-    epsilon: float = 0.0
-    measure: str = "issues"
+        return getattr(roles, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
