@@ -44,6 +44,7 @@ from accord.bench.leaderboard import (
     Seat,
     agreed_of,
     collect,
+    record_parties,
     seat_labels,
 )
 from accord.bench.runscan import ScanError, _Parser, _strict_text
@@ -139,7 +140,7 @@ def _scan(st: Store, run: str | None, by: str, safety: SafetyTally | None) -> Co
     skipped: dict[str, int] = {}
     domains: dict[str, int] = {}
     parse_metrics = _Parser()
-    tally: Callable[[tuple[Any, ...], _Cell], None] | None = None
+    tally: Callable[[tuple[Any, ...], _Cell], Any] | None = None
     if safety is not None:
         tally = _tallier(safety, by, _Parser())
     for got in cur:
@@ -147,13 +148,14 @@ def _scan(st: Store, run: str | None, by: str, safety: SafetyTally | None) -> Co
         cell = cells.get(key)
         if cell is None:
             cell = cells[key] = _cell(key[0], key[1], key[2], key[3], by)
+        parties = None  # the row reader reads the record's parties only with summaries
         if tally is not None:
-            tally(got, cell)
+            parties = tally(got, cell)
         why = cell.skip
         if why is None:
             mt = got[4]
             met = parse_metrics(mt) if mt is not None else None
-            scores = cell.score(met or {}, key[3], None)  # type: ignore[misc]
+            scores = cell.score(met or {}, key[3], parties)  # type: ignore[misc]
             labels = cell.labels
             if scores is None or len(scores) != len(labels) or len(labels) < 2:
                 why = f"{cell.domain}: no per-seat scores in its metrics"
@@ -171,12 +173,13 @@ def _scan(st: Store, run: str | None, by: str, safety: SafetyTally | None) -> Co
 
 
 def _tallier(safety: SafetyTally, by: str, parse: _Parser
-             ) -> Callable[[tuple[Any, ...], _Cell], None]:
-    """Tally one scanned episode as ``safety.add(row, by)`` would tally its full row."""
-    def tally(got: tuple[Any, ...], cell: _Cell) -> None:
+             ) -> Callable[[tuple[Any, ...], _Cell], Any]:
+    """Tally one scanned episode as ``safety.add(row, by)`` would tally its full row, and
+    answer the parties its record names (what the row reader's scores then follow)."""
+    def tally(got: tuple[Any, ...], cell: _Cell) -> Any:
         status = got[2]
         if status != "done":  # SafetyTally.add skips it without reading anything
-            return
+            return None
         spec_text, mt, bits, has_summary = got[5:9]
         summary = None
         if has_summary:
@@ -186,6 +189,7 @@ def _tallier(safety: SafetyTally, by: str, parse: _Parser
                          got[3], summary, None if mt is None else parse(mt), None, None,
                          None, 1, None)
         safety.add(row, by)
+        return record_parties(row)
 
     return tally
 
