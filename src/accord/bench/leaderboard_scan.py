@@ -27,7 +27,6 @@ A value SQLite or the JSON parser cannot read (a damaged frame, malformed JSON) 
 from __future__ import annotations
 
 import copy
-import gc
 import json
 import sqlite3
 from collections.abc import Callable
@@ -47,6 +46,7 @@ from accord.bench.leaderboard import (
     record_parties,
     seat_labels,
 )
+from accord.bench.ratings import gc_paused
 from accord.bench.runscan import ScanError, _Parser, _strict_text
 from accord.bench.safety import SafetyTally
 from accord.bench.store import EpisodeRow, Store
@@ -104,20 +104,13 @@ def scan_matches(st: Store, run: str | None = None, by: str = "agent",
     if by not in BY_CHOICES:
         raise LeaderboardError(f"--by must be one of {', '.join(BY_CHOICES)}, got {by!r}")
     st.conn.create_function("accord_scan_text", 1, _strict_text(st), deterministic=True)
-    # the scan makes a few small acyclic objects per episode, all kept: the cyclic
-    # collector's full passes over them cost more than the scan itself (1.3 of 3 s of CPU
-    # for 10^5 episodes), and find nothing to free
-    collecting = gc.isenabled()
-    gc.disable()
     try:
-        return _scan(st, run, by, safety)
+        with gc_paused():  # a few small objects per episode, all kept
+            return _scan(st, run, by, safety)
     except sqlite3.OperationalError as exc:  # malformed JSON, or a frame text() refused
         raise ScanError(str(exc)) from None
     except ValueError as exc:  # a metrics or summary text that is not JSON
         raise ScanError(f"a stored value is not valid JSON ({exc})") from None
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def _scan(st: Store, run: str | None, by: str, safety: SafetyTally | None) -> Collected:
