@@ -142,6 +142,34 @@ def test_trueskill_point_estimate_is_openskills_rating_of_the_store_order(boot: 
     assert boots.shape == (boot, p)
 
 
+def test_trueskill_rates_without_openskill_installed(monkeypatch: pytest.MonkeyPatch
+                                                    ) -> None:
+    """openskill is a test dependency only (the dev extra): rating must not import it."""
+    import sys
+
+    from accord.bench.leaderboard import leaderboard
+
+    for name in ("openskill", "openskill.models"):
+        monkeypatch.setitem(sys.modules, name, None)  # "import openskill" now fails
+    with pytest.raises(ImportError):
+        import openskill.models  # noqa: F401
+    rng = np.random.default_rng(4)
+    board = leaderboard(_matches_of(rng, 60), "trueskill", bootstrap=5, seed=1)
+    assert len(board.ratings) == 4 and all(r.low <= r.high for r in board.ratings)
+
+
+def _matches_of(rng: np.random.Generator, n: int) -> list:
+    from accord.bench.ratings import Match, Seat
+
+    names = ["a", "b", "c", "d"]
+    out = []
+    for _ in range(n):
+        x, y = rng.choice(4, size=2, replace=False)
+        sx, sy = rng.choice([0.2, 0.5, 0.8], size=2)
+        out.append(Match((Seat(names[x], float(sx)), Seat(names[y], float(sy))), True))
+    return out
+
+
 def test_trueskill_bootstrap_is_the_same_with_its_point_estimate_beside_it() -> None:
     """Adding the point estimate as replay 0 leaves every resample as it was (the same
     draws, the same arithmetic per replay): replaying the resamples alone agrees."""

@@ -10,12 +10,14 @@ Rating methods sit behind one small interface (:class:`~accord.bench.ratings.Rat
 a function from pair outcomes to log-strengths and bootstrap resamples), named in
 :data:`METHODS`: Bradley–Terry (``bt``, :mod:`accord.bench.bradley_terry`), and the
 sequential methods of :mod:`accord.bench.sequential`: Elo (``elo``), Glicko-2 (``glicko2``,
-:mod:`accord.bench.glicko2`) and a TrueSkill-like Thurstone–Mosteller model from openskill
-(``trueskill``, :mod:`accord.bench.skill`).
+:mod:`accord.bench.glicko2`) and openskill's TrueSkill-like Thurstone–Mosteller model
+(``trueskill``, :mod:`accord.bench.skill`: a numpy replay checked against openskill).
 With a :class:`~accord.bench.safety.SafetyTally` handed to :func:`collect` and
 :func:`leaderboard`, each rating also carries its safety and optimality columns (leak,
 below-BATNA, invalid-move and error rates, value left on the table).
-Pure functions over :class:`~accord.bench.store.EpisodeRow` values: no I/O here.
+Pure functions over :class:`~accord.bench.store.EpisodeRow` values (the scores also over
+bare metrics, :data:`SCORES`, which :mod:`accord.bench.leaderboard_scan` reads from a
+store's columns): no I/O here.
 """
 
 from __future__ import annotations
