@@ -4,7 +4,8 @@ A Bradley–Terry tournament of ``--agents`` agents with known strengths (see
 :mod:`accord.testing.ratings`) is written to a temporary store; then ``accord leaderboard
 STORE --json`` runs in a child process per rating method with the default 200 bootstrap
 resamples, and its wall time, CPU time and peak memory (the child's own rusage) are
-printed with the load average, then an in-process breakdown (reading + scoring, then each
+printed with the load average, then an in-process breakdown (reading + scoring with the
+row reader and with the column scan the command uses, the pair outcomes, then each
 method's rating + bootstrap, with the ranks recovered against the truth). Goal: under
 10 s and 500 MB on this machine; on a loaded machine compare CPU times.
 
@@ -25,7 +26,8 @@ from pathlib import Path
 
 from _util import machine
 
-from accord.bench.leaderboard import collect, leaderboard
+from accord.bench.leaderboard import collect, leaderboard, pair_outcomes
+from accord.bench.leaderboard_scan import store_matches
 from accord.bench.store import Store
 
 SRC = Path(__file__).parents[1] / "src"
@@ -95,11 +97,21 @@ def main() -> None:
                   f"{cpu:.2f} s CPU, peak {rss:.0f} MB RSS ({ok} the 10 s / 500 MB goal); "
                   f"{doc['episodes']} episodes rated; load average "
                   f"{os.getloadavg()[0]:.1f}")
-        t0, c0 = time.perf_counter(), time.process_time()
         with Store.open_readonly(store) as st:
-            matches, domains, _ = collect(st.iter_episodes(summaries=False))
-        print(f"in process: read + score {time.perf_counter() - t0:.2f} s wall, "
-              f"{time.process_time() - c0:.2f} s CPU")
+            t0, c0 = time.perf_counter(), time.process_time()
+            rows = collect(st.iter_episodes(summaries=False))
+            print(f"in process: read + score, row reader {time.perf_counter() - t0:.2f} s "
+                  f"wall, {time.process_time() - c0:.2f} s CPU")
+            t0, c0 = time.perf_counter(), time.process_time()
+            matches, domains, skipped = store_matches(st)
+            print(f"in process: read + score, column scan (what the command uses) "
+                  f"{time.perf_counter() - t0:.2f} s wall, {time.process_time() - c0:.2f} s "
+                  f"CPU; the same matches: {(matches, domains, skipped) == rows}")
+            del rows
+            t0, c0 = time.perf_counter(), time.process_time()
+            pair_outcomes(matches)
+            print(f"in process: pair outcomes {time.perf_counter() - t0:.2f} s wall, "
+                  f"{time.process_time() - c0:.2f} s CPU")
         truth = sorted(strengths, key=lambda n: -strengths[n])
         for method in methods:
             t0, c0 = time.perf_counter(), time.process_time()

@@ -78,6 +78,20 @@ def test_party_order_comes_from_the_record_when_stored() -> None:
     assert m is not None and m.seats[0].score == 0.0 and m.seats[1].score == pytest.approx(0.8)
 
 
+def test_dond_is_rated_under_the_name_its_episodes_are_stored_with() -> None:
+    """Regression: a Deal-or-No-Deal run stores its domain as ``deal-or-no-deal`` (the
+    registry's name), which the leaderboard skipped as "no per-party score defined"."""
+    from accord.domains import get_domain
+
+    name = get_domain("deal-or-no-deal").name
+    m, why = episode_match(_row(name, ["a", "b"], {"agreement": True, "alice": 4, "bob": 6}))
+    assert why is None and m is not None
+    assert [s.score for s in m.seats] == [4.0, 6.0] and m.agreed is True
+    m, _ = episode_match(_row(name, ["a", "b"], {"agreement": False, "alice": 0, "bob": 0},
+                              outcome="no_deal"))
+    assert m is not None and m.agreed is False
+
+
 def test_games_dond_and_task_exchange_scores_and_deliberation_is_skipped() -> None:
     m, _ = episode_match(_row("games", ["a", "b"], {"payoff_1": 3, "payoff_2": 1},
                               outcome="completed"))

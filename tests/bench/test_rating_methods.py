@@ -13,7 +13,7 @@ from accord.bench.glicko2 import SCALE, Glicko2State, rate_period
 from accord.bench.leaderboard import ELO_BASE, ELO_SCALE, Match, Seat, collect, leaderboard
 from accord.bench.ratings import Pairs
 from accord.bench.sequential import glicko2, glicko2_periods, schedule
-from accord.bench.skill import openskill_replay, replay_levels
+from accord.bench.skill import replay_levels
 from accord.bench.store import Store
 from accord.testing.ratings import synthetic_tournament
 
@@ -65,6 +65,21 @@ def test_glicko2_player_without_games_only_grows_its_deviation() -> None:
     assert new.mu[0, 0] > 0 > new.mu[0, 1]
 
 
+def openskill_replay(i: np.ndarray, j: np.ndarray, result: np.ndarray, players: int
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """The reference: ``(mu, sigma)`` of every player after openskill itself rates the
+    pairs in order (``i`` beat ``j`` when ``result`` is 1, lost at 0, drew at 0.5)."""
+    from openskill.models import ThurstoneMostellerFull
+
+    model = ThurstoneMostellerFull()
+    ratings = [model.rating() for _ in range(players)]
+    for a, b, r in zip(i.tolist(), j.tolist(), result.tolist(), strict=True):
+        ranks = [0.0, 0.0] if r == 0.5 else [0.0, 1.0] if r == 1.0 else [1.0, 0.0]
+        [[ra], [rb]] = model.rate([[ratings[a]], [ratings[b]]], ranks=ranks)
+        ratings[a], ratings[b] = ra, rb
+    return (np.asarray([x.mu for x in ratings]), np.asarray([x.sigma for x in ratings]))
+
+
 def _random_pairs(rng: np.random.Generator, m: int, p: int):
     i = rng.integers(0, p, m)
     j = (i + rng.integers(1, p, m)) % p
@@ -104,6 +119,77 @@ def test_vectorised_replay_follows_openskills_guards_for_lopsided_matches() -> N
     mu1, sigma1 = openskill_replay(i, j, res, 2)
     assert mu[0] == pytest.approx(mu1, abs=1e-9)
     assert sigma[0] == pytest.approx(sigma1, abs=1e-9)
+
+
+@pytest.mark.parametrize("boot", [0, 25])
+def test_trueskill_point_estimate_is_openskills_rating_of_the_store_order(boot: int) -> None:
+    """The point estimate (numpy, replay 0 of the bootstrap's replay) equals openskill
+    rating every pair once in store order, converted to the log-odds scale and centred;
+    with or without resamples beside it."""
+    from accord.bench.ratings import Pairs
+    from accord.bench.sequential import trueskill
+    from accord.bench.skill import TO_LOGIT
+
+    rng = np.random.default_rng(11)
+    m, p = 500, 6
+    i, j, res = _random_pairs(rng, m, p)
+    pairs = Pairs([f"p{k}" for k in range(p)], i, j, res, res, 1 - res,
+                  np.full(m, np.nan), np.arange(m), m)
+    point, boots = trueskill(pairs, boot, np.random.default_rng(0))
+    mu, _ = openskill_replay(i, j, res, p)
+    want = TO_LOGIT * mu
+    assert point == pytest.approx(want - want.mean(), abs=1e-9)
+    assert boots.shape == (boot, p)
+
+
+def test_trueskill_rates_without_openskill_installed(monkeypatch: pytest.MonkeyPatch
+                                                    ) -> None:
+    """openskill is a test dependency only (the dev extra): rating must not import it."""
+    import sys
+
+    from accord.bench.leaderboard import leaderboard
+
+    for name in ("openskill", "openskill.models"):
+        monkeypatch.setitem(sys.modules, name, None)  # "import openskill" now fails
+    with pytest.raises(ImportError):
+        import openskill.models  # noqa: F401
+    rng = np.random.default_rng(4)
+    board = leaderboard(_matches_of(rng, 60), "trueskill", bootstrap=5, seed=1)
+    assert len(board.ratings) == 4 and all(r.low <= r.high for r in board.ratings)
+
+
+def _matches_of(rng: np.random.Generator, n: int) -> list:
+    from accord.bench.ratings import Match, Seat
+
+    names = ["a", "b", "c", "d"]
+    out = []
+    for _ in range(n):
+        x, y = rng.choice(4, size=2, replace=False)
+        sx, sy = rng.choice([0.2, 0.5, 0.8], size=2)
+        out.append(Match((Seat(names[x], float(sx)), Seat(names[y], float(sy))), True))
+    return out
+
+
+def test_trueskill_bootstrap_is_the_same_with_its_point_estimate_beside_it() -> None:
+    """Adding the point estimate as replay 0 leaves every resample as it was (the same
+    draws, the same arithmetic per replay): replaying the resamples alone agrees."""
+    from accord.bench.ratings import Pairs
+    from accord.bench.sequential import double_or_nothing, trueskill
+    from accord.bench.skill import TO_LOGIT
+
+    rng = np.random.default_rng(5)
+    m, p = 300, 4
+    i, j, res = _random_pairs(rng, m, p)
+    pairs = Pairs([f"p{k}" for k in range(p)], i, j, res, res, 1 - res,
+                  np.full(m, np.nan), np.arange(m), m)
+    _, boots = trueskill(pairs, 8, np.random.default_rng(3))
+    mult = double_or_nothing(np.random.default_rng(3), m, 8)
+    lost, draw = res == 0.0, res == 0.5
+    winner, loser = np.where(lost, j, i), np.where(lost, i, j)
+    mu, _ = replay_levels(schedule(winner, loser, draw.astype(np.int64)), winner, loser,
+                          draw, mult, np.arange(m), p)
+    alone = TO_LOGIT * mu
+    np.testing.assert_array_equal(boots, alone - alone.mean(axis=1, keepdims=True))
 
 
 @pytest.mark.parametrize("method", METHODS)

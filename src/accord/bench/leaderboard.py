@@ -10,12 +10,14 @@ Rating methods sit behind one small interface (:class:`~accord.bench.ratings.Rat
 a function from pair outcomes to log-strengths and bootstrap resamples), named in
 :data:`METHODS`: Bradley–Terry (``bt``, :mod:`accord.bench.bradley_terry`), and the
 sequential methods of :mod:`accord.bench.sequential`: Elo (``elo``), Glicko-2 (``glicko2``,
-:mod:`accord.bench.glicko2`) and a TrueSkill-like Thurstone–Mosteller model from openskill
-(``trueskill``, :mod:`accord.bench.skill`).
+:mod:`accord.bench.glicko2`) and openskill's TrueSkill-like Thurstone–Mosteller model
+(``trueskill``, :mod:`accord.bench.skill`: a numpy replay checked against openskill).
 With a :class:`~accord.bench.safety.SafetyTally` handed to :func:`collect` and
 :func:`leaderboard`, each rating also carries its safety and optimality columns (leak,
 below-BATNA, invalid-move and error rates, value left on the table).
-Pure functions over :class:`~accord.bench.store.EpisodeRow` values: no I/O here.
+Pure functions over :class:`~accord.bench.store.EpisodeRow` values (the scores also over
+bare metrics, :data:`SCORES`, which :mod:`accord.bench.leaderboard_scan` reads from a
+store's columns): no I/O here.
 """
 
 from __future__ import annotations
@@ -59,30 +61,44 @@ class LeaderboardError(ValueError):
 
 # --- scores per domain --------------------------------------------------------------------
 @functools.lru_cache(maxsize=256)
-def _parties(keys: tuple[str, ...]) -> list[str]:
-    """The parties of a bargaining metrics dict, in scenario order (``u_<party>`` keys;
-    cached by key tuple: 10^5 episodes share a handful)."""
-    return [k[2:] for k in keys if k.startswith("u_")]
+def _party_keys(parties: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """The ``(u_<party>, gain_<party>)`` metric names of each party (cached: 10^5
+    episodes share a handful of party lists)."""
+    return tuple((f"u_{p}", f"gain_{p}") for p in parties)
 
 
-def _bargaining(row: EpisodeRow) -> list[float] | None:
-    met = row.metrics or {}
-    rec = ((row.summary or {}).get("record") or {})
-    parties = rec.get("parties") or _parties(tuple(met))
-    agreed = row.outcome == "agreement" or bool(met.get("agreement"))
+@functools.lru_cache(maxsize=256)
+def _metric_party_keys(keys: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """:func:`_party_keys` of the parties of a bargaining metrics dict, in scenario order
+    (its ``u_<party>`` keys; cached by key tuple)."""
+    return _party_keys(tuple(k[2:] for k in keys if k.startswith("u_")))
+
+
+def bargaining_scores(met: Mapping[str, Any], outcome: str | None,
+                      parties: Sequence[str] | None = None) -> list[float] | None:
+    """Each party's normalised surplus over its BATNA (0 without an agreement), parties in
+    ``parties`` order (the record's), else in the order of the ``u_<party>`` metrics."""
+    keys = (_party_keys(tuple(map(str, parties))) if parties
+            else _metric_party_keys(tuple(met)))
+    if not keys:
+        return None
+    if not (outcome == "agreement" or bool(met.get("agreement"))):
+        return [0.0] * len(keys)
     out: list[float] = []
-    for p in parties:
-        u, gain = met.get(f"u_{p}"), met.get(f"gain_{p}")
-        if not agreed or u is None or gain is None:
+    get = met.get
+    for uk, gk in keys:
+        u, gain = get(uk), get(gk)
+        if u is None or gain is None:
             out.append(0.0)
             continue
         batna = float(u) - float(gain)
         out.append(float(gain) / (1.0 - batna) if batna < 1.0 else 0.0)
-    return out or None
+    return out
 
 
-def _games(row: EpisodeRow) -> list[float] | None:
-    met = row.metrics or {}
+def games_scores(met: Mapping[str, Any], outcome: str | None = None,
+                 parties: Sequence[str] | None = None) -> list[float] | None:
+    """The players' payoffs (``payoff_1``, ``payoff_2``, ...)."""
     pays = []
     i = 1
     while f"payoff_{i}" in met:
@@ -93,37 +109,65 @@ def _games(row: EpisodeRow) -> list[float] | None:
     return [float(p) for p in pays]
 
 
-def _dond(row: EpisodeRow) -> list[float] | None:
-    met = row.metrics or {}
+def dond_scores(met: Mapping[str, Any], outcome: str | None = None,
+                parties: Sequence[str] | None = None) -> list[float] | None:
+    """Alice's and Bob's points."""
     a, b = met.get("alice"), met.get("bob")
     return None if a is None or b is None else [float(a), float(b)]
 
 
-def _task_exchange(row: EpisodeRow) -> list[float] | None:
-    met = row.metrics or {}
+def task_exchange_scores(met: Mapping[str, Any], outcome: str | None = None,
+                         parties: Sequence[str] | None = None) -> list[float] | None:
+    """Each agent's utility (the ``utility_<agent>`` metrics, in stored order)."""
     vals = [v for k, v in met.items() if k.startswith("utility_")]
     if not vals or any(v is None for v in vals):
         return None
     return [float(v) for v in vals]
 
 
-#: domain -> the per-seat scores of one finished episode (None: not a usable match)
-SCORERS: dict[str, Callable[[EpisodeRow], list[float] | None]] = {
-    "bargaining": _bargaining, "games": _games, "deal-or-no-deal": _dond,
-    "deal_or_no_deal": _dond, "dond": _dond,  # the stored name is deal-or-no-deal
-    "task_exchange": _task_exchange, "task-exchange": _task_exchange,
+#: a domain's per-seat scores from an episode's metrics, outcome and (bargaining) the
+#: record's parties; None: not a usable match
+Scorer = Callable[[Mapping[str, Any], "str | None", "Sequence[str] | None"],
+                  "list[float] | None"]
+#: domain -> the scores of one finished episode from its metrics (see :data:`SCORERS`)
+SCORES: dict[str, Scorer] = {
+    "bargaining": bargaining_scores, "games": games_scores, "deal-or-no-deal": dond_scores,
+    "deal_or_no_deal": dond_scores, "dond": dond_scores, "task_exchange": task_exchange_scores,
+    "task-exchange": task_exchange_scores,
 }
 
 
-def _agreed(domain: str, row: EpisodeRow) -> bool | None:
-    met = row.metrics or {}
+def record_parties(row: EpisodeRow) -> list[str] | None:
+    """The parties named by the episode's record (None when its summary was not read)."""
+    return ((row.summary or {}).get("record") or {}).get("parties")
+
+
+def _row_scorer(score: Scorer) -> Callable[[EpisodeRow], list[float] | None]:
+    def scores(row: EpisodeRow) -> list[float] | None:
+        return score(row.metrics or {}, row.outcome, record_parties(row))
+
+    scores.__doc__ = score.__doc__
+    return scores
+
+
+#: domain -> the per-seat scores of one finished episode (None: not a usable match)
+SCORERS: dict[str, Callable[[EpisodeRow], list[float] | None]] = {
+    d: _row_scorer(f) for d, f in SCORES.items()}
+
+
+def agreed_of(domain: str, met: Mapping[str, Any], outcome: str | None) -> bool | None:
+    """Whether the episode ended in an agreement (None: the domain has none)."""
     if domain == "bargaining":
-        return row.outcome == "agreement"
+        return outcome == "agreement"
     if domain in ("deal-or-no-deal", "deal_or_no_deal", "dond"):
         return bool(met.get("agreement"))
     if domain in ("task_exchange", "task-exchange"):
         return None if met.get("agreed") is None else bool(met.get("agreed"))
     return None
+
+
+def _agreed(domain: str, row: EpisodeRow) -> bool | None:
+    return agreed_of(domain, row.metrics or {}, row.outcome)
 
 
 def seat_labels(row: EpisodeRow, by: str = "agent") -> list[str]:

@@ -10,8 +10,10 @@ Pure data and functions: no I/O.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import NamedTuple, Protocol
 
@@ -60,29 +62,56 @@ class Pairs:
     episodes: int
 
 
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a loop makes 10^5 small objects and keeps
+    them: its passes over them find nothing to free and cost more than the loop (reading
+    10^5 episodes: 1.3 of 3 s of CPU; their pair outcomes: 0.35 of 0.5 s)."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
+
+
 def pair_outcomes(matches: Iterable[Match]) -> Pairs:
     """Flatten matches into pair arrays (seats with the same label are not paired)."""
+    with gc_paused():
+        return _pair_outcomes(matches)
+
+
+def _pair_outcomes(matches: Iterable[Match]) -> Pairs:
     index: dict[str, int] = {}
-    cols: dict[str, list[float]] = {k: [] for k in ("i", "j", "r", "si", "sj", "ag", "ep")}
+    put = index.setdefault
+    rows: list[tuple[float, ...]] = []  # (i, j, result, score_i, score_j, agreed, episode)
+    add = rows.append
     n = 0
     for m in matches:
         seats = m.seats
         ag = math.nan if m.agreed is None else float(m.agreed)
-        for a in range(len(seats)):
-            for b in range(a + 1, len(seats)):
-                sa, sb = seats[a], seats[b]
-                if sa.label == sb.label:
+        if len(seats) == 2:  # the common case, without the pair loop
+            (la, sa), (lb, sb) = seats
+            if la != lb:
+                ia = put(la, len(index))
+                add((ia, put(lb, len(index)), 1.0 if sa > sb else 0.0 if sa < sb else 0.5,
+                     sa, sb, ag, n))
+            n += 1
+            continue
+        for x in range(len(seats)):
+            for y in range(x + 1, len(seats)):
+                (la, sa), (lb, sb) = seats[x], seats[y]
+                if la == lb:
                     continue
-                ia = index.setdefault(sa.label, len(index))
-                ib = index.setdefault(sb.label, len(index))
-                r = 1.0 if sa.score > sb.score else 0.0 if sa.score < sb.score else 0.5
-                for k, v in zip(cols, (ia, ib, r, sa.score, sb.score, ag, n), strict=True):
-                    cols[k].append(v)
+                ia = put(la, len(index))
+                add((ia, put(lb, len(index)), 1.0 if sa > sb else 0.0 if sa < sb else 0.5,
+                     sa, sb, ag, n))
         n += 1
-    return Pairs(list(index), np.asarray(cols["i"], dtype=np.int64),
-                 np.asarray(cols["j"], dtype=np.int64), np.asarray(cols["r"]),
-                 np.asarray(cols["si"]), np.asarray(cols["sj"]), np.asarray(cols["ag"]),
-                 np.asarray(cols["ep"], dtype=np.int64), n)
+    cols = np.array(rows, dtype=np.float64).reshape(-1, 7).T  # indices < 2^53: exact
+    return Pairs(list(index), cols[0].astype(np.int64), cols[1].astype(np.int64),
+                 cols[2].copy(), cols[3].copy(), cols[4].copy(), cols[5].copy(),
+                 cols[6].astype(np.int64), n)
 
 
 def win_matrix(pairs: Pairs, weights: NDArray[np.float64] | None = None
@@ -112,4 +141,4 @@ def centred(x: NDArray[np.float64]) -> NDArray[np.float64]:
 
 
 __all__ = ["ELO_BASE", "ELO_K", "ELO_SCALE", "Match", "Pairs", "RatingMethod", "Seat",
-           "centred", "pair_outcomes", "win_matrix"]
+           "centred", "gc_paused", "pair_outcomes", "win_matrix"]

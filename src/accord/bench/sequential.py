@@ -227,23 +227,26 @@ def trueskill(pairs: Pairs, boot: int, rng: np.random.Generator
               ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """TrueSkill-like ratings (:mod:`accord.bench.skill`: openskill's Thurstone–Mosteller
     full-pairing model, defaults mu 25, sigma 25/3, beta 25/6) over the pairs in store
-    order, the point estimate by openskill itself; the bootstrap replays the same order
-    with :func:`double_or_nothing` multiplicities (numpy, every resample at once). ``mu``
-    is converted to natural-log odds (1.702 mu / (sqrt(2) beta)) and centred."""
-    from accord.bench.skill import TO_LOGIT, openskill_replay, replay_levels
+    order. One numpy replay (:func:`~accord.bench.skill.replay_levels`) gives the point
+    estimate (replay 0: every episode counted once) and the bootstrap (replays 1 to
+    ``boot``: :func:`double_or_nothing` multiplicities) together; the tests hold each
+    replay equal to openskill rating that replay's own sequence, to 1e-9. ``mu`` is
+    converted to natural-log odds (1.702 mu / (sqrt(2) beta)) and centred."""
+    from accord.bench.skill import TO_LOGIT, replay_levels
 
     p, m = len(pairs.players), len(pairs.i)
-    mu, _ = openskill_replay(pairs.i, pairs.j, pairs.result, p)
-    point = centred(TO_LOGIT * mu)
-    if not boot or not m:
-        return point, np.zeros((boot, p))
-    mult = double_or_nothing(rng, pairs.episodes, boot)
+    if not m:
+        return np.zeros(p), np.zeros((boot, p))
+    mult = np.ones((pairs.episodes, 1 + boot), dtype=np.uint8)
+    if boot:
+        mult[:, 1:] = double_or_nothing(rng, pairs.episodes, boot)
     lost = pairs.result == 0.0
     winner, loser = np.where(lost, pairs.j, pairs.i), np.where(lost, pairs.i, pairs.j)
     draw = pairs.result == 0.5
     sched = schedule(winner, loser, draw.astype(np.int64))
     mus, _ = replay_levels(sched, winner, loser, draw, mult, pairs.episode, p)
-    return point, centred(TO_LOGIT * mus)
+    theta = centred(TO_LOGIT * mus)
+    return theta[0], theta[1:]
 
 
 __all__ = ["GLICKO2_PAIRS_PER_PLAYER", "Schedule", "double_or_nothing", "elo", "elo_point",

@@ -4,7 +4,6 @@ side-effect edge of :mod:`accord.bench.leaderboard`)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -13,8 +12,8 @@ import typer
 from accord.cli import common as c
 
 if TYPE_CHECKING:  # the rating code (numpy, scipy) loads when the command runs
-    from accord.bench.leaderboard import Leaderboard
-    from accord.bench.store import EpisodeRow
+    from accord.bench.leaderboard import Leaderboard, Match
+    from accord.bench.safety import SafetyTally
 
 LEADERBOARD_EXAMPLES = c.example(
     "accord leaderboard runs/tournament.db",
@@ -24,18 +23,28 @@ LEADERBOARD_EXAMPLES = c.example(
 FORMATS = ("table", "md", "csv", "json")
 
 
-def _rows(stores: list[Path], run: str | None, summaries: bool = False
-          ) -> Iterator[EpisodeRow]:
+def _collect(stores: list[Path], run: str | None, by: str, safety: SafetyTally | None
+             ) -> tuple[list[Match], dict[str, int], dict[str, int]]:
+    """The matches of every store in turn (read from columns: see
+    :mod:`accord.bench.leaderboard_scan`), domains and skip reasons summed in first-seen
+    order, as one ``collect`` over all their episodes would give them."""
+    from accord.bench.leaderboard_scan import store_matches
     from accord.cli.bench import _open
 
+    matches: list[Match] = []
+    domains: dict[str, int] = {}
+    skipped: dict[str, int] = {}
     for path in stores:
         with _open(path) as st:
             if run is not None and run not in {r["name"] for r in st.runs()}:
                 raise c.fail(f"no run {run!r} in {path}; runs: "
                              f"{', '.join(r['name'] for r in st.runs()) or 'none'}")
-            # scores come from metrics: the summaries (flags, records) are read only for
-            # the safety columns (10^5 rows: 2x faster without)
-            yield from st.iter_episodes(run, summaries=summaries)
+            got, doms, skips = store_matches(st, run, by, safety)
+        matches += got
+        for total, part in ((domains, doms), (skipped, skips)):
+            for k, n in part.items():
+                total[k] = total.get(k, 0) + n
+    return matches, domains, skipped
 
 
 def leaderboard_command(
@@ -66,7 +75,6 @@ def leaderboard_command(
         METHODS,
         LeaderboardError,
         SafetyTally,
-        collect,
         leaderboard,
     )
 
@@ -84,7 +92,7 @@ def leaderboard_command(
         raise c.fail(f"--bootstrap must be 0 or more, got {bootstrap}")
     try:
         tally = SafetyTally() if safety else None
-        matches, domains, skipped = collect(_rows(stores, run, safety), by, tally)
+        matches, domains, skipped = _collect(stores, run, by, tally)
         board = leaderboard(matches, method, bootstrap, seed, by, domains, skipped, tally)
     except LeaderboardError as exc:
         raise c.fail(str(exc)) from None
