@@ -160,3 +160,28 @@ def test_one_interface_and_stored_episodes() -> None:
     err = EpisodeRow("r", "id2", 0, {"domain": "games"}, {}, "done", "error", None, {},
                      None, None, None, 1, None)
     assert episode_gaps(err) is None
+
+
+def test_a_scenario_that_no_longer_loads_is_looked_up_once(monkeypatch: pytest.MonkeyPatch,
+                                                           ) -> None:
+    """A store whose bargaining scenario is gone: every episode has no gaps, and the
+    failed lookup (with its close-match suggestion) runs once, not once per episode."""
+    from accord.bench import optimality
+    from accord.domains.bargaining import catalog
+
+    calls: list[str] = []
+    real = catalog.resolve_scenario
+
+    def counting(name: str, *args: object) -> object:
+        calls.append(name)
+        return real(name, *args)
+
+    monkeypatch.setattr(catalog, "resolve_scenario", counting)
+    optimality._bargaining_scenario.cache_clear()
+    rows = [EpisodeRow("r", f"id{i}", i, {"domain": "bargaining",
+                                          "scenario": "no-such-scenario-anywhere"},
+                       {}, "done", "agreement", {"record": {}}, {"u_a": 0.5, "u_b": 0.5},
+                       None, None, None, 1, None) for i in range(5)]
+    assert [episode_gaps(r) for r in rows] == [None] * 5
+    assert calls == ["no-such-scenario-anywhere"]
+    optimality._bargaining_scenario.cache_clear()

@@ -350,9 +350,17 @@ def _canonical(domain: str) -> str:
 # --- stored episodes --------------------------------------------------------------------
 @lru_cache(maxsize=64)
 def _bargaining_scenario(name: str, max_outcomes: int | None) -> Any:
+    """The stored episode's scenario, or None when it no longer loads. A failure is
+    remembered too (lru_cache keeps no exceptions): a store of 10^5 episodes of a
+    scenario that is gone would otherwise look it up, with its close-match suggestion,
+    once per episode."""
     from accord.domains.bargaining.catalog import resolve_scenario
 
-    return resolve_scenario(name, max_outcomes) if max_outcomes else resolve_scenario(name)
+    try:
+        return resolve_scenario(name, max_outcomes) if max_outcomes \
+            else resolve_scenario(name)
+    except (KeyError, ValueError, TypeError, IndexError, OSError):
+        return None
 
 
 def _record(row: EpisodeRow) -> Mapping[str, Any]:
@@ -363,6 +371,8 @@ def _bargaining_row(row: EpisodeRow) -> Gaps | None:
     met = row.metrics or {}
     cap = (row.spec.get("params") or {}).get("max_outcomes")
     sc = _bargaining_scenario(str(row.spec.get("scenario")), cap)
+    if sc is None:
+        return None  # a scenario no longer loadable
     if row.outcome == "agreement":
         utils: dict[str, float] = {}
         for p in sc.party_names:
