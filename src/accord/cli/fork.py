@@ -42,7 +42,8 @@ def fork_command(
                                      "(run accord-fork) with their parent, for accord show, "
                                      "results --forks and serve."),
     as_json: bool = c.json_option(),
-    quiet: bool = c.quiet_option(),
+    quiet: bool = c.quiet_option("No transcript of the fork: only the comparison table "
+                                 "(errors still go to stderr)."),
     data: Path | None = c.data_option(),
     cache: Path | None = c.cache_option(),
     cache_mode: str = c.cache_mode_option(),
