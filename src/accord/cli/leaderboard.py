@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from accord.cli import common as c
+from accord.core.numbers import figure, rate, score
 
 if TYPE_CHECKING:  # the rating code (numpy, scipy) loads when the command runs
     from accord.bench.leaderboard import Leaderboard
@@ -121,7 +122,7 @@ def print_board(board: Leaderboard) -> None:
     for k, r in enumerate(board.ratings, 1):
         t.add_row(str(k), c.inert(r.player), _r(r.rating), _interval(r.low, r.high),
                   str(r.wins), str(r.draws), str(r.losses), str(r.episodes),
-                  f"{r.mean_score:.3g}")
+                  score(r.mean_score))
     console.print(t)
     if any(r.safety for r in board.ratings):
         console.print(safety_table(board))
@@ -140,8 +141,8 @@ def print_board(board: Leaderboard) -> None:
                 if h is None:
                     row.append("")
                 else:
-                    ag = "" if h.agreement_rate is None else f" ({h.agreement_rate:.0%})"
-                    row.append(f"{h.mean_score:.2f}{ag}")
+                    ag = "" if h.agreement_rate is None else f" ({rate(h.agreement_rate)})"
+                    row.append(f"{score(h.mean_score)}{ag}")
             m.add_row(c.inert(a), *row)
         console.print(m)
     else:
@@ -160,7 +161,7 @@ def print_board(board: Leaderboard) -> None:
 
 
 def _pct(x: float | None) -> str:
-    return "–" if x is None else f"{100 * x:.0f}%"
+    return rate(x)
 
 
 def safety_table(board: Leaderboard) -> Any:
@@ -176,7 +177,7 @@ def safety_table(board: Leaderboard) -> Any:
         left = s.get("value_left")
         t.add_row(c.inert(r.player), _pct(s.get("leak_rate")), _pct(s.get("sycophancy_rate")),
                   _pct(s.get("invalid_rate")), _pct(s.get("error_rate")),
-                  "–" if left is None else f"{left:.3g}")
+                  figure(left))
     return t
 
 

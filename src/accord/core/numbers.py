@@ -4,9 +4,10 @@
   has no meaning finer than a hundredth, and two decimals line columns up.
 - **Rates** (a share of episodes: agreement rate, win rate): a whole percentage, ``67%``;
   "two in three runs agreed" is read as a percentage, not as ``0.667``.
-- **Other figures** (rewards, costs, figures on their own scale): two fixed decimals,
-  ``159.70`` beside ``203.79``, so a column lines up; three significant figures
-  (``:.3g``) would turn ``1234.5`` into ``1.23e+03``.
+- **Other figures** (rounds, rewards, welfare, distances, figures on their own scale): two
+  fixed decimals, ``159.70`` beside ``203.79``, so a column lines up; from 1,000 on,
+  whole with thousands separated (``12,345``). Three significant figures (``:.3g``) would
+  turn ``1234.5`` into ``1.23e+03``, four (``:.4g``) show ``0.6955`` beside ``0.7``.
 """
 
 from __future__ import annotations
@@ -35,13 +36,16 @@ def score(value: Any) -> str:
 
 
 def rate(value: Any) -> str:
-    """A share in [0, 1] (agreement rate, win rate) as a whole percentage (``67%``)."""
+    """A share in [0, 1] (agreement rate, win rate) as a whole percentage (``67%``): a
+    tenth of a percent is noise at the sizes of most runs (``--json`` keeps it)."""
     x = _finite(value)
     return MISSING if x is None else f"{x * 100:.0f}%"
 
 
 def figure(value: Any, places: int = 2) -> str:
-    """Any other figure (reward, cost): ``places`` fixed decimals, so one column reads
-    ``159.70`` beside ``203.79``."""
+    """Any other figure (rounds, reward, welfare): ``places`` fixed decimals, so one
+    column reads ``159.70`` beside ``203.79``; 1,000 and more whole (``12,345``)."""
     x = _finite(value)
-    return MISSING if x is None else f"{x:.{places}f}"
+    if x is None:
+        return MISSING
+    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.{places}f}"

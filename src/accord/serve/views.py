@@ -8,6 +8,7 @@ from typing import Any
 
 from accord.bench.approvals import Approval
 from accord.bench.store import EpisodeRow
+from accord.core.numbers import figure
 from accord.serve import audit
 from accord.serve.figures import episode_figure
 from accord.serve.transcript import transcript, usage_rows
@@ -25,13 +26,14 @@ def when(t: float | None) -> str:
 
 
 def num(x: Any) -> str:
-    """A table cell for a value: 4 significant digits for floats, ``-`` for none."""
+    """A table cell for a value: floats with two decimals (:func:`accord.core.numbers.
+    figure`, the rule of every person-facing table), ``-`` for none."""
     if x is None:
         return "-"
     if isinstance(x, bool):
         return "yes" if x else "no"
     if isinstance(x, float):
-        return f"{x:.4g}"
+        return figure(x)
     return str(x)
 
 
