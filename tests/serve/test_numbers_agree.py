@@ -40,6 +40,7 @@ def test_the_leaderboard_rounds_mean_scores_alike_in_the_terminal_web_and_report
     board = _board(gated_store)
     terminal = runner.invoke(app, ["leaderboard", str(gated_store)],
                              env={"COLUMNS": "200"}).stdout
+    markdown = runner.invoke(app, ["leaderboard", str(gated_store), "--format", "md"]).stdout
     web = _text(make_client(gated_store).get("/stores/0/runs/gated/leaderboard").text)
     report = _text(build_report(gated_store, transcripts="none"))
     for r in board["ratings"]:
@@ -48,6 +49,8 @@ def test_the_leaderboard_rounds_mean_scores_alike_in_the_terminal_web_and_report
         assert re.fullmatch(r"\d\.\d\d", shown)
         row = next(line for line in terminal.splitlines() if f" {r['player']} " in line)
         assert row.rstrip(" │").endswith(shown), row
+        md_row = next(line for line in markdown.splitlines() if f" {r['player']} " in line)
+        assert md_row.endswith(f"| {shown} |"), md_row
         for page in (web, report):  # episodes, then the mean score: "4 0.59", not "4 0.5905"
             assert re.search(rf"\b{r['episodes']} {re.escape(shown)}(?![\d])", page), shown
             assert f"{full:.4g}" == shown or f" {full:.4g} " not in page
@@ -70,3 +73,19 @@ def test_number_rules() -> None:
     assert rate(2 / 3) == "67%" and rate(1.0) == "100%" and rate(float("nan")) == "–"
     assert figure(159.7) == "159.70" and figure(203.79) == "203.79"
     assert figure(12345.6) == "12,346" and figure(True) == "–"
+
+
+def test_fork_and_series_tables_show_values_as_the_web_page_does(
+        lineage_store: dict[str, Any]) -> None:
+    """``accord results --forks`` and ``accord series`` printed values with ``:.3g``
+    (``0.693``) where the episode page's lineage table shows ``0.69``."""
+    from accord.serve.views import num
+
+    store = str(lineage_store["path"])
+    doc = json.loads(runner.invoke(app, ["results", store, "--forks", "--json"]).stdout)
+    out = runner.invoke(app, ["results", store, "--forks"], env={"COLUMNS": "200"}).stdout
+    values = [v for g in doc["forks"] for r in g["rows"] for v in r["values"].values()]
+    assert any(isinstance(v, float) and v != round(v, 2) for v in values), values
+    for v in values:
+        assert f" {num(v)} " in out, (v, out)
+    assert not re.search(r"\b0\.\d{3,}\b", out), out

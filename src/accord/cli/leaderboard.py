@@ -237,5 +237,5 @@ def to_markdown(board: Leaderboard) -> str:
         name = r.player.replace("|", "\\|")
         lines.append(f"| {k} | {name} | {_r(r.rating)} | {_interval(r.low, r.high)} | "
                      f"{r.wins} | {r.draws} | {r.losses} | {r.episodes} | "
-                     f"{r.mean_score:.3f} |")
+                     f"{score(r.mean_score)} |")
     return "\n".join(lines) + "\n"

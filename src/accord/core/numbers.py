@@ -42,6 +42,16 @@ def rate(value: Any) -> str:
     return MISSING if x is None else f"{x * 100:.0f}%"
 
 
+def value_text(value: Any) -> str:
+    """A table cell of any stored value: whole numbers as they are (a payoff of 3), other
+    numbers as :func:`figure` (a utility of ``0.6925`` as ``0.69``), anything else as text."""
+    if isinstance(value, float) and not value.is_integer():
+        return figure(value)
+    if isinstance(value, float):
+        return f"{value:.0f}"
+    return str(value)
+
+
 def figure(value: Any, places: int = 2) -> str:
     """Any other figure (rounds, reward, welfare): ``places`` fixed decimals, so one
     column reads ``159.70`` beside ``203.79``; 1,000 and more whole (``12,345``)."""
