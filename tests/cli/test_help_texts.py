@@ -41,3 +41,13 @@ def test_no_help_text_shows_raw_markup() -> None:
             assert "``" not in sub_text and ":func:" not in sub_text, (cmd, sub)
             seen += 1
     assert seen > 40  # every top-level command and every subcommand was read
+
+
+def test_help_names_no_internal_module_or_repository_path() -> None:
+    """``serve --play`` said "(needs accord.play)" and ``leaderboard`` pointed at
+    ``docs/leaderboard.md``, a file of the repository an installed accord does not have."""
+    serve = " ".join(_help("serve").split())
+    assert "accord.play" not in serve and "where a person plays a scenario" in serve
+    board = " ".join(_help("leaderboard").split())
+    assert "docs/leaderboard.md" not in board
+    assert "Every episode is a match between its seats" in board

@@ -61,7 +61,13 @@ def leaderboard_command(
     fmt: str = typer.Option("table", "--format", "-f", help="table | md | csv | json."),
 ) -> None:
     """Rate agents from every stored episode, with 95% bootstrap intervals, win/draw/loss
-    counts and a head-to-head matrix (see docs/leaderboard.md for what a match is)."""
+    counts and a head-to-head matrix.
+
+    Every episode is a match between its seats (each pair of seats when there are more than
+    two): the seat with the higher score wins; a score is a bargainer's gain over its BATNA
+    normalised to [0, 1], a game's payoff, Deal or No Deal points or a task-exchange
+    utility. Deliberation (a shared reward), unfinished episodes, errors and self-play are
+    skipped with a note. The documentation's Leaderboard page says more."""
     from accord.bench.leaderboard import (
         BY_CHOICES,
         METHODS,
