@@ -18,7 +18,7 @@ from typing import Any
 from typer.testing import CliRunner
 
 from accord.cli.main import app
-from accord.core.numbers import figure, rate, score
+from accord.core.numbers import rate, score
 from accord.serve.report import build_report
 
 runner = CliRunner()
@@ -66,13 +66,6 @@ def test_results_tables_show_utilities_with_two_decimals_and_rates_in_whole_perc
     ag = group["agreement"]
     assert f"{rate(ag['mean'])} ± " in out
     assert not re.search(r"\b0\.\d{3,}\b", out), out  # no three-decimal score
-
-
-def test_number_rules() -> None:
-    assert score(0.6955) == "0.70" and score(0.8325) == "0.83" and score(None) == "–"
-    assert rate(2 / 3) == "67%" and rate(1.0) == "100%" and rate(float("nan")) == "–"
-    assert figure(159.7) == "159.70" and figure(203.79) == "203.79"
-    assert figure(12345.6) == "12,346" and figure(True) == "–"
 
 
 def test_fork_and_series_tables_show_values_as_the_web_page_does(
