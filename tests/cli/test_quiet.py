@@ -111,3 +111,11 @@ def test_quiet_help_says_what_quiet_prints() -> None:
         "run")
     assert "No progress bar or summary: only errors, on stderr" in words("bench")
     assert "No progress bar, transcript or summary" not in words("run")
+
+
+def test_quiet_with_save_keeps_stdout_to_the_outcome(tmp_path: Path) -> None:
+    """The 'stored as' note goes to stderr, so a script reading stdout gets one line."""
+    res = _piped(*RUN, "--save", str(tmp_path / "q.db"))
+    assert res.returncode == 0, res.stderr
+    _one_outcome_line(res.stdout)
+    assert "stored as" in res.stderr and "stored as" not in res.stdout

@@ -165,8 +165,8 @@ def run(
     log: Path | None = c.alias_option("--log"),
     as_json: bool = c.json_option(),
     quiet: bool = c.quiet_option(
-        "Print only the outcome, in one line (no transcript, tables or notes); errors "
-        "still go to stderr and --json is unaffected."),
+        "Print only the outcome, in one line (no transcript, tables or notes); errors, "
+        "warnings and --save's 'stored as' line still go to stderr; --json is unaffected."),
     mediator: str | None = typer.Option(None, "--mediator", help="Bargaining: mediator "
                                         "spec: midpoint, pareto (trusted: sees the "
                                         "utilities, never reveals them) or llm:MODEL."),

@@ -26,8 +26,8 @@ def when(t: float | None) -> str:
 
 
 def num(x: Any) -> str:
-    """A table cell for a value: floats with two decimals (:func:`accord.core.numbers.
-    figure`, the rule of every person-facing table), ``-`` for none."""
+    """A table cell for a value: floats with two decimals, the rule of every
+    person-facing table (:func:`accord.core.numbers.figure`); ``-`` for none."""
     if x is None:
         return "-"
     if isinstance(x, bool):
