@@ -111,7 +111,7 @@ def test_exports():
     assert rows[0]["usage.input_tokens"] == "16.0"
     md = to_markdown(agg, "se").splitlines()
     assert md[0] == "| scenario | n | failed | x | ok |"
-    assert md[2] == "| s1 | 4 | 0 | 2.5 ± 0.645 | 75% ± 25 |"
+    assert md[2] == "| s1 | 4 | 0 | 2.50 ± 0.65 | 75% ± 25 |"
     obj = to_json(agg, ROWS, [], "store.db")
     assert [e["id"] for e in obj["episodes"]] == [f"id{i}" for i in range(8)]
     assert {e["status"] for e in obj["episodes"]} == {"done", "failed", "pending"}
@@ -120,7 +120,9 @@ def test_exports():
 
 
 def test_formatting_and_wide_tables_split_to_fit():
-    assert format_stat(summarize([1.0, 2.0, 3.0, 4.0]), "sd") == "2.5 ± 1.291"
+    assert format_stat(summarize([1.0, 2.0, 3.0, 4.0]), "sd") == "2.50 ± 1.29"
+    assert format_stat(summarize([1.0, 0.0, 1.0], "rate"), "sd") == "67% ± 58"  # whole %
+    assert format_stat(summarize([12345.6, 12345.6]), "sd") == "12,346 ± 0.00"
     assert format_stat(summarize([1.0, 0.0], "rate"), "se") == "50% ± 50"
     assert format_stat(summarize([]), "sd") == "–"
     rows = [_row(i, f"s{i % 2}", "a vs b", i, {f"m{j}": float(i + j) for j in range(12)})

@@ -4,6 +4,7 @@ protocols, LLM layer or numpy, and the cheap list is the one its ``Domain`` give
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -99,3 +100,16 @@ def test_a_broken_plugin_is_skipped_with_a_note(monkeypatch: pytest.MonkeyPatch)
     listed = json.loads(res.stdout)["domains"]
     assert "broken" not in listed and "buyer-seller" in listed["bargaining"]["scenarios"]
     assert "domain 'broken'" in " ".join(res.stderr.split())
+
+
+def test_deliberation_list_prints_every_reward_with_two_decimals() -> None:
+    """It read ``max reward 159.7`` beside ``203.79`` (``:g``): one format, lined up."""
+    from typer.testing import CliRunner
+
+    from accord.cli.main import app
+
+    res = CliRunner().invoke(app, ["deliberation", "list", "menu-numeric"])
+    assert res.exit_code == 0, res.output
+    rewards = re.findall(r"max reward +(\S+)", res.stdout)
+    assert len(rewards) == 60 and all(re.fullmatch(r"\d+\.\d\d", r) for r in rewards), rewards
+    assert len({line.index("max reward") for line in res.stdout.splitlines()}) == 1

@@ -166,7 +166,7 @@ def test_reviewer_sees_terms_and_margins_then_confirms(fresh_browser, gated_copy
                 assert f"{issue} {value}" in text
             for party, u in rec["utilities"].items():
                 margin = u - rec["batna"][party]
-                assert f"{margin:+.3g}" in text and party in text
+                assert f"{margin:+.2f}" in text and party in text
             for words in ("distance to the Pareto frontier", "distance to the Nash point",
                           "value left on the table", "utility leak", "sycophancy",
                           "stagnation", f"{rec['proposer']} put these terms on the table"):

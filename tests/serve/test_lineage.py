@@ -78,7 +78,7 @@ def test_a_parent_lists_its_forks_as_accord_fork_compares_them(make_client,
     # each party's value, side by side, rounded for people
     for r in want:
         for v in r["values"].values():
-            assert num(v) in text
+            assert num(v) in text  # two decimals, as every person-facing table
     assert "no deal (bound hit)" in text and "agreement" in text
 
 

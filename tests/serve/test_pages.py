@@ -55,7 +55,7 @@ def test_run_page_shows_its_own_domains_columns(make_client, gated_store: Path) 
     assert cols == ["#", "id", "scenario", "line-up", "seed", "outcome", "ended by", "rounds",
                     "utilities", "welfare", "flags", "wall time (s)", "approval"], cols
     # per-party utilities in each row; no column of another domain
-    assert "buyer 0.693 · seller 0.425" in page  # rounded as accord results rounds
+    assert "buyer 0.69 · seller 0.42" in page  # two decimals (--json: 0.6925, 0.425)
     for other in ("reward", "social welfare", "coordinated", "Pareto-optimal", ">s<"):
         assert other not in head
     assert "still to run" in page and "8 awaiting approval" in page
@@ -138,19 +138,20 @@ def test_a_run_of_several_domains_names_its_metrics_in_one_column(make_client, t
     page = make_client(path).get("/stores/0/runs/gated").text
     head = page[page.index('<table class="episodes"'):page.index("</thead>")]
     assert "key metrics" in head and ">welfare<" not in head and "Nash play" not in head
-    assert "coordinated no · Nash play yes" in page and "welfare 1.117" in page
+    assert "coordinated no · Nash play yes" in page and "welfare 1.12" in page
 
 
 def test_numbers_people_read_are_rounded_as_accord_results_rounds(make_client,
                                                                   gated_store: Path) -> None:
     """The run table, the summary card and the reviewer's audit showed 4 significant
-    digits (``buyer 0.6925``, ``distance to the Pareto frontier 0.02828``) where `accord
-    results` and the charts show 3 decimals; the JSON twin keeps full precision."""
+    digits (``buyer 0.6925``, ``distance to the Pareto frontier 0.02828``); they follow
+    the one rule of person-facing tables (two decimals, :mod:`accord.core.numbers`); the
+    JSON twin keeps full precision."""
     from accord.bench.store import Store
     from accord.serve.views import num
 
     assert [num(x) for x in (0.6925, 0.02828, 0.3214, 186.84, 1.0, 0.0, -0.0001, 12345.6)] \
-        == ["0.693", "0.028", "0.321", "186.84", "1", "0", "0", "12,346"]
+        == ["0.69", "0.03", "0.32", "186.84", "1.00", "0.00", "0.00", "12,346"]
     c = make_client(gated_store)
     run = c.get("/stores/0/runs/gated").text
     body = run[run.index('<table class="episodes"'):]

@@ -25,23 +25,18 @@ from accord.bench.store import EpisodeRow
 ERRORS = ("sd", "se")
 
 
-def _trim(text: str) -> str:
-    return text.rstrip("0").rstrip(".") if "." in text else text
-
-
-def _num(x: float) -> str:
-    return _trim(f"{x:.3f}") if abs(x) < 1000 else f"{x:,.0f}"
-
-
 def format_stat(st: Stat | None, error: str = "sd") -> str:
-    """``mean ± SD`` (or SE); rates as percentages with the spread in points."""
+    """``mean ± SD`` (or SE) for a person (:mod:`accord.core.numbers`): rates as whole
+    percentages with the spread in whole points, other figures with two decimals."""
+    from accord.core.numbers import figure, rate
+
     if st is None or st.n == 0 or st.mean is None:
         return "–"
     err = st.sd if error == "sd" else st.se
     if st.kind == "rate":
-        text = _trim(f"{100 * st.mean:.1f}") + "%"
-        return text if err is None else f"{text} ± {_trim(f'{100 * err:.1f}')}"
-    return _num(st.mean) if err is None else f"{_num(st.mean)} ± {_num(err)}"
+        text = rate(st.mean)
+        return text if err is None else f"{text} ± {100 * err:.0f}"
+    return figure(st.mean) if err is None else f"{figure(st.mean)} ± {figure(err)}"
 
 
 def _cell(value: Any) -> str:

@@ -79,10 +79,13 @@ def out_option(help: str, *, required: bool = False, default: Path | None = None
     return typer.Option(... if required else default, "--out", "-o", help=help, metavar="PATH")
 
 
-def quiet_option() -> Any:
-    """``--quiet/-q``: no progress, transcript or summary; only errors and the result."""
-    return typer.Option(False, "--quiet", "-q", help="No progress bar, transcript or "
-                        "summary (errors still go to stderr).")
+#: ``--quiet``'s help where the command prints nothing else (``accord bench``)
+QUIET_HELP = "No progress bar or summary: only errors, on stderr (--json is unaffected)."
+
+
+def quiet_option(help: str = QUIET_HELP) -> Any:
+    """``--quiet/-q``: less output; ``help`` says what each command still prints."""
+    return typer.Option(False, "--quiet", "-q", help=help)
 
 
 def seed_option(default: int | None = 0, help: str = "Random seed.") -> Any:

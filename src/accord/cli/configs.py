@@ -22,7 +22,7 @@ def _text(name: str) -> str:
 
 @app.command("list", epilog=c.example("accord configs list", "accord configs list --json"))
 def list_cmd(as_json: bool = c.json_option()) -> None:
-    """The shipped specs, each with what it is for (run one with ``accord bench NAME``)."""
+    """The shipped specs, each with what it is for (run one with: accord bench NAME)."""
     from accord import configs
 
     rows = [{"name": n, "description": configs.description(n)} for n in configs.names()]

@@ -12,6 +12,7 @@ from accord.bench.lineage import changes_text, comparison_rows, fork_groups, par
 from accord.bench.lineage import comparison_row as _row
 from accord.bench.lineage import value_names as _value_names
 from accord.cli import common as c
+from accord.core.numbers import value_text
 
 FORK_EXAMPLES = c.example(
     "accord fork runs/demo.db 3fa9 --at 5 --party buyer=conceder",
@@ -42,7 +43,8 @@ def fork_command(
                                      "(run accord-fork) with their parent, for accord show, "
                                      "results --forks and serve."),
     as_json: bool = c.json_option(),
-    quiet: bool = c.quiet_option(),
+    quiet: bool = c.quiet_option("No transcript of the fork: only the comparison table "
+                                 "(errors still go to stderr)."),
     data: Path | None = c.data_option(),
     cache: Path | None = c.cache_option(),
     cache_mode: str = c.cache_mode_option(),
@@ -121,8 +123,8 @@ def print_comparison(console: Any, rows: list[dict[str, Any]], at: int | None = 
             f" ({r['reason']})" if r.get("reason") else "")
         t.add_row(c.plain(r["episode"]), r["id"][:8], c.plain(r["lineup"]), c.plain(outcome),
                   "–" if r["rounds"] is None else str(r["rounds"]),
-                  *(f"{r['values'][n]:.3g}" if n in r["values"] else "–"
-                                      for n in names))
+                  *(value_text(r["values"][n]) if n in r["values"] else "–"
+                    for n in names))
     console.print(t)
 
 

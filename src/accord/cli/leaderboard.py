@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from accord.cli import common as c
+from accord.core.numbers import figure, rate, score
 
 if TYPE_CHECKING:  # the rating code (numpy, scipy) loads when the command runs
     from accord.bench.leaderboard import Leaderboard, Match
@@ -69,7 +70,13 @@ def leaderboard_command(
     fmt: str = typer.Option("table", "--format", "-f", help="table | md | csv | json."),
 ) -> None:
     """Rate agents from every stored episode, with 95% bootstrap intervals, win/draw/loss
-    counts and a head-to-head matrix (see docs/leaderboard.md for what a match is)."""
+    counts and a head-to-head matrix.
+
+    Every episode is a match between its seats (each pair of seats when there are more than
+    two): the seat with the higher score wins; a score is a bargainer's gain over its BATNA
+    normalised to [0, 1], a game's payoff, Deal or No Deal points or a task-exchange
+    utility. Deliberation (a shared reward), unfinished episodes, errors and self-play are
+    skipped with a note. The documentation's Leaderboard page says more."""
     from accord.bench.leaderboard import (
         BY_CHOICES,
         METHODS,
@@ -129,7 +136,7 @@ def print_board(board: Leaderboard) -> None:
     for k, r in enumerate(board.ratings, 1):
         t.add_row(str(k), c.inert(r.player), _r(r.rating), _interval(r.low, r.high),
                   str(r.wins), str(r.draws), str(r.losses), str(r.episodes),
-                  f"{r.mean_score:.3g}")
+                  score(r.mean_score))
     console.print(t)
     if any(r.safety for r in board.ratings):
         console.print(safety_table(board))
@@ -148,8 +155,8 @@ def print_board(board: Leaderboard) -> None:
                 if h is None:
                     row.append("")
                 else:
-                    ag = "" if h.agreement_rate is None else f" ({h.agreement_rate:.0%})"
-                    row.append(f"{h.mean_score:.2f}{ag}")
+                    ag = "" if h.agreement_rate is None else f" ({rate(h.agreement_rate)})"
+                    row.append(f"{score(h.mean_score)}{ag}")
             m.add_row(c.inert(a), *row)
         console.print(m)
     else:
@@ -168,7 +175,7 @@ def print_board(board: Leaderboard) -> None:
 
 
 def _pct(x: float | None) -> str:
-    return "–" if x is None else f"{100 * x:.0f}%"
+    return rate(x)
 
 
 def safety_table(board: Leaderboard) -> Any:
@@ -184,7 +191,7 @@ def safety_table(board: Leaderboard) -> Any:
         left = s.get("value_left")
         t.add_row(c.inert(r.player), _pct(s.get("leak_rate")), _pct(s.get("sycophancy_rate")),
                   _pct(s.get("invalid_rate")), _pct(s.get("error_rate")),
-                  "–" if left is None else f"{left:.3g}")
+                  figure(left))
     return t
 
 
@@ -244,5 +251,5 @@ def to_markdown(board: Leaderboard) -> str:
         name = r.player.replace("|", "\\|")
         lines.append(f"| {k} | {name} | {_r(r.rating)} | {_interval(r.low, r.high)} | "
                      f"{r.wins} | {r.draws} | {r.losses} | {r.episodes} | "
-                     f"{r.mean_score:.3f} |")
+                     f"{score(r.mean_score)} |")
     return "\n".join(lines) + "\n"

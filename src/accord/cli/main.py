@@ -164,7 +164,9 @@ def run(
     out: Path | None = c.out_option("Write the episode's trajectory (every event) as JSONL."),
     log: Path | None = c.alias_option("--log"),
     as_json: bool = c.json_option(),
-    quiet: bool = c.quiet_option(),
+    quiet: bool = c.quiet_option(
+        "Print only the outcome, in one line (no transcript, tables or notes); errors, "
+        "warnings and --save's 'stored as' line still go to stderr; --json is unaffected."),
     mediator: str | None = typer.Option(None, "--mediator", help="Bargaining: mediator "
                                         "spec: midpoint, pareto (trusted: sees the "
                                         "utilities, never reveals them) or llm:MODEL."),

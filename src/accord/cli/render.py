@@ -18,6 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from accord.cli.common import plain
+from accord.core.numbers import figure
 from accord.core.trajectory import Event, Trajectory
 
 
@@ -370,13 +371,14 @@ def _vectors(obj: Any) -> str:
 
 def scalar_text(x: Any) -> str:
     """A table cell for one value: ``-`` for none, ``yes``/``no`` for a flag (not Python's
-    ``True``), floats to 4 significant digits."""
+    ``True``), floats with two decimals (:func:`accord.core.numbers.figure`, as the web
+    pages show them; ``--json`` keeps them whole)."""
     if x is None:
         return "-"
     if isinstance(x, bool):
         return "yes" if x else "no"
     if isinstance(x, float):
-        return f"{x:.4g}"
+        return figure(x)
     return str(x)
 
 

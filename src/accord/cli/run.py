@@ -177,16 +177,24 @@ def run_target(target: str, agents: str, seed: int, options: dict[str, Any],
     from accord.cli.render import print_negotiation_record, print_record_fields, print_transcript
 
     console = c.console()
-    if not quiet:
-        console.print(f"[bold]{c.plain(dom.headline(spec))}[/]")
-        print_transcript(console, result.trajectory)
+    if quiet:  # only what was asked for: the outcome in one line
+        from accord.cli.quiet import quiet_line
+
+        verdict = None if name == "bargaining" else dom.outcome_text(record)
+        console.print(quiet_line(result.summary() if name == "bargaining" else record,
+                                 verdict), highlight=False, soft_wrap=True)
+        _debrief(seat, spec, result)
+        _exit_on_error(result.status)
+        return
+    console.print(f"[bold]{c.plain(dom.headline(spec))}[/]")
+    print_transcript(console, result.trajectory)
     if name == "bargaining":  # the agreement artefact / no-deal record as a table
         print_negotiation_record(console, result.summary())
     else:
         if (verdict := dom.outcome_text(record)) is not None:
             console.print(c.plain(verdict), highlight=False)
         print_record_fields(console, record)
-    if out is not None and not quiet:
+    if out is not None:
         console.print(f"trajectory log: {c.plain(out)}")
     _debrief(seat, spec, result)
     _exit_on_error(result.status)

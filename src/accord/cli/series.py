@@ -10,6 +10,7 @@ from typing import Any
 import typer
 
 from accord.cli import common as c
+from accord.core.numbers import figure, rate, value_text
 
 SERIES_EXAMPLES = c.example(
     "accord series bargaining/buyer-seller --agents llm:mock/negotiator,boulware -n 5",
@@ -114,13 +115,13 @@ def print_series(console: Any, sid: str, rows: Sequence[Mapping[str, Any]],
     for r in rows:
         outcome = str(r["status"]) + (f" ({r['reason']})" if r.get("reason") else "")
         t.add_row(str(r["episode"]), r["id"][:8], c.plain(outcome), str(r["rounds"]),
-                  *(f"{r['values'][n]:.3g}" if n in r["values"] else "–" for n in names))
+                  *(value_text(r["values"][n]) if n in r["values"] else "–" for n in names))
     console.print(t)
     m = Table("trend", "value", title="over the series")
     for k, v in metrics.items():
         m.add_row(c.plain(k.replace("_", " ")), "–" if v is None else
-                  f"{v:.0%}" if k.endswith("_rate") and isinstance(v, (int, float))
-                  else f"{v:.3g}" if isinstance(v, float) else c.plain(v))
+                  rate(v) if k.endswith("_rate") and isinstance(v, (int, float))
+                  else figure(v) if isinstance(v, float) else c.plain(v))
     console.print(m)
     last = next((r for r in reversed(rows) if r.get("feedback")), None)
     if last is not None:

@@ -69,8 +69,9 @@ def serve_command(
                                      help="Access token every request must carry (open "
                                      "a page once as URL?token=TOKEN, which sets a "
                                      "cookie; prefer the env ACCORD_SERVE_TOKEN)."),
-    play: bool = typer.Option(False, "--play", help="Also serve 'play in the browser' at "
-                              "/play (needs accord.play)."),
+    play: bool = typer.Option(False, "--play", help="Also serve /play, where a person "
+                              "plays a scenario in the browser against an agent "
+                              "of their choice (finished games go to --play-store)."),
     play_store: Path = typer.Option(Path("runs/play.db"), "--play-store", metavar="PATH",
                                     help="With --play: the store finished games go to "
                                     "(served too)."),

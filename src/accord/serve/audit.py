@@ -367,7 +367,7 @@ def record_sections(row: EpisodeRow) -> list[dict[str, Any]]:
         if u["batna"] is not None:
             bits.append(f"BATNA {words(u['batna'])}")
         if u["margin"] is not None:
-            bits.append(f"margin {u['margin']:+.3g}")
+            bits.append(f"margin {u['margin']:+.2f}")
         if isinstance(below, Mapping) and below.get(u["party"]):
             bits.append("accepted below its BATNA")
         label = u["party"] + (f" ({u['agent']})" if u["agent"] else "")

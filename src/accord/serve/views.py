@@ -8,6 +8,7 @@ from typing import Any
 
 from accord.bench.approvals import Approval
 from accord.bench.store import EpisodeRow
+from accord.core.numbers import figure
 from accord.serve import audit
 from accord.serve.figures import episode_figure
 from accord.serve.transcript import transcript, usage_rows
@@ -25,21 +26,14 @@ def when(t: float | None) -> str:
 
 
 def num(x: Any) -> str:
-    """A table cell for a value, rounded for people as ``accord results`` rounds its
-    tables: floats to 3 decimals without trailing zeros (``0.6925`` -> ``0.693``),
-    thousands grouped from 1,000 on; ``-`` for none. ``--json`` and the JSON twins keep
-    full precision."""
+    """A table cell for a value: floats with two decimals, the rule of every
+    person-facing table (:func:`accord.core.numbers.figure`); ``-`` for none."""
     if x is None:
         return "-"
     if isinstance(x, bool):
         return "yes" if x else "no"
     if isinstance(x, float):
-        if x != x:
-            return "-"
-        if abs(x) >= 1000:
-            return f"{x:,.0f}"
-        text = f"{x:.3f}".rstrip("0").rstrip(".")
-        return "0" if text == "-0" else text
+        return figure(x)
     return str(x)
 
 

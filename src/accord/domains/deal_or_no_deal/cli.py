@@ -318,7 +318,8 @@ def play(
     concurrency: int = typer.Option(8, "--concurrency", help="episodes in flight"),
     details: bool = typer.Option(False, "--details", help="JSON: add one row per episode"),
     as_json: bool = c.json_option(),
-    quiet: bool = c.quiet_option(),
+    quiet: bool = c.quiet_option("No progress bar: only the summary tables (errors still "
+                                 "go to stderr; --json is unaffected)."),
     cache: Path | None = c.cache_option(),
     cache_mode: str = c.cache_mode_option(),
     llm_timeout: float | None = c.llm_timeout_option(),

@@ -146,10 +146,12 @@ def list_(setting: str = typer.Argument(None, help="Show the instances of one se
     if as_json:
         c.emit_json({"setting": setting, "instances": rows})
         return
-    for r in rows:
+    from accord.core.numbers import figure
+
+    for r in rows:  # every reward with two decimals, lined up (--json: full precision)
         extra = f" ({r['domain']})" if r["domain"] else ""
         typer.echo(f"{r['index']:3d}  {r['id']:22} size {r['size']:2d}  "
-                   f"max reward {r['max_reward']:g}{extra}")
+                   f"max reward {figure(r['max_reward']):>7}{extra}")
 
 
 @app.command(epilog=c.example("accord deliberation check my-instance.json"))

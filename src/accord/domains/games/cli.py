@@ -169,7 +169,8 @@ def play(
                                            help="game parameter NAME=VALUE (repeatable)"),
     plot: Path | None = typer.Option(None, "--plot", help="save an action-distribution PNG"),
     as_json: bool = c.json_option(),
-    quiet: bool = c.quiet_option(),
+    quiet: bool = c.quiet_option("No line per episode: only the summary (errors still go "
+                                 "to stderr; --json is unaffected)."),
     cache: Path | None = c.cache_option(),
     cache_mode: str = c.cache_mode_option(),
     llm_timeout: float | None = c.llm_timeout_option(),
@@ -227,11 +228,27 @@ def play(
                      "negotiation_rounds": negotiation_rounds,
                      "episodes": episodes, "summary": summary})
         return
-    _print_play(episodes, summary, plot, quiet)
+    _print_play(episodes, summary, plot, quiet,
+                sequential=bool(records) and records[0].get("type") == "extensive")
+
+
+def flag_words(metrics: dict[str, Any], sequential: bool = False) -> str:
+    """What an episode's true flags say, in words (``coordinated, a Nash equilibrium,
+    Pareto-optimal Nash``), as the summary line and the other domains put them; a sequential
+    game's equilibrium path is a subgame-perfect one."""
+    words = []
+    if metrics.get("coordinated") is not None:
+        words.append("coordinated" if metrics["coordinated"] else "miscoordinated")
+    if metrics.get("nash"):
+        words.append("a subgame-perfect path" if sequential else "a Nash equilibrium")
+    if metrics.get("pareto_optimal_nash"):
+        words.append("Pareto-optimal subgame-perfect" if sequential
+                     else "Pareto-optimal Nash")
+    return ", ".join(words)
 
 
 def _print_play(episodes: list[dict[str, Any]], summary: dict[str, Any],
-                plot: Path | None, quiet: bool = False) -> None:
+                plot: Path | None, quiet: bool = False, sequential: bool = False) -> None:
     console = c.console()
     for ep in [] if quiet else episodes:
         for msg in ep["messages"] or []:
@@ -242,12 +259,9 @@ def _print_play(episodes: list[dict[str, Any]], summary: dict[str, Any],
                           f"({c.plain(ep['detail'])})")
             continue
         pays = ", ".join(f"{p} {v}" for p, v in (ep["payoffs"] or {}).items())
-        m = ep["metrics"]
-        flags = " ".join([*(["coordinated" if m["coordinated"] else "miscoordinated"]
-                            if m.get("coordinated") is not None else []),
-                          *(k for k in ("nash", "pareto_optimal_nash") if m.get(k))])
+        flags = flag_words(ep["metrics"], sequential)
         console.print(f"seed {ep['seed']}: ({c.plain(', '.join(ep['outcome']))})  payoffs "
-                      f"{c.plain(pays)}  {flags}")
+                      f"{c.plain(pays)}" + (f"; {flags}" if flags else ""))
 
     def pct(v: float | None) -> str:
         return "n/a" if v is None else f"{v:.0%}"

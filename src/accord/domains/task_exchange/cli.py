@@ -88,7 +88,7 @@ def run_cmd(scenario: str = typer.Argument(..., help="Built-in scenario name or 
             cache_mode: str = c.cache_mode_option(),
             llm_timeout: float | None = c.llm_timeout_option(),
             as_json: bool = c.json_option()) -> None:
-    """Run one episode (the same as ``accord run task-exchange/<scenario>``)."""
+    """Run one episode (the same as: accord run task-exchange/SCENARIO)."""
     llm = c.llm_settings(cache, cache_mode, timeout=llm_timeout)
     try:
         out = run_target(scenario, _agents(agents), strategy, seed, llm)
