@@ -143,7 +143,7 @@ def test_episode_page_card_and_sections_over_http(make_client, stagnation_store:
     table = page[page.index('<table class="transcript">'):]
     table = table[:table.index("</table>")]
     assert "<td>stagnation walk</td>" in table and "stagnation_walk" not in table
-    assert "last_move=0," in table and "last_move=0.0" not in table
+    assert "last_move=0.00," in table  # two decimals, the rule of every person-facing table
     assert "notes: stagnation × 1, stagnation walk × 1" in page
     # the card's distances of a no-deal say where they are measured from (the metrics
     # table leaves them empty: a reader saw 0.321 above and "-" below, unexplained)

@@ -117,12 +117,12 @@ def test_what_agents_say_and_notes_read_as_words_not_json(tmp_path: Path, make_c
     line = transcript([{"kind": "move", "round": 1, "party": "agent_0",
                         "move": {"kind": "offer", "package": {}, "message": share}}])["lines"][0]
     assert line["detail"] == "(no proposal)"
-    assert line["message"] == "share: ingredients pasta 2; guest_scores Mei Pad Thai 3.623, " \
+    assert line["message"] == "share: ingredients pasta 2; guest_scores Mei Pad Thai 3.62, " \
                               "part=1, parts=1"
     note = transcript([{"kind": "note", "round": 5, "reason": "stagnation",
                         "data": {"epsilon": 1e-09, "last_move": 0.0, "then": "walk",
                                  "fired": True}}])["lines"][0]
-    assert note["detail"] == "epsilon=1e-09, last_move=0, then=walk, fired=yes"
+    assert note["detail"] == "epsilon=1e-09, last_move=0.00, then=walk, fired=yes"
     # the page of a stored share-vs-share deliberation
     store = tmp_path / "delib.db"
     cfg = parse_config({"name": "delib", "domain": "deliberation", "scenarios": ["menu-numeric"],

@@ -372,13 +372,15 @@ def _vectors(obj: Any) -> str:
 def scalar_text(x: Any) -> str:
     """A table cell for one value: ``-`` for none, ``yes``/``no`` for a flag (not Python's
     ``True``), floats with two decimals (:func:`accord.core.numbers.figure`, as the web
-    pages show them; ``--json`` keeps them whole)."""
+    pages show them; ``--json`` keeps them whole); a value too small for two decimals
+    but not zero (a tolerance ``epsilon=1e-09``) in two significant figures, never as a
+    misleading ``0.00``."""
     if x is None:
         return "-"
     if isinstance(x, bool):
         return "yes" if x else "no"
     if isinstance(x, float):
-        return figure(x)
+        return f"{x:.2g}" if 0 < abs(x) < 0.005 else figure(x)
     return str(x)
 
 
