@@ -450,5 +450,5 @@ def party_metric_columns(rows: Sequence[EpisodeRow]) -> list[str]:
 
 
 __all__ = ["card", "deal_audit", "decisions", "ending", "flags", "metric_rows", "optimality",
-           "parties_of", "proposal_table", "party_metric_columns", "party_utilities", "record_sections",
-           "record_utilities", "terms", "utilities", "verdict", "words"]
+           "parties_of", "party_metric_columns", "party_utilities", "proposal_table",
+           "record_sections", "record_utilities", "terms", "utilities", "verdict", "words"]
