@@ -146,3 +146,21 @@ def lineage_store(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     assert len(eps) == 2 and series["series"]
     return {"path": path, "parent": parent.id, "fork": fork.id,
             "series": [e.id for e in sorted(eps, key=lambda e: e.spec["series"]["index"])]}
+
+
+MIXED = {"name": "mixed", "seeds": 1, "sweeps": [
+    {"domain": "bargaining", "scenarios": ["buyer-seller", "procurement"],
+     "agents": [["boulware", "conceder"], ["linear", "random"]]},
+    {"domain": "bargaining", "scenarios": ["buyer-seller"], "agents": [["boulware", "boulware"]],
+     "params": {"stagnation_rounds": 3}},
+    {"domain": "games", "scenarios": ["prisoners-dilemma", "stag-hunt"],
+     "agents": [["rational", "rational"]]},
+    {"domain": "task-exchange", "scenarios": ["competitive", "cooperative"],
+     "agents": [["utility-aware", "utility-aware"]]}]}
+
+
+@pytest.fixture(scope="session")
+def mixed_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A run of code agents only mixing three domains (bargaining with and without the
+    stagnation parameter, two games, two task exchanges)."""
+    return bench(tmp_path_factory.mktemp("mixed") / "mixed.db", MIXED)

@@ -14,6 +14,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from accord.agents.human.brief import num
 from accord.cli.common import plain
 
 MAX_ROWS = 24
@@ -62,7 +63,8 @@ def print_debrief(console: Console, data: Mapping[str, Any], seat: str | None = 
     print_table(console, {"caption": "", "columns": data.get("columns") or [],
                           "rows": data.get("rows") or []})
     if data.get("l2_to_pareto") is not None:
-        console.print(f"Distance to the Pareto frontier: {data['l2_to_pareto']:.3f}.")
+        # rounded as the sentences above round (0, not 0.000)
+        console.print(f"Distance to the Pareto frontier: {num(data['l2_to_pareto'])}.")
     if data.get("optimal") is not None:
         console.print(f"A best decision: {plain(_text(data['optimal']))}.")
     flags = data.get("flags") or []

@@ -383,10 +383,40 @@ def record_sections(row: EpisodeRow) -> list[dict[str, Any]]:
     shown = {"type", "agreement", "parties", "round", "proposer", "accepted_by", "utilities",
              "batna", "accepted_below_batna", "stagnation", "last_offers", "reason", "who",
              "detail", "allocation", "shares", "actions", "decision"}
+    table = proposal_table(rec)
+    if table is not None:
+        shown.add("proposals")
     rest = [(str(k).replace("_", " "), words(v)) for k, v in rec.items() if k not in shown]
     if rest:
         sections.append({"title": "More of the record", "rows": rest})
+    if table is not None:
+        sections.append({"title": "Proposals", "rows": [], "table": table})
     return sections
+
+
+def proposal_table(rec: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A task exchange's proposals as a table (``head``, ``rows``): round, proposer, each
+    agent's share of the composite task list (its mask) and the verdict (valid, invalid
+    with the protocol's reason, accepted); ``None`` when the record has none."""
+    props = rec.get("proposals")
+    if not isinstance(props, list) or not props or not all(
+            isinstance(p, Mapping) and isinstance(p.get("masks"), Mapping) for p in props):
+        return None
+    agents = list(dict.fromkeys(str(a) for p in props for a in p["masks"]))
+    accepted = rec.get("accepted_turn")
+    rows = []
+    for p in props:
+        if p.get("valid") is False:
+            why = p.get("pattern")
+            verdict = "invalid" + (f": {str(why).replace('_', ' ')}" if why else "")
+        else:
+            verdict = "valid"
+        if accepted is not None and p.get("turn") == accepted and p.get("valid") is not False:
+            verdict += ", accepted"
+        rows.append([words(p.get("turn")), str(p.get("proposer", "-")),
+                     *(str(p["masks"].get(a, "-")) for a in agents), verdict])
+    return {"head": ["round", "proposer", *(f"{a}'s tasks" for a in agents), "verdict"],
+            "rows": rows, "masks": len(agents)}
 
 
 def metric_rows(row: EpisodeRow) -> list[tuple[str, Any]]:
@@ -420,5 +450,5 @@ def party_metric_columns(rows: Sequence[EpisodeRow]) -> list[str]:
 
 
 __all__ = ["card", "deal_audit", "decisions", "ending", "flags", "metric_rows", "optimality",
-           "parties_of", "party_metric_columns", "party_utilities", "record_sections",
-           "record_utilities", "terms", "utilities", "verdict", "words"]
+           "parties_of", "party_metric_columns", "party_utilities", "proposal_table",
+           "record_sections", "record_utilities", "terms", "utilities", "verdict", "words"]

@@ -20,6 +20,7 @@ from accord.bench.runscan import Cell
 from accord.bench.store import EpisodeRow
 from accord.serve import audit
 from accord.serve.figures import bar_chart, interval_chart, stacked_chart
+from accord.serve.views import unit_of
 
 #: bootstrap resamples and seed of the leaderboard page (as ``accord leaderboard``)
 BOOTSTRAP, SEED = 200, 0
@@ -37,21 +38,26 @@ def _mean_sd(values: Sequence[float]) -> tuple[float | None, float | None]:
 def lineups(rows: Sequence[EpisodeRow]) -> list[dict[str, Any]]:
     """Per line-up (in first-seen order): episodes, outcome counts (``failed`` and
     ``pending`` for unfinished ones), agreement rate over finished episodes (``None``
-    where the domain has no agreements) and each party's mean utility and SD."""
+    where the domain has no agreements) and each party's mean utility and SD, over all
+    its episodes (``utilities``) and per domain (``by_domain``: a line-up that plays in
+    several domains has utilities in several units)."""
     out: dict[str, dict[str, Any]] = {}
     for r in rows:
         g = _count(out, r.lineup, r.status, r.outcome, 1)
         if r.status == "done":
+            per = g["utils"].setdefault(str(r.spec.get("domain")), {})
             for p, u in audit.party_utilities(r.summary, r.metrics):
                 if isinstance(u, (int, float)):
-                    g["utils"].setdefault(p, []).append(float(u))
+                    per.setdefault(p, []).append(float(u))
     return _finish(out)
 
 
-def lineups_of_cells(cells: Sequence[Cell], utils: Mapping[str, dict[str, list[float]]]
+def lineups_of_cells(cells: Sequence[Cell],
+                     utils: Mapping[str, dict[str, dict[str, list[float]]]]
                      ) -> list[dict[str, Any]]:
     """:func:`lineups` from a run's cells (:func:`accord.bench.runscan.scan_run`, plan
-    order) and each line-up's party utilities (finished episodes, in plan order)."""
+    order) and each line-up's party utilities per domain (finished episodes, in plan
+    order)."""
     out: dict[str, dict[str, Any]] = {}
     for c in cells:
         _count(out, c.lineup, c.status, c.outcome, c.episodes)
@@ -78,9 +84,15 @@ def _finish(out: Mapping[str, dict[str, Any]]) -> list[dict[str, Any]]:
     result = []
     for g in out.values():
         rate = g["agreements"] / g["done"] if g["deals"] and g["done"] else None
+        merged: dict[str, list[float]] = {}
+        for per in g["utils"].values():
+            for p, v in per.items():
+                merged.setdefault(p, []).extend(v)
         result.append({"lineup": g["lineup"], "episodes": g["episodes"], "done": g["done"],
                        "outcomes": g["outcomes"], "agreement_rate": rate,
-                       "utilities": {p: _mean_sd(v) for p, v in g["utils"].items()}})
+                       "utilities": {p: _mean_sd(v) for p, v in merged.items()},
+                       "by_domain": {d: {p: _mean_sd(v) for p, v in per.items()}
+                                     for d, per in g["utils"].items()}})
     return result
 
 
@@ -95,13 +107,23 @@ def charts(groups: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
             [(g["lineup"], g["agreement_rate"], None) for g in rated],
             "Agreement rate per line-up", 0.0, 1.0, "{:.0%}"),
             "caption": "finished episodes that ended in an agreement"})
-    bars = [(f"{g['lineup']} · {p}", m, sd) for g in busiest
-            for p, (m, sd) in g["utilities"].items() if m is not None][:MAX_CHART_ROWS]
-    if bars:
+    domains = list(dict.fromkeys(d for g in groups for d in g.get("by_domain", {})))
+    for domain in domains:
+        # one chart per domain: a game's payoffs (0 to 5) and a bargaining utility (0 to
+        # 1) on one axis would squash the utilities and mix units
+        bars = [(f"{g['lineup']} · {p}", m, sd) for g in busiest
+                for p, (m, sd) in g.get("by_domain", {}).get(domain, {}).items()
+                if m is not None][:MAX_CHART_ROWS]
+        if not bars:
+            continue
+        unit = unit_of(domain)
+        title = f"Mean {unit} per line-up and party"
+        if len(domains) > 1:
+            title += f", {domain}"
         lo = min(0.0, *(m - (sd or 0) for _, m, sd in bars))
-        out.append({"title": "Mean utility per line-up and party", "svg": bar_chart(
-            bars, "Mean utility per line-up and party", lo, None, "{:.2g}"),
-            "caption": "mean over finished episodes; whiskers: ± one SD"})
+        out.append({"title": title, "svg": bar_chart(bars, title, lo, None, "{:.2g}"),
+                    "unit": unit, "domain": domain,
+                    "caption": f"mean {unit} over finished episodes; whiskers: ± one SD"})
     if busiest:
         out.append({"title": "Outcomes per line-up", "svg": stacked_chart(
             [(g["lineup"], g["outcomes"]) for g in busiest], "Outcomes per line-up"),

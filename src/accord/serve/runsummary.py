@@ -47,7 +47,8 @@ class _Collect:
         self.reasons: set[str] = set()
         self.flags: set[str] = set()
         self._names: set[str] = set()  # flag names seen (matched against FLAG_RE)
-        self.utils: dict[str, dict[str, list[float]]] = {}
+        #: line-up -> domain -> party -> utilities of its finished episodes
+        self.utils: dict[str, dict[str, dict[str, list[float]]]] = {}
         #: (id(bits), id(metrics)) -> (bits, metrics, utilities): the scan hands the same
         #: objects for the same stored text, and keeping them here keeps their ids unique
         self._done: dict[tuple[int, int], tuple[Any, Any, list[tuple[str, float]]]] | None = {}
@@ -74,7 +75,8 @@ class _Collect:
             found = hit[2]
         if cell.status != "done" or not found:
             return
-        utils = self.utils.setdefault(cell.lineup, {})
+        utils = self.utils.setdefault(cell.lineup, {}).setdefault(
+            str(cell.spec.get("domain")), {})
         for p, u in found:
             utils.setdefault(p, []).append(u)
 

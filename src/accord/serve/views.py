@@ -80,34 +80,90 @@ COMPACT = ("agreement", "rounds", "welfare", "l2_to_pareto", "l2_to_nash", "util
 #: heading of a compact aggregate column
 COMPACT_WORDS = {"agreement": "agreement rate", "rounds": "rounds", "welfare": "welfare",
                  "l2_to_pareto": "to Pareto", "l2_to_nash": "to Nash", "utility_leak":
-                 "leak rate", "sycophancy": "below-BATNA rate", "error": "error rate"}
+                 "leak rate", "sycophancy": "below-BATNA rate", "error": "error rate",
+                 "social_welfare": "social welfare", "nash": "Nash play rate",
+                 "pareto_optimal": "Pareto-optimal rate"}
+#: metric-name prefixes of each party's utility (bargaining, task exchange, games)
+PARTY_PREFIXES = ("u_", "utility_", "payoff_")
+
+
+#: what a domain's per-party "utility" is measured in (the charts and tables say it)
+UNITS = {"games": "payoff", "deal-or-no-deal": "points"}
+
+
+def unit_of(domain: str | None) -> str:
+    """The unit of a domain's per-party utilities: ``payoff`` in games, ``points`` in
+    Deal-or-No-Deal, ``utility`` elsewhere (bargaining's are 0 to 1)."""
+    return UNITS.get(domain or "", "utility")
+
+
+def key_heading(key: str) -> str:
+    """A group-by key as a column heading: ``agents`` -> ``line-up``,
+    ``params.stagnation_rounds`` -> ``stagnation rounds``."""
+    if key == "agents":
+        return "line-up"
+    return key.removeprefix("params.").removeprefix("metrics.").replace("_", " ")
+
+
+def _party(metric: str) -> str:
+    """The party a per-party metric names (``payoff_1`` -> ``player 1``)."""
+    if metric.startswith("payoff_"):
+        return "player " + metric.removeprefix("payoff_")
+    return metric.removeprefix("u_").removeprefix("utility_")
+
+
+def compact_tables(agg: Any) -> list[dict[str, Any]]:
+    """The aggregate for people: one table per domain when the run mixes domains (each
+    with only the key columns and metrics its own groups have a value for, so a mixed
+    run's table fits the screen), else one. Each table: ``domain`` (``None`` for a run of
+    one domain), ``unit`` of its utilities, ``head`` and ``rows``; the last cell of a row
+    is the list of ``party mean ± SD`` lines when the table has a utility column."""
+    from accord.bench.tables import format_stat
+
+    keys = list(agg.group_by)
+    split = "domain" in keys
+    parts: dict[Any, list[Any]] = {}
+    for g in agg.groups:
+        parts.setdefault(g.key[keys.index("domain")] if split else None, []).append(g)
+    out = []
+    for domain, groups in parts.items():
+        shown = [i for i, k in enumerate(keys) if k != "domain"
+                 and (not k.startswith("params.") or any(g.key[i] is not None
+                                                        for g in groups))]
+
+        def has(m: str, groups: list[Any] = groups) -> bool:
+            return any(m in g.stats and g.stats[m].n for g in groups)
+
+        keep = [m for m in COMPACT if m in agg.metrics and has(m)]
+        parties = [m for m in agg.metrics if m.startswith(PARTY_PREFIXES) and has(m)]
+        head = [*(key_heading(keys[i]) for i in shown), "episodes", "failed",
+                *(COMPACT_WORDS.get(m, m.replace("_", " ")) for m in keep)]
+        unit = unit_of(domain if isinstance(domain, str) else None)
+        if parties:
+            head.append(f"mean {unit} per party (± SD)")
+        rows: list[list[Any]] = []
+        for g in groups:
+            row: list[Any] = [num(g.key[i]) for i in shown] + [str(g.done), str(g.failed)]
+            row += [format_stat(g.stats[m]) for m in keep]
+            if parties:
+                row.append([f"{_party(m)} {format_stat(g.stats[m])}" for m in parties
+                            if g.stats[m].n])
+            rows.append(row)
+        out.append({"domain": domain if split else None, "unit": unit, "head": head,
+                    "rows": rows})
+    return out
 
 
 def aggregate_view(agg: Any) -> dict[str, Any]:
-    """The aggregate table of ``accord results`` (``head``/``rows``: every metric) and a
-    compact one for people (``compact_head``/``compact_rows``: the key metrics and each
-    party's mean utility in one cell)."""
+    """The aggregate table of ``accord results`` (``head``/``rows``: every metric) and
+    the compact ones for people (``tables``: :func:`compact_tables`)."""
     from accord.bench.tables import format_stat
 
     head = [*agg.group_by, "n", "failed", *agg.metrics]
     rows = [[num(v) for v in g.key] + [str(g.done), str(g.failed)]
             + [format_stat(g.stats[m]) for m in agg.metrics] for g in agg.groups]
-    keep = [m for m in COMPACT if m in agg.metrics]
-    parties = [m for m in agg.metrics if m.startswith("u_")]
-    chead = [*("line-up" if k == "agents" else k for k in agg.group_by), "episodes",
-             "failed", *(COMPACT_WORDS.get(m, m.replace("_", " ")) for m in keep)]
-    if parties:
-        chead.append("mean utility per party (± SD)")
-    crows = []
-    for g in agg.groups:
-        row = [num(v) for v in g.key] + [str(g.done), str(g.failed)]
-        row += [format_stat(g.stats[m]) for m in keep]
-        if parties:
-            row.append(", ".join(f"{m[2:]} {format_stat(g.stats[m])}" for m in parties
-                                 if g.stats[m].n))
-        crows.append(row)
     return {"head": head, "rows": rows, "group_by": agg.group_by, "metrics": agg.metrics,
-            "compact_head": chead, "compact_rows": crows}
+            "tables": compact_tables(agg)}
 
 
 def aggregate_json(agg: Any) -> dict[str, Any]:
@@ -152,5 +208,6 @@ def episode_json(view: dict[str, Any]) -> dict[str, Any]:
             "lineage": view["lineage"], "audit": view["audit"]}
 
 
-__all__ = ["COLUMN_WORDS", "KEY_METRICS", "aggregate_json", "aggregate_view", "episode_json",
-           "episode_view", "metric_columns", "mixed", "num", "row_view", "when"]
+__all__ = ["COLUMN_WORDS", "KEY_METRICS", "UNITS", "aggregate_json", "aggregate_view",
+           "compact_tables", "episode_json", "episode_view", "key_heading",
+           "metric_columns", "mixed", "num", "row_view", "unit_of", "when"]

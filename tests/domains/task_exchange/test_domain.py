@@ -75,3 +75,15 @@ def test_plot_marks_every_run() -> None:
         {"turn": 4, "proposer": "Alice", "masks": {"Alice": "100001", "Bob": "011110"}}]}
     png = render_trajectories_png(sc, [rec, rec])
     assert png[:4] == b"\x89PNG" and len(png) > 5000
+
+
+def test_plot_title_counts_runs_in_words() -> None:
+    from accord.domains.task_exchange.plot import trajectories_figure
+
+    sc = get_scenario("competitive")
+    rec = {"status": "agreed", "proposals": [
+        {"turn": 2, "proposer": "Alice", "masks": {"Alice": "111000", "Bob": "000111"}}]}
+    one = trajectories_figure(sc, [rec]).axes[0].get_title()
+    two = trajectories_figure(sc, [rec, rec]).axes[0].get_title()
+    assert one == "competitive: proposal trajectories (1 run)"
+    assert two == "competitive: proposal trajectories (2 runs)"

@@ -11,6 +11,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from accord.agents.human import Reply, Seat, Turn
+from accord.agents.human.brief import num
 from accord.agents.spec import AgentSpec
 from accord.domains.base import EpisodeSpec, RunContext, get_domain
 from accord.play.debrief import debrief
@@ -54,8 +55,8 @@ def test_three_party_bargaining_debrief_in_the_browser(server: Server, browser: 
         assert sentence in text
     assert "You agreed: your utility 0.4; product's 0.812, operations' 0.64" in text
     assert "Value left on the table: 0.127 in total" in text
-    assert browser.find_element(By.ID, "value-left").text == f"{want['value_left']:.3f}"
-    assert browser.find_element(By.ID, "l2-pareto").text == f"{want['l2_to_pareto']:.3f}"
+    assert browser.find_element(By.ID, "value-left").text == num(want["value_left"])
+    assert browser.find_element(By.ID, "l2-pareto").text == num(want["l2_to_pareto"])
     # the table of every party: utility, BATNA, margin, Nash point, best for you
     table = browser.find_element(By.ID, "debrief-table")
     head = [th.text for th in table.find_elements(By.CSS_SELECTOR, "thead th")]

@@ -60,7 +60,7 @@ def test_bargaining_seat_shows_preferences_first_and_a_debrief_after(
     text = browser.find_element(By.ID, "debrief").text
     assert "You agreed: your utility 0, seller's 1 (now revealed)." in text
     assert "The Nash point: you 0.647, seller 0.555" in text
-    assert browser.find_element(By.ID, "l2-pareto").text == "0.000"
+    assert browser.find_element(By.ID, "l2-pareto").text == "0"  # as the sentences round
     table = browser.find_element(By.ID, "debrief-table").text
     assert "seller's utility (revealed)" in table
     assert "accepted below batna: buyer" in browser.find_element(By.ID, "flags").text
@@ -109,6 +109,45 @@ def test_game_seat_payoff_table_highlights_the_players_payoffs_and_debriefs(
     assert "Value left on the table: 4 in total" in text
     assert "A Nash equilibrium: you 1, Alice 1; distance 0." in text
     debrief_plane(browser)
+
+
+#: each tick label of the debrief plane that a marker of the plane overlaps (page boxes)
+OVERLAPS = """
+const svg = document.getElementById('debrief-plane');
+const hit = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom
+                      && b.top < a.bottom;
+const marks = Array.from(svg.querySelectorAll('path.outcome, rect.nash'))
+                   .map(m => m.getBoundingClientRect());
+return {ticks: Array.from(svg.querySelectorAll('text')).filter(
+          t => /^[0-9.]+$/.test(t.textContent)).map(t => t.textContent),
+        covered: Array.from(svg.querySelectorAll('text')).filter(
+          t => /^[0-9.]+$/.test(t.textContent)
+               && marks.some(m => hit(m, t.getBoundingClientRect()))).map(
+          t => t.textContent)};
+"""
+
+
+def test_game_debrief_whole_payoffs_and_a_star_clear_of_the_ticks(server: Server,
+                                                                   browser: Any) -> None:
+    # Alice cooperates, the rational Bob defects: (0, 5), the plane's top-left corner
+    start(browser, server, "games", "prisoners-dilemma", "rational", seat="0", rounds="1")
+    my_turn(browser)
+    browser.find_element(By.ID, "message").send_keys("I will cooperate")
+    submit(browser, "btn-message")
+    wait(browser, "button.action")
+    buttons = {b.text: b for b in browser.find_elements(By.CSS_SELECTOR, "button.action")}
+    buttons["cooperate"].click()
+    wait(browser, "#debrief")
+    text = browser.find_element(By.ID, "debrief").text
+    assert "The game was played: your payoff 0, Bob's 5 (now revealed)." in text
+    # whole numbers as the sentences print them, not 0.000; the rest rounded alike
+    assert browser.find_element(By.ID, "value-left").text == "0"
+    assert browser.find_element(By.ID, "l2-pareto").text == "0"
+    nash = browser.find_element(By.ID, "l2-nash").text
+    assert nash == "4.123" and f"distance {nash}." in text
+    got = browser.execute_script(OVERLAPS)
+    assert "5" in got["ticks"] and "0" in got["ticks"], got
+    assert got["covered"] == [], got
 
 
 def test_person_completes_a_task_exchange_in_the_browser(server: Server,

@@ -16,6 +16,7 @@ from typing import Any
 
 from markupsafe import Markup
 
+from accord.core.names import counted
 from accord.domains.task_exchange.masks import parse_mask
 from accord.domains.task_exchange.metrics import scenario_front
 from accord.domains.task_exchange.scenario import Scenario
@@ -39,6 +40,20 @@ def proposal_path(scenario: Scenario, record: Mapping[str, Any]) -> Path2D:
 def render_trajectories_png(scenario: Scenario, runs: Sequence[Mapping[str, Any]],
                             title: str | None = None, dpi: int = 120) -> bytes:
     """A Figure 2 style panel for ``runs`` (episode records) of one scenario, as PNG bytes."""
+    fig = trajectories_figure(scenario, runs, title, dpi)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", bbox_inches="tight")
+    return buf.getvalue()
+
+
+def trajectories_title(scenario: Scenario, runs: int) -> str:
+    """The panel's default title: ``competitive: proposal trajectories (1 run)``."""
+    return f"{scenario.name}: proposal trajectories ({counted(runs, 'run')})"
+
+
+def trajectories_figure(scenario: Scenario, runs: Sequence[Mapping[str, Any]],
+                        title: str | None = None, dpi: int = 120) -> Any:
+    """The matplotlib ``Figure`` of :func:`render_trajectories_png` (not yet rendered)."""
     import matplotlib
 
     matplotlib.use("Agg", force=False)
@@ -78,13 +93,10 @@ def render_trajectories_png(scenario: Scenario, runs: Sequence[Mapping[str, Any]
     ax.set_ylim(-0.05, 1.05)
     ax.set_xlabel(f"{a} utility")
     ax.set_ylabel(f"{b} utility")
-    ax.set_title(title or f"{scenario.name}: proposal trajectories ({len(runs)} runs)",
-                 fontsize=10)
+    ax.set_title(title or trajectories_title(scenario, len(runs)), fontsize=10)
     ax.legend(loc="lower left", fontsize=7)
     ax.grid(alpha=0.3)
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", bbox_inches="tight")
-    return buf.getvalue()
+    return fig
 
 
 #: task-exchange figures already drawn: episode key -> markup (PNG rendering is slow)
@@ -124,4 +136,5 @@ def episode_figure(key: str, spec: Mapping[str, Any],
     return out
 
 
-__all__ = ["episode_figure", "proposal_path", "render_trajectories_png"]
+__all__ = ["episode_figure", "proposal_path", "render_trajectories_png", "trajectories_figure",
+           "trajectories_title"]

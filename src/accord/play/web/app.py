@@ -69,6 +69,10 @@ def _env() -> Environment:
     from accord.serve.transcript import said
 
     env.filters["said"] = said
+    # one rounding rule for the debrief's sentences and its figures (4, not 4.000)
+    from accord.agents.human.brief import num
+
+    env.filters["num"] = num
     return env
 
 

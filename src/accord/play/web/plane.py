@@ -59,10 +59,11 @@ def plane_svg(plane: Mapping[str, Any], svg_id: str = "debrief-plane", width: in
         xv, yv = x_lo + t * (x_hi - x_lo), y_lo + t * (y_hi - y_lo)
         tx, _ = xy(xv, y_lo)
         _, ty = xy(x_lo, yv)
-        add(f'<text x="{tx:.1f}" y="{y0 + 14:.1f}" font-size="10" text-anchor="middle">'
-            f"{_tick(xv)}</text>")
-        add(f'<text x="{x0 - 5:.1f}" y="{ty + 3:.1f}" font-size="10" text-anchor="end">'
-            f"{_tick(yv)}</text>")
+        # outside the star's reach (8 px) of an outcome on the plane's edge or corner
+        add(f'<text class="tick" x="{tx:.1f}" y="{y0 + 21:.1f}" font-size="10" '
+            f'text-anchor="middle">{_tick(xv)}</text>')
+        add(f'<text class="tick" x="{x0 - 11:.1f}" y="{ty + 3:.1f}" font-size="10" '
+            f'text-anchor="end">{_tick(yv)}</text>')
     add(f'<text x="{(x0 + x1) / 2:.1f}" y="{H - 10}" font-size="12" text-anchor="middle">'
         f"your {escape(unit)} ({you})</text>")
     add(f'<text x="13" y="{(y0 + y1) / 2:.1f}" font-size="12" text-anchor="middle" '
