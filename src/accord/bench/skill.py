@@ -45,6 +45,12 @@ _INV_SQRT2 = 1.0 / math.sqrt(2.0)
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 #: below this x, check openskill's tail guard (Φ(x) < eps starts at about x = -8.125)
 _TAIL_X = -8.0
+_min = np.minimum.reduce
+
+
+_TAU2 = TAU * TAU
+_TWO_BETA2 = 2.0 * BETA * BETA
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 
 
 def _pdf(x: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -52,80 +58,117 @@ def _pdf(x: NDArray[np.float64]) -> NDArray[np.float64]:
     return out
 
 
-_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
-
-
-def _win_vw(x: NDArray[np.float64], d: NDArray[np.float64]
-            ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """openskill's ``v(d, t)`` and ``w(d, t)`` after a win, from ``x = d - t``: ``v`` is
-    the inverse Mills ratio φ(x) / Φ(x), computed as √(2/π) / erfcx(−x/√2) (one special
-    function instead of a normal pdf and cdf); openskill's guard for a vanishing Φ(x)
-    (``v = -x``) applies only where Φ(x) underflows eps, i.e. x below about -8.1."""
-    v = erfcx(x * -_INV_SQRT2)
+def _win_vw(x: NDArray[np.float64], d: NDArray[np.float64], v: NDArray[np.float64],
+            w: NDArray[np.float64]) -> None:
+    """openskill's ``v(d, t)`` and ``w(d, t)`` after a win, from ``x = d - t``, into ``v``
+    and ``w``: ``v`` is the inverse Mills ratio φ(x) / Φ(x), computed as
+    √(2/π) / erfcx(−x/√2) (one special function instead of a normal pdf and cdf);
+    openskill's guard for a vanishing Φ(x) (``v = -x``, ``w`` 1 if ``d < 0`` else 0)
+    applies only where Φ(x) underflows eps, i.e. x below about -8.1."""
+    np.multiply(x, -_INV_SQRT2, out=v)
+    erfcx(v, out=v)
     np.divide(_SQRT_2_OVER_PI, v, out=v)
-    if float(x.min()) < _TAIL_X:
+    if _min(x, axis=None) < _TAIL_X:
         tail = ndtr(x) < _TINY
-        v = np.where(tail, -x, v)
-        return v, np.where(tail, np.where(d < 0, 1.0, 0.0), v * (v + x))
-    w = v + x
+        np.copyto(v, np.negative(x), where=tail)
+        w[...] = np.where(tail, np.where(d < 0, 1.0, 0.0), v * (v + x))
+        return
+    np.add(v, x, out=w)
     w *= v
-    return v, w
 
 
-def _draw_vw(d: NDArray[np.float64], t: NDArray[np.float64]
-             ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """openskill's ``ṽ(d, t)`` and ``w̃(d, t)`` after a draw (with its guards)."""
+def _draw_vw(d: NDArray[np.float64], t: NDArray[np.float64], v: NDArray[np.float64],
+             w: NDArray[np.float64]) -> None:
+    """openskill's ``ṽ(d, t)`` and ``w̃(d, t)`` after a draw, into ``v`` and ``w``: the
+    normal cdf and pdf of both bounds ``lo = -t - |d|`` and ``hi = t - |d|`` in one call
+    each, and openskill's guards (a band ``Φ(hi) - Φ(lo)`` below 1e-5, or below eps) only
+    when some band is that thin."""
     xx = np.abs(d)
-    lo, hi = -t - xx, t - xx
-    b = ndtr(hi) - ndtr(lo)
-    p_lo, p_hi = _pdf(lo), _pdf(hi)
-    thin = b < 1e-5
-    safe_b = np.where(b < _TINY, 1.0, b)
-    vt = np.where(thin, np.where(d < 0, -d - t, -d + t),
-                  np.where(d < 0, p_hi - p_lo, p_lo - p_hi) / np.where(thin, 1.0, b))
-    wt = np.where(b < _TINY, 1.0, (hi * p_hi - lo * p_lo) / safe_b + vt * vt)
-    return vt, wt
+    lh = np.empty((2, *d.shape))
+    lo, hi = lh
+    np.negative(t, out=lo)
+    lo -= xx
+    np.subtract(t, xx, out=hi)
+    cdf = ndtr(lh)
+    b = cdf[1] - cdf[0]
+    if _min(b, axis=None) < 1e-5:  # openskill's guards, as openskill writes them
+        p_lo, p_hi = _pdf(lo), _pdf(hi)
+        thin = b < 1e-5
+        safe_b = np.where(b < _TINY, 1.0, b)
+        v[...] = np.where(thin, np.where(d < 0, -d - t, -d + t),
+                          np.where(d < 0, p_hi - p_lo, p_lo - p_hi) / np.where(thin, 1.0, b))
+        w[...] = np.where(b < _TINY, 1.0, (hi * p_hi - lo * p_lo) / safe_b + v * v)
+        return
+    pdf = np.multiply(lh, -0.5)  # the pdf of both bounds: exp(-x²/2) / √(2π)
+    pdf *= lh
+    np.exp(pdf, out=pdf)
+    pdf *= _INV_SQRT_2PI
+    p_lo, p_hi = pdf
+    np.divide(np.where(d < 0, p_hi - p_lo, p_lo - p_hi), b, out=v)
+    lh *= pdf  # lo φ(lo), hi φ(hi)
+    np.subtract(lh[1], lh[0], out=w)
+    w /= b
+    w += v * v
 
 
-def _rate_level(g: NDArray[np.float64], n: int, wins: int) -> None:
+def _buffers(n: int, replays: int) -> tuple[NDArray[np.float64], ...]:
+    """Scratch arrays of one level step of ``n`` pairs (see :func:`_rate_level`)."""
+    return (np.empty((2, n, replays)), np.empty((2, 2, n, replays)),
+            np.empty((2, n, replays)), np.empty((2, n, replays)))
+
+
+def _rate_level(g: NDArray[np.float64], wins: int,
+                buf: tuple[NDArray[np.float64], ...]) -> None:
     """One Thurstone–Mosteller update of the ``n`` pairs of a level in every replay, in
-    place: ``g`` is ``(2, 2n, replays)`` (mu and sigma², winners then losers; the first
-    ``wins`` pairs won, the rest drew). The same arithmetic as openskill's two-player
-    update, grouped to touch each array as few times as possible (this loop is the
-    bootstrap's cost)."""
+    place: ``g`` is ``(2, 2, n, replays)`` (mu and sigma², winners then losers; the first
+    ``wins`` pairs won, the rest drew) and ``buf`` is :func:`_buffers` of its shape. The
+    same arithmetic as openskill's two-player update, the mean and variance steps fused
+    (``s2 / c`` and ``r s2 / (c c2)`` in one division and one product by ``v`` and ``w``;
+    this loop is the bootstrap's cost)."""
+    s2, num, den, vw = buf
     mu, var = g[0], g[1]
-    s2 = var + TAU * TAU
-    c2 = s2[:n] + s2[n:]
-    c2 += 2.0 * BETA * BETA
-    c = np.sqrt(c2)
-    diff = mu[:n] - mu[n:]
-    if wins == n:
+    np.add(var, _TAU2, out=s2)
+    c2 = s2[0] + s2[1]
+    c2 += _TWO_BETA2
+    c = np.sqrt(c2, out=den[0])
+    diff = mu[0] - mu[1]
+    if wins == len(diff):
         x = diff - EPSILON
         x /= c
-        big_v, big_w = _win_vw(x, diff)
+        _win_vw(x, diff, vw[0], vw[1])
     else:
         d, t = diff / c, EPSILON / c
-        if wins == 0:
-            big_v, big_w = _draw_vw(d, t)
-        else:
-            big_v, big_w = np.empty_like(d), np.empty_like(d)
-            big_v[:wins], big_w[:wins] = _win_vw(d[:wins] - t[:wins], d[:wins])
-            big_v[wins:], big_w[wins:] = _draw_vw(d[wins:], t[wins:])
-    s2 = s2.reshape(2, n, -1)
-    dmu = s2 / c
-    dmu *= big_v
-    dmu[1] *= -1.0
-    mu += dmu.reshape(2 * n, -1)
-    # openskill: sigma' = r sqrt(max(1 - r s2 / (c c2) W, kappa)), r = sqrt(s2)
-    fac = np.sqrt(s2)
-    fac *= s2
-    c *= c2
-    fac /= c
-    fac *= big_w
+        if wins:
+            _win_vw(d[:wins] - t[:wins], d[:wins], vw[0, :wins], vw[1, :wins])
+        _draw_vw(d[wins:], t[wins:], vw[0, wins:], vw[1, wins:])
+    # openskill: mu' = mu ± s2 / c V; sigma' = r sqrt(max(1 - r s2 / (c c2) W, kappa)),
+    # r = sqrt(s2)
+    num[0] = s2
+    np.sqrt(s2, out=num[1])
+    num[1] *= s2
+    np.multiply(c, c2, out=den[1])
+    num /= den[:, None]
+    num *= vw[:, None]
+    mu[0] += num[0, 0]
+    mu[1] -= num[0, 1]
+    fac = num[1]
     np.subtract(1.0, fac, out=fac)
     np.maximum(fac, KAPPA, out=fac)
-    fac *= s2
-    var[...] = fac.reshape(2 * n, -1)
+    np.multiply(fac, s2, out=var)
+
+
+def _level_rows(idx: NDArray[np.int64], bounds: NDArray[np.int64], players: int
+                ) -> NDArray[np.int64]:
+    """Rows of the ``(2 players, replays)`` state (mu rows, then sigma² rows) of every
+    level: level ``k`` occupies ``[4 bounds[k], 4 bounds[k + 1])``, its players' mu rows
+    (winners, losers; ``idx`` is :func:`~accord.bench.sequential.level_index`), then the
+    same players' sigma² rows."""
+    n_lv = np.diff(bounds)
+    lv = np.repeat(np.arange(len(n_lv)), 2 * n_lv)
+    pos = np.arange(len(idx)) + 2 * bounds[lv]
+    rows = np.empty(2 * len(idx), dtype=np.int64)
+    rows[pos], rows[pos + 2 * n_lv[lv]] = idx, idx + players
+    return rows
 
 
 def replay_levels(sched: Schedule, winner: NDArray[np.int64], loser: NDArray[np.int64],
@@ -136,31 +179,42 @@ def replay_levels(sched: Schedule, winner: NDArray[np.int64], loser: NDArray[np.
     pair ``t`` (``winner[t]`` beat ``loser[t]``, or drew) ``mult[episode[t], k]`` times in
     a row, the pairs in store order. ``sched`` is :func:`~accord.bench.sequential.schedule`
     of ``(winner, loser)`` keyed by ``draw`` (wins before draws within a level): one numpy
-    step per level and round rates every pair of the level in every replay at once."""
+    step per level and round rates every pair of the level in every replay at once (the
+    rows, masks and scratch arrays of every level are made once, before the loop)."""
     replays = mult.shape[1]
-    state = np.empty((2, players, replays))
-    state[0], state[1] = MU0, SIGMA0 * SIGMA0
+    state = np.empty((2 * players, replays))  # mu rows, then sigma² rows
+    state[:players], state[players:] = MU0, SIGMA0 * SIGMA0
     rounds, ends = rounds_and_ends(mult)
     order, bounds = sched.order, sched.bounds
-    idx = level_index(sched, winner, loser)
     n_lv = np.diff(bounds)
+    rows = _level_rows(level_index(sched, winner, loser), bounds, players)
     draws = np.r_[0, np.cumsum(draw[order])][bounds]
     wins = (n_lv - np.diff(draws)).tolist()
     m_o = mult[episode[order]]
+    # entries counted rnd times are final after round rnd; when every entry counts the
+    # same number of times, the rounds update the gathered rows in place
+    uniform = bool((m_o == rounds).all())
+    done = {} if uniform else {r: m_o == r for r in ends}
+    del m_o
+    bufs = {n: _buffers(n, replays) for n in set(n_lv.tolist())}
     b = bounds.tolist()
     for k, n in enumerate(n_lv.tolist()):
         s, e = b[k], b[k + 1]
-        at = idx[2 * s:2 * e]
-        g = state[:, at]
-        out = g.reshape(2, 2, n, -1)  # (mu/var, winner/loser, pair, replay)
-        work = g.copy()
-        mk = m_o[s:e]
-        for rnd in range(1, rounds + 1):
-            _rate_level(work, n, wins[k])
-            if rnd in ends:  # entries counted rnd times are done: keep this round's
-                out = np.where(mk == rnd, work.reshape(2, 2, n, -1), out)
-        state[:, at] = out.reshape(2, 2 * n, -1)
-    return state[0].T.copy(), np.sqrt(state[1].T)
+        at = rows[4 * s:4 * e]
+        g = state[at]
+        out = g.reshape(2, 2, n, replays)  # (mu/var, winner/loser, pair, replay)
+        buf, w = bufs[n], wins[k]
+        if uniform:
+            for _ in range(rounds):
+                _rate_level(out, w, buf)
+        else:
+            work = g.reshape(2, 2, n, replays).copy()
+            for rnd in range(1, rounds + 1):
+                _rate_level(work, w, buf)
+                if rnd in done:  # entries counted rnd times are done: keep this round's
+                    np.copyto(out, work, where=done[rnd][s:e])
+        state[at] = g
+    return state[:players].T.copy(), np.sqrt(state[players:].T)
 
 
 __all__ = ["BETA", "EPSILON", "KAPPA", "MU0", "PROBIT_LOGIT", "SIGMA0", "TAU", "TO_LOGIT",
