@@ -121,6 +121,33 @@ def test_vectorised_replay_follows_openskills_guards_for_lopsided_matches() -> N
     assert sigma[0] == pytest.approx(sigma1, abs=1e-9)
 
 
+def test_replay_counting_every_pair_twice_equals_openskill_on_either_path() -> None:
+    """Every pair counted twice by every replay takes the in-place path (the same count
+    everywhere); beside a replay counting nothing it takes the selecting path. Both equal
+    openskill rating each pair twice in a row, bit for bit alike, and the replay counting
+    nothing keeps the initial ratings."""
+    from accord.bench.skill import MU0, SIGMA0
+
+    rng = np.random.default_rng(13)
+    m, p = 300, 5
+    i, j, res = _random_pairs(rng, m, p)
+    lost, draw = res == 0.0, res == 0.5
+    winner, loser = np.where(lost, j, i), np.where(lost, i, j)
+    sched = schedule(winner, loser, draw.astype(np.int64))
+    twice = np.full((m, 1), 2, dtype=np.uint8)
+    mu, sigma = replay_levels(sched, winner, loser, draw, twice, np.arange(m), p)
+    seq = np.repeat(np.arange(m), 2)
+    mu1, sigma1 = openskill_replay(i[seq], j[seq], res[seq], p)
+    assert mu[0] == pytest.approx(mu1, abs=1e-9)
+    assert sigma[0] == pytest.approx(sigma1, abs=1e-9)
+    mixed = np.zeros((m, 2), dtype=np.uint8)
+    mixed[:, 1] = 2
+    mu2, sigma2 = replay_levels(sched, winner, loser, draw, mixed, np.arange(m), p)
+    np.testing.assert_array_equal(mu2[1], mu[0])
+    np.testing.assert_array_equal(sigma2[1], sigma[0])
+    assert (mu2[0] == MU0).all() and (sigma2[0] == SIGMA0).all()
+
+
 @pytest.mark.parametrize("boot", [0, 25])
 def test_trueskill_point_estimate_is_openskills_rating_of_the_store_order(boot: int) -> None:
     """The point estimate (numpy, replay 0 of the bootstrap's replay) equals openskill
