@@ -115,56 +115,56 @@ class _Step:
     """One Thurstone–Mosteller update of the ``n`` pairs of a level in every replay, in
     place on ``work`` (``(2, 2, n, replays)``: mu and sigma², winners then losers; the
     first ``wins`` pairs won, the rest drew). The same arithmetic as openskill's
-    two-player update; every scratch array and view is made once per level shape (this
-    step is the bootstrap's cost: about 80,000 calls for 10^5 episodes, each on a few
-    hundred numbers, so what counts is the number of numpy calls), and the mean and
-    variance steps share one division and one product (``s2 / c`` and ``r s2 / (c c2)``
-    by ``(c, c c2)``, then by ``(v, w)``)."""
+    two-player update. Every scratch array and every view the step uses is made once per
+    level shape: this step is the bootstrap's cost (about 80,000 calls for 10^5
+    episodes, each on a few hundred numbers), so what counts is the number of numpy and
+    Python operations per call."""
 
     def __init__(self, work: NDArray[np.float64], wins: int) -> None:
         n, replays = work.shape[2:]
         self.wins, self.all_won = wins, wins == n
-        self.mu_w, self.mu_l, self.var = work[0, 0], work[0, 1], work[1]
-        self.s2 = np.empty((2, n, replays))  # sigma² + tau², winners then losers
-        self.num = np.empty((2, 2, n, replays))  # (s2, r s2), r = sqrt(s2)
-        self.den = np.empty((2, n, replays))  # (c, c c2)
-        self.vw = np.empty((2, n, replays))  # openskill's (V, W) or (Ṽ, W̃)
-        self.c2, self.diff = np.empty((n, replays)), np.empty((n, replays))
-        self.x, self.t = np.empty((n, replays)), np.empty((n, replays))
+        s2 = np.empty((2, n, replays))  # sigma² + tau², winners then losers
+        num = np.empty((2, 2, n, replays))  # (s2 / c, r s2 / (c c2)), r = sqrt(s2)
+        vw = np.empty((2, n, replays))  # openskill's (V, W) or (Ṽ, W̃)
+        c, cc, c2, diff, x, t = np.empty((6, n, replays))
+        self.views = (work[0, 0], work[0, 1], work[1], s2, s2[0], s2[1], c2, c, cc, diff,
+                      x, vw[0], vw[1], num, num[0], num[1], num[0, 0], num[0, 1],
+                      vw[:, None])
+        k = wins
+        self.mixed = (t, x[:k], t[:k], vw[0, :k], vw[1, :k], x[k:], t[k:], vw[0, k:],
+                      vw[1, k:])
 
     def __call__(self) -> None:
-        s2, num, den, vw, c2, diff, x = (self.s2, self.num, self.den, self.vw, self.c2,
-                                         self.diff, self.x)
-        c, v, w = den[0], vw[0], vw[1]
-        np.add(self.var, _TAU2, out=s2)
-        np.add(s2[0], s2[1], out=c2)
+        (mu_w, mu_l, var, s2, s2_w, s2_l, c2, c, cc, diff, x, v, w, num, dmu, fac,
+         dmu_w, dmu_l, vw) = self.views
+        np.add(var, _TAU2, out=s2)
+        np.add(s2_w, s2_l, out=c2)
         c2 += _TWO_BETA2
         np.sqrt(c2, out=c)
-        np.subtract(self.mu_w, self.mu_l, out=diff)
+        np.subtract(mu_w, mu_l, out=diff)
         if self.all_won:
             np.subtract(diff, EPSILON, out=x)
             x /= c
             _win_vw(x, diff, v, w)
         else:  # x holds d = diff / c here
-            k, t = self.wins, self.t
+            t, d_w, t_w, v_w, w_w, d_d, t_d, v_d, w_d = self.mixed
             np.divide(diff, c, out=x)
             np.divide(EPSILON, c, out=t)
-            if k:
-                _win_vw(x[:k] - t[:k], x[:k], v[:k], w[:k])
-            _draw_vw(x[k:], t[k:], v[k:], w[k:])
+            if self.wins:
+                _win_vw(d_w - t_w, d_w, v_w, w_w)
+            _draw_vw(d_d, t_d, v_d, w_d)
         # openskill: mu' = mu ± s2 / c V; sigma' = r sqrt(max(1 - r s2 / (c c2) W, kappa))
-        np.divide(s2, c, out=num[0])
-        np.sqrt(s2, out=num[1])
-        num[1] *= s2
-        np.multiply(c, c2, out=den[1])
-        num[1] /= den[1]
-        num *= vw[:, None]
-        self.mu_w += num[0, 0]
-        self.mu_l -= num[0, 1]
-        fac = num[1]
+        np.divide(s2, c, out=dmu)
+        np.sqrt(s2, out=fac)
+        fac *= s2
+        np.multiply(c, c2, out=cc)
+        fac /= cc
+        num *= vw
+        mu_w += dmu_w
+        mu_l -= dmu_l
         np.subtract(1.0, fac, out=fac)
         np.maximum(fac, KAPPA, out=fac)
-        np.multiply(fac, s2, out=self.var)
+        np.multiply(fac, s2, out=var)
 
 
 def _level_rows(idx: NDArray[np.int64], bounds: NDArray[np.int64], players: int
