@@ -204,8 +204,9 @@ def replay_levels(sched: Schedule, winner: NDArray[np.int64], loser: NDArray[np.
     # entries counted rnd times are final after round rnd; when every entry counts the
     # same number of times, the rounds update the gathered rows in place
     uniform = bool((m_o == rounds).all())
-    done = {} if uniform else {r: m_o == r for r in ends}
-    del m_o
+    # rounds after which some entries are final; their masks are made per level (made
+    # once for the whole store, each would hold 20 MB for 10^5 episodes x 201 replays)
+    done = set(ends)
     # per level size: the gathered rows, a working copy and its steps (one per win count)
     gath = {n: np.empty((4 * n, replays)) for n in set(n_lv.tolist())}
     works = {n: np.empty((2, 2, n, replays)) for n in gath}
@@ -229,7 +230,7 @@ def replay_levels(sched: Schedule, winner: NDArray[np.int64], loser: NDArray[np.
         for rnd in range(1, rounds + 1):
             step()
             if rnd in done:  # entries counted rnd times are done: keep this round's
-                out = np.where(done[rnd][s:e], work, out)
+                out = np.where(m_o[s:e] == rnd, work, out)
         state[at] = out.reshape(4 * n, replays)
     return state[:players].T.copy(), np.sqrt(state[players:].T)
 
