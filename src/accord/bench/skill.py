@@ -203,7 +203,7 @@ def replay_levels(sched: Schedule, winner: NDArray[np.int64], loser: NDArray[np.
     m_o = mult[episode[order]]
     # entries counted rnd times are final after round rnd; when every entry counts the
     # same number of times, the rounds update the gathered rows in place
-    uniform = bool((m_o == rounds).all())
+    uniform = bool(mult.size) and int(mult.min()) == rounds  # min, not a 20 MB mask
     # rounds after which some entries are final; their masks are made per level (made
     # once for the whole store, each would hold 20 MB for 10^5 episodes x 201 replays)
     done = set(ends)
