@@ -22,6 +22,7 @@ BATNA floor is unchanged: Genius discounts the reservation value by the same fac
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,7 +51,8 @@ class _Prepared:
     #: grid rows in ``order``: made on first use (with unary codes and one offer to match,
     #: the usual bilateral case, never), a sizeable sort-order copy of the grid per party
     ranked_grid: np.ndarray | None = None
-    #: memos of pure functions of the tables above (an agent's offers repeat a lot)
+    #: memos of pure functions of the tables above (an agent's offers repeat a lot), shared
+    #: by every episode of the scenario (:meth:`UtilityFunction.memo`)
     window_end: dict[int, int] = field(default_factory=dict)  # pos -> end of its window
     picks: dict[tuple[int, tuple[int, ...]], int] = field(default_factory=dict)
     offers: dict[int, Offer] = field(default_factory=dict)  # moves by outcome index
@@ -62,6 +64,33 @@ class _Prepared:
         """The space's outcome grid, built on first use (matching one offer by its unary
         codes, the usual bilateral case, never needs it)."""
         return self.space.grid
+
+
+#: entries a shared memo of near-target choices or moves may hold before it is cleared
+_MEMO_CAP = 1 << 16
+
+
+def _bounded(memo: dict[Any, Any]) -> dict[Any, Any]:
+    """``memo``, emptied first if it holds more than ``_MEMO_CAP`` entries."""
+    if len(memo) > _MEMO_CAP:
+        memo.clear()
+    return memo
+
+
+def _offer_of(p: _Prepared, index: int) -> Offer:
+    """The offer of outcome ``index``, built once per outcome (see ``offer``)."""
+    got = p.offers.get(index)
+    if got is None:
+        got = p.offers[index] = Offer(p.space.outcome(index))
+    return got
+
+
+def _counter_of(p: _Prepared, index: int) -> Reject:
+    """The rejection countering with outcome ``index``, built once per outcome."""
+    got = p.counters.get(index)
+    if got is None:
+        got = p.counters[index] = Reject(counter=_offer_of(p, index))
+    return got
 
 
 class NegotiatorAgent(CodeAgent):
@@ -83,11 +112,20 @@ class NegotiatorAgent(CodeAgent):
             return p  # called several times per move: identity checks only
         assert obs.space is not None and obs.utility is not None
         values = obs.utility.values(obs.space)
-        order, su = obs.utility.ranking(obs.space)  # sorted once per scenario
-        p = self._prep = _Prepared(obs.space, values, order, su, float(su[-1]),
-                                   max(float(obs.batna), float(su[0])), obs.utility,
-                                   obs.space.l1_codes, obs.utility.ranked_codes(obs.space))
-        self._utility = obs.utility
+        utility = obs.utility
+        order, su = utility.ranking(obs.space)  # sorted once per scenario
+        floor = max(float(obs.batna), float(su[0]))
+        # memos of the tables, the floor and the window: shared by the episodes of a
+        # scenario, and emptied if one grows large
+        key = (floor, self.window)
+        window_end = _bounded(utility.memo(obs.space, ("concession.window_end", *key)))
+        picks = _bounded(utility.memo(obs.space, ("concession.picks", *key)))
+        offers = _bounded(utility.memo(obs.space, "concession.offers"))
+        counters = _bounded(utility.memo(obs.space, "concession.counters"))
+        p = self._prep = _Prepared(obs.space, values, order, su, float(su[-1]), floor,
+                                   utility, obs.space.l1_codes, utility.ranked_codes(obs.space),
+                                   None, window_end, picks, offers, counters)
+        self._utility = utility
         return p
 
     def utility_of(self, obs: NegotiationObservation, utility: UtilityFunction) -> float:
@@ -105,6 +143,17 @@ class NegotiatorAgent(CodeAgent):
         latest offers, which finds integrative trades without knowing their utilities.
         """
         p = self.prepare(obs)
+        pos, hi = self._near(p, target)
+        if hi - pos <= 1:
+            return p.order.item(pos)  # a Python int, as int(...) gives
+        role = obs.role
+        others = tuple([r.index for r in obs.history[-len(obs.parties):] if r.party != role])
+        return self._pick(p, pos, hi, others)
+
+    def _near(self, p: _Prepared, target: float) -> tuple[int, int]:
+        """The near-target window of :meth:`choose`: sorted positions ``[pos, hi)`` of the
+        candidates at or just above ``target`` (one position when the target is above
+        every outcome: the best one)."""
         floor = p.floor
         su = p.sorted_u
         # a tolerance for float noise in the target, never below the floor (the BATNA)
@@ -116,16 +165,17 @@ class NegotiatorAgent(CodeAgent):
         if hi is None:
             n = len(su)
             if pos >= n:
-                return int(p.order[-1])
+                return n - 1, n  # the best outcome, alone
             top = min(n, pos + self.window)
             # candidates within 5% of the range above the first one: a prefix of the
             # window, since the utilities are sorted
             limit = su[pos] + 0.05 * (p.best - p.floor + 1e-12)
             hi = p.window_end[pos] = pos + int(su[pos:top].searchsorted(limit, side="right"))
-        if hi - pos <= 1:
-            return p.order.item(pos)  # a Python int, as int(...) gives
-        role = obs.role
-        others = tuple([r.index for r in obs.history[-len(obs.parties):] if r.party != role])
+        return pos, hi
+
+    def _pick(self, p: _Prepared, pos: int, hi: int, others: tuple[int, ...]) -> int:
+        """The candidate among sorted positions ``[pos, hi)`` closest to the other parties'
+        latest offers (outcome indices ``others``; none: the first candidate)."""
         if not others:
             return p.order.item(pos)
         key = (pos, others)
@@ -153,20 +203,12 @@ class NegotiatorAgent(CodeAgent):
     def offer(self, obs: NegotiationObservation, index: int) -> Offer:
         """The offer of outcome ``index``: moves are immutable, so one per outcome is built
         and reused (its package is the space's read-only :class:`Outcome`)."""
-        p = self.prepare(obs)
-        got = p.offers.get(index)
-        if got is None:
-            got = p.offers[index] = Offer(p.space.outcome(index))
-        return got
+        return _offer_of(self.prepare(obs), index)
 
     def counter(self, obs: NegotiationObservation, index: int) -> Reject:
         """A rejection countering with outcome ``index`` (built once per outcome, as
         :meth:`offer`)."""
-        p = self.prepare(obs)
-        got = p.counters.get(index)
-        if got is None:
-            got = p.counters[index] = Reject(counter=self.offer(obs, index))
-        return got
+        return _counter_of(self.prepare(obs), index)
 
     def target(self, obs: NegotiationObservation) -> float:
         """The utility this agent demands now."""
@@ -283,6 +325,59 @@ class TimeBasedAgent(NegotiatorAgent):
             return got
         return Reject()
 
+    def fused_counter(self, obs: NegotiationObservation
+                      ) -> Callable[[int, int, tuple[int, ...]], Reject | None] | None:
+        """This agent's verdict as a plain function, for an engine loop that asks it without
+        observations (:mod:`accord.protocols.bilateral`): ``(round, index of the offer on the
+        table, the other parties' latest offers) -> the counter-offer`` it would make, or
+        ``None`` when its verdict is anything else (accept, walk, a bare reject), which the
+        loop then asks for through :meth:`act_now`.
+
+        The arithmetic is :meth:`act_now`'s, in the same order, so the moves are the same;
+        ``obs`` is any observation of this episode for the role (its space, utility, BATNA,
+        round cap). ``None`` instead of a function when the fused loop cannot ask this agent:
+        a class or instance that changes a rule, a time discount, or a BATNA above every
+        package (it walks at once).
+        """
+        cls = type(self)
+        if (cls.act_now is not TimeBasedAgent.act_now or not _inlined(cls)
+                or cls.choose is not NegotiatorAgent.choose or vars(self).keys() & _OWN
+                or obs.discount < 1.0):
+            return None
+        p = self.prepare(obs)
+        batna = obs.batna
+        if p.best < batna:
+            return None
+        last = obs.max_rounds
+        floor = p.floor
+        span = p.best - p.floor
+        inv = 1.0 / self.e
+        step = 1.0 / max(1, last - 1)
+        values = p.values
+        counters = p.counters
+        near = self._near
+        pick = self._pick
+        order = p.order
+
+        def counter(rnd: int, index: int, others: tuple[int, ...]) -> Reject | None:
+            u = values.item(index)
+            t = 1.0 if last <= 1 else min(1.0, (rnd - 1) / (last - 1))
+            t = t + step
+            t = 0.0 if t < 0.0 else 1.0 if t > 1.0 else t
+            nxt = floor + span * (1.0 - t ** inv)
+            if (u >= batna and u >= nxt - 1e-12) or rnd >= last:
+                return None  # accepts, or the last round: act_now decides
+            pos, hi = near(p, nxt)
+            got = order.item(pos) if hi - pos <= 1 else pick(p, pos, hi, others)
+            move = counters.get(got)
+            return move if move is not None else _counter_of(p, got)
+
+        return counter
+
+
+#: instance attributes that would change how an agent decides (a test's patch)
+_OWN = frozenset({"act", "act_now", "choose", "counter", "offer", "prepare", "accepts",
+                  "next_target", "target_at", "target", "next_proposer", "utility_of"})
 
 #: per class: whether TimeBasedAgent.act_now may decide a verdict in one frame
 _INLINED: dict[type, bool] = {}

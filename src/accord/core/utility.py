@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import weakref
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -69,6 +69,8 @@ class UtilityFunction(ABC):
             weakref.WeakKeyDictionary())
         self._ranked_codes: weakref.WeakKeyDictionary[OutcomeSpace, np.ndarray | None] = (
             weakref.WeakKeyDictionary())
+        self._memos: weakref.WeakKeyDictionary[OutcomeSpace, dict[Hashable, dict[Any, Any]]] = (
+            weakref.WeakKeyDictionary())
 
     @abstractmethod
     def __call__(self, package: Package) -> float:
@@ -102,6 +104,19 @@ class UtilityFunction(ABC):
             ranked.setflags(write=False)
             got = (order, ranked)
             self._ranks[space] = got
+        return got
+
+    def memo(self, space: OutcomeSpace, key: Hashable) -> dict[Any, Any]:
+        """A dict, the same one for every call with this ``space`` and ``key``, for memos of
+        pure functions of this utility's tables over ``space`` (a concession agent's
+        near-target choices, keyed by its floor and window): kept as long as the tables
+        above, so that every episode of a scenario shares them. Its user bounds its size."""
+        per = self._memos.get(space)
+        if per is None:
+            per = self._memos[space] = {}
+        got = per.get(key)
+        if got is None:
+            got = per[key] = {}
         return got
 
     def ranked_grid(self, space: OutcomeSpace) -> np.ndarray:

@@ -252,6 +252,15 @@ class AlternatingOffers(Protocol[NegotiationState]):
     def round_of(self, state: NegotiationState) -> int:
         return state.round
 
+    def fused(self, agents: Mapping[str, Any], max_rounds: int | None) -> Any:
+        """Two time-based code agents trading counter-offers: the rounds in one frame
+        (:func:`accord.protocols.bilateral.fused_rounds`; ``None`` where it does not apply)."""
+        if len(self.parties) != 2:
+            return None
+        from accord.protocols.bilateral import fused_rounds
+
+        return fused_rounds(self, agents, max_rounds)
+
     # -- what each role sees -----------------------------------------------------
     def _legal(self, state: NegotiationState, role: str) -> tuple[str, ...]:
         if state.phase == "propose":

@@ -9,7 +9,7 @@ text. :func:`accord.protocols.engine.run_episode` drives any protocol.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
@@ -138,6 +138,21 @@ class Protocol(ABC, Generic[S]):
         wall clock bounds the episode. Override it where the round is at hand (it is
         asked every round; a :class:`Progress` need not be built for it)."""
         return self.progress(state).round
+
+    def fused(self, agents: Mapping[str, Any], max_rounds: int | None
+              ) -> Callable[[S, list[Any], float], S] | None:
+        """A loop that plays this episode's routine rounds in one frame, or ``None`` (the
+        default: every round goes through the engine's general loop).
+
+        The engine asks once per episode, only when nothing outside the protocol could tell
+        the difference (code agents without notes, the rule judge, no wall clock or offer
+        cap). The loop takes the state, the log's event list and the episode's start on
+        ``time.monotonic``; it plays rounds while it can, appending each round's events as
+        the general loop would, and returns the state it reached (the same object when it
+        played none), leaving the next round to the general loop. ``max_rounds`` is the
+        engine's round bound: no round beyond it may start.
+        """
+        return None
 
     @abstractmethod
     def result(self, state: S, termination: Termination) -> dict[str, Any]:

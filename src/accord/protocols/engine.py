@@ -434,7 +434,15 @@ async def _loop(
     bounded = bounds.max_offers is not None or bounds.wall_clock is not None
     max_rounds = bounds.max_rounds if bounds.max_rounds is not None else 1 << 62
     events = log.events  # the round's move events are appended here directly
+    # routine rounds in one frame, where the protocol has such a loop and nothing outside
+    # it could tell (see Protocol.fused)
+    fused = protocol.fused(agents, bounds.max_rounds) if (
+        not bounded and type(judge) is RuleJudge and all(now_.values())
+        and not any(noted.values())) else None
     while True:
+        if fused is not None:
+            state = box[0] = fused(state, events, t0)
+            rnd_now = protocol.round_of(state)
         roles = protocol.to_move(state)
         if len(roles) == 1:
             role = roles[0]

@@ -50,6 +50,22 @@ class History(Sequence[T]):
         new._n = n + 1
         return new
 
+    def extended(self, items: list[T]) -> History[T]:
+        """This history with ``items`` appended, in one step (:meth:`plus`, for many)."""
+        if not items:
+            return self
+        mine = self._items
+        n = self._n
+        if n == 0:
+            mine = []
+        elif len(mine) != n:
+            mine = mine[:n]
+        mine.extend(items)
+        new: History[T] = object.__new__(History)
+        new._items = mine
+        new._n = n + len(items)
+        return new
+
     def __len__(self) -> int:
         return self._n
 
@@ -109,6 +125,13 @@ class History(Sequence[T]):
         return (History, (tuple(self),))
 
 
+def extended(history: Sequence[T], items: list[T]) -> History[T]:
+    """``history`` with ``items`` appended, as :func:`appended` does for one."""
+    if type(history) is History:
+        return history.extended(items)
+    return History((*history, *items))
+
+
 def appended(history: Sequence[T], item: T) -> History[T]:
     """``history`` (a :class:`History`, or any sequence such as a tuple a caller built a
     state with) with ``item`` appended, as a :class:`History`."""
@@ -117,4 +140,4 @@ def appended(history: Sequence[T], item: T) -> History[T]:
     return History((*history, item))
 
 
-__all__ = ["History", "appended"]
+__all__ = ["History", "appended", "extended"]
