@@ -8,7 +8,7 @@ import pytest
 from accord.core import Offer, Reject
 from accord.domains.bargaining import resolve_scenario
 from accord.protocols.alternating import AlternatingConfig, AlternatingOffers
-from accord.protocols.history import History, appended
+from accord.protocols.history import History, appended, extended
 
 
 def test_a_history_reads_like_the_tuple_it_replaces():
@@ -41,6 +41,17 @@ def test_views_of_one_list_keep_their_own_length():
     assert list(reversed(base)) == [2, 1] and base[-1] == 2 and base[1:] == (2,)
     empty = History()
     assert empty.plus(1) == (1,) and empty.plus(2) == (2,) and empty == ()
+
+
+def test_extending_by_many_is_appending_each():
+    base = History([1, 2])
+    tip = base.extended([3, 4])
+    branch = base.extended([30])  # base is no longer the tip: a copy, as plus makes
+    assert tip == (1, 2, 3, 4) and branch == (1, 2, 30) and base == (1, 2)
+    assert tip.extended([]) is tip and tip.extended([5]).plus(6) == (1, 2, 3, 4, 5, 6)
+    assert History().extended([7, 8]) == (7, 8) and History() == ()
+    assert extended((1,), [2, 3]) == (1, 2, 3) and type(extended((1,), [2])) is History
+    assert extended(tip, [5]) == (1, 2, 3, 4, 5) and tip == (1, 2, 3, 4)
 
 
 def test_states_sharing_a_history_do_not_see_each_others_later_rounds():

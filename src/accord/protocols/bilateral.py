@@ -97,16 +97,16 @@ def fused_rounds(protocol: AlternatingOffers, agents: Mapping[str, Any],
                     history = extended(history, made)
                     made = []
                 prev = previous_of(history, cur)
-                if prev is None:
-                    count = 0
-                elif utility(cur.party, prev) - utility(cur.party, cur) > eps:
-                    count = 0
+                if prev is None or utility(cur.party, prev) - utility(cur.party, cur) > eps:
+                    count = 0  # a first offer, or a concession: the count starts again
                 else:
                     count = stagnant + 1
                     if count >= k:
                         break  # it fires: the general loop plays this round
                 stagnant = count
-            pkg = move.counter.package  # type: ignore[union-attr]  # a counter-offer
+            counter = move.counter
+            assert counter is not None  # a counter-offer, by the kernel's contract
+            pkg = counter.package
             rec = OfferRecord(rnd + 1, role, pkg, pkg.index, "counter")
             events.append(Event(len(events), rnd, role, "move", move.to_dict(), None, None,
                                 {}, monotonic() - t0))
