@@ -63,9 +63,9 @@ import numpy as np
 from _util import machine
 from bench_core import negmas_setup, random_problem
 
+import accord.protocols.engine as engine
 from accord.core import LinearAdditiveUtility, OutcomeSpace, Party, Scenario
 from accord.domains.bargaining import build_agents
-import accord.protocols.engine as engine
 from accord.protocols import Bounds, run_episode
 from accord.protocols.alternating import AlternatingConfig, AlternatingOffers
 

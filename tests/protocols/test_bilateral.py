@@ -262,3 +262,31 @@ def test_a_scenarios_episodes_share_the_agents_memos_and_a_full_memo_is_emptied(
     assert _render(third) == _render(first)  # emptied on the way, the same choices
     assert (-1, ()) not in picks
     assert dict(picks) == memo  # chosen again, alike
+
+
+def test_a_seeded_reset_makes_the_generator_when_the_agent_first_draws() -> None:
+    """``reset_seeded`` is ``reset(default_rng([seed, i]))``: the same draws, made lazily for
+    an agent that keeps the base ``reset``; an agent with its own ``reset`` gets the
+    generator at once (it may read it there, as the LLM agents read its seed sequence)."""
+    sc = resolve_scenario("buyer-seller")
+    eager = build_agents(sc, ["random", "random"], 7, {"episode_id": "x"})
+    lazy = build_agents(sc, ["random", "random"], 7, {"episode_id": "x"})
+    for role in eager:
+        eager[role].reset(np.random.default_rng([7, list(eager).index(role)]))
+        assert lazy[role]._rng is None  # not made yet
+    for role in eager:
+        assert eager[role].rng.random(5).tolist() == lazy[role].rng.random(5).tolist()
+
+    class Own(TimeBasedAgent):
+        def reset(self, rng: Any = None) -> None:
+            super().reset(rng)
+            self.given = rng
+
+    own = Own(1.0)
+    own.reset_seeded(3, 1)
+    assert isinstance(own.given, np.random.Generator)
+    assert own.given.random() == np.random.default_rng([3, 1]).random()
+    plain = TimeBasedAgent(1.0)
+    plain.reset_seeded(3, 1)
+    plain.reset()  # a later reset without a generator: the documented default again
+    assert plain.rng.random() == np.random.default_rng(0).random()

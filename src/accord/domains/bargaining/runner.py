@@ -68,7 +68,7 @@ def build_agents(scenario: Scenario, specs: Sequence[AgentSpec | str], seed: int
     for i, (name, raw) in enumerate(zip(names, specs, strict=True)):
         spec = parse_agent_spec(raw)
         agent = build_negotiator(spec, {**(ctx or {}), "party": name, "scenario": scenario})
-        agent.reset(np.random.default_rng([seed, i]))
+        agent.reset_seeded(seed, i)  # default_rng([seed, i]), made if the agent draws
         agents[name] = agent
     return agents
 
@@ -88,8 +88,7 @@ def check_agents(scenario: Scenario, specs: Sequence[AgentSpec | str], seed: int
         if entry is not None and entry.check is not None:
             NEGOTIATORS.check(spec)
             continue
-        build_negotiator(spec, {"party": name, "scenario": scenario}).reset(
-            np.random.default_rng([seed, i]))
+        build_negotiator(spec, {"party": name, "scenario": scenario}).reset_seeded(seed, i)
 
 
 async def run_negotiation(scenario: Scenario, specs: Sequence[AgentSpec | str], *,

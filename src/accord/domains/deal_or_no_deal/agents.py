@@ -29,8 +29,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
 from accord.agents.base import Agent
 from accord.agents.kinds import AgentRegistry, AgentSettings
 from accord.agents.spec import AgentSpec, AgentSpecError, parse_agent_spec
@@ -144,6 +142,6 @@ def make_agents(specs: Sequence[AgentSpec | str], dp: Datapoint, seed: int,
     out: dict[str, Agent] = {}
     for i, (role, spec) in enumerate(zip(ROLES, specs, strict=True)):
         agent = make_agent(spec, dp, role, ctx)
-        agent.reset(np.random.default_rng([seed, i]))
+        agent.reset_seeded(seed, i)  # default_rng([seed, i]), made if the agent draws
         out[role] = agent
     return out
