@@ -160,17 +160,18 @@ class NegotiatorAgent(CodeAgent):
         x = target - 1e-12 if target - 1e-12 > floor else floor
         pos = p.last_pos  # searchsorted's answer (side="left") when it brackets x
         if not (0 <= pos < len(su) and su.item(pos) >= x and (pos == 0 or su.item(pos - 1) < x)):
-            pos = p.last_pos = int(su.searchsorted(x, side="left"))
+            pos = p.last_pos = int(su.searchsorted(x))  # side="left"
         hi = p.window_end.get(pos)
         if hi is None:
             n = len(su)
             if pos >= n:
                 return n - 1, n  # the best outcome, alone
-            top = min(n, pos + self.window)
-            # candidates within 5% of the range above the first one: a prefix of the
-            # window, since the utilities are sorted
-            limit = su[pos] + 0.05 * (p.best - p.floor + 1e-12)
-            hi = p.window_end[pos] = pos + int(su[pos:top].searchsorted(limit, side="right"))
+            # candidates within 5% of the range above the first one, at most ``window``:
+            # a prefix of the window, since the utilities are sorted (the first past the
+            # limit, searched in the whole table, is where it ends within the window)
+            limit = su.item(pos) + 0.05 * (p.best - p.floor + 1e-12)
+            hi = p.window_end[pos] = min(pos + self.window,
+                                         int(su.searchsorted(limit, side="right")))
         return pos, hi
 
     def _pick(self, p: _Prepared, pos: int, hi: int, others: tuple[int, ...]) -> int:
