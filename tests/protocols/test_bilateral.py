@@ -290,3 +290,28 @@ def test_a_seeded_reset_makes_the_generator_when_the_agent_first_draws() -> None
     plain.reset_seeded(3, 1)
     plain.reset()  # a later reset without a generator: the documented default again
     assert plain.rng.random() == np.random.default_rng(0).random()
+
+
+def test_a_kernel_that_raises_hands_the_round_to_the_general_loop(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A failure inside the fused loop's decision is never a traceback: the general loop
+    asks the agent's ``act_now`` for that round, which plays it (or logs its crash)."""
+    sc = resolve_scenario("buyer-seller")
+    cfg = AlternatingConfig(stagnation_rounds=0)
+    slow, _ = _play(sc, ["boulware", "conceder"], cfg, None, False, monkeypatch)
+    real = TimeBasedAgent.fused_counter
+
+    def breaking(self: TimeBasedAgent, obs: Any) -> Any:
+        kernel = real(self, obs)
+        assert kernel is not None
+
+        def failing(rnd: int, index: int, others: tuple[int, ...]) -> Any:
+            if rnd >= 4:
+                raise RuntimeError("lost the table")
+            return kernel(rnd, index, others)
+        return failing
+
+    monkeypatch.setattr(TimeBasedAgent, "fused_counter", breaking)
+    fast, played = _play(sc, ["boulware", "conceder"], cfg, None, True, monkeypatch)
+    assert _render(fast) == _render(slow)
+    assert played >= 2  # rounds 2 and 3 fused, the rest asked through act_now

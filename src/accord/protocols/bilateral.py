@@ -89,7 +89,10 @@ def fused_rounds(protocol: AlternatingOffers, agents: Mapping[str, Any],
                 break
             others = (cur.index,) if before is None or before.party == role else \
                 (before.index, cur.index)
-            move = kernels[role](rnd, cur.index, others)
+            try:
+                move = kernels[role](rnd, cur.index, others)
+            except Exception:  # the general loop asks act_now, and logs a crash as one
+                break
             if move is None:
                 break  # not a counter-offer: the general loop plays this round
             if k > 0:  # the stagnation rule counts this round (AlternatingOffers._stagnation)
