@@ -14,9 +14,10 @@ runs 100 rounds of one offer each, NegMAS's ``SAOMechanism`` 50 steps of two off
   from the opening offer's event to the episode's result, per offer after the opening one
   (the event list notes when its first event arrives; its slower ``append`` is booked to
   accord);
-* both cold episodes start from the same drawn numbers (:func:`random_problem`, drawn
-  outside the timing); accord builds its scenario from them inside the timing, NegMAS's
-  issues and utility functions are built outside it;
+* both cold episodes start from the same drawn numbers (:func:`random_problem`); each
+  side's domain objects (NegMAS's issues and utility functions, accord's scenario: its
+  outcome space and utility functions) are built from them outside the timing, new, with
+  nothing cached: every table is made inside it;
 * bare loop: the same two Boulware agents (e = 0.2, the same target curve and acceptance
   rule) on presorted tables in a plain Python loop: no protocol, no observations, no log.
   A floor, not a competitor.
@@ -214,12 +215,12 @@ def accord_pair(n_issues: int, warm: Scenario, loop: asyncio.AbstractEventLoop
     starts with no garbage pending (:func:`gc.collect` outside the timing), as do NegMAS's
     and the bare loop's: no variant pays for collecting another's garbage, and a
     deterministic child process does not book a full collection to the same episode every
-    time. The cold episode's scenario is built from numbers drawn outside the timing, as
-    NegMAS's issues and utility functions are."""
-    problem = random_problem(n_issues, 10, 2, 1)
+    time. The cold episode's scenario (its outcome space and utility functions, new objects
+    with nothing cached) is built outside the timing, as NegMAS's issues and utility
+    functions are; its tables are made inside, by the episode."""
+    fresh = scenario_of(random_problem(n_issues, 10, 2, 1))  # new objects: nothing cached
     gc.collect()
     c0 = time.process_time()
-    fresh = scenario_of(problem)
     _, res = accord_episode(fresh, CAP, loop)
     cold = time.process_time() - c0
     gc.collect()
