@@ -71,6 +71,20 @@ def _run(args: list[str], tmp_path: Path,
     return report, proc.stdout
 
 
+#: what that run printed before issue 30's start-up work (the episode is deterministic): the
+#: start-up changes (lazy imports, tables of help, cheaper definitions) must not change a
+#: byte of it
+RUN_JSON = (
+    '{"status": "agreement", "reason": null, "agreement": {"price": 900, '
+    '"delivery_days": 10, "warranty_years": 2}, "utilities": {"buyer": 0.6925, "seller": '
+    '0.425}, "batna": {"buyer": 0.4, "seller": 0.35}, "rounds": 18, "flags": '
+    '{"accepted_below_batna": {"buyer": false, "seller": false}, "sycophancy": false}, '
+    '"who": null, "detail": null, "stagnation": {"rounds": 0, "rule": "auto", "why": '
+    '"the default when every party is a code strategy or a person (they follow their own '
+    'schedules; the round cap ends the episode)"}}'
+)
+
+
 def test_a_code_agent_run_imports_only_what_the_domain_needs(tmp_path: Path) -> None:
     report, out = _run(["run", "bargaining/buyer-seller", "--agents", "boulware,conceder",
                         "--json"], tmp_path)
@@ -78,6 +92,7 @@ def test_a_code_agent_run_imports_only_what_the_domain_needs(tmp_path: Path) -> 
     assert report["loaded"] == []
     record = json.loads(out)
     assert record["status"] == "agreement" and set(record["utilities"]) == {"buyer", "seller"}
+    assert out == RUN_JSON + "\n"
 
 
 def test_a_scenario_file_and_param_values_are_still_read_as_yaml(tmp_path: Path) -> None:
