@@ -22,6 +22,7 @@ from typer.core import TyperGroup
 
 from accord._version import __version__
 from accord.cli import common as c
+from accord.cli import end_startup
 
 GROUPS = c.GROUPS
 
@@ -132,8 +133,14 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
+#: commands that end the start-up (:func:`accord.cli.end_startup`) themselves, once they
+#: have imported and loaded what they need (the root callback ends it for every other)
+ENDS_OWN_STARTUP = frozenset({"run"})
+
+
 @app.callback()
-def _root(version: bool = typer.Option(False, "--version", "-V", callback=_version,
+def _root(ctx: typer.Context,
+          version: bool = typer.Option(False, "--version", "-V", callback=_version,
                                        is_eager=True, help="Print the version and exit."),
           debug: bool = typer.Option(False, "--debug", help="Print the Python traceback of "
                                      "an error (also ACCORD_DEBUG=1; accepted after the "
@@ -144,6 +151,8 @@ def _root(version: bool = typer.Option(False, "--version", "-V", callback=_versi
                                        "terminal (also ACCORD_VERBOSE=1)."),
           ) -> None:
     """accord: negotiation and deliberation between agents."""
+    if ctx.invoked_subcommand not in ENDS_OWN_STARTUP:
+        end_startup()
     c.install_wait_notices(verbose)
 
 
