@@ -164,6 +164,20 @@ def main() -> None:
         median = statistics.median(r[0] for r in run)
         print(f"  issue 30's goal for accord run ... --json: <= {GOAL:.1f} s CPU; this tree's "
               f"median {median:.3f} s: {'met' if median <= GOAL else 'not met'}")
+    # what each tree's run and help cost above the floor they start from (the accord command
+    # sets one BLAS thread and pauses the collector itself; the older tree may not)
+    for label, floor_label in (("accord run ... --json, 1 BLAS thread",
+                                "run's floor, 1 BLAS, gc paused (floor)"),
+                               ("accord --help", "typer, importlib.metadata (floor)")):
+        floor = got.get((floor_label, "this tree"))
+        for tree in trees:
+            runs = got.get((label, tree))
+            if runs is None or floor is None:
+                continue
+            above = statistics.median(r[0] for r in runs) - statistics.median(
+                r[0] for r in floor)
+            print(f"  {label} above {floor_label.removesuffix(' (floor)')}, {tree}: "
+                  f"{above:+.3f} s (medians)")
 
 
 if __name__ == "__main__":
