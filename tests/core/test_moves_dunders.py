@@ -6,7 +6,6 @@ exactly what ``@dataclass(frozen=True, slots=True)`` generated before.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import pickle
 from typing import Any
 
@@ -27,14 +26,19 @@ from accord.core.moves import (
     Walk,
 )
 
+_REFERENCES: dict[type[Move], Any] = {}
 
-@functools.cache
+
 def _reference(cls: type[Move]) -> Any:
-    """The class as the plain decorator made it: the same fields, generated methods."""
-    specs = [(f.name, f.type, dataclasses.field(default=f.default,
-                                                default_factory=f.default_factory))
-             for f in dataclasses.fields(cls)]
-    return dataclasses.make_dataclass(cls.__name__, specs, frozen=True, slots=True)
+    """The class as the plain decorator made it: the same fields, generated methods (one
+    per move class, so its instances compare as the same class)."""
+    if cls not in _REFERENCES:
+        specs = [(f.name, f.type, dataclasses.field(default=f.default,
+                                                    default_factory=f.default_factory))
+                 for f in dataclasses.fields(cls)]
+        _REFERENCES[cls] = dataclasses.make_dataclass(cls.__name__, specs, frozen=True,
+                                                      slots=True)
+    return _REFERENCES[cls]
 
 
 #: two or three instances of each move, some equal, with unhashable and nested values
