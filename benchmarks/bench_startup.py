@@ -9,8 +9,11 @@ import only what the domain needs (issue 30: <= 0.3 s CPU; no pydantic, no bench
 or LLM machinery). The floors are what no change to accord can remove: the interpreter
 (``python -c pass``), numpy (the outcome tables), numpy + asyncio (the engine), numpy +
 asyncio + PyYAML + typer (the scenario file and the command line), and the single run's own
-floor: numpy with ``numpy.random`` (the agents' generators), asyncio and typer, without
-PyYAML (a built-in scenario is read from its JSON twin since issue 30's round 3).
+floor: numpy with ``numpy.random`` (the agents' generators) and typer, without PyYAML (a
+built-in scenario is read from its JSON twin since issue 30's round 3) or asyncio (code
+agents run without an event loop), also with the garbage collector paused as the
+``accord`` command starts (issue 30's round 4); and ``accord --help``'s floor, typer and
+``importlib.metadata`` (the plug-in command groups' entry points).
 
 Each floor is measured both ways: as Python starts by default, and with
 ``OPENBLAS_NUM_THREADS=1``, which the ``accord`` command itself sets before numpy's first
@@ -29,6 +32,8 @@ once), as for an installed package, even when ``PYTHONDONTWRITEBYTECODE`` is set
 e.g. a checkout before a change).
 
     python benchmarks/bench_startup.py [--repeat 7] [--compare ../main/src] [--only run]
+
+(``--only`` picks the ``accord`` rows whose label contains the text; the floors always run.)
 """
 
 from __future__ import annotations
@@ -65,11 +70,19 @@ COMMANDS: dict[str, tuple[list[str], dict[str, str]]] = {
     "+ yaml, typer (floor)": (["-c", "import numpy, asyncio, yaml, typer"], {}),
     "+ yaml, typer, 1 BLAS thread (floor)": (["-c", "import numpy, asyncio, yaml, typer"],
                                              ONE),
-    # numpy, numpy.random, asyncio, typer: what the single run needs now (PyYAML is not
-    # read for a built-in scenario, its JSON twin is; numpy.random makes the agents'
-    # generators)
+    # numpy, numpy.random, typer: what the single run needs now (PyYAML is not read for a
+    # built-in scenario, its JSON twin is; numpy.random makes the agents' generators; code
+    # agents run without an event loop, so no asyncio)
     "run's floor, 1 BLAS thread (floor)": (
-        ["-c", "import numpy, numpy.random, asyncio, typer"], ONE),
+        ["-c", "import numpy, numpy.random, typer"], ONE),
+    # the same with the garbage collector paused, as the accord command starts since issue
+    # 30's round 4 (the collector otherwise traverses the imported objects every 700
+    # allocations)
+    "run's floor, 1 BLAS, gc paused (floor)": (
+        ["-c", "import gc; gc.disable(); import numpy, numpy.random, typer"], ONE),
+    # what accord --help needs: typer and the entry-point scan for plug-in command groups
+    "typer, importlib.metadata (floor)": (
+        ["-c", "import gc; gc.disable(); import typer, importlib.metadata"], {}),
     "accord run ... --json": (RUN, {}),
     "accord run ... --json, 1 BLAS thread": (RUN, ONE),
     "accord --version": (["-m", "accord", "--version"], {}),
@@ -151,6 +164,20 @@ def main() -> None:
         median = statistics.median(r[0] for r in run)
         print(f"  issue 30's goal for accord run ... --json: <= {GOAL:.1f} s CPU; this tree's "
               f"median {median:.3f} s: {'met' if median <= GOAL else 'not met'}")
+    # what each tree's run and help cost above the floor they start from (the accord command
+    # sets one BLAS thread and pauses the collector itself; the older tree may not)
+    for label, floor_label in (("accord run ... --json, 1 BLAS thread",
+                                "run's floor, 1 BLAS, gc paused (floor)"),
+                               ("accord --help", "typer, importlib.metadata (floor)")):
+        floor = got.get((floor_label, "this tree"))
+        for tree in trees:
+            runs = got.get((label, tree))
+            if runs is None or floor is None:
+                continue
+            above = statistics.median(r[0] for r in runs) - statistics.median(
+                r[0] for r in floor)
+            print(f"  {label} above {floor_label.removesuffix(' (floor)')}, {tree}: "
+                  f"{above:+.3f} s (medians)")
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ from typer.core import TyperGroup
 
 from accord._version import __version__
 from accord.cli import common as c
+from accord.cli import end_startup
 
 GROUPS = c.GROUPS
 
@@ -91,14 +92,20 @@ class LazyGroup(TyperGroup):
                            windows_expand_args=windows_expand_args, **extra)
 
     def format_commands(self, ctx: Any, formatter: Any) -> None:
-        """The command list of ``--help``, with the lazy groups' help taken from
-        :data:`GROUPS` instead of importing them."""
+        """The command list of ``--help``, with the help of the lazy groups and commands
+        taken from :data:`GROUPS`, :data:`LAZY_HELP` and :data:`GROUP_HELP` instead of
+        importing them (``accord --help`` imports no command module)."""
         names = self.list_commands(ctx)
         limit = formatter.width - 6 - max(len(n) for n in names)
         rows = []
         for name in names:
             if name in GROUPS and name not in self.commands:
                 rows.append((name, GROUPS[name][1]))
+                continue
+            listed = None if name in self.commands else _listed_help(name, self._groups())
+            if listed is not None:  # the short help click would make from the command's help
+                rows.append((name, typer.core.TyperCommand(name, help=listed)
+                             .get_short_help_str(limit=limit)))
                 continue
             cmd = self.get_command(ctx, name)
             if cmd is not None and not cmd.hidden:
@@ -126,8 +133,14 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
+#: commands that end the start-up (:func:`accord.cli.end_startup`) themselves, once they
+#: have imported and loaded what they need (the root callback ends it for every other)
+ENDS_OWN_STARTUP = frozenset({"run"})
+
+
 @app.callback()
-def _root(version: bool = typer.Option(False, "--version", "-V", callback=_version,
+def _root(ctx: typer.Context,
+          version: bool = typer.Option(False, "--version", "-V", callback=_version,
                                        is_eager=True, help="Print the version and exit."),
           debug: bool = typer.Option(False, "--debug", help="Print the Python traceback of "
                                      "an error (also ACCORD_DEBUG=1; accepted after the "
@@ -138,6 +151,8 @@ def _root(version: bool = typer.Option(False, "--version", "-V", callback=_versi
                                        "terminal (also ACCORD_VERBOSE=1)."),
           ) -> None:
     """accord: negotiation and deliberation between agents."""
+    if ctx.invoked_subcommand not in ENDS_OWN_STARTUP:
+        end_startup()
     c.install_wait_notices(verbose)
 
 
@@ -299,6 +314,57 @@ LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
     "export": ("accord.cli.export", "export_command", "EXPORT_EXAMPLES"),
     "series": ("accord.cli.series", "series_command", "SERIES_EXAMPLES"),
 }
+
+
+#: the first sentence of each lazy command's help (all click shows in a command list, at
+#: any width), so ``accord --help`` lists the commands without importing their modules
+#: (which load numpy, the bench machinery and rich); tests/cli/test_help_listing.py keeps
+#: each equal to the command's own help
+LAZY_HELP: dict[str, str] = {
+    "bench": "Run (or resume) every episode of an experiment spec into a SQLite store.",
+    "results": "Aggregate a results store: mean ± SD/SE, counts and rates per group.",
+    "show": "Print one episode: its spec, outcome, metrics and transcript (or error).",
+    "leaderboard": "Rate agents from every stored episode, with 95% bootstrap intervals, "
+                   "win/draw/loss counts and a head-to-head matrix.",
+    "serve": "Browse results stores in a local web app: runs, episodes, transcripts, "
+             "approvals.",
+    "approve": "Approve (or reject) an agreement awaiting approval (require_approval runs).",
+    "report": "Write one self-contained HTML file: per run the summary first (charts and the "
+              "aggregate table per line-up), the leaderboard, an episode index, then "
+              "transcripts.",
+    "import": "Import another tool's negotiation domain as an accord bargaining scenario "
+              "file (or, with negotiationarena-log, its logs as read-only episodes of a "
+              "results store).",
+    "fork": "Re-run a stored episode from round ROUND with other agents, models or "
+            "parameters.",
+    "export": "Write stored episodes as chat training examples, each party's own view only.",
+    "series": "Repeated play: the same parties meet N times, each LLM party remembering its "
+              "earlier episodes (outcomes, its own results, the other side's offers; never "
+              "the other side's private values), optionally coached by a critic between "
+              "episodes.",
+}
+#: the same for the command groups accord's own package declares as ``accord.commands``
+#: entry points, keyed by the entry point's ``module:app`` (a plug-in's group, or one
+#: that replaces these, is imported to list it, as before)
+GROUP_HELP: dict[str, str] = {
+    "accord.domains.deliberation.cli:app": "Deliberative collaboration under partial "
+                                           "observability: menu design and task allocation.",
+    "accord.domains.deal_or_no_deal.cli:app": "Deal or No Deal: data statistics, download "
+                                              "and play.",
+    "accord.domains.games.cli:app": "Classic games: list the catalog, solve games, play them "
+                                    "with code or LLM agents.",
+    "accord.domains.task_exchange.cli:app": "Utility-aware task decomposition and exchange "
+                                            "between two agents.",
+}
+
+
+def _listed_help(name: str, groups: dict[str, str]) -> str | None:
+    """The help text ``accord --help`` lists for the lazy command or group ``name`` without
+    importing it (None: import it to ask)."""
+    if name in LAZY_COMMANDS:
+        return LAZY_HELP.get(name)
+    target = groups.get(name)
+    return None if target is None else GROUP_HELP.get(target)
 
 
 def _lazy_command(name: str) -> Any:

@@ -11,6 +11,7 @@ from typing import Any
 import typer
 
 from accord.cli import common as c
+from accord.cli import end_startup
 
 
 def parse_params(items: list[str]) -> dict[str, Any]:
@@ -154,6 +155,7 @@ def run_target(target: str, agents: str, seed: int, options: dict[str, Any],
         seat = _seat(spec, as_json, None if data is None else str(data))
         ctx = RunContext(episode_id=_episode_id(spec), llm=llm,
                          data=None if data is None else str(data), extra={"seat": seat})
+        end_startup()  # the domain, scenario and agents are loaded: the episode begins
         t0 = time.perf_counter()
         try:
             result = _run_coroutine(spec, dom.run_episode(spec, ctx))

@@ -17,6 +17,7 @@ The environment is read once per :class:`Redactor` (:func:`redactor` makes a fre
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -35,14 +36,17 @@ MIN_ENV_SECRET_LENGTH = 8
 _SECRET_KEY = re.compile(
     r"(?i)((^|[_\-.])(api[_\-]?key|apikey|token|password|passwd|credentials?|auth)$"
     r"|secret|private[_\-]?key|password)")
-_URL_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://[^/\s:@]*:)([^@/\s]+)(@)")
-_INLINE = re.compile(
+#: the patterns of masking by shape (key formats, passwords in URLs, authorization values,
+#: ``key=value`` pairs), compiled by :func:`_shape_patterns` on their first use: only text
+#: holding a trigger word needs them (compiling the four costs ~2 ms of every start-up)
+_URL_USERINFO = r"(?i)\b([a-z][a-z0-9+.\-]*://[^/\s:@]*:)([^@/\s]+)(@)"
+_INLINE = (
     r"(?i)(api[_\-]?key|apikey|x-api-key|secret|token|password|passwd)(\"?\s*[=:]\s*\"?)"
     r"([^\s&,;\"'\]\[]{6,})")
-_SHAPES = re.compile(
+_SHAPES = (
     r"\b(sk-ant-[A-Za-z0-9_\-]{8,}|sk-(?:proj-)?[A-Za-z0-9_\-]{12,}|gh[pousr]_[A-Za-z0-9]{20,}"
     r"|xox[abpr]-[A-Za-z0-9\-]{10,}|AKIA[0-9A-Z]{16}|hf_[A-Za-z0-9]{20,})")
-_AUTH = re.compile(r"(?i)\b((?:bearer|basic)\s+)[A-Za-z0-9._~+/=\-]{6,}")
+_AUTH = r"(?i)\b((?:bearer|basic)\s+)[A-Za-z0-9._~+/=\-]{6,}"
 #: lower-case substrings without which none of the patterns above can match
 _TRIGGERS = ("key", "secret", "token", "passw", "credential", "auth", "sk-", "gh", "xox",
              "akia", "hf_", "bearer", "basic", "://")
@@ -55,6 +59,15 @@ assert all(g in t for t, g in _GATES)
 
 _registered: set[str] = set()
 _lock = threading.Lock()
+
+
+@functools.cache
+def _shape_patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str],
+                               re.Pattern[str]]:
+    """The compiled patterns of masking by shape: (key formats, passwords in URLs,
+    authorization values, ``key=value`` pairs)."""
+    return (re.compile(_SHAPES), re.compile(_URL_USERINFO), re.compile(_AUTH),
+            re.compile(_INLINE))
 
 
 def is_secret_key(key: str) -> bool:
@@ -109,10 +122,11 @@ class Redactor:
                 text = text.replace(val, MASK)
         if not self._suspect(text):
             return text
-        text = _SHAPES.sub(MASK, text)
-        text = _URL_USERINFO.sub(lambda m: m.group(1) + MASK + m.group(3), text)
-        text = _AUTH.sub(lambda m: m.group(1) + MASK, text)
-        return _INLINE.sub(lambda m: m.group(1) + m.group(2) + (
+        shapes, userinfo, auth, inline = _shape_patterns()
+        text = shapes.sub(MASK, text)
+        text = userinfo.sub(lambda m: m.group(1) + MASK + m.group(3), text)
+        text = auth.sub(lambda m: m.group(1) + MASK, text)
+        return inline.sub(lambda m: m.group(1) + m.group(2) + (
             m.group(3) if m.group(3) == MASK else MASK), text)
 
     def value(self, value: Any) -> Any:
