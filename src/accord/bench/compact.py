@@ -68,13 +68,14 @@ class Codec:
             d = self._dicts[dict_id] = zstandard.ZstdCompressionDict(raw)
         return d
 
-    def compress(self, text: str) -> bytes:
-        """One zstd frame (content size, checksum and dictionary id in its header)."""
+    def compress(self, text: str | bytes) -> bytes:
+        """One zstd frame (content size, checksum and dictionary id in its header) of a
+        text or of its UTF-8 bytes."""
         if self._comp is None:
             self._comp = zstandard.ZstdCompressor(
                 level=LEVEL, write_checksum=True, write_content_size=True,
                 dict_data=None if self.current is None else self._dict(self.current))
-        return self._comp.compress(text.encode("utf-8"))
+        return self._comp.compress(text if isinstance(text, bytes) else text.encode("utf-8"))
 
     def compress_or_none(self, text: str | None) -> bytes | None:
         """:meth:`compress`, with ``None`` kept as ``None`` (an absent value)."""
