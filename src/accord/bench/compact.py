@@ -22,8 +22,13 @@ import zstandard
 #: compression level: dictionary compression at level 3 is within a few percent of
 #: level 19 on episode records and an order of magnitude faster
 LEVEL = 3
-#: the shipped dictionary (``benchmarks/bench_store.py --train-dict`` regenerates it)
-DICT_FILE = "store.zdict"
+#: the shipped dictionary (``benchmarks/bench_store.py --train-dict`` regenerates it),
+#: trained on both the compact JSON orjson writes and ``json.dumps``'s spaced text
+DICT_FILE = "store2.zdict"
+#: dictionaries earlier accord versions shipped, oldest first (``store.zdict``: spaced JSON
+#: only). Stores made with one keep their own copy; these decode its frames should the
+#: copy be lost, and a store still compressing with one takes on :data:`DICT_FILE`
+EARLIER_DICT_FILES = ("store.zdict",)
 
 
 class CorruptValue(ValueError):
@@ -33,6 +38,12 @@ class CorruptValue(ValueError):
 def shipped_dictionary() -> bytes:
     """The dictionary that ships with accord (raw zstd dictionary bytes)."""
     return resources.files("accord.bench").joinpath("data", DICT_FILE).read_bytes()
+
+
+def earlier_dictionaries() -> list[bytes]:
+    """The dictionaries earlier accord versions shipped (:data:`EARLIER_DICT_FILES`)."""
+    data = resources.files("accord.bench").joinpath("data")
+    return [data.joinpath(name).read_bytes() for name in EARLIER_DICT_FILES]
 
 
 def dictionary_id(raw: bytes) -> int:
@@ -53,6 +64,13 @@ class Codec:
     def add(self, dict_id: int, raw: bytes) -> None:
         """Make another dictionary known (e.g. one found in the store)."""
         self._raw.setdefault(dict_id, raw)
+
+    def use(self, dict_id: int) -> None:
+        """Compress with the known dictionary ``dict_id`` from now on."""
+        if dict_id not in self._raw:
+            raise KeyError(dict_id)
+        self.current = dict_id
+        self._comp = None
 
     def raw(self, dict_id: int) -> bytes | None:
         """The raw bytes of a known dictionary (``None`` if unknown)."""

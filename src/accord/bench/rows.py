@@ -96,7 +96,11 @@ def may_hold_trigger(text: str | bytes) -> bool:
 
     raw = text if isinstance(text, bytes) else text.encode("ascii")
     c = np.frombuffer(raw.translate(codes) + b"\0\0", np.uint8).astype(np.uint16)
-    return bool(hit[(c[:-2] << 10) | (c[1:-1] << 5) | c[2:]].any())
+    idx = c[:-2] << 10  # in place from here: one temporary, not four
+    idx |= c[1:-1] << 5
+    idx |= c[2:]
+    # take(mode="clip") skips fancy indexing's bounds checks (idx < 2**15 by construction)
+    return bool(hit.take(idx, mode="clip").any())
 
 
 #: the leaf types of :func:`plain` (``bool`` is listed: ``type(True) is not int``)
