@@ -7,21 +7,24 @@ JSON text, then the store's compression (a zstd frame per bulky value in format 
 text itself in format 1).
 
 Redaction checks once per episode: the JSON of ``summary``, ``metrics`` and ``usage``, the
-error and the trajectory are joined (``"\\0"``, a character no secret pattern holds) and
-tested for secret values and trigger words (:func:`may_hold_trigger`, then the exact test
-where it says maybe); only when that finds something does each value go through the
-per-value redaction (``Redactor.json`` / ``.text``), which alone decides what is masked.
-A value whose text holds neither is what that redaction returns anyway, so the check
-only skips work, never changes a byte.
+error and the trajectory, each made UTF-8 once (the compression reads the same bytes), are
+joined (``b"\\0"``, a character no secret pattern holds) and tested for secret values and
+trigger words (:func:`may_hold_trigger`, then the exact test where it says maybe); only
+when that finds something does each value go through the per-value redaction
+(``Redactor.json`` / ``.text``), which alone decides what is masked. A value whose text
+holds neither is what that redaction returns anyway, so the check only skips work, never
+changes a byte.
 
-JSON: with ``orjson`` installed (the ``fast`` extra), a value made only of the types JSON has
-(``dict`` with ``str`` keys, ``list``/``tuple``, ``str``, ``int`` within 64 bits, ``bool``,
-``None``, finite ``float``: :func:`plain`, what :func:`~accord.bench.worker.jsonable` makes)
-is serialised by orjson: compact JSON (no spaces after ``:`` and ``,``; floats in their
-shortest round-trip form, ``1e-05`` written ``1e-5``) that decodes to exactly what
-``json.dumps`` would have written. Anything else (NaN, a ``Path``, an enum, a non-``str``
-key, a huge int) goes through ``json.dumps(..., ensure_ascii=False, default=str)`` as
-before. Readers parse the JSON, so either text reads the same everywhere.
+JSON: with ``orjson`` (a dependency; where it is missing, json alone), a value made only of
+the types JSON has (``dict`` with ``str`` keys, ``list``/``tuple``, ``str``, ``int`` within
+64 bits, ``bool``, ``None``, finite ``float``: :func:`plain`, what
+:func:`~accord.bench.worker.jsonable` makes) is serialised by orjson: compact JSON (no
+spaces after ``:`` and ``,``; floats in their shortest round-trip form, ``1e-05`` written
+``1e-5``) that decodes to exactly what ``json.dumps`` would have written. Anything else
+(NaN, a ``Path``, an enum, a subclass, a non-``str`` key, a huge int) goes through
+``json.dumps(..., ensure_ascii=False, default=str)`` as before. Readers parse the JSON,
+so either text reads the same everywhere; :data:`JSON_ENCODER` is part of the encoding's
+key (:attr:`EncoderSpec.key`).
 
 An encoder can be rebuilt elsewhere from an :class:`EncoderSpec` (a pool worker encodes
 the episodes it ran, so the driver only executes the inserts):
