@@ -11,8 +11,11 @@ procurement, as ``bench_runner.py``; run once, records kept):
   variants alternated round by round: raw ``sqlite3`` executing the same statements with
   the same bytes (pre-encoded, WAL, ``synchronous=NORMAL``) one transaction per episode
   and in batches (the floor of the inserts); the encoding alone (redaction, JSON, zstd),
-  before and now; the previous ``Store.write`` / ``write_many`` (the encoding of
-  ``accord.testing.legacy_store.legacy_encode``, kept verbatim, as the "before");
+  before and now (and now with the standard library's json instead of orjson); the
+  previous ``Store.write`` / ``write_many`` (the encoding of
+  ``accord.testing.legacy_store.legacy_encode``, kept verbatim, into stores made with the
+  dictionary accord shipped then, ``store.zdict``, as the "before"); the stored bytes now
+  and before (checked to decode to the same values);
   ``Store.write`` (one transaction per episode) and ``Store.write_many`` in batches, each
   also with records packed in pool workers (what the driver of an ``--executor process``
   run does: only the inserts); the ratios to the floors and whether 2x is met;
@@ -24,7 +27,8 @@ procurement, as ``bench_runner.py``; run once, records kept):
 
 The compression dictionary is trained on a different sweep (the three 2-party built-in bargaining
 scenarios, five concession strategies, two deadlines, seeds from 1000):
-``--train-dict PATH`` regenerates ``src/accord/bench/data/store.zdict``.
+``--train-dict PATH`` regenerates ``src/accord/bench/data/store2.zdict`` (it needs orjson:
+both JSON forms are trained). CPU is ``time.process_time`` (every thread of the process).
 
     python benchmarks/bench_store.py [--episodes 2000] [--repeat 3] [--million 1000000]
     python benchmarks/bench_store.py --floor-only [--episodes 1000] [--repeat 5] [--batch 32]
@@ -203,6 +207,21 @@ def _fresh(path: Path, plan: Plan) -> tuple[Store, int]:
     return st, sid
 
 
+def earlier_store(path: Path, plan: Plan) -> tuple[Store, int]:
+    """A new format-2 store as the accord before this dictionary made it (with
+    ``store.zdict``, the dictionary it shipped), the plan's episodes pending; (store,
+    session)."""
+    import accord.bench.store as store_module
+    from accord.bench.compact import earlier_dictionaries
+
+    current = store_module.shipped_dictionary
+    store_module.shipped_dictionary = lambda: earlier_dictionaries()[-1]
+    try:
+        return _fresh(path, plan)
+    finally:
+        store_module.shipped_dictionary = current
+
+
 def floor_figures(work: Path, plan: Plan, recs: list[EpisodeRecord], repeat: int,
                   batch: int) -> None:
     """``Store.write`` per episode against raw sqlite3 writing the same bytes (CPU)."""
@@ -214,6 +233,13 @@ def floor_figures(work: Path, plan: Plan, recs: list[EpisodeRecord], repeat: int
     assert [decoded(probe, *e) for e in encoded] == [decoded(probe, *e) for e in old]
     old_stored = sum(len(v) for row, traj in old for v in (*row[2:6], traj and traj[2])
                      if isinstance(v, bytes | str))
+    # and as accord stored them before: the old encoding with the dictionary it shipped
+    earlier, _ = earlier_store(work / "earlier.db", plan)
+    was = [legacy_encode(earlier, "w", rec, psid) for rec in recs]
+    assert [decoded(earlier, *e) for e in was] == [decoded(probe, *e) for e in encoded]
+    was_stored = sum(len(v) for row, traj in was for v in (*row[2:6], traj and traj[2])
+                     if isinstance(v, bytes | str))
+    earlier.close()
     # records as pool workers hand them back: packed for the store (done before timing)
     worker = RowEncoder.from_spec(probe.encoder_spec())
     packed = [replace(rec, packed=(worker.key, worker.pack(rec))) for rec in recs]
@@ -284,14 +310,17 @@ def floor_figures(work: Path, plan: Plan, recs: list[EpisodeRecord], repeat: int
     for r in range(repeat):
         order = list(variants) if r % 2 == 0 else list(reversed(variants))
         for k, name in enumerate(order):
-            st, sid = _fresh(work / f"floor{r}-{k}.db", plan)
+            # "before": the old encoding into a store as the accord before made it
+            st, sid = (earlier_store if name.startswith("before") else _fresh)(
+                work / f"floor{r}-{k}.db", plan)
             t0 = time.process_time()
             variants[name](st, sid)
             got[name].append((time.process_time() - t0) / n)
             st.close()
         loads.append(os.getloadavg()[0])
     print(f"\nStore.write against raw sqlite3 at the same bytes (format 2, {stored / n:.0f} "
-          f"stored bytes per episode, before {old_stored / n:.0f}; JSON by {JSON_ENCODER}; CPU "
+          f"stored bytes per episode; before {was_stored / n:.0f}, the old encoding with this "
+          f"dictionary {old_stored / n:.0f}; JSON by {JSON_ENCODER}; CPU "
           f"per episode (time.process_time, all threads), median (min, max) of {repeat} "
           f"rounds, the variants alternated; load {min(loads):.1f}-{max(loads):.1f}):")
     for name, xs in got.items():
