@@ -2,9 +2,12 @@
 
 Store format 2 keeps ``summary``, ``metrics``, ``usage``, ``error`` and the trajectory
 JSONL as zstd frames (SQLite BLOBs) compressed with a dictionary trained on episode
-records (``data/store.zdict``, shipped with accord and copied into each new store's
-``zdicts`` table, so a store stays readable on its own). ``spec`` and ``labels`` stay
-JSON text: they are small and SQL filters on them (``json_extract``).
+records (``data/store2.zdict``, shipped with accord and copied into each new store's
+``zdicts`` table, so a store stays readable on its own; stores made before it hold
+``data/store.zdict`` and take on the new one when next written, see
+:meth:`accord.bench.store.Store.encoder`). ``spec`` and ``labels`` stay JSON text: they
+are small and SQL filters on them (``json_extract``). The JSON inside a frame may be
+compact (orjson) or spaced (``json.dumps``): readers parse it.
 
 Every compressed value is a standard zstd frame that names its dictionary id, so one
 store can hold rows of several dictionaries and plain-text rows of format 1 side by

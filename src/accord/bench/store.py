@@ -12,7 +12,10 @@ Format: a store made by this version is format 2: ``summary``, ``metrics``, ``us
 ``spec`` and ``labels`` stay JSON text for SQL filters. Reading detects the encoding per
 value (text or frame), so format-1 stores (accord before the compact store) open and
 read as before; they also keep being *written* in format 1, so older accord versions
-can still read them (no silent migration). Decoding stays inside this module: callers
+can still read them (no silent migration). A format-2 store made with the dictionary an
+earlier accord shipped takes on the current one when it is next written (one ``zdicts``
+row; still format 2, and every accord that reads format 2 finds each frame's dictionary
+in the store). Decoding stays inside this module: callers
 get the same ``EpisodeRow`` / JSONL text from either format. SQL that needs a
 compressed column's JSON uses the connection's ``accord_text(column)`` function.
 
@@ -553,7 +556,8 @@ class Store:
         return EncoderSpec(self.format, raw, dict_id, tuple(self._redact.env))
 
     def encoder(self) -> RowEncoder:
-        """The encoder of this store's rows (built once)."""
+        """The encoder of this store's rows (built once; the write path: a store still on
+        an earlier shipped dictionary takes on the current one here)."""
         if self._encoder is None:
             compress = self._writing_codec().compress if self.format >= 2 else None
             self._encoder = RowEncoder(self._redact, compress, self.encoder_spec().key)
