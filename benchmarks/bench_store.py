@@ -340,6 +340,11 @@ def floor_figures(work: Path, plan: Plan, recs: list[EpisodeRecord], repeat: int
     print(f"  batched, {batch}/tx, against the {batch}/tx floor: before "
           f"{med[wb_before] / med[floorb]:.1f}x; now {verdict(med[wb], med[floorb])}; "
           f"packed in workers {verdict(med[wb_packed], med[floorb])}")
+    low = {k: min(v) for k, v in got.items()}
+    print(f"  the same ratios from each variant's fastest round (less disturbed by load): "
+          f"1 tx: before {low[w1_before] / low[floor1]:.1f}x, now "
+          f"{low[w1] / low[floor1]:.1f}x; {batch}/tx: before "
+          f"{low[wb_before] / low[floorb]:.1f}x, now {low[wb] / low[floorb]:.1f}x")
     print("  (packed in workers: the driver's part of a --executor process run, where the "
           "pool workers\n   encode in parallel; the encoding's CPU is then spent there: the "
           "'encode only' line)")
