@@ -11,8 +11,11 @@ procurement, as ``bench_runner.py``; run once, records kept):
   variants alternated round by round: raw ``sqlite3`` executing the same statements with
   the same bytes (pre-encoded, WAL, ``synchronous=NORMAL``) one transaction per episode
   and in batches (the floor of the inserts); the encoding alone (redaction, JSON, zstd),
-  before and now; the previous ``Store.write`` / ``write_many`` (the encoding of
-  ``accord.testing.legacy_store.legacy_encode``, kept verbatim, as the "before");
+  before and now (and now with the standard library's json instead of orjson); the
+  previous ``Store.write`` / ``write_many`` (the encoding of
+  ``accord.testing.legacy_store.legacy_encode``, kept verbatim, into stores made with the
+  dictionary accord shipped then, ``store.zdict``, as the "before"); the stored bytes now
+  and before (checked to decode to the same values);
   ``Store.write`` (one transaction per episode) and ``Store.write_many`` in batches, each
   also with records packed in pool workers (what the driver of an ``--executor process``
   run does: only the inserts); the ratios to the floors and whether 2x is met;
@@ -24,7 +27,8 @@ procurement, as ``bench_runner.py``; run once, records kept):
 
 The compression dictionary is trained on a different sweep (the three 2-party built-in bargaining
 scenarios, five concession strategies, two deadlines, seeds from 1000):
-``--train-dict PATH`` regenerates ``src/accord/bench/data/store.zdict``.
+``--train-dict PATH`` regenerates ``src/accord/bench/data/store2.zdict`` (it needs orjson:
+both JSON forms are trained). CPU is ``time.process_time`` (every thread of the process).
 
     python benchmarks/bench_store.py [--episodes 2000] [--repeat 3] [--million 1000000]
     python benchmarks/bench_store.py --floor-only [--episodes 1000] [--repeat 5] [--batch 32]
@@ -62,12 +66,18 @@ from accord.bench import (
     parse_config,
     run_bench,
 )
+from accord.bench import rows as rows_module
 from accord.bench.provenance import provenance
 from accord.bench.redact import Redactor
-from accord.bench.rows import RowEncoder
+from accord.bench.rows import JSON_ENCODER, RowEncoder
 from accord.domains import EpisodeSpec
 from accord.domains.ids import episode_id
-from accord.testing.legacy_store import LegacyRedactor, create_format1_store, legacy_encode
+from accord.testing.legacy_store import (
+    LegacyRedactor,
+    create_format1_store,
+    decoded,
+    legacy_encode,
+)
 
 POOL = ["boulware", "linear", "conceder", "tit-for-tat"]
 TRAIN_POOL = ["boulware", "linear", "conceder", "tit-for-tat", "hardliner"]
@@ -98,19 +108,33 @@ def records(plan: Plan) -> list[EpisodeRecord]:
 
 
 def train_dictionary(path: Path, n: int = 3000, size: int = 16384) -> None:
-    """Train the store dictionary on a sweep unlike the benchmark's and write it."""
+    """Train the store dictionary on a sweep unlike the benchmark's and write it.
+
+    The samples hold each JSON value in both forms the store writes: orjson's compact text
+    (where orjson is installed) and ``json.dumps``'s spaced one (without orjson, and on the
+    redaction's path), so either compresses well."""
     import zstandard
+
+    from accord.bench.rows import plain
+    from accord.core.redact import json_text
 
     plan, _ = make_plan(n, ["buyer-seller", "procurement", "split"],
                         TRAIN_POOL, seed0=1000, params={"max_rounds": [10, 30]})
     recs = records(plan)
-    r = Redactor()
     samples: list[Any] = []  # what zstandard.train_dictionary takes (bytes here)
+    try:
+        import orjson
+    except ImportError:
+        raise SystemExit("--train-dict needs orjson (the compact form is trained too)"
+                         ) from None
     for rec in recs:
-        for text in (r.json(rec.summary), r.json(rec.metrics), r.json(rec.usage),
-                     rec.trajectory):
-            if text:
-                samples.append(text.encode())
+        for value in (rec.summary, rec.metrics, rec.usage):
+            if value is not None:
+                samples.append(json_text(value).encode())
+                if plain(value):
+                    samples.append(orjson.dumps(value))
+        if rec.trajectory:
+            samples.append(rec.trajectory.encode())
     d = zstandard.train_dictionary(size, samples, level=19)
     path.write_bytes(d.as_bytes())
     print(f"trained a {len(d.as_bytes())} byte dictionary (id {d.dict_id()}) on "
@@ -183,13 +207,39 @@ def _fresh(path: Path, plan: Plan) -> tuple[Store, int]:
     return st, sid
 
 
+def earlier_store(path: Path, plan: Plan) -> tuple[Store, int]:
+    """A new format-2 store as the accord before this dictionary made it (with
+    ``store.zdict``, the dictionary it shipped), the plan's episodes pending; (store,
+    session)."""
+    import accord.bench.store as store_module
+    from accord.bench.compact import earlier_dictionaries
+
+    current = store_module.shipped_dictionary
+    store_module.shipped_dictionary = lambda: earlier_dictionaries()[-1]
+    try:
+        return _fresh(path, plan)
+    finally:
+        store_module.shipped_dictionary = current
+
+
 def floor_figures(work: Path, plan: Plan, recs: list[EpisodeRecord], repeat: int,
                   batch: int) -> None:
     """``Store.write`` per episode against raw sqlite3 writing the same bytes (CPU)."""
     n = len(recs)
     probe, psid = _fresh(work / "probe.db", plan)
     encoded = [probe.encode("w", rec, psid) for rec in recs]  # the bytes every variant writes
-    assert encoded == [legacy_encode(probe, "w", rec, psid) for rec in recs]  # unchanged
+    # what readers decode is unchanged (the bytes too where the JSON encoder is json)
+    old = [legacy_encode(probe, "w", rec, psid) for rec in recs]
+    assert [decoded(probe, *e) for e in encoded] == [decoded(probe, *e) for e in old]
+    old_stored = sum(len(v) for row, traj in old for v in (*row[2:6], traj and traj[2])
+                     if isinstance(v, bytes | str))
+    # and as accord stored them before: the old encoding with the dictionary it shipped
+    earlier, _ = earlier_store(work / "earlier.db", plan)
+    was = [legacy_encode(earlier, "w", rec, psid) for rec in recs]
+    assert [decoded(earlier, *e) for e in was] == [decoded(probe, *e) for e in encoded]
+    was_stored = sum(len(v) for row, traj in was for v in (*row[2:6], traj and traj[2])
+                     if isinstance(v, bytes | str))
+    earlier.close()
     # records as pool workers hand them back: packed for the store (done before timing)
     worker = RowEncoder.from_spec(probe.encoder_spec())
     packed = [replace(rec, packed=(worker.key, worker.pack(rec))) for rec in recs]
@@ -208,6 +258,14 @@ def floor_figures(work: Path, plan: Plan, recs: list[EpisodeRecord], repeat: int
     def encode_only(st: Store, sid: int) -> None:
         for rec in recs:
             st.encode("w", rec, sid)
+
+    def encode_stdlib_json(st: Store, sid: int) -> None:
+        fast, rows_module._orjson = rows_module._orjson, None
+        try:
+            for rec in recs:
+                st.encode("w", rec, sid)
+        finally:
+            rows_module._orjson = fast
 
     def before_encode(st: Store, sid: int) -> None:
         r = LegacyRedactor()
@@ -233,7 +291,8 @@ def floor_figures(work: Path, plan: Plan, recs: list[EpisodeRecord], repeat: int
 
     floor1, floorb = ("raw sqlite3, same bytes, 1 tx/episode (floor)",
                       f"raw sqlite3, same bytes, {batch}/tx (floor)")
-    enc_before, enc_now = ("before: encode only", "encode only (redact + JSON + zstd)")
+    enc_before, enc_now = ("before: encode only", f"encode only (redact + {JSON_ENCODER} + zstd)")
+    enc_json = "encode only, stdlib json (no orjson)"
     w1_before, w1, w1_packed = ("before: Store.write, 1 tx/episode", "Store.write, 1 tx/episode",
                                 "Store.write, 1 tx/episode, packed in workers")
     wb_before, wb, wb_packed = (f"before: Store.write_many, {batch}/tx",
@@ -242,6 +301,7 @@ def floor_figures(work: Path, plan: Plan, recs: list[EpisodeRecord], repeat: int
     variants: dict[str, Any] = {
         floor1: lambda st, sid: raw(st, 1), floorb: lambda st, sid: raw(st, batch),
         enc_before: before_encode, enc_now: encode_only,
+        **({enc_json: encode_stdlib_json} if JSON_ENCODER == "orjson" else {}),
         w1_before: before(1), w1: many(recs, 1), w1_packed: many(packed, 1),
         wb_before: before(batch), wb: many(recs, batch), wb_packed: many(packed, batch),
     }
@@ -250,15 +310,19 @@ def floor_figures(work: Path, plan: Plan, recs: list[EpisodeRecord], repeat: int
     for r in range(repeat):
         order = list(variants) if r % 2 == 0 else list(reversed(variants))
         for k, name in enumerate(order):
-            st, sid = _fresh(work / f"floor{r}-{k}.db", plan)
+            # "before": the old encoding into a store as the accord before made it
+            st, sid = (earlier_store if name.startswith("before") else _fresh)(
+                work / f"floor{r}-{k}.db", plan)
             t0 = time.process_time()
             variants[name](st, sid)
             got[name].append((time.process_time() - t0) / n)
             st.close()
         loads.append(os.getloadavg()[0])
     print(f"\nStore.write against raw sqlite3 at the same bytes (format 2, {stored / n:.0f} "
-          f"stored bytes per episode; CPU per episode, median (min, max) of {repeat} rounds, "
-          f"the variants alternated; load {min(loads):.1f}-{max(loads):.1f}):")
+          f"stored bytes per episode; before {was_stored / n:.0f}, the old encoding with this "
+          f"dictionary {old_stored / n:.0f}; JSON by {JSON_ENCODER}; CPU "
+          f"per episode (time.process_time, all threads), median (min, max) of {repeat} "
+          f"rounds, the variants alternated; load {min(loads):.1f}-{max(loads):.1f}):")
     for name, xs in got.items():
         print(f"  {name:52s} {fmt(xs, 'µs', 1e6)}")
     med = {k: statistics.median(v) for k, v in got.items()}
@@ -267,13 +331,20 @@ def floor_figures(work: Path, plan: Plan, recs: list[EpisodeRecord], repeat: int
         return f"{x / floor:.1f}x ({'meets' if x <= 2 * floor else 'misses'} the 2x goal)"
 
     print(f"  encode alone: {med[enc_before] * 1e6:.0f} -> {med[enc_now] * 1e6:.0f} µs "
-          f"({med[enc_before] / med[enc_now]:.1f}x less CPU; the same bytes, checked above)")
+          f"({med[enc_before] / med[enc_now]:.1f}x less CPU; the same decoded values, checked "
+          "above)" + (f"; with stdlib json instead of orjson {med[enc_json] * 1e6:.0f} µs"
+                      if enc_json in med else ""))
     print(f"  per episode, 1 tx each, against the 1 tx floor: before "
           f"{med[w1_before] / med[floor1]:.1f}x; now {verdict(med[w1], med[floor1])}; "
           f"packed in workers {verdict(med[w1_packed], med[floor1])}")
     print(f"  batched, {batch}/tx, against the {batch}/tx floor: before "
           f"{med[wb_before] / med[floorb]:.1f}x; now {verdict(med[wb], med[floorb])}; "
           f"packed in workers {verdict(med[wb_packed], med[floorb])}")
+    low = {k: min(v) for k, v in got.items()}
+    print(f"  the same ratios from each variant's fastest round (less disturbed by load): "
+          f"1 tx: before {low[w1_before] / low[floor1]:.1f}x, now "
+          f"{low[w1] / low[floor1]:.1f}x; {batch}/tx: before "
+          f"{low[wb_before] / low[floorb]:.1f}x, now {low[wb] / low[floorb]:.1f}x")
     print("  (packed in workers: the driver's part of a --executor process run, where the "
           "pool workers\n   encode in parallel; the encoding's CPU is then spent there: the "
           "'encode only' line)")

@@ -215,3 +215,55 @@ def test_streamed_aggregate_equals_the_in_memory_one(tmp_path, episodes):
     light = next(st.iter_episodes("s", summaries=False))
     assert light.summary is None and light.metrics == rows[0].metrics
     st.close()
+
+
+def _frame_dict(blob):
+    import zstandard
+
+    return zstandard.get_frame_parameters(bytes(blob)).dict_id
+
+
+def test_store_made_with_the_earlier_dictionary_takes_on_the_new_one(tmp_path, episodes,
+                                                                     monkeypatch):
+    """A store an earlier accord made (compressing with ``store.zdict``) keeps its frames;
+    its new rows use the current dictionary, added to its ``zdicts``; every row reads with
+    only the store's own dictionaries (what any accord reading format 2 has)."""
+    import accord.bench.store as store_mod
+    from accord.bench.compact import (
+        Codec,
+        dictionary_id,
+        earlier_dictionaries,
+        shipped_dictionary,
+    )
+
+    plan, recs = episodes
+    old_raw, new_raw = earlier_dictionaries()[0], shipped_dictionary()
+    old_id, new_id = dictionary_id(old_raw), dictionary_id(new_raw)
+    assert old_id != new_id
+    recs = [r for r in recs if r.id != "nosuch"]
+    half = len(recs) // 2
+    path = tmp_path / "earlier.db"
+    with monkeypatch.context() as m:  # the earlier accord: it shipped store.zdict only
+        m.setattr(store_mod, "shipped_dictionary", lambda: old_raw)
+        _fill(path, plan, recs[:half], 2).close()
+    with Store.open(path) as st:
+        assert [i for (i,) in st.conn.execute("SELECT id FROM zdicts")] == [old_id]
+        sid = st.begin_session("s", {"name": "s"}, None, PROV, "local", 1)
+        st.write_many("s", recs[half:], sid)
+        assert {i for (i,) in st.conn.execute("SELECT id FROM zdicts")} == {old_id, new_id}
+        ids = {r.id: k for k, r in enumerate(recs)}
+        for eid, summary, jsonl in st.conn.execute(
+                "SELECT e.id, summary, jsonl FROM episodes e JOIN trajectories t USING (run, id)"):
+            want = old_id if ids[eid] < half else new_id
+            assert _frame_dict(summary) == want and _frame_dict(jsonl) == want, eid
+        own = Codec({int(i): bytes(d) for i, d in st.conn.execute("SELECT id, dict FROM zdicts")},
+                    None)
+        by_id = {r.id: r for r in recs}
+        for eid, summary, jsonl in st.conn.execute(
+                "SELECT e.id, summary, jsonl FROM episodes e JOIN trajectories t USING (run, id)"):
+            assert json.loads(own.decompress(summary)) == by_id[eid].summary
+            assert own.decompress(jsonl) == by_id[eid].trajectory
+    with Store.open(path) as st:  # opened again: still writes with the current one
+        assert st.encoder_spec().dict_id == new_id
+        got = {e.id: e.metrics for e in st.episodes("s") if e.status == "done"}
+        assert got == {i: r.metrics for i, r in by_id.items()}

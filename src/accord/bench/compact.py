@@ -2,9 +2,12 @@
 
 Store format 2 keeps ``summary``, ``metrics``, ``usage``, ``error`` and the trajectory
 JSONL as zstd frames (SQLite BLOBs) compressed with a dictionary trained on episode
-records (``data/store.zdict``, shipped with accord and copied into each new store's
-``zdicts`` table, so a store stays readable on its own). ``spec`` and ``labels`` stay
-JSON text: they are small and SQL filters on them (``json_extract``).
+records (``data/store2.zdict``, shipped with accord and copied into each new store's
+``zdicts`` table, so a store stays readable on its own; stores made before it hold
+``data/store.zdict`` and take on the new one when next written, see
+:meth:`accord.bench.store.Store.encoder`). ``spec`` and ``labels`` stay JSON text: they
+are small and SQL filters on them (``json_extract``). The JSON inside a frame may be
+compact (orjson) or spaced (``json.dumps``): readers parse it.
 
 Every compressed value is a standard zstd frame that names its dictionary id, so one
 store can hold rows of several dictionaries and plain-text rows of format 1 side by
@@ -22,8 +25,13 @@ import zstandard
 #: compression level: dictionary compression at level 3 is within a few percent of
 #: level 19 on episode records and an order of magnitude faster
 LEVEL = 3
-#: the shipped dictionary (``benchmarks/bench_store.py --train-dict`` regenerates it)
-DICT_FILE = "store.zdict"
+#: the shipped dictionary (``benchmarks/bench_store.py --train-dict`` regenerates it),
+#: trained on both the compact JSON orjson writes and ``json.dumps``'s spaced text
+DICT_FILE = "store2.zdict"
+#: dictionaries earlier accord versions shipped, oldest first (``store.zdict``: spaced JSON
+#: only). Stores made with one keep their own copy; these decode its frames should the
+#: copy be lost, and a store still compressing with one takes on :data:`DICT_FILE`
+EARLIER_DICT_FILES = ("store.zdict",)
 
 
 class CorruptValue(ValueError):
@@ -33,6 +41,12 @@ class CorruptValue(ValueError):
 def shipped_dictionary() -> bytes:
     """The dictionary that ships with accord (raw zstd dictionary bytes)."""
     return resources.files("accord.bench").joinpath("data", DICT_FILE).read_bytes()
+
+
+def earlier_dictionaries() -> list[bytes]:
+    """The dictionaries earlier accord versions shipped (:data:`EARLIER_DICT_FILES`)."""
+    data = resources.files("accord.bench").joinpath("data")
+    return [data.joinpath(name).read_bytes() for name in EARLIER_DICT_FILES]
 
 
 def dictionary_id(raw: bytes) -> int:
@@ -54,6 +68,13 @@ class Codec:
         """Make another dictionary known (e.g. one found in the store)."""
         self._raw.setdefault(dict_id, raw)
 
+    def use(self, dict_id: int) -> None:
+        """Compress with the known dictionary ``dict_id`` from now on."""
+        if dict_id not in self._raw:
+            raise KeyError(dict_id)
+        self.current = dict_id
+        self._comp = None
+
     def raw(self, dict_id: int) -> bytes | None:
         """The raw bytes of a known dictionary (``None`` if unknown)."""
         return self._raw.get(dict_id)
@@ -68,13 +89,14 @@ class Codec:
             d = self._dicts[dict_id] = zstandard.ZstdCompressionDict(raw)
         return d
 
-    def compress(self, text: str) -> bytes:
-        """One zstd frame (content size, checksum and dictionary id in its header)."""
+    def compress(self, text: str | bytes) -> bytes:
+        """One zstd frame (content size, checksum and dictionary id in its header) of a
+        text or of its UTF-8 bytes."""
         if self._comp is None:
             self._comp = zstandard.ZstdCompressor(
                 level=LEVEL, write_checksum=True, write_content_size=True,
                 dict_data=None if self.current is None else self._dict(self.current))
-        return self._comp.compress(text.encode("utf-8"))
+        return self._comp.compress(text if isinstance(text, bytes) else text.encode("utf-8"))
 
     def compress_or_none(self, text: str | None) -> bytes | None:
         """:meth:`compress`, with ``None`` kept as ``None`` (an absent value)."""

@@ -7,12 +7,24 @@ JSON text, then the store's compression (a zstd frame per bulky value in format 
 text itself in format 1).
 
 Redaction checks once per episode: the JSON of ``summary``, ``metrics`` and ``usage``, the
-error and the trajectory are joined (``"\\0"``, a character no secret pattern holds) and
-tested for secret values and trigger words (:func:`may_hold_trigger`, then the exact test
-where it says maybe); only when that finds something does each value go through the
-per-value redaction (``Redactor.json`` / ``.text``), which alone decides what is masked.
-A value whose text holds neither is what that redaction returns anyway, so the check
-only skips work, never changes a byte.
+error and the trajectory, each made UTF-8 once (the compression reads the same bytes), are
+joined (``b"\\0"``, a character no secret pattern holds) and tested for secret values and
+trigger words (:func:`may_hold_trigger`, then the exact test where it says maybe); only
+when that finds something does each value go through the per-value redaction
+(``Redactor.json`` / ``.text``), which alone decides what is masked. A value whose text
+holds neither is what that redaction returns anyway, so the check only skips work, never
+changes a byte.
+
+JSON: with ``orjson`` (a dependency; where it is missing, json alone), a value made only of
+the types JSON has (``dict`` with ``str`` keys, ``list``/``tuple``, ``str``, ``int`` within
+64 bits, ``bool``, ``None``, finite ``float``: :func:`plain`, what
+:func:`~accord.bench.worker.jsonable` makes) is serialised by orjson: compact JSON (no
+spaces after ``:`` and ``,``; floats in their shortest round-trip form, ``1e-05`` written
+``1e-5``) that decodes to exactly what ``json.dumps`` would have written. Anything else
+(NaN, a ``Path``, an enum, a subclass, a non-``str`` key, a huge int) goes through
+``json.dumps(..., ensure_ascii=False, default=str)`` as before. Readers parse the JSON,
+so either text reads the same everywhere; :data:`JSON_ENCODER` is part of the encoding's
+key (:attr:`EncoderSpec.key`).
 
 An encoder can be rebuilt elsewhere from an :class:`EncoderSpec` (a pool worker encodes
 the episodes it ran, so the driver only executes the inserts):
@@ -23,6 +35,7 @@ the driver's redaction looks for.
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -34,6 +47,14 @@ from accord.core.redact import _TRIGGERS, json_text
 
 if TYPE_CHECKING:
     import numpy as np
+
+try:  # optional: about 10x cheaper JSON for the store's summary and metrics
+    import orjson as _orjson
+except ImportError:  # pragma: no cover - exercised where orjson is not installed
+    _orjson = None
+
+#: which JSON encoder writes the store's values (part of :attr:`EncoderSpec.key`)
+JSON_ENCODER = "json" if _orjson is None else "orjson"
 
 #: the stored ``summary``, ``metrics``, ``usage``, ``error`` and trajectory of one episode
 Packed = tuple[Any, Any, Any, Any, Any]
@@ -66,19 +87,67 @@ def _tables() -> tuple[bytes, np.ndarray]:
     return bytes(codes), hit
 
 
-def may_hold_trigger(text: str) -> bool:
+def may_hold_trigger(text: str | bytes) -> bool:
     """``False`` only if no trigger word of the redaction is in ``text.lower()``: one
     vectorised pass over the text's 3-grams (each trigger has one of the table's) instead
     of a substring scan per trigger. ``True`` for any non-ASCII text (lower-casing outside
-    ASCII is left to the exact test)."""
+    ASCII is left to the exact test). ``bytes`` are the UTF-8 of the text."""
     if not text.isascii():
         return True
     codes, hit = _tables()
     import numpy as np  # loaded by _tables: a dictionary lookup
 
-    c = np.frombuffer(text.encode("ascii").translate(codes) + b"\0\0", np.uint8
-                      ).astype(np.uint16)
-    return bool(hit[(c[:-2] << 10) | (c[1:-1] << 5) | c[2:]].any())
+    raw = text if isinstance(text, bytes) else text.encode("ascii")
+    c = np.frombuffer(raw.translate(codes) + b"\0\0", np.uint8).astype(np.uint16)
+    idx = c[:-2] << 10  # in place from here: one temporary, not four
+    idx |= c[1:-1] << 5
+    idx |= c[2:]
+    # take(mode="clip") skips fancy indexing's bounds checks (idx < 2**15 by construction)
+    return bool(hit.take(idx, mode="clip").any())
+
+
+#: the leaf types of :func:`plain` (``bool`` is listed: ``type(True) is not int``)
+_LEAVES = frozenset((str, int, bool, type(None)))
+
+
+def plain(value: Any) -> bool:
+    """Whether ``value`` holds only what JSON has: ``dict``, ``list``, ``tuple``, ``str``,
+    ``int``, ``bool``, ``None`` and finite ``float`` (exact types: no subclasses, enums,
+    NaN or infinities). orjson writes such a value as ``json.dumps`` would, up to
+    spacing and float notation; it refuses non-``str`` keys and ints beyond 64 bits
+    itself."""
+    t = type(value)
+    if t is dict:
+        items: Any = value.values()
+    elif t is list or t is tuple:
+        items = value
+    elif t is float:
+        return math.isfinite(value)
+    else:
+        return t in _LEAVES
+    leaves, isfinite = _LEAVES, math.isfinite
+    for x in items:
+        tx = type(x)
+        if tx in leaves:
+            continue
+        if tx is float:
+            if not isfinite(x):
+                return False
+        elif not plain(x):
+            return False
+    return True
+
+
+def json_bytes(value: Any) -> bytes:
+    """The UTF-8 JSON of ``value`` as the store writes it: orjson's for a :func:`plain`
+    value where orjson is installed, else ``json.dumps(value, ensure_ascii=False,
+    default=str)``'s (the same decoded value either way)."""
+    if _orjson is not None and plain(value):
+        try:
+            return _orjson.dumps(value)
+        except (TypeError, _orjson.JSONEncodeError):
+            pass  # a non-str key, an int beyond 64 bits, a lone surrogate: json decides
+    return json_text(value).encode("utf-8")
 
 
 @dataclass(frozen=True)
@@ -101,16 +170,18 @@ class EncoderSpec:
         """The identity of the bytes this spec encodes to (the secrets by a digest: the key
         travels back with every packed record)."""
         digest = hashlib.sha256("\0".join(self.secrets).encode("utf-8", "surrogatepass"))
-        return (self.format, self.dict_id, digest.hexdigest()[:32])
+        return (self.format, self.dict_id, digest.hexdigest()[:32], JSON_ENCODER)
 
 
 class RowEncoder:
     """Encodes finished episodes for one store: redaction, JSON, compression."""
 
-    def __init__(self, redactor: Redactor, compress: Callable[[str], bytes] | None,
+    def __init__(self, redactor: Redactor, compress: Callable[[bytes], bytes] | None,
                  key: tuple[Any, ...] = ()) -> None:
         self.redactor = redactor
         self._compress = compress
+        #: the secret values as UTF-8 (the check runs over the encoded texts)
+        self._secrets = tuple(v.encode("utf-8", "surrogatepass") for v in redactor.env)
         #: see :attr:`EncoderSpec.key`
         self.key = key
 
@@ -126,26 +197,32 @@ class RowEncoder:
             compress = Codec(known, spec.dict_id if known else None).compress
         return cls(Redactor(list(spec.secrets)), compress, spec.key)
 
-    def _pack(self, text: str | None) -> str | bytes | None:
-        if text is None or self._compress is None:
-            return text
-        return self._compress(text)
+    def _pack(self, data: bytes | None) -> str | bytes | None:
+        if data is None:
+            return None
+        if self._compress is None:
+            return data.decode("utf-8")  # format 1: text columns
+        return self._compress(data)
 
     def pack(self, rec: EpisodeRecord) -> Packed:
-        """The stored ``(summary, metrics, usage, error, trajectory)`` of ``rec``."""
-        summary = None if rec.summary is None else json_text(rec.summary)
-        metrics = None if rec.metrics is None else json_text(rec.metrics)
-        usage = None if rec.usage is None else json_text(rec.usage)
-        error, traj = rec.error, rec.trajectory
-        texts = [t for t in (summary, metrics, usage, error, traj) if t is not None]
+        """The stored ``(summary, metrics, usage, error, trajectory)`` of ``rec``.
+
+        Every value is made UTF-8 once (:func:`json_bytes` for the JSON ones); the
+        redaction check and the compression both read those bytes."""
+        summary = None if rec.summary is None else json_bytes(rec.summary)
+        metrics = None if rec.metrics is None else json_bytes(rec.metrics)
+        usage = None if rec.usage is None else json_bytes(rec.usage)
+        error = None if rec.error is None else rec.error.encode("utf-8")
+        traj = None if rec.trajectory is None else rec.trajectory.encode("utf-8")
+        joined = b"\0".join([b for b in (summary, metrics, usage, error, traj)
+                             if b is not None])
         r = self.redactor
-        joined = "\0".join(texts)
-        if (any(v in joined for v in r.env)  # something to look at: value by value
-                or (may_hold_trigger(joined) and not r.untouched(joined))):
-            summary, metrics, usage = r.json(rec.summary), r.json(rec.metrics), r.json(
-                rec.usage)
-            error = None if error is None else r.text(error)
-            traj = None if traj is None else r.text(traj)
+        if (any(v in joined for v in self._secrets)  # something to look at: value by value
+                or (may_hold_trigger(joined) and not r.untouched(joined.decode("utf-8")))):
+            summary, metrics, usage = (None if t is None else t.encode("utf-8") for t in (
+                r.json(rec.summary), r.json(rec.metrics), r.json(rec.usage)))
+            error = None if rec.error is None else r.text(rec.error).encode("utf-8")
+            traj = None if rec.trajectory is None else r.text(rec.trajectory).encode("utf-8")
         pack = self._pack
         return pack(summary), pack(metrics), pack(usage), pack(error), pack(traj)
 

@@ -12,7 +12,10 @@ Format: a store made by this version is format 2: ``summary``, ``metrics``, ``us
 ``spec`` and ``labels`` stay JSON text for SQL filters. Reading detects the encoding per
 value (text or frame), so format-1 stores (accord before the compact store) open and
 read as before; they also keep being *written* in format 1, so older accord versions
-can still read them (no silent migration). Decoding stays inside this module: callers
+can still read them (no silent migration). A format-2 store made with the dictionary an
+earlier accord shipped takes on the current one when it is next written (one ``zdicts``
+row; still format 2, and every accord that reads format 2 finds each frame's dictionary
+in the store). Decoding stays inside this module: callers
 get the same ``EpisodeRow`` / JSONL text from either format. SQL that needs a
 compressed column's JSON uses the connection's ``accord_text(column)`` function.
 
@@ -46,7 +49,13 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from accord.bench.compact import Codec, CorruptValue, dictionary_id, shipped_dictionary
+from accord.bench.compact import (
+    Codec,
+    CorruptValue,
+    dictionary_id,
+    earlier_dictionaries,
+    shipped_dictionary,
+)
 from accord.bench.expand import PlannedEpisode
 from accord.bench.redact import Redactor
 from accord.bench.rows import EncoderSpec, RowEncoder
@@ -398,9 +407,27 @@ class Store:
                         self.conn.execute("SELECT id, dict FROM zdicts ORDER BY rowid")}
             current = next(reversed(have)) if have else None
             self._codec = Codec(have, current)
-            raw = shipped_dictionary()  # frames of a dictionary the store lost, if any
-            self._codec.add(dictionary_id(raw), raw)
+            # frames of a dictionary the store lost, if any
+            for raw in (*earlier_dictionaries(), shipped_dictionary()):
+                self._codec.add(dictionary_id(raw), raw)
         return self._codec
+
+    def _writing_codec(self) -> Codec:
+        """The codec new rows are compressed with. A store still compressing with a
+        dictionary an earlier accord shipped takes on the current one first: one row added
+        to its ``zdicts`` (the format stays 2; every accord that reads format 2 finds the
+        dictionary of a frame there), so its new rows are as small as a new store's."""
+        codec = self.codec()
+        earlier = {dictionary_id(raw) for raw in earlier_dictionaries()}
+        if codec.current in earlier:
+            raw = shipped_dictionary()
+            new = dictionary_id(raw)
+            with self.conn:
+                self.conn.execute("INSERT OR IGNORE INTO zdicts (id, dict) VALUES (?, ?)",
+                                  (new, raw))
+            codec.add(new, raw)
+            codec.use(new)
+        return codec
 
     def _pack(self, text: str | None) -> str | bytes | None:
         """What is stored for one bulky value: text in format 1, a zstd frame in 2."""
@@ -521,7 +548,7 @@ class Store:
         """What rebuilds this store's encoder elsewhere (:class:`~accord.bench.rows.RowEncoder`
         in a pool worker): format, compression dictionary, the secret values to mask."""
         if self.format >= 2:
-            codec = self.codec()
+            codec = self._writing_codec()
             dict_id = codec.current
             raw = None if dict_id is None else codec.raw(dict_id)
         else:
@@ -529,9 +556,10 @@ class Store:
         return EncoderSpec(self.format, raw, dict_id, tuple(self._redact.env))
 
     def encoder(self) -> RowEncoder:
-        """The encoder of this store's rows (built once)."""
+        """The encoder of this store's rows (built once; the write path: a store still on
+        an earlier shipped dictionary takes on the current one here)."""
         if self._encoder is None:
-            compress = self.codec().compress if self.format >= 2 else None
+            compress = self._writing_codec().compress if self.format >= 2 else None
             self._encoder = RowEncoder(self._redact, compress, self.encoder_spec().key)
         return self._encoder
 

@@ -156,10 +156,16 @@ class _Reader:
         try:
             self.store.codec()
         except sqlite3.DatabaseError:  # the dictionaries' pages are damaged: frames
-            from accord.bench.compact import Codec, dictionary_id, shipped_dictionary
+            from accord.bench.compact import (
+                Codec,
+                dictionary_id,
+                earlier_dictionaries,
+                shipped_dictionary,
+            )
 
-            raw = shipped_dictionary()  # of the shipped dictionary still decode
-            self.store._codec = Codec({dictionary_id(raw): raw}, None)
+            # of a dictionary accord shipped (now or before) still decode
+            self.store._codec = Codec({dictionary_id(raw): raw for raw in (
+                *earlier_dictionaries(), shipped_dictionary())}, None)
 
     def close(self) -> None:
         self.conn.close()

@@ -74,3 +74,21 @@ def legacy_encode(st: Store, run: str, rec: EpisodeRecord, session: int | None,
            rec.started, rec.finished, session, rec.worker, run, rec.id)
     traj = None if rec.trajectory is None else (run, rec.id, pack(r.text(rec.trajectory)))
     return row, traj
+
+
+def decoded(st: Store, row: tuple[Any, ...], traj: tuple[Any, ...] | None
+            ) -> tuple[Any, ...]:
+    """What readers get from one episode's encoded rows (:meth:`Store.encode`): the
+    columns with ``summary``, ``metrics`` and ``usage`` decompressed and parsed, ``error``
+    and the trajectory as text. Two encodings are equal for every reader exactly when
+    these are (the JSON encoder may space and write floats differently; the values are
+    the same)."""
+    def text(v: Any) -> Any:
+        return v if v is None or isinstance(v, str) else st.codec().decompress(bytes(v))
+
+    def value(v: Any) -> Any:
+        t = text(v)
+        return None if t is None else json.loads(t)
+
+    cols = (*row[:2], value(row[2]), value(row[3]), value(row[4]), text(row[5]), *row[6:])
+    return cols, None if traj is None else (*traj[:2], text(traj[2]))
