@@ -88,7 +88,7 @@ from _util import machine
 
 from accord.agents.negotiator_prompts import system_text, turn_text
 from accord.llm import CallScope, CompletionCache, LLMClient, LLMRuntime
-from accord.llm.backends.transport import resolve_transport
+from accord.llm.backends.transport import effective_transport, httptools_available
 from accord.llm.tokens import message_tokens, shared_prefix
 
 LATENCY = 0.1
@@ -173,10 +173,108 @@ class RawAiohttp:
         await self.session.close()
 
 
+class RawAiohttpTuned(RawAiohttp):
+    """:class:`RawAiohttp` tuned as far as aiohttp goes: no cookie jar
+    (``DummyCookieJar``), no decompression, no automatic headers, no per-request
+    timeout object (none on the session either), no cleanup of closed TLS sockets, a
+    connector holding exactly ``concurrency`` connections, bytes read and ``json.loads``."""
+
+    def __init__(self, base_url: str, api_key: str, model: str, concurrency: int) -> None:
+        import aiohttp
+
+        self.calls = 0
+        self.url = base_url.rstrip("/") + "/chat/completions"
+        self.model = model
+        self.headers = {"Authorization": f"Bearer {api_key}",
+                        "Content-Type": "application/json", "Accept": "application/json",
+                        "Accept-Encoding": "identity"}
+        self.session = aiohttp.ClientSession(
+            connector=aiohttp.TCPConnector(limit=concurrency, limit_per_host=concurrency,
+                                           enable_cleanup_closed=False, ttl_dns_cache=None,
+                                           use_dns_cache=True),
+            cookie_jar=aiohttp.DummyCookieJar(), auto_decompress=False,
+            skip_auto_headers=("User-Agent", "Accept-Encoding"),
+            timeout=aiohttp.ClientTimeout(total=None), raise_for_status=False,
+            trust_env=False)
+
+
+class RawHttpx(RawAiohttp):
+    """The same POSTs on a bare ``httpx.AsyncClient`` (httpcore's pool, h11) sized for
+    ``concurrency`` kept-alive connections: the SDKs' default client machinery without
+    the SDK."""
+
+    def __init__(self, base_url: str, api_key: str, model: str, concurrency: int) -> None:
+        import httpx
+
+        self.calls = 0
+        self.url = base_url.rstrip("/") + "/chat/completions"
+        self.model = model
+        self.headers = {"Authorization": f"Bearer {api_key}",
+                        "Content-Type": "application/json", "Accept": "application/json"}
+        self.client = httpx.AsyncClient(limits=httpx.Limits(
+            max_connections=concurrency, max_keepalive_connections=concurrency),
+            timeout=None)
+
+    async def complete(self, messages: list[dict[str, str]], config: Any = None, *,
+                       scope: CallScope | None = None) -> Answer:
+        """One POST and its decoded answer."""
+        self.calls += 1
+        body = json.dumps({"model": self.model, "messages": messages}).encode()
+        label = scope.session() if scope is not None else None
+        headers = {**self.headers, "X-Accord-Session": label} if label else self.headers
+        response = await self.client.post(self.url, content=body, headers=headers)
+        data = json.loads(response.content)
+        return Answer(data["choices"][0]["message"]["content"])
+
+    async def aclose(self) -> None:
+        """Close the client."""
+        await self.client.aclose()
+
+
+class RawHttptools(RawAiohttp):
+    """The same POSTs on accord's own keep-alive HTTP/1.1 client
+    (:mod:`accord.llm.backends.http1`: ``asyncio.Protocol`` connections parsing with
+    ``httptools``, llhttp's C binding), ``concurrency`` connections, no LLM layer."""
+
+    def __init__(self, base_url: str, api_key: str, model: str, concurrency: int) -> None:
+        from accord.llm.backends.http1 import Pool
+
+        self.calls = 0
+        url = base_url.rstrip("/") + "/chat/completions"
+        self.model = model
+        self.pool = Pool(url, concurrency)
+        self.head = self.pool.head("POST", "/" + url.split("/", 3)[3], [
+            ("Authorization", f"Bearer {api_key}"), ("Content-Type", "application/json"),
+            ("Accept", "application/json"), ("Accept-Encoding", "identity")])
+
+    async def complete(self, messages: list[dict[str, str]], config: Any = None, *,
+                       scope: CallScope | None = None) -> Answer:
+        """One POST and its decoded answer."""
+        self.calls += 1
+        body = json.dumps({"model": self.model, "messages": messages}).encode()
+        label = scope.session() if scope is not None else None
+        extra = f"X-Accord-Session: {label}\r\n".encode() if label else b""
+        response = await self.pool.request(self.head, body, 30.0, extra)
+        data = json.loads(response.body)
+        return Answer(data["choices"][0]["message"]["content"])
+
+    async def aclose(self) -> None:
+        """Close the pool."""
+        await self.pool.aclose()
+
+
+#: bare HTTP clients, the floors: (model prefix, label, class)
+RAW_CLIENTS: list[tuple[str, str, type[RawAiohttp]]] = [
+    ("raw-aiohttp/", "raw aiohttp", RawAiohttp),
+    ("raw-aiohttp-tuned/", "raw aiohttp tuned", RawAiohttpTuned),
+    ("raw-httpx/", "raw httpx", RawHttpx),
+    ("raw-httptools/", "raw asyncio.Protocol+httptools", RawHttptools),
+]
+#: accord's direct transports run side by side at c=64 (aiohttp: the one before issue 30)
+TRANSPORT_VARIANTS = ("aiohttp", "httptools") if httptools_available() else ("aiohttp",)
 #: client variants that are not accord's: (model string prefix, what runs)
-STAND_INS = ("none/", "raw-aiohttp/")
+STAND_INS = ("none/", *(prefix for prefix, _, _ in RAW_CLIENTS))
 EPISODE_SIDE = "episode side c={c} (no client)"
-RAW = "raw aiohttp c={c} (floor)"
 #: one unit of the reference workload: a 10-message request body like the episodes'
 REFERENCE_UNITS = 200
 REFERENCE_BODY = {"model": "m", "messages": [{"role": "user", "content": "offer " * 60}] * 10}
@@ -242,9 +340,11 @@ def client_split(results: dict[str, list[dict[str, Any]]], transport: str, c: in
     if not side:
         return []
     out = []
-    for label, name in ((f"{transport} c={c}", f"accord client over HTTP ({transport})"),
-                        (f"mock c={c} (no HTTP)", "accord LLM layer, no HTTP (mock provider)"),
-                        (RAW.format(c=c), "raw aiohttp (floor)")):
+    rows = [(f"{name} c={c}", f"accord client over HTTP ({name})")
+            for name in dict.fromkeys((transport, *TRANSPORT_VARIANTS))]
+    rows += [(f"mock c={c} (no HTTP)", "accord LLM layer, no HTTP (mock provider)")]
+    rows += [(f"{name} c={c} (floor)", f"{name} (floor)") for _, name, _ in RAW_CLIENTS]
+    for label, name in rows:
         if label in results:
             out.append((name, [r["cpu_ms_per_call"] - e["cpu_ms_per_call"]
                                for r, e in zip(results[label], side, strict=False)]))
@@ -381,10 +481,11 @@ async def run_level(model: str, concurrency: int, episodes: int, turns: int, kin
     rows_per_commit = None
     totals: Any = None
     if model.startswith(STAND_INS):
+        raw = next((cls for prefix, _, cls in RAW_CLIENTS if model.startswith(prefix)), None)
         stand_in: NoClient | RawAiohttp = (
-            NoClient() if model.startswith("none/") else
-            RawAiohttp(os.environ["STUB_BASE_URL"], os.environ["STUB_API_KEY"],
-                       model.split("/", 1)[1], concurrency))
+            NoClient() if raw is None else
+            raw(os.environ["STUB_BASE_URL"], os.environ["STUB_API_KEY"],
+                model.split("/", 1)[1], concurrency))
         try:
             got = await _timed(stand_in, concurrency, episodes, turns, kind, tag, stub_pid)
         finally:
@@ -552,7 +653,7 @@ def main() -> None:
     levels = [int(c) for c in args.levels.split(",") if c]
     base_levels = [int(c) for c in args.baseline_levels.split(",") if c]
     goal = 64 if 64 in levels else max(levels)
-    after = resolve_transport("auto")
+    after = effective_transport("auto")
     load0 = os.getloadavg()
     proc, base_url = start_stub(args.kind)
     os.environ["STUB_BASE_URL"], os.environ["STUB_API_KEY"] = base_url, "bench-key-000000"
@@ -573,9 +674,14 @@ def main() -> None:
                      if after != "httpx"]
         variants += [(f"{after} c={goal} +cache rw", goal, http, True, after),
                      (f"mock c={goal} (no HTTP)", goal, "mock/fixed-latency", False, after)]
+        # accord over each direct transport at c=goal, side by side (before: aiohttp)
+        variants += [(f"{name} c={goal}", goal, http, False, name)
+                     for name in TRANSPORT_VARIANTS if name != after]
         if args.kind == "synthetic":  # the stand-ins answer synthetic episodes only
-            variants += [(EPISODE_SIDE.format(c=goal), goal, "none/", False, "-"),
-                         (RAW.format(c=goal), goal, "raw-aiohttp/fixed-latency", False, "-")]
+            variants += [(EPISODE_SIDE.format(c=goal), goal, "none/", False, "-")]
+            variants += [(f"{name} c={goal} (floor)", goal, f"{prefix}fixed-latency", False, "-")
+                         for prefix, name, _ in RAW_CLIENTS
+                         if prefix != "raw-httptools/" or httptools_available()]
         if args.long_episodes:
             variants.append((f"{after} c={goal}, {args.long_episodes} episodes", goal, http,
                              False, after))
@@ -669,12 +775,15 @@ def main() -> None:
                 goal_note = f"  goal <= {CLIENT_GOAL_MS} ms: {'met' if met else 'not met'}"
             print(f"  {name:52} {spread(diffs):>20}{goal_note}")
         named = dict(clients)
-        http_name = f"accord client over HTTP ({after})"
-        if http_name in named and "raw aiohttp (floor)" in named:
-            floor = statistics.median(named["raw aiohttp (floor)"])
-            if floor > 0:
-                print(f"  accord client / raw aiohttp floor: "
-                      f"{statistics.median(named[http_name]) / floor:.2f}x")
+        for name in TRANSPORT_VARIANTS:
+            http_name = f"accord client over HTTP ({name})"
+            floor_name = "raw aiohttp (floor)" if name == "aiohttp" else (
+                "raw asyncio.Protocol+httptools (floor)")
+            if http_name in named and floor_name in named:
+                floor = statistics.median(named[floor_name])
+                if floor > 0:
+                    print(f"  accord client ({name}) / its raw floor: "
+                          f"{statistics.median(named[http_name]) / floor:.2f}x")
     if hot:
         print(f"accord's LLM layer alone, hot (a backend answering at once, back to back; "
               f"CPU us per call): {spread(hot, '{:.1f}')}")
