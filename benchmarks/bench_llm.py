@@ -11,10 +11,16 @@ accounting, limits, retries, cache hooks, redaction. Its CPU per call at c=64 is
 apart from the episode's own work (prompt rendering, session lists, the task awaiting the
 answer): the same episodes run, in the same repeat, on a stand-in that answers after
 100 ms with no client at all (``episode side``), and each variant's figure minus that one
-is its client's. The same episodes on a bare aiohttp session POSTing the same JSON and
-``json.loads``-ing the reply (``raw aiohttp``) give the floor of an HTTP client in this
-harness; the in-process mock provider gives accord's LLM layer without HTTP. Issue 30's
-goal: accord's client over HTTP <= 0.5 ms per call at c=64.
+is its client's. The same episodes on bare HTTP clients POSTing the same JSON and
+``json.loads``-ing the reply, at most c in flight, give the floors of each HTTP client in
+this harness (:data:`RAW_CLIENTS`): ``raw aiohttp`` (a plain session), ``raw aiohttp
+tuned`` (no cookie jar, no decompression, no automatic headers, no timeout objects),
+``raw httpx`` (``httpx.AsyncClient``: httpcore and h11, what the SDKs use by default) and
+``raw asyncio.Protocol+httptools`` (accord's own keep-alive client,
+:mod:`accord.llm.backends.http1`, with no LLM layer); the in-process mock provider gives
+accord's LLM layer without HTTP. Issue 30's goal: accord's client over HTTP <= 0.5 ms per
+call at c=64; accord over each direct transport (httptools, the default when installed,
+and aiohttp, the one before) runs at c=64 side by side.
 
 The CPU cost of the same code moves with the machine's state: each time the process
 sleeps (its loop has nothing ready) the next burst of work costs tens of microseconds more
@@ -40,8 +46,8 @@ Concurrency 1 would take 2000 x 0.1 s = 200 s, so by default it runs 20 episodes
 least 2c episodes (each episode's calls are sequential, so fewer could not keep c calls
 in flight).
 
-Variants in the same run: the default HTTP transport under the SDKs (aiohttp, see
-``accord.llm.backends.transport``) at every level; the SDKs' httpx transport (what
+Variants in the same run: the default HTTP transport (httptools when installed, else
+aiohttp; see ``accord.llm.backends.transport``) at every level; the SDKs' httpx transport (what
 accord used before issue 16) at ``--baseline-levels``, as the before figure; the
 SQLite cache (rw; with the answers per SQLite commit of its group writer) and the
 in-process mock provider at c=64; c=64 with ``--long-episodes`` (640: 10 s ideal), where
@@ -145,11 +151,14 @@ class RawAiohttp:
     """The floor of an HTTP client: a bare ``aiohttp`` session (one connection per slot)
     POSTing the same Chat Completions JSON to the stub (``json.dumps``, the same headers
     accord sends: auth, content type, session) and ``json.loads``-ing the reply, with no
-    limits, retries, accounting, redaction or error mapping."""
+    limits, retries, accounting, redaction or error mapping. Like every raw client here it
+    holds at most ``concurrency`` requests in flight (one semaphore, as accord's runtime
+    does), so its pool never queues the other episodes' requests."""
 
     def __init__(self, base_url: str, api_key: str, model: str, concurrency: int) -> None:
         import aiohttp
 
+        self.slots = asyncio.Semaphore(concurrency)
         self.calls = 0
         self.url = base_url.rstrip("/") + "/chat/completions"
         self.model = model
@@ -164,7 +173,8 @@ class RawAiohttp:
         body = json.dumps({"model": self.model, "messages": messages}).encode()
         label = scope.session() if scope is not None else None
         headers = {**self.headers, "X-Accord-Session": label} if label else self.headers
-        async with self.session.post(self.url, data=body, headers=headers) as response:
+        async with self.slots, self.session.post(self.url, data=body,
+                                                 headers=headers) as response:
             data = json.loads(await response.read())
         return Answer(data["choices"][0]["message"]["content"])
 
@@ -182,6 +192,7 @@ class RawAiohttpTuned(RawAiohttp):
     def __init__(self, base_url: str, api_key: str, model: str, concurrency: int) -> None:
         import aiohttp
 
+        self.slots = asyncio.Semaphore(concurrency)
         self.calls = 0
         self.url = base_url.rstrip("/") + "/chat/completions"
         self.model = model
@@ -206,6 +217,7 @@ class RawHttpx(RawAiohttp):
     def __init__(self, base_url: str, api_key: str, model: str, concurrency: int) -> None:
         import httpx
 
+        self.slots = asyncio.Semaphore(concurrency)
         self.calls = 0
         self.url = base_url.rstrip("/") + "/chat/completions"
         self.model = model
@@ -222,7 +234,8 @@ class RawHttpx(RawAiohttp):
         body = json.dumps({"model": self.model, "messages": messages}).encode()
         label = scope.session() if scope is not None else None
         headers = {**self.headers, "X-Accord-Session": label} if label else self.headers
-        response = await self.client.post(self.url, content=body, headers=headers)
+        async with self.slots:
+            response = await self.client.post(self.url, content=body, headers=headers)
         data = json.loads(response.content)
         return Answer(data["choices"][0]["message"]["content"])
 
@@ -239,6 +252,7 @@ class RawHttptools(RawAiohttp):
     def __init__(self, base_url: str, api_key: str, model: str, concurrency: int) -> None:
         from accord.llm.backends.http1 import Pool
 
+        self.slots = asyncio.Semaphore(concurrency)
         self.calls = 0
         url = base_url.rstrip("/") + "/chat/completions"
         self.model = model
@@ -254,7 +268,8 @@ class RawHttptools(RawAiohttp):
         body = json.dumps({"model": self.model, "messages": messages}).encode()
         label = scope.session() if scope is not None else None
         extra = f"X-Accord-Session: {label}\r\n".encode() if label else b""
-        response = await self.pool.request(self.head, body, 30.0, extra)
+        async with self.slots:
+            response = await self.pool.request(self.head, body, 30.0, extra)
         data = json.loads(response.body)
         return Answer(data["choices"][0]["message"]["content"])
 

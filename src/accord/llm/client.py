@@ -172,10 +172,10 @@ class LLMRuntime:
         if max_concurrency < 1 or any(v < 1 for v in (limits or {}).values()):
             raise ValueError("concurrency limits must be at least 1")
         # ``auto`` left to $ACCORD_LLM_TRANSPORT when set
-        transport = transport_from_env(transport, os.environ)
-        if transport in ("aiohttp", "httptools"):
-            direct_transport(transport)  # its package missing: say so now, not at a call
-        self.transport = check_transport(transport)
+        chosen = transport_from_env(transport, os.environ)
+        if chosen in ("aiohttp", "httptools"):
+            direct_transport(chosen)  # its package missing: say so now, not at a call
+        self.transport = check_transport(chosen)
         self.cache = cache
         self.tracker = tracker if tracker is not None else UsageTracker()
         self.retry = retry or RetryPolicy()
