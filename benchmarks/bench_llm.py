@@ -607,6 +607,8 @@ SPLIT = [
     ("openai SDK: request building, request loop", ("openai/",)),
     ("httpx client layer (Request, URL, headers)", ("httpx2/", "httpcore2/", "httpx/")),
     ("aiohttp transport (connection, HTTP/1.1)", ("aiohttp/", "multidict/", "yarl/")),
+    ("accord's HTTP/1.1 client (http1, httptools)", ("accord/llm/backends/http1.py",
+                                                     "httptools/")),
     ("pydantic (SDK options, config)", ("pydantic",)),
     ("JSON encode/decode", ("json/",)),
     ("accord cache (key hashing, SQLite)", ("accord/llm/cache.py",)),

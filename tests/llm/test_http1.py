@@ -335,6 +335,7 @@ def test_only_http_and_https_urls() -> None:
 
 async def test_runtime_selects_httptools_by_default_and_by_env(
         stub_env: Callable[..., None], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(TRANSPORT_ENV, raising=False)
     with StubServer(ScriptedPolicy(["one", "two"])) as stub:
         stub_env(stub)
         async with LLMRuntime() as rt:

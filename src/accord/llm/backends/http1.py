@@ -205,6 +205,9 @@ class _Connection(asyncio.Protocol):
 
     async def exchange(self, data: bytes, deadline: float) -> Response:
         """Write one request and wait for its answer until ``deadline`` (loop time)."""
+        if self.closed:
+            raise ConnectionLost(f"{self.pool.origin} closed the connection",
+                                 answered=False)
         loop = self.pool.loop
         self.waiter = waiter = loop.create_future()
         self.headers, self.body, self.status = [], [], 0
@@ -332,9 +335,16 @@ class Pool:
                     self._waiters.append(waiter)
                     try:
                         await waiter
+                    except BaseException:
+                        if waiter.done() and not waiter.cancelled():
+                            self._wake()  # woken, then cancelled: pass the turn on
+                        raise
                     finally:
                         if waiter in self._waiters:
                             self._waiters.remove(waiter)
+                    if self.closed:
+                        raise HTTPTransportError(f"the connection pool for {self.origin} "
+                                                 "is closed")
                     conn = self._take_idle()
                     if conn is not None:
                         return conn
@@ -361,6 +371,8 @@ class Pool:
         except (OSError, ssl.SSLError) as exc:
             raise ConnectFailed(f"cannot connect to {self.origin}: "
                                 f"{type(exc).__name__}: {exc}") from None
+        if conn.closed:  # lost between being made and this coroutine resuming
+            raise ConnectFailed(f"{self.origin} closed the connection as it was made")
         self.connects += 1
         self._conns.add(conn)
         return conn
