@@ -45,8 +45,8 @@ CHAT = {"choices": [{"message": {"role": "assistant", "content": "deal"},
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter, int], Awaitable[bool]]
 
 
-async def read_request(reader: asyncio.StreamReader) -> bytes | None:
-    """One request's body (``None`` when the client closed the connection)."""
+async def read_request(reader: asyncio.StreamReader) -> tuple[bytes, bytes] | None:
+    """One request's head and body (``None`` when the client closed the connection)."""
     try:
         head = await reader.readuntil(b"\r\n\r\n")
     except (asyncio.IncompleteReadError, ConnectionError):
@@ -55,7 +55,7 @@ async def read_request(reader: asyncio.StreamReader) -> bytes | None:
     for line in head.split(b"\r\n"):
         if line.lower().startswith(b"content-length:"):
             length = int(line.split(b":", 1)[1])
-    return await reader.readexactly(length)
+    return head, await reader.readexactly(length)
 
 
 class RawServer:
@@ -66,6 +66,8 @@ class RawServer:
         self.handler = handler
         self.connections = 0
         self.requests = 0
+        #: every request's (head, body) as received
+        self.received: list[tuple[bytes, bytes]] = []
         self.server: asyncio.Server | None = None
 
     async def __aenter__(self) -> RawServer:
@@ -86,7 +88,8 @@ class RawServer:
         self.connections += 1
         n = 0
         try:
-            while await read_request(reader) is not None:
+            while (got := await read_request(reader)) is not None:
+                self.received.append(got)
                 n += 1
                 self.requests += 1
                 if not await self.handler(reader, writer, n):
@@ -455,3 +458,30 @@ async def test_timeout_through_the_client(stub_env: Callable[..., None],
         async with LLMRuntime(retry=fast_retry, timeout=0.3, transport="httptools") as rt:
             with pytest.raises(LLMTimeoutError):
                 await rt.client(MODEL).complete(MESSAGES)
+
+
+async def test_the_same_request_as_the_aiohttp_transport(monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    """Byte for byte the same body and the same headers as the aiohttp path (but for the
+    encodings each asks for and aiohttp's own Host spelling), so a server answers both
+    alike."""
+    async def ok(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> bool:
+        writer.write(answer(json.dumps(CHAT).encode()))
+        return True
+
+    sent: dict[str, tuple[dict[bytes, bytes], bytes]] = {}
+    async with RawServer(ok) as server:
+        monkeypatch.setenv("STUB_BASE_URL", server.url.rsplit("/chat/completions", 1)[0])
+        monkeypatch.setenv("STUB_API_KEY", "sk-same-bytes-000111")
+        for transport in ("httptools", "aiohttp"):
+            async with LLMRuntime(transport=transport) as rt:  # type: ignore[arg-type]
+                client = rt.client(MODEL)
+                await client.complete(MESSAGES, scope=None)
+            head, body = server.received[-1]
+            lines = head.rstrip(b"\r\n").split(b"\r\n")
+            fields = dict(line.split(b": ", 1) for line in lines[1:])
+            sent[transport] = ({k.lower(): v for k, v in fields.items()
+                                if k.lower() not in (b"accept-encoding", b"host")}, body)
+            assert lines[0] == b"POST /v1/chat/completions HTTP/1.1"
+    assert sent["httptools"] == sent["aiohttp"]
+    assert sent["httptools"][0][b"authorization"] == b"Bearer sk-same-bytes-000111"
