@@ -9,7 +9,9 @@ import asyncio
 import gzip
 import json
 import socket
+import ssl
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -37,6 +39,9 @@ MODEL = "openai-api/stub/test-model"
 MESSAGES = [{"role": "system", "content": "You are a party."},
             {"role": "user", "content": "Make an offer."}]
 HANG_GUARD = 30.0
+#: a self-signed certificate for 127.0.0.1 and localhost (test only; valid until 2126)
+CERT = Path(__file__).parent / "data" / "localhost-cert.pem"
+KEY = Path(__file__).parent / "data" / "localhost-key.pem"
 HEAD = [("Content-Type", "application/json"), ("Accept", "application/json")]
 CHAT = {"choices": [{"message": {"role": "assistant", "content": "deal"},
                      "finish_reason": "stop"}],
@@ -62,8 +67,9 @@ class RawServer:
     """An asyncio server on 127.0.0.1; ``handler(reader, writer, n)`` answers the n-th
     request on a connection (from 1) and returns whether to keep the connection open."""
 
-    def __init__(self, handler: Handler) -> None:
+    def __init__(self, handler: Handler, tls: ssl.SSLContext | None = None) -> None:
         self.handler = handler
+        self.tls = tls
         self.connections = 0
         self.requests = 0
         #: every request's (head, body) as received
@@ -71,7 +77,7 @@ class RawServer:
         self.server: asyncio.Server | None = None
 
     async def __aenter__(self) -> RawServer:
-        self.server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        self.server = await asyncio.start_server(self._serve, "127.0.0.1", 0, ssl=self.tls)
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -82,7 +88,8 @@ class RawServer:
     def url(self) -> str:
         assert self.server is not None
         port = self.server.sockets[0].getsockname()[1]
-        return f"http://127.0.0.1:{port}/v1/chat/completions"
+        scheme = "https" if self.tls else "http"
+        return f"{scheme}://127.0.0.1:{port}/v1/chat/completions"
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.connections += 1
@@ -282,6 +289,28 @@ async def test_bytes_that_are_not_http_are_a_protocol_error() -> None:
             await post(pool)
         assert pool.open == 0  # that connection is dropped
         await pool.aclose()
+
+
+async def test_https_verifies_the_certificate() -> None:
+    payload = json.dumps(CHAT).encode()
+
+    async def ok(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> bool:
+        writer.write(answer(payload))
+        return True
+
+    served = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    served.load_cert_chain(CERT, KEY)
+    async with RawServer(ok, served) as server:
+        trusting = ssl.create_default_context(cafile=str(CERT))
+        pool = Pool(server.url, 2, ssl_context=trusting)
+        first, second = await post(pool), await post(pool)
+        assert first.body == payload == second.body and pool.connects == 1
+        await pool.aclose()
+        # the default trust store does not know this certificate: refused, by name
+        strict = Pool(server.url, 2)
+        with pytest.raises(ConnectFailed, match="CERTIFICATE_VERIFY_FAILED"):
+            await post(strict)
+        await strict.aclose()
 
 
 # --- timeouts, cancellation, headers ----------------------------------------------------
