@@ -33,6 +33,7 @@ from accord.llm.backends.http1 import (
     extra_headers,
 )
 from accord.llm.backends.transport import TRANSPORT_ENV
+from accord.llm.errors import ContextOverflowError
 from accord.testing.stub import FixedLatencyPolicy, ScriptedPolicy, StubServer
 
 MODEL = "openai-api/stub/test-model"
@@ -514,3 +515,28 @@ async def test_the_same_request_as_the_aiohttp_transport(monkeypatch: pytest.Mon
             assert lines[0] == b"POST /v1/chat/completions HTTP/1.1"
     assert sent["httptools"] == sent["aiohttp"]
     assert sent["httptools"][0][b"authorization"] == b"Bearer sk-same-bytes-000111"
+
+
+@pytest.mark.parametrize("transport", ["httptools", "aiohttp", "httpx"])
+async def test_context_overflow_fields_of_the_error_body_are_read(
+        transport: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """llama.cpp states the sizes in its error body's fields, not in the message: every
+    transport reads them (the direct aiohttp path used to drop the body)."""
+    error = {"error": {"code": 400, "type": "exceed_context_size_error",
+                       "message": "the request exceeds the available context size, try "
+                                  "increasing it", "n_prompt_tokens": 5000, "n_ctx": 4096}}
+
+    async def overflow(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int
+                       ) -> bool:
+        writer.write(answer(json.dumps(error).encode(), "Content-Type: application/json",
+                            status="400 Bad Request"))
+        return True
+
+    async with RawServer(overflow) as server:
+        monkeypatch.setenv("STUB_BASE_URL", server.url.rsplit("/chat/completions", 1)[0])
+        monkeypatch.setenv("STUB_API_KEY", "sk-whatever-123456")
+        async with LLMRuntime(transport=transport) as rt:  # type: ignore[arg-type]
+            with pytest.raises(ContextOverflowError) as info:
+                await rt.client(MODEL).complete(MESSAGES)
+    assert (info.value.context_tokens, info.value.prompt_tokens) == (4096, 5000)
+    assert server.requests == 1  # not retried

@@ -142,13 +142,21 @@ def status_error_message(status: int, raw: bytes) -> str:
     """What the SDK's status error says for an HTTP error answer with body ``raw``, as
     :func:`~accord.llm.backends.base.error_message` reads it: the body's
     ``error.message`` (or ``message``), else ``Error code: <status>``."""
+    return status_error(status, raw)[0]
+
+
+def status_error(status: int, raw: bytes) -> tuple[str, object]:
+    """(:func:`status_error_message`, the decoded JSON body or ``None``) of an HTTP error
+    answer: the body goes on to :func:`~accord.llm.backends.base.status_failure`, whose
+    context-overflow check reads its fields (llama.cpp's ``type``, ``n_ctx`` and
+    ``n_prompt_tokens``), as it reads the SDK's ``body`` on the SDK path."""
     text = raw.decode("utf-8", "replace").strip()
     fallback = f"Error code: {status}"
     try:
         body: object = json.loads(text)
     except ValueError:
-        return fallback
-    return error_message(body, fallback)
+        return fallback, None
+    return error_message(body, fallback), body
 
 
 def body_mode(post: Callable[..., Any], version: str) -> BodyMode:
@@ -356,8 +364,9 @@ class OpenAIBackend(Backend):
         except aiohttp.ClientError as exc:  # refused, reset, hung up mid-answer
             raise Transient("connection", f"{type(exc).__name__}: {exc}") from exc
         if status >= 400:
-            raise status_failure(self.endpoint.public_url, status,
-                                 status_error_message(status, raw), got) from None
+            message, error_body = status_error(status, raw)
+            raise status_failure(self.endpoint.public_url, status, message, got,
+                                 error_body) from None
         return parse_reply(self.endpoint.public_url, model, raw)
 
     def _head(self, timeout: float) -> bytes:
@@ -408,8 +417,8 @@ class OpenAIBackend(Backend):
             raise Transient("connection", f"{type(exc).__name__}: {exc}") from exc
         status = response.status
         if status >= 400:
-            raise status_failure(url, status, status_error_message(status, response.body),
-                                 response.headers) from None
+            message, error_body = status_error(status, response.body)
+            raise status_failure(url, status, message, response.headers, error_body) from None
         return parse_reply(url, model, response.body)
 
     async def aclose(self) -> None:
