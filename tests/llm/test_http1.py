@@ -33,7 +33,7 @@ from accord.llm.backends.http1 import (
     extra_headers,
 )
 from accord.llm.backends.transport import TRANSPORT_ENV
-from accord.llm.errors import ContextOverflowError
+from accord.llm.errors import ConfigurationError, ContextOverflowError
 from accord.testing.stub import FixedLatencyPolicy, ScriptedPolicy, StubServer
 
 MODEL = "openai-api/stub/test-model"
@@ -382,6 +382,24 @@ async def test_runtime_selects_httptools_by_default_and_by_env(
             assert (await client.complete(MESSAGES)).text == "two"
             backend = rt.backend(client.endpoint)
             assert backend._kind == "aiohttp" and backend._pool is None
+
+
+def test_an_explicit_transport_wins_over_the_variable(monkeypatch: pytest.MonkeyPatch
+                                                      ) -> None:
+    monkeypatch.setenv(TRANSPORT_ENV, "aiohttp")
+    assert LLMRuntime(transport="httpx").transport == "httpx"
+    assert LLMRuntime().transport == "aiohttp"
+
+
+def test_httptools_missing_is_said_at_construction(monkeypatch: pytest.MonkeyPatch) -> None:
+    from accord.llm.backends import transport
+
+    monkeypatch.delenv(TRANSPORT_ENV, raising=False)
+    monkeypatch.setattr(transport, "httptools_available", lambda: False)
+    with pytest.raises(ConfigurationError, match="httptools LLM transport needs the httptools"):
+        LLMRuntime(transport="httptools")
+    # auto falls back to aiohttp
+    assert transport.direct_transport(LLMRuntime().transport) == "aiohttp"
 
 
 def test_a_bad_transport_variable_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
