@@ -11,10 +11,16 @@ accounting, limits, retries, cache hooks, redaction. Its CPU per call at c=64 is
 apart from the episode's own work (prompt rendering, session lists, the task awaiting the
 answer): the same episodes run, in the same repeat, on a stand-in that answers after
 100 ms with no client at all (``episode side``), and each variant's figure minus that one
-is its client's. The same episodes on a bare aiohttp session POSTing the same JSON and
-``json.loads``-ing the reply (``raw aiohttp``) give the floor of an HTTP client in this
-harness; the in-process mock provider gives accord's LLM layer without HTTP. Issue 30's
-goal: accord's client over HTTP <= 0.5 ms per call at c=64.
+is its client's. The same episodes on bare HTTP clients POSTing the same JSON and
+``json.loads``-ing the reply, at most c in flight, give the floors of each HTTP client in
+this harness (:data:`RAW_CLIENTS`): ``raw aiohttp`` (a plain session), ``raw aiohttp
+tuned`` (no cookie jar, no decompression, no automatic headers, no timeout objects),
+``raw httpx`` (``httpx.AsyncClient``: httpcore and h11, what the SDKs use by default) and
+``raw asyncio.Protocol+httptools`` (accord's own keep-alive client,
+:mod:`accord.llm.backends.http1`, with no LLM layer); the in-process mock provider gives
+accord's LLM layer without HTTP. Issue 30's goal: accord's client over HTTP <= 0.5 ms per
+call at c=64; accord over each direct transport (httptools, the default when installed,
+and aiohttp, the one before) runs at c=64 side by side.
 
 The CPU cost of the same code moves with the machine's state: each time the process
 sleeps (its loop has nothing ready) the next burst of work costs tens of microseconds more
@@ -40,8 +46,8 @@ Concurrency 1 would take 2000 x 0.1 s = 200 s, so by default it runs 20 episodes
 least 2c episodes (each episode's calls are sequential, so fewer could not keep c calls
 in flight).
 
-Variants in the same run: the default HTTP transport under the SDKs (aiohttp, see
-``accord.llm.backends.transport``) at every level; the SDKs' httpx transport (what
+Variants in the same run: the default HTTP transport (httptools when installed, else
+aiohttp; see ``accord.llm.backends.transport``) at every level; the SDKs' httpx transport (what
 accord used before issue 16) at ``--baseline-levels``, as the before figure; the
 SQLite cache (rw; with the answers per SQLite commit of its group writer) and the
 in-process mock provider at c=64; c=64 with ``--long-episodes`` (640: 10 s ideal), where
@@ -88,7 +94,7 @@ from _util import machine
 
 from accord.agents.negotiator_prompts import system_text, turn_text
 from accord.llm import CallScope, CompletionCache, LLMClient, LLMRuntime
-from accord.llm.backends.transport import resolve_transport
+from accord.llm.backends.transport import effective_transport, httptools_available
 from accord.llm.tokens import message_tokens, shared_prefix
 
 LATENCY = 0.1
@@ -145,11 +151,14 @@ class RawAiohttp:
     """The floor of an HTTP client: a bare ``aiohttp`` session (one connection per slot)
     POSTing the same Chat Completions JSON to the stub (``json.dumps``, the same headers
     accord sends: auth, content type, session) and ``json.loads``-ing the reply, with no
-    limits, retries, accounting, redaction or error mapping."""
+    limits, retries, accounting, redaction or error mapping. Like every raw client here it
+    holds at most ``concurrency`` requests in flight (one semaphore, as accord's runtime
+    does), so its pool never queues the other episodes' requests."""
 
     def __init__(self, base_url: str, api_key: str, model: str, concurrency: int) -> None:
         import aiohttp
 
+        self.slots = asyncio.Semaphore(concurrency)
         self.calls = 0
         self.url = base_url.rstrip("/") + "/chat/completions"
         self.model = model
@@ -164,7 +173,8 @@ class RawAiohttp:
         body = json.dumps({"model": self.model, "messages": messages}).encode()
         label = scope.session() if scope is not None else None
         headers = {**self.headers, "X-Accord-Session": label} if label else self.headers
-        async with self.session.post(self.url, data=body, headers=headers) as response:
+        async with self.slots, self.session.post(self.url, data=body,
+                                                 headers=headers) as response:
             data = json.loads(await response.read())
         return Answer(data["choices"][0]["message"]["content"])
 
@@ -173,10 +183,113 @@ class RawAiohttp:
         await self.session.close()
 
 
+class RawAiohttpTuned(RawAiohttp):
+    """:class:`RawAiohttp` tuned as far as aiohttp goes: no cookie jar
+    (``DummyCookieJar``), no decompression, no automatic headers, no per-request
+    timeout object (none on the session either), no cleanup of closed TLS sockets, a
+    connector holding exactly ``concurrency`` connections, bytes read and ``json.loads``."""
+
+    def __init__(self, base_url: str, api_key: str, model: str, concurrency: int) -> None:
+        import aiohttp
+
+        self.slots = asyncio.Semaphore(concurrency)
+        self.calls = 0
+        self.url = base_url.rstrip("/") + "/chat/completions"
+        self.model = model
+        self.headers = {"Authorization": f"Bearer {api_key}",
+                        "Content-Type": "application/json", "Accept": "application/json",
+                        "Accept-Encoding": "identity"}
+        self.session = aiohttp.ClientSession(
+            connector=aiohttp.TCPConnector(limit=concurrency, limit_per_host=concurrency,
+                                           enable_cleanup_closed=False, ttl_dns_cache=None,
+                                           use_dns_cache=True),
+            cookie_jar=aiohttp.DummyCookieJar(), auto_decompress=False,
+            skip_auto_headers=("User-Agent", "Accept-Encoding"),
+            timeout=aiohttp.ClientTimeout(total=None), raise_for_status=False,
+            trust_env=False)
+
+
+class RawHttpx(RawAiohttp):
+    """The same POSTs on a bare ``httpx.AsyncClient`` (httpcore's pool, h11) sized for
+    ``concurrency`` kept-alive connections: the SDKs' default client machinery without
+    the SDK."""
+
+    def __init__(self, base_url: str, api_key: str, model: str, concurrency: int) -> None:
+        import httpx
+
+        self.slots = asyncio.Semaphore(concurrency)
+        self.calls = 0
+        self.url = base_url.rstrip("/") + "/chat/completions"
+        self.model = model
+        self.headers = {"Authorization": f"Bearer {api_key}",
+                        "Content-Type": "application/json", "Accept": "application/json"}
+        self.client = httpx.AsyncClient(limits=httpx.Limits(
+            max_connections=concurrency, max_keepalive_connections=concurrency),
+            timeout=None)
+
+    async def complete(self, messages: list[dict[str, str]], config: Any = None, *,
+                       scope: CallScope | None = None) -> Answer:
+        """One POST and its decoded answer."""
+        self.calls += 1
+        body = json.dumps({"model": self.model, "messages": messages}).encode()
+        label = scope.session() if scope is not None else None
+        headers = {**self.headers, "X-Accord-Session": label} if label else self.headers
+        async with self.slots:
+            response = await self.client.post(self.url, content=body, headers=headers)
+        data = json.loads(response.content)
+        return Answer(data["choices"][0]["message"]["content"])
+
+    async def aclose(self) -> None:
+        """Close the client."""
+        await self.client.aclose()
+
+
+class RawHttptools(RawAiohttp):
+    """The same POSTs on accord's own keep-alive HTTP/1.1 client
+    (:mod:`accord.llm.backends.http1`: ``asyncio.Protocol`` connections parsing with
+    ``httptools``, llhttp's C binding), ``concurrency`` connections, no LLM layer."""
+
+    def __init__(self, base_url: str, api_key: str, model: str, concurrency: int) -> None:
+        from accord.llm.backends.http1 import Pool
+
+        self.slots = asyncio.Semaphore(concurrency)
+        self.calls = 0
+        url = base_url.rstrip("/") + "/chat/completions"
+        self.model = model
+        self.pool = Pool(url, concurrency)
+        self.head = self.pool.head("POST", "/" + url.split("/", 3)[3], [
+            ("Authorization", f"Bearer {api_key}"), ("Content-Type", "application/json"),
+            ("Accept", "application/json"), ("Accept-Encoding", "identity")])
+
+    async def complete(self, messages: list[dict[str, str]], config: Any = None, *,
+                       scope: CallScope | None = None) -> Answer:
+        """One POST and its decoded answer."""
+        self.calls += 1
+        body = json.dumps({"model": self.model, "messages": messages}).encode()
+        label = scope.session() if scope is not None else None
+        extra = f"X-Accord-Session: {label}\r\n".encode() if label else b""
+        async with self.slots:
+            response = await self.pool.request(self.head, body, 30.0, extra)
+        data = json.loads(response.body)
+        return Answer(data["choices"][0]["message"]["content"])
+
+    async def aclose(self) -> None:
+        """Close the pool."""
+        await self.pool.aclose()
+
+
+#: bare HTTP clients, the floors: (model prefix, label, class)
+RAW_CLIENTS: list[tuple[str, str, type[RawAiohttp]]] = [
+    ("raw-aiohttp/", "raw aiohttp", RawAiohttp),
+    ("raw-aiohttp-tuned/", "raw aiohttp tuned", RawAiohttpTuned),
+    ("raw-httpx/", "raw httpx", RawHttpx),
+    ("raw-httptools/", "raw asyncio.Protocol+httptools", RawHttptools),
+]
+#: accord's direct transports run side by side at c=64 (aiohttp: the one before issue 30)
+TRANSPORT_VARIANTS = ("aiohttp", "httptools") if httptools_available() else ("aiohttp",)
 #: client variants that are not accord's: (model string prefix, what runs)
-STAND_INS = ("none/", "raw-aiohttp/")
+STAND_INS = ("none/", *(prefix for prefix, _, _ in RAW_CLIENTS))
 EPISODE_SIDE = "episode side c={c} (no client)"
-RAW = "raw aiohttp c={c} (floor)"
 #: one unit of the reference workload: a 10-message request body like the episodes'
 REFERENCE_UNITS = 200
 REFERENCE_BODY = {"model": "m", "messages": [{"role": "user", "content": "offer " * 60}] * 10}
@@ -242,9 +355,11 @@ def client_split(results: dict[str, list[dict[str, Any]]], transport: str, c: in
     if not side:
         return []
     out = []
-    for label, name in ((f"{transport} c={c}", f"accord client over HTTP ({transport})"),
-                        (f"mock c={c} (no HTTP)", "accord LLM layer, no HTTP (mock provider)"),
-                        (RAW.format(c=c), "raw aiohttp (floor)")):
+    rows = [(f"{name} c={c}", f"accord client over HTTP ({name})")
+            for name in dict.fromkeys((transport, *TRANSPORT_VARIANTS))]
+    rows += [(f"mock c={c} (no HTTP)", "accord LLM layer, no HTTP (mock provider)")]
+    rows += [(f"{name} c={c} (floor)", f"{name} (floor)") for _, name, _ in RAW_CLIENTS]
+    for label, name in rows:
         if label in results:
             out.append((name, [r["cpu_ms_per_call"] - e["cpu_ms_per_call"]
                                for r, e in zip(results[label], side, strict=False)]))
@@ -381,10 +496,11 @@ async def run_level(model: str, concurrency: int, episodes: int, turns: int, kin
     rows_per_commit = None
     totals: Any = None
     if model.startswith(STAND_INS):
+        raw = next((cls for prefix, _, cls in RAW_CLIENTS if model.startswith(prefix)), None)
         stand_in: NoClient | RawAiohttp = (
-            NoClient() if model.startswith("none/") else
-            RawAiohttp(os.environ["STUB_BASE_URL"], os.environ["STUB_API_KEY"],
-                       model.split("/", 1)[1], concurrency))
+            NoClient() if raw is None else
+            raw(os.environ["STUB_BASE_URL"], os.environ["STUB_API_KEY"],
+                model.split("/", 1)[1], concurrency))
         try:
             got = await _timed(stand_in, concurrency, episodes, turns, kind, tag, stub_pid)
         finally:
@@ -491,6 +607,8 @@ SPLIT = [
     ("openai SDK: request building, request loop", ("openai/",)),
     ("httpx client layer (Request, URL, headers)", ("httpx2/", "httpcore2/", "httpx/")),
     ("aiohttp transport (connection, HTTP/1.1)", ("aiohttp/", "multidict/", "yarl/")),
+    ("accord's HTTP/1.1 client (http1, httptools)", ("accord/llm/backends/http1.py",
+                                                     "httptools/")),
     ("pydantic (SDK options, config)", ("pydantic",)),
     ("JSON encode/decode", ("json/",)),
     ("accord cache (key hashing, SQLite)", ("accord/llm/cache.py",)),
@@ -552,7 +670,7 @@ def main() -> None:
     levels = [int(c) for c in args.levels.split(",") if c]
     base_levels = [int(c) for c in args.baseline_levels.split(",") if c]
     goal = 64 if 64 in levels else max(levels)
-    after = resolve_transport("auto")
+    after = effective_transport("auto")
     load0 = os.getloadavg()
     proc, base_url = start_stub(args.kind)
     os.environ["STUB_BASE_URL"], os.environ["STUB_API_KEY"] = base_url, "bench-key-000000"
@@ -573,9 +691,14 @@ def main() -> None:
                      if after != "httpx"]
         variants += [(f"{after} c={goal} +cache rw", goal, http, True, after),
                      (f"mock c={goal} (no HTTP)", goal, "mock/fixed-latency", False, after)]
+        # accord over each direct transport at c=goal, side by side (before: aiohttp)
+        variants += [(f"{name} c={goal}", goal, http, False, name)
+                     for name in TRANSPORT_VARIANTS if name != after]
         if args.kind == "synthetic":  # the stand-ins answer synthetic episodes only
-            variants += [(EPISODE_SIDE.format(c=goal), goal, "none/", False, "-"),
-                         (RAW.format(c=goal), goal, "raw-aiohttp/fixed-latency", False, "-")]
+            variants += [(EPISODE_SIDE.format(c=goal), goal, "none/", False, "-")]
+            variants += [(f"{name} c={goal} (floor)", goal, f"{prefix}fixed-latency", False, "-")
+                         for prefix, name, _ in RAW_CLIENTS
+                         if prefix != "raw-httptools/" or httptools_available()]
         if args.long_episodes:
             variants.append((f"{after} c={goal}, {args.long_episodes} episodes", goal, http,
                              False, after))
@@ -669,12 +792,15 @@ def main() -> None:
                 goal_note = f"  goal <= {CLIENT_GOAL_MS} ms: {'met' if met else 'not met'}"
             print(f"  {name:52} {spread(diffs):>20}{goal_note}")
         named = dict(clients)
-        http_name = f"accord client over HTTP ({after})"
-        if http_name in named and "raw aiohttp (floor)" in named:
-            floor = statistics.median(named["raw aiohttp (floor)"])
-            if floor > 0:
-                print(f"  accord client / raw aiohttp floor: "
-                      f"{statistics.median(named[http_name]) / floor:.2f}x")
+        for name in TRANSPORT_VARIANTS:
+            http_name = f"accord client over HTTP ({name})"
+            floor_name = "raw aiohttp (floor)" if name == "aiohttp" else (
+                "raw asyncio.Protocol+httptools (floor)")
+            if http_name in named and floor_name in named:
+                floor = statistics.median(named[floor_name])
+                if floor > 0:
+                    print(f"  accord client ({name}) / its raw floor: "
+                          f"{statistics.median(named[http_name]) / floor:.2f}x")
     if hot:
         print(f"accord's LLM layer alone, hot (a backend answering at once, back to back; "
               f"CPU us per call): {spread(hot, '{:.1f}')}")

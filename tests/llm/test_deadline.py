@@ -15,7 +15,7 @@ from collections.abc import Callable
 import pytest
 
 from accord.llm import LLMRuntime, LLMTimeoutError, RetryPolicy
-from accord.llm.backends.transport import Transport, aiohttp_available
+from accord.llm.backends.transport import Transport, aiohttp_available, httptools_available
 from accord.testing.stub import DripPolicy, ScriptedPolicy, StubServer
 
 MODEL = "openai-api/stub/test-model"
@@ -25,8 +25,9 @@ GOOD = '<PROPOSAL>{"price": 20}</PROPOSAL>'
 #: seconds between bytes: a ~300-byte body takes ~15 s, thirty times the timeout
 INTERVAL = 0.05
 HANG_GUARD = 60.0
-#: both HTTP transports under the SDKs (aiohttp only where it is installed)
-TRANSPORTS: list[Transport] = ["httpx", *(["aiohttp"] if aiohttp_available() else [])]
+#: every HTTP transport (aiohttp and httptools only where they are installed)
+TRANSPORTS: list[Transport] = ["httpx", *(["aiohttp"] if aiohttp_available() else []),
+                               *(["httptools"] if httptools_available() else [])]
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)

@@ -15,8 +15,11 @@ from accord.llm.backends.openai_compat import (
     direct_headers,
     status_error_message,
 )
+from accord.llm.backends.transport import httptools_available
 from accord.testing.stub import FaultyPolicy, ScriptedPolicy, StubServer
 
+#: the httptools transport where httptools is installed
+HTTPTOOLS: tuple[str, ...] = ("httptools",) if httptools_available() else ()
 MODEL = "openai-api/stub/test-model"
 MESSAGES = [{"role": "system", "content": "You are a party."},
             {"role": "user", "content": "Make an offer."}]
@@ -63,7 +66,7 @@ def test_status_error_message_reads_the_body_as_the_sdk_does(status: int, raw: b
     assert status_error_message(status, raw) == said
 
 
-@pytest.mark.parametrize("transport", ["aiohttp", "httpx"])
+@pytest.mark.parametrize("transport", [*HTTPTOOLS, "aiohttp", "httpx"])
 async def test_the_same_refusal_over_both_paths(transport: str, stub_env: Callable[..., None],
                                                 fast_retry: RetryPolicy,
                                                 no_proxy: None) -> None:
@@ -73,7 +76,7 @@ async def test_the_same_refusal_over_both_paths(transport: str, stub_env: Callab
             client = rt.client(MODEL)
             backend = rt.backend(client.endpoint)
             assert isinstance(backend, OpenAIBackend)
-            assert (backend._direct is not None) == (transport == "aiohttp")
+            assert (backend._direct is not None) == (transport != "httpx")
             with pytest.raises(RequestError) as info:
                 await client.complete(MESSAGES)
     assert info.value.status == 400
@@ -85,7 +88,7 @@ async def test_refusals_read_alike_over_both_paths(stub_env: Callable[..., None]
                                                    fast_retry: RetryPolicy,
                                                    no_proxy: None) -> None:
     said: dict[str, str] = {}
-    for transport in ("aiohttp", "httpx"):
+    for transport in (*HTTPTOOLS, "aiohttp", "httpx"):
         with StubServer(FaultyPolicy(fault="bad-request", times=None)) as stub:
             stub_env(stub)
             async with LLMRuntime(retry=fast_retry,
@@ -93,7 +96,7 @@ async def test_refusals_read_alike_over_both_paths(stub_env: Callable[..., None]
                 with pytest.raises(RequestError) as info:
                     await rt.client(MODEL).complete(MESSAGES)
         said[transport] = str(info.value).replace(stub.base_url, "URL")
-    assert said["aiohttp"] == said["httpx"]
+    assert said["aiohttp"] == said["httpx"] == said.get("httptools", said["httpx"])
 
 
 async def test_direct_answers_and_sessions(stub_env: Callable[..., None],

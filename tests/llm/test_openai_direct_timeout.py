@@ -1,4 +1,4 @@
-"""A direct call over aiohttp is bounded by its timeout even without the client's deadline.
+"""A direct call (httptools or aiohttp) is bounded by its timeout without the deadline too.
 
 The attempt deadline lives in :class:`~accord.llm.client.LLMClient` (issue 24); the
 backend keeps one whole-request timer of its own (issue 30 replaced aiohttp's per-read
@@ -13,6 +13,7 @@ import pytest
 
 from accord.llm import GenerationConfig, LLMRuntime
 from accord.llm.backends.openai_compat import OpenAIBackend
+from accord.llm.backends.transport import httptools_available
 from accord.llm.retry import Transient
 from accord.testing.stub import DripPolicy, FixedLatencyPolicy, StubServer
 
@@ -27,13 +28,17 @@ def no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.mark.usefixtures("no_proxy")
 @pytest.mark.parametrize("policy", [FixedLatencyPolicy(5.0), DripPolicy(interval=0.2)],
                          ids=["silent", "drip"])
-async def test_a_backend_on_its_own_times_out(policy: object,
+@pytest.mark.parametrize("transport", [
+    pytest.param("httptools", marks=pytest.mark.skipif(not httptools_available(),
+                                                       reason="httptools not installed")),
+    "aiohttp"])
+async def test_a_backend_on_its_own_times_out(policy: object, transport: str,
                                               stub_env: Callable[..., None]) -> None:
     # silent: no headers for 5 s; drip: headers at once, then a byte every 0.2 s (a
     # per-read timer of 0.5 s would never fire; the whole-request one does)
     with StubServer(policy) as stub:  # type: ignore[arg-type]
         stub_env(stub)
-        async with LLMRuntime(transport="aiohttp") as rt:
+        async with LLMRuntime(transport=transport) as rt:  # type: ignore[arg-type]
             client = rt.client("openai-api/stub/unnamed-model")
             backend = rt.backend(client.endpoint)
             assert isinstance(backend, OpenAIBackend) and backend._direct is not None

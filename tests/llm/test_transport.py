@@ -1,4 +1,5 @@
-"""The HTTP transport under the SDKs: aiohttp and httpx behave alike over real HTTP."""
+"""The HTTP transports: httptools (accord's own client), aiohttp and httpx behave alike
+over real HTTP."""
 
 from __future__ import annotations
 
@@ -23,7 +24,9 @@ from accord.llm import (
 from accord.llm.backends.transport import (
     SDK_MAX_CONNECTIONS,
     SDK_MAX_KEEPALIVE,
+    direct_transport,
     http_client,
+    httptools_available,
     pool_limits,
     resolve_transport,
 )
@@ -32,7 +35,11 @@ from accord.testing.stub import FaultyPolicy, FixedLatencyPolicy, ScriptedPolicy
 MODEL = "openai-api/stub/test-model"
 MESSAGES = [{"role": "system", "content": "You are a party."},
             {"role": "user", "content": "Make an offer."}]
-BOTH = pytest.mark.parametrize("transport", ["aiohttp", "httpx"])
+#: every transport (httptools only where it is installed)
+BOTH = pytest.mark.parametrize("transport", [
+    pytest.param("httptools", marks=pytest.mark.skipif(not httptools_available(),
+                                                       reason="httptools not installed")),
+    "aiohttp", "httpx"])
 
 
 def _closed_port() -> int:
@@ -42,13 +49,17 @@ def _closed_port() -> int:
 
 
 def test_unknown_transport_is_refused_at_construction() -> None:
-    with pytest.raises(ValueError, match=r"unknown LLM HTTP transport 'curl'.*auto, aiohttp"):
+    with pytest.raises(ValueError, match=r"unknown LLM HTTP transport 'curl'.*"
+                                         r"auto, httptools, aiohttp, httpx"):
         LLMRuntime(transport="curl")  # type: ignore[arg-type]
 
 
-def test_auto_picks_aiohttp_when_installed() -> None:
+def test_auto_picks_aiohttp_under_the_sdks_when_installed() -> None:
     assert resolve_transport("auto") == "aiohttp"
+    assert resolve_transport("httptools") == "aiohttp"  # what the SDK's calls go over
     assert resolve_transport("httpx") == "httpx"
+    assert direct_transport("auto") == ("httptools" if httptools_available() else "aiohttp")
+    assert direct_transport("aiohttp") == "aiohttp" and direct_transport("httpx") is None
     client = http_client(openai, "auto", 5.0, 8)
     assert type(client._transport).__name__ == "AiohttpTransport"
     assert isinstance(http_client(anthropic, "httpx", 5.0, 8), anthropic.DefaultAsyncHttpxClient)
@@ -106,6 +117,18 @@ async def test_slow_answer_is_a_timeout(transport: str, stub_env: Callable[..., 
                               transport=transport) as rt:  # type: ignore[arg-type]
             with pytest.raises(LLMTimeoutError):
                 await rt.client(MODEL).complete(MESSAGES)
+
+
+@BOTH
+async def test_server_errors_are_retried_then_answered(
+        transport: str, stub_env: Callable[..., None], fast_retry: RetryPolicy) -> None:
+    with StubServer(FaultyPolicy(fault="server-error", times=2,
+                                 inner=ScriptedPolicy(["fine"]))) as stub:
+        stub_env(stub)
+        async with LLMRuntime(retry=fast_retry, transport=transport) as rt:  # type: ignore[arg-type]
+            done = await rt.client(MODEL).complete(MESSAGES)
+    assert (done.text, done.attempts) == ("fine", 3)
+    assert len(stub.completion_requests) == 3
 
 
 @BOTH

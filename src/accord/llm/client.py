@@ -36,7 +36,12 @@ import numpy as np
 from accord.core.redact import Redactor, env_secret_values
 from accord.llm.accounting import UsageTracker
 from accord.llm.backends.base import Backend
-from accord.llm.backends.transport import Transport, check_transport, resolve_transport
+from accord.llm.backends.transport import (
+    Transport,
+    check_transport,
+    direct_transport,
+    transport_from_env,
+)
 from accord.llm.cache import CacheMode, CompletionCache, cache_key
 from accord.llm.errors import (
     CacheMiss,
@@ -146,9 +151,10 @@ class LLMRuntime:
     ``os.environ``) is where model strings find URLs and keys. ``mock_policies``
     maps ``mock/<name>`` names to ready policy objects (e.g. a scripted policy).
 
-    ``transport`` is the HTTP transport under the SDKs (``auto``: aiohttp when installed,
-    else httpx; see :mod:`accord.llm.backends.transport`); each endpoint's connection
-    pool holds as many connections as its in-flight limit.
+    ``transport`` is the HTTP transport (``auto``: ``$ACCORD_LLM_TRANSPORT`` when set,
+    else the first installed of httptools, aiohttp and httpx; see
+    :mod:`accord.llm.backends.transport`); each endpoint's connection pool holds as many
+    connections as its in-flight limit.
 
     Semaphores and SDK connections live per event loop: limits hold among the calls
     of one loop. A runtime may be used from several threads, each running its own
@@ -165,9 +171,11 @@ class LLMRuntime:
                  transport: Transport = "auto") -> None:
         if max_concurrency < 1 or any(v < 1 for v in (limits or {}).values()):
             raise ValueError("concurrency limits must be at least 1")
-        if transport == "aiohttp":
-            resolve_transport(transport)  # missing aiohttp: say so now, not at the first call
-        self.transport = check_transport(transport)
+        # ``auto`` left to $ACCORD_LLM_TRANSPORT when set
+        chosen = transport_from_env(transport, os.environ)
+        if chosen in ("aiohttp", "httptools"):
+            direct_transport(chosen)  # its package missing: say so now, not at a call
+        self.transport = check_transport(chosen)
         self.cache = cache
         self.tracker = tracker if tracker is not None else UsageTracker()
         self.retry = retry or RetryPolicy()

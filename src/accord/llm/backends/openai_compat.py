@@ -1,6 +1,9 @@
 """OpenAI-compatible endpoints (OpenAI, vLLM, Ollama, gateways) through ``openai.AsyncOpenAI``.
 
-Over the aiohttp transport a call goes out directly on the backend's own aiohttp session,
+Over the httptools transport (the default when ``httptools`` is installed) a call goes out
+directly on accord's own HTTP/1.1 connection pool (:mod:`accord.llm.backends.http1`,
+about a third of aiohttp's client CPU per call, issue 30); over the aiohttp transport
+directly on the backend's own aiohttp session. Either way
 with the headers the SDK builds (its auth and default headers, read once) and its status
 errors mapped as the SDK maps them: the SDK's request layer (``httpx``-style request and
 header objects, options models, the request loop) cost about 0.6 ms CPU per call at 64
@@ -18,6 +21,7 @@ import os
 from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 import openai
 
@@ -30,9 +34,10 @@ from accord.llm.backends.base import (
 )
 from accord.llm.backends.transport import (
     connection_failure,
+    direct_transport,
+    effective_transport,
     http_client,
     pool_limits,
-    resolve_transport,
 )
 from accord.llm.errors import LLMError
 from accord.llm.generation import merge, thinking_body
@@ -110,10 +115,11 @@ def _sdk_environment() -> tuple[tuple[str, str], ...]:
 
 def direct_headers(client: Any, transport: str) -> dict[str, str] | None:
     """The headers the SDK sends with every request (its default headers and its auth),
-    for sending directly over aiohttp; ``None`` when a call must go through the SDK: not
-    the aiohttp transport, a proxy in the environment, or an auth the SDK computes per
-    request (anything but fixed text headers)."""
-    if resolve_transport(transport) != "aiohttp":
+    for sending directly (over httptools or aiohttp); ``None`` when a call must go
+    through the SDK: the httpx transport, a proxy in the environment (neither direct
+    client speaks to proxies), or an auth the SDK computes per request (anything but
+    fixed text headers)."""
+    if direct_transport(transport) is None:
         return None
     if any(os.environ.get(v) or os.environ.get(v.upper()) for v in PROXY_VARIABLES):
         return None
@@ -136,13 +142,21 @@ def status_error_message(status: int, raw: bytes) -> str:
     """What the SDK's status error says for an HTTP error answer with body ``raw``, as
     :func:`~accord.llm.backends.base.error_message` reads it: the body's
     ``error.message`` (or ``message``), else ``Error code: <status>``."""
+    return status_error(status, raw)[0]
+
+
+def status_error(status: int, raw: bytes) -> tuple[str, object]:
+    """(:func:`status_error_message`, the decoded JSON body or ``None``) of an HTTP error
+    answer: the body goes on to :func:`~accord.llm.backends.base.status_failure`, whose
+    context-overflow check reads its fields (llama.cpp's ``type``, ``n_ctx`` and
+    ``n_prompt_tokens``), as it reads the SDK's ``body`` on the SDK path."""
     text = raw.decode("utf-8", "replace").strip()
     fallback = f"Error code: {status}"
     try:
         body: object = json.loads(text)
     except ValueError:
-        return fallback
-    return error_message(body, fallback)
+        return fallback, None
+    return error_message(body, fallback), body
 
 
 def body_mode(post: Callable[..., Any], version: str) -> BodyMode:
@@ -201,7 +215,12 @@ class OpenAIBackend(Backend):
         #: SDK) and the URL it would post to: what an SDK client made for this key, URL
         #: and environment says, read once per process (:meth:`_facts`)
         self._direct, self._url = self._facts(transport)
+        #: the client of direct calls: "httptools" or "aiohttp"
+        self._kind = direct_transport(transport) if self._direct is not None else None
         self._session: Any = None  # the aiohttp session, made on the first direct call
+        self._pool: Any = None  # the httptools pool (http1.Pool), made on the first call
+        #: per attempt timeout: the request head of httptools calls, built once
+        self._heads: dict[float, bytes] = {}
         #: per attempt timeout: (the SDK's headers plus its retry and timeout headers,
         #: aiohttp's timeout), built once
         self._per_timeout: dict[float, tuple[dict[str, str], Any]] = {}
@@ -223,7 +242,7 @@ class OpenAIBackend(Backend):
         """(direct headers, chat completions URL) for this backend, from the process-wide
         memo (keyed by key, URL, transport and the environment the SDK reads) or from
         this backend's own SDK client the first time."""
-        key = (self._api_key or NO_KEY, self.endpoint.base_url, resolve_transport(transport),
+        key = (self._api_key or NO_KEY, self.endpoint.base_url, effective_transport(transport),
                _sdk_environment())
         facts = _SDK_FACTS.get(key)
         if facts is None:
@@ -251,6 +270,8 @@ class OpenAIBackend(Backend):
             except ValueError as exc:  # NaN or infinity, which the SDK refuses too
                 raise LLMError(f"request to {url} cannot be encoded as JSON: {exc}") from None
             else:
+                if self._kind == "httptools":
+                    return await self._send_h1(body, model, timeout, headers)
                 if self._direct is not None:
                     return await self._send_direct(body, model, timeout, headers)
                 send = {self._body_mode: body}
@@ -343,15 +364,71 @@ class OpenAIBackend(Backend):
         except aiohttp.ClientError as exc:  # refused, reset, hung up mid-answer
             raise Transient("connection", f"{type(exc).__name__}: {exc}") from exc
         if status >= 400:
-            raise status_failure(self.endpoint.public_url, status,
-                                 status_error_message(status, raw), got) from None
+            message, error_body = status_error(status, raw)
+            raise status_failure(self.endpoint.public_url, status, message, got,
+                                 error_body) from None
         return parse_reply(self.endpoint.public_url, model, raw)
 
+    def _head(self, timeout: float) -> bytes:
+        """The request line and headers of an httptools call with ``timeout`` (the SDK's
+        headers, its retry and timeout headers, ``Accept-Encoding: identity`` unless the
+        SDK sets one), encoded once per timeout."""
+        head = self._heads.get(timeout)
+        if head is None:
+            assert self._direct is not None
+            sent = {**self._direct, "X-Stainless-Retry-Count": "0",
+                    "X-Stainless-Read-Timeout": str(float(timeout))}
+            if not any(k.lower() == "accept-encoding" for k in sent):
+                sent["Accept-Encoding"] = "identity"
+            parts = urlsplit(self._url)
+            path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+            head = self._heads[timeout] = self._pool_now().head("POST", path, sent.items())
+        return head
+
+    def _pool_now(self) -> Any:
+        """The httptools connection pool of direct calls, as large as the SDK's would be."""
+        pool = self._pool
+        if pool is None or pool.closed:
+            from accord.llm.backends.http1 import Pool
+
+            limits = pool_limits(openai, self.max_in_flight)
+            pool = self._pool = Pool(self._url, limits.max_connections,
+                                     keepalive_expiry=limits.keepalive_expiry)
+        return pool
+
+    async def _send_h1(self, body: bytes, model: str, timeout: float,
+                       headers: Mapping[str, str]) -> RawReply:
+        """One request on the backend's httptools pool (:mod:`accord.llm.backends.http1`):
+        the SDK's headers, one deadline for connecting and reading, and the same errors
+        as :meth:`_send_direct`."""
+        from accord.llm.backends.http1 import HTTPTransportError, extra_headers
+
+        url = self.endpoint.public_url
+        head = self._head(timeout)
+        try:
+            extra = extra_headers(headers) if headers else b""
+        except ValueError as exc:
+            raise LLMError(f"request to {url} cannot be sent: {exc}") from None
+        try:
+            response = await self._pool_now().request(head, body, timeout, extra)
+        except TimeoutError as exc:
+            raise Transient("timeout", f"no answer within {timeout:g} s") from exc
+        except HTTPTransportError as exc:  # refused, reset, hung up mid-answer, garbled HTTP
+            raise Transient("connection", f"{type(exc).__name__}: {exc}") from exc
+        status = response.status
+        if status >= 400:
+            message, error_body = status_error(status, response.body)
+            raise status_failure(url, status, message, response.headers, error_body) from None
+        return parse_reply(url, model, response.body)
+
     async def aclose(self) -> None:
-        """Close the SDK's HTTP connections (and the direct calls' session)."""
+        """Close the SDK's HTTP connections (and the direct calls' session or pool)."""
         session, self._session = self._session, None
         if session is not None:
             await session.close()
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            await pool.aclose()
         if self._sdk is not None:  # kept, closed: a closed backend is not used again
             await self._sdk.close()
 

@@ -12,9 +12,19 @@ the ``openai[aiohttp]`` / ``anthropic[aiohttp]`` extras): the same SDK request, 
 error and retry-header handling, with aiohttp's C-accelerated HTTP/1.1 parser and
 connector underneath (~1.4-1.7 ms per call in the same benchmark).
 
-:data:`TRANSPORTS`: ``auto`` (aiohttp when importable, else httpx), ``aiohttp``
-(an error when it is missing) and ``httpx`` (the SDK's default httpx client, what accord
-used before; kept as the benchmark's baseline and for users who cannot install aiohttp).
+:data:`TRANSPORTS`: ``auto`` (the first installed of httptools, aiohttp, httpx),
+``httptools``, ``aiohttp`` (each an error when its package is missing) and ``httpx``
+(the SDK's default httpx client, what accord used before issue 16; kept as the
+benchmark's baseline and for users who cannot install aiohttp).
+``$ACCORD_LLM_TRANSPORT`` picks one for a runtime left at ``auto``.
+
+Plain OpenAI-compatible Chat Completions calls go out directly, without the SDK's
+request layer (:mod:`accord.llm.backends.openai_compat`): over accord's own HTTP/1.1
+client on ``httptools`` (:mod:`accord.llm.backends.http1`, issue 30: about a third of
+aiohttp's client CPU per call) under ``httptools``, over an aiohttp session under
+``aiohttp`` (:func:`direct_transport`). Everything else (the Anthropic API, calls
+behind a proxy, token-provider auth) goes through the SDK over aiohttp when installed
+(under ``httptools`` too), else httpx (:func:`resolve_transport`).
 Either way the pool is sized so that the runtime's in-flight limit never queues in
 the pool and every connection stays alive between calls (the SDKs' default keeps 100
 idle connections, so 256 calls in flight would close and reopen connections).
@@ -23,12 +33,15 @@ idle connections, so 256 calls in flight would close and reopen connections).
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from accord.llm.errors import ConfigurationError
 
-Transport = Literal["auto", "aiohttp", "httpx"]
-TRANSPORTS: tuple[str, ...] = ("auto", "aiohttp", "httpx")
+Transport = Literal["auto", "httptools", "aiohttp", "httpx"]
+TRANSPORTS: tuple[str, ...] = ("auto", "httptools", "aiohttp", "httpx")
+TRANSPORT_ENV = "ACCORD_LLM_TRANSPORT"
+"""Environment variable naming the transport of a runtime left at ``auto``."""
 #: the SDKs' own defaults (``DEFAULT_CONNECTION_LIMITS``); raised, never lowered
 SDK_MAX_CONNECTIONS = 1000
 SDK_MAX_KEEPALIVE = 100
@@ -39,6 +52,11 @@ def aiohttp_available() -> bool:
     return importlib.util.find_spec("aiohttp") is not None
 
 
+def httptools_available() -> bool:
+    """Whether ``httptools`` can be imported (without importing it)."""
+    return importlib.util.find_spec("httptools") is not None
+
+
 def check_transport(name: str) -> str:
     """``name`` if it is one of :data:`TRANSPORTS`, else a :class:`ValueError` naming them."""
     if name not in TRANSPORTS:
@@ -47,8 +65,22 @@ def check_transport(name: str) -> str:
     return name
 
 
+def transport_from_env(name: str, env: Mapping[str, str]) -> str:
+    """``name``, or ``$ACCORD_LLM_TRANSPORT`` (checked, named in the error) when ``name``
+    is ``auto`` and the variable is set."""
+    check_transport(name)
+    chosen = env.get(TRANSPORT_ENV, "").strip()
+    if name != "auto" or not chosen:
+        return name
+    if chosen not in TRANSPORTS:
+        raise ValueError(f"{TRANSPORT_ENV}={chosen!r} is not an LLM HTTP transport; use one "
+                         f"of {', '.join(TRANSPORTS)}")
+    return chosen
+
+
 def resolve_transport(name: str) -> Literal["aiohttp", "httpx"]:
-    """The concrete transport for ``name`` (``auto`` picks aiohttp when installed)."""
+    """The transport under the SDKs for ``name``: aiohttp when installed (for ``auto``
+    and ``httptools`` too: the SDK calls that ``httptools`` does not cover), else httpx."""
     check_transport(name)
     if name == "httpx":
         return "httpx"
@@ -58,6 +90,27 @@ def resolve_transport(name: str) -> Literal["aiohttp", "httpx"]:
         raise ConfigurationError("the aiohttp LLM transport needs the aiohttp package: "
                                  "pip install 'accord[llm]' (or 'openai[aiohttp]')")
     return "httpx"
+
+
+def direct_transport(name: str) -> Literal["httptools", "aiohttp"] | None:
+    """The client of direct Chat Completions calls for ``name``: ``httptools``
+    (accord's own, :mod:`accord.llm.backends.http1`), ``aiohttp``, or ``None`` (through
+    the SDK over httpx). ``auto`` takes the first installed."""
+    check_transport(name)
+    if name == "httpx":
+        return None
+    if name == "httptools" or (name == "auto" and httptools_available()):
+        if not httptools_available():
+            raise ConfigurationError("the httptools LLM transport needs the httptools "
+                                     "package: pip install 'accord[llm]' (or httptools)")
+        return "httptools"
+    return "aiohttp" if resolve_transport(name) == "aiohttp" else None
+
+
+def effective_transport(name: str) -> str:
+    """What carries a plain Chat Completions call under ``name``: ``httptools``,
+    ``aiohttp`` or ``httpx`` (the SDK's)."""
+    return direct_transport(name) or "httpx"
 
 
 def pool_limits(sdk: Any, max_in_flight: int) -> Any:
