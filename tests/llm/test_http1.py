@@ -8,8 +8,10 @@ from __future__ import annotations
 import asyncio
 import gzip
 import json
+import shutil
 import socket
 import ssl
+import subprocess
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -40,9 +42,16 @@ MODEL = "openai-api/stub/test-model"
 MESSAGES = [{"role": "system", "content": "You are a party."},
             {"role": "user", "content": "Make an offer."}]
 HANG_GUARD = 30.0
-#: a self-signed certificate for 127.0.0.1 and localhost (test only; valid until 2126)
-CERT = Path(__file__).parent / "data" / "localhost-cert.pem"
-KEY = Path(__file__).parent / "data" / "localhost-key.pem"
+def _self_signed(where: Path) -> tuple[Path, Path]:
+    """A self-signed certificate and key for 127.0.0.1 and localhost, made now by the
+    ``openssl`` command (no key is kept in the repository)."""
+    cert, key = where / "localhost-cert.pem", where / "localhost-key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+                    "-subj", "/CN=localhost", "-addext",
+                    "subjectAltName=DNS:localhost,IP:127.0.0.1",
+                    "-keyout", str(key), "-out", str(cert)],
+                   check=True, capture_output=True)
+    return cert, key
 HEAD = [("Content-Type", "application/json"), ("Accept", "application/json")]
 CHAT = {"choices": [{"message": {"role": "assistant", "content": "deal"},
                      "finish_reason": "stop"}],
@@ -292,7 +301,9 @@ async def test_bytes_that_are_not_http_are_a_protocol_error() -> None:
         await pool.aclose()
 
 
-async def test_https_verifies_the_certificate() -> None:
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command")
+async def test_https_verifies_the_certificate(tmp_path: Path) -> None:
+    CERT, KEY = _self_signed(tmp_path)
     payload = json.dumps(CHAT).encode()
 
     async def ok(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> bool:
