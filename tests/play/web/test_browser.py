@@ -66,10 +66,35 @@ def my_turn(driver: Any) -> None:
         and d.execute_script("return document.body.dataset.ready === '1'"))
 
 
+def replaced(old: Any) -> Any:
+    """A wait condition: the element ``old`` belongs to a page that is gone (what
+    ``ec.staleness_of`` checks, also when Chromium answers that the node "does not belong
+    to the document": asked while the new page replaced the old one, it says so instead of
+    calling the element stale)."""
+    def check(_: Any) -> bool:
+        try:
+            old.is_enabled()
+        except StaleElementReferenceException:
+            return True
+        except WebDriverException as exc:
+            if "does not belong to the document" in str(exc):
+                return True
+            raise
+        return False
+    return check
+
+
 def submit(driver: Any, button: str) -> None:
     """Click a form button and wait for the page it leads to: the page that was shown must
     go first (else :func:`my_turn` could still see the old page's form on a loaded
     machine), then the person's next turn or the outcome."""
+    press(driver, button)
+    my_turn(driver)
+
+
+def press(driver: Any, button: str) -> None:
+    """Click a button that leads to another page, and wait until the page that was shown
+    is gone (a click lost to the page's own poller reloading it is made again)."""
     for attempt in range(5):
         WebDriverWait(driver, 30).until(
             lambda d: d.execute_script("return document.readyState") == "complete")
@@ -83,8 +108,7 @@ def submit(driver: Any, button: str) -> None:
             if attempt == 4 or not (isinstance(exc, StaleElementReferenceException)
                                     or "does not belong to the document" in str(exc)):
                 raise
-    WebDriverWait(driver, 30).until(ec.staleness_of(old))
-    my_turn(driver)
+    WebDriverWait(driver, 30).until(replaced(old))
 
 
 def stored(server: Server, episode: str) -> Any:

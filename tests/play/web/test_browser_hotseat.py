@@ -7,11 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support import expected_conditions as ec
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from .conftest import Server
-from .test_browser import STALE, my_turn, stored, wait
+from .test_browser import STALE, my_turn, press, stored, wait
 from .test_browser_seats import brief_rows, facts
 
 
@@ -29,9 +28,7 @@ def handover(driver: Any, seat: str) -> None:
 
 
 def click(driver: Any, button: str) -> None:
-    old = driver.find_element(By.TAG_NAME, "html")
-    driver.find_element(By.ID, button).click()
-    WebDriverWait(driver, 30).until(ec.staleness_of(old))
+    press(driver, button)
 
 
 def test_two_people_bargain_at_one_screen(server: Server, browser: Any) -> None:
