@@ -155,15 +155,19 @@ class RawAiohttp:
     holds at most ``concurrency`` requests in flight (one semaphore, as accord's runtime
     does), so its pool never queues the other episodes' requests."""
 
-    def __init__(self, base_url: str, api_key: str, model: str, concurrency: int) -> None:
-        import aiohttp
-
+    def _common(self, base_url: str, api_key: str, model: str, concurrency: int) -> None:
+        """What every raw client holds: its slots, call count, URL, model and headers."""
         self.slots = asyncio.Semaphore(concurrency)
         self.calls = 0
         self.url = base_url.rstrip("/") + "/chat/completions"
         self.model = model
         self.headers = {"Authorization": f"Bearer {api_key}",
                         "Content-Type": "application/json", "Accept": "application/json"}
+
+    def __init__(self, base_url: str, api_key: str, model: str, concurrency: int) -> None:
+        import aiohttp
+
+        self._common(base_url, api_key, model, concurrency)
         self.session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=concurrency))
 
     async def complete(self, messages: list[dict[str, str]], config: Any = None, *,
@@ -192,13 +196,8 @@ class RawAiohttpTuned(RawAiohttp):
     def __init__(self, base_url: str, api_key: str, model: str, concurrency: int) -> None:
         import aiohttp
 
-        self.slots = asyncio.Semaphore(concurrency)
-        self.calls = 0
-        self.url = base_url.rstrip("/") + "/chat/completions"
-        self.model = model
-        self.headers = {"Authorization": f"Bearer {api_key}",
-                        "Content-Type": "application/json", "Accept": "application/json",
-                        "Accept-Encoding": "identity"}
+        self._common(base_url, api_key, model, concurrency)
+        self.headers["Accept-Encoding"] = "identity"
         self.session = aiohttp.ClientSession(
             connector=aiohttp.TCPConnector(limit=concurrency, limit_per_host=concurrency,
                                            enable_cleanup_closed=False, ttl_dns_cache=None,
@@ -217,12 +216,7 @@ class RawHttpx(RawAiohttp):
     def __init__(self, base_url: str, api_key: str, model: str, concurrency: int) -> None:
         import httpx
 
-        self.slots = asyncio.Semaphore(concurrency)
-        self.calls = 0
-        self.url = base_url.rstrip("/") + "/chat/completions"
-        self.model = model
-        self.headers = {"Authorization": f"Bearer {api_key}",
-                        "Content-Type": "application/json", "Accept": "application/json"}
+        self._common(base_url, api_key, model, concurrency)
         self.client = httpx.AsyncClient(limits=httpx.Limits(
             max_connections=concurrency, max_keepalive_connections=concurrency),
             timeout=None)
