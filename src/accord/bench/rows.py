@@ -35,6 +35,7 @@ the driver's redaction looks for.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -48,8 +49,9 @@ from accord.core.redact import _TRIGGERS, json_text
 if TYPE_CHECKING:
     import numpy as np
 
+_orjson: Any  # the orjson module, or None where it is not installed
 try:  # optional: about 10x cheaper JSON for the store's summary and metrics
-    import orjson as _orjson
+    _orjson = importlib.import_module("orjson")
 except ImportError:  # pragma: no cover - exercised where orjson is not installed
     _orjson = None
 
