@@ -17,40 +17,19 @@ import pytest
 
 from accord.agents import concession
 from accord.agents.concession import TimeBasedAgent
-from accord.core import LinearAdditiveUtility, OutcomeSpace, Party, Scenario
+from accord.core import Party, Scenario
 from accord.core.trajectory import Trajectory
 from accord.domains.bargaining import build_agents, resolve_scenario
 from accord.protocols import bilateral
 from accord.protocols.alternating import AlternatingConfig, AlternatingOffers
 from accord.protocols.engine import Bounds, EpisodeResult, run_episode
 from accord.protocols.judge import RuleJudge
+from accord.testing.episodes import random_scenario, rendered
 
 
 def _random(n_issues: int, n_values: int, seed: int, batnas: tuple[float, float] = (0.1, 0.2)
             ) -> Scenario:
-    rng = np.random.default_rng(seed)
-    names = [f"i{k}" for k in range(n_issues)]
-    space = OutcomeSpace.from_mapping({n: list(range(n_values)) for n in names})
-    parties = []
-    for p, batna in zip("ab", batnas, strict=True):
-        w = rng.random(n_issues)
-        w /= w.sum()
-        parties.append(Party(p, LinearAdditiveUtility(
-            {n: float(x) for n, x in zip(names, w, strict=True)},
-            {n: {v: float(s) for v, s in enumerate(rng.random(n_values))} for n in names}),
-            batna))
-    return Scenario(f"random-{n_issues}x{n_values}-{seed}", space, tuple(parties))
-
-
-def _render(result: EpisodeResult) -> list[Any]:
-    summary = result.summary()
-    summary.pop("wall_time")
-    events = []
-    for ev in result.trajectory:
-        d = ev.to_dict()
-        d.pop("t", None)
-        events.append(d)
-    return [summary, *events]
+    return random_scenario(n_issues, n_values, 2, seed, batnas=batnas)
 
 
 def _play(sc: Scenario, lineup: list[str], cfg: AlternatingConfig, bound: int | None,
@@ -124,7 +103,7 @@ def test_the_fused_loop_plays_the_general_loops_episode(
     fast, played = _play(sc, lineup, cfg, bound, True, monkeypatch)
     slow, none = _play(sc, lineup, cfg, bound, False, monkeypatch)
     assert none == 0
-    assert _render(fast) == _render(slow)
+    assert rendered(fast) == rendered(slow)
     assert (played > 0) == fuses, played
     if fuses:  # most rounds were fused, and the episode ended as usual
         assert played >= fast.rounds - 3
@@ -140,7 +119,7 @@ def test_the_stagnation_rule_still_fires_where_the_general_loop_fires_it(
     cfg = AlternatingConfig(max_rounds=60, stagnation_rounds=2)
     fast, played = _play(sc, ["time-based?e=0.02"] * 2, cfg, None, True, monkeypatch)
     slow, _ = _play(sc, ["time-based?e=0.02"] * 2, cfg, None, False, monkeypatch)
-    assert _render(fast) == _render(slow)
+    assert rendered(fast) == rendered(slow)
     assert played > 0
     assert fast.reason == "stagnation", fast.summary()
 
@@ -254,12 +233,12 @@ def test_a_scenarios_episodes_share_the_agents_memos_and_a_full_memo_is_emptied(
     assert picks  # filled by the first episode, kept for the next
     memo = dict(picks)
     second, _ = _play(sc, ["boulware", "boulware"], cfg, 100, True, monkeypatch)
-    assert _render(second) == _render(first)
+    assert rendered(second) == rendered(first)
     assert dict(picks) == memo  # every choice was remembered: nothing new
     picks[(-1, ())] = -1  # a marker: gone once the memo is emptied
     monkeypatch.setattr(concession, "_MEMO_CAP", 3)
     third, _ = _play(sc, ["boulware", "boulware"], cfg, 100, True, monkeypatch)
-    assert _render(third) == _render(first)  # emptied on the way, the same choices
+    assert rendered(third) == rendered(first)  # emptied on the way, the same choices
     assert (-1, ()) not in picks
     assert dict(picks) == memo  # chosen again, alike
 
@@ -313,5 +292,5 @@ def test_a_kernel_that_raises_hands_the_round_to_the_general_loop(
 
     monkeypatch.setattr(TimeBasedAgent, "fused_counter", breaking)
     fast, played = _play(sc, ["boulware", "conceder"], cfg, None, True, monkeypatch)
-    assert _render(fast) == _render(slow)
+    assert rendered(fast) == rendered(slow)
     assert played >= 2  # rounds 2 and 3 fused, the rest asked through act_now

@@ -11,7 +11,6 @@ move, a crash, a person who quits, several concurrent movers of which some fail)
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -19,13 +18,14 @@ import numpy as np
 import pytest
 
 from accord.agents.concession import NegotiatorAgent, TimeBasedAgent, _inlined
-from accord.core import LinearAdditiveUtility, OutcomeSpace, Party, Scenario
+from accord.core import Party, Scenario
 from accord.core.moves import Accept, Move, Offer, Reject, Walk
 from accord.domains.bargaining import resolve_scenario, run_negotiation, runner
 from accord.protocols.agent import Agent, AgentQuit, CodeAgent, acts_now
 from accord.protocols.alternating import AlternatingConfig, AlternatingOffers
 from accord.protocols.base import Observation
 from accord.protocols.engine import Bounds, EpisodeResult, run_episode
+from accord.testing.episodes import random_scenario, rendered
 
 
 class _Awaited(Agent):
@@ -55,34 +55,6 @@ def _general(agent: Agent) -> Agent:
     return _Awaited(agent)
 
 
-def _render(result: EpisodeResult) -> list[Any]:
-    """The episode without its times: the summary, then every event."""
-    summary = result.summary()
-    summary.pop("wall_time")
-    events = []
-    for ev in result.trajectory:
-        d = ev.to_dict()
-        d.pop("t", None)
-        events.append(d)
-    return [json.loads(json.dumps(summary, sort_keys=True, default=str)),
-            *json.loads(json.dumps(events, sort_keys=True, default=str))]
-
-
-def _random(n_issues: int, n_values: int, n_parties: int, seed: int) -> Scenario:
-    rng = np.random.default_rng(seed)
-    names = [f"i{k}" for k in range(n_issues)]
-    space = OutcomeSpace.from_mapping({n: list(range(n_values)) for n in names})
-    parties = []
-    for p in range(n_parties):
-        w = rng.random(n_issues)
-        w /= w.sum()
-        parties.append(Party("abcde"[p], LinearAdditiveUtility(
-            {n: float(x) for n, x in zip(names, w, strict=True)},
-            {n: {v: float(s) for v, s in enumerate(rng.random(n_values))} for n in names}),
-            float(rng.random() * 0.3)))
-    return Scenario(f"random-{n_issues}x{n_values}-{n_parties}p-{seed}", space, tuple(parties))
-
-
 #: (scenario, line-up, params): bilateral and multi-party, with and without the
 #: stagnation rule, a mediator, k of n, an offer cap and time discounts
 CASES: list[tuple[Any, list[str], dict[str, Any]]] = [
@@ -105,7 +77,8 @@ CASES: list[tuple[Any, list[str], dict[str, Any]]] = [
 
 
 def _scenario(spec: Any) -> Scenario:
-    return resolve_scenario(spec) if isinstance(spec, str) else _random(*spec)
+    return resolve_scenario(spec) if isinstance(spec, str) else \
+        random_scenario(*spec, random_batna=0.3)
 
 
 @pytest.mark.parametrize("seed", [0, 3])
@@ -125,7 +98,7 @@ def test_fast_and_general_paths_play_the_same_episode(
 
     monkeypatch.setattr(runner, "build_agents", general)
     slow = asyncio.run(run_negotiation(sc, lineup, params=params, seed=seed))
-    assert _render(fast) == _render(slow)
+    assert rendered(fast) == rendered(slow)
     assert len(fast.trajectory) > 2  # an episode, not an empty one
 
 
@@ -145,7 +118,7 @@ def test_a_discounted_time_based_verdict_is_the_general_one() -> None:
         runs.append(asyncio.run(run_episode(
             AlternatingOffers(sc, AlternatingConfig(max_rounds=30)), agents,
             bounds=Bounds(max_rounds=30))))
-    assert _render(runs[0]) == _render(runs[1])
+    assert rendered(runs[0]) == rendered(runs[1])
 
 
 # -- the turn's failure paths, a code agent against the same agent awaited ---------------
@@ -212,9 +185,9 @@ def _cases(sc: Scenario) -> Iterator[tuple[str, dict[str, list[Any]]]]:
 
 @pytest.mark.parametrize("n_parties", [2, 3])
 def test_a_code_agents_turn_fails_as_an_awaited_agents_does(n_parties: int) -> None:
-    sc = _random(2, 5, n_parties, 11)
+    sc = random_scenario(2, 5, n_parties, 11, random_batna=0.3)
     for label, scripts in _cases(sc):
-        got = [_render(_play(sc, {p: list(scripts.get(p, [])) for p in sc.party_names},
+        got = [rendered(_play(sc, {p: list(scripts.get(p, [])) for p in sc.party_names},
                              lambda p: Reject(), cls)) for cls in (_Scripted, _ScriptedAwaited)]
         assert got[0] == got[1], label
         assert any(e.get("kind") in ("invalid", "agent_error", "note", "end")

@@ -14,29 +14,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 
-from accord.core import LinearAdditiveUtility, OutcomeSpace, Party, Scenario
+from accord.core import Scenario
 from accord.domains.bargaining import resolve_scenario, run_negotiation
+from accord.testing.episodes import random_scenario
 from accord.testing.golden import check_golden
 
 GOLDEN = Path(__file__).parent / "golden"
-
-
-def random_scenario(n_issues: int, n_values: int, n_parties: int, seed: int) -> Scenario:
-    """The benchmark's random linear-additive scenario (``benchmarks/bench_core.py``)."""
-    rng = np.random.default_rng(seed)
-    names = [f"i{k}" for k in range(n_issues)]
-    space = OutcomeSpace.from_mapping({n: list(range(n_values)) for n in names})
-    parties = []
-    for p in range(n_parties):
-        w = rng.random(n_issues)
-        w /= w.sum()
-        weights = {n: float(x) for n, x in zip(names, w, strict=True)}
-        scores = {n: {v: float(s) for v, s in enumerate(rng.random(n_values))} for n in names}
-        parties.append(Party("abcde"[p], LinearAdditiveUtility(weights, scores), 0.0))
-    return Scenario(f"random-{n_issues}x{n_values}-{n_parties}p-{seed}", space, tuple(parties))
 
 
 #: (case name, scenario, agents, params, seed)
