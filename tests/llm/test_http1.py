@@ -459,6 +459,12 @@ async def test_a_dead_port_through_the_client(monkeypatch: pytest.MonkeyPatch,
     assert url in str(info.value) and "sk-whatever" not in str(info.value)
 
 
+def point_at(monkeypatch: pytest.MonkeyPatch, url: str) -> None:
+    """Send ``stub/...`` models to the server at ``url`` (its chat completions address)."""
+    monkeypatch.setenv("STUB_BASE_URL", url.rsplit("/chat/completions", 1)[0])
+    monkeypatch.setenv("STUB_API_KEY", "sk-whatever-123456")
+
+
 async def test_a_malformed_body_is_retried_then_named(monkeypatch: pytest.MonkeyPatch,
                                                       fast_retry: RetryPolicy) -> None:
     async def not_json(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int
@@ -467,8 +473,7 @@ async def test_a_malformed_body_is_retried_then_named(monkeypatch: pytest.Monkey
         return True
 
     async with RawServer(not_json) as server:
-        monkeypatch.setenv("STUB_BASE_URL", server.url.rsplit("/chat/completions", 1)[0])
-        monkeypatch.setenv("STUB_API_KEY", "sk-whatever-123456")
+        point_at(monkeypatch, server.url)
         async with LLMRuntime(retry=fast_retry, transport="httptools") as rt:
             with pytest.raises(LLMError, match="not a valid API response"):
                 await rt.client(MODEL).complete(MESSAGES)
@@ -483,8 +488,7 @@ async def test_malformed_http_through_the_client(monkeypatch: pytest.MonkeyPatch
         return False
 
     async with RawServer(garbage) as server:
-        monkeypatch.setenv("STUB_BASE_URL", server.url.rsplit("/chat/completions", 1)[0])
-        monkeypatch.setenv("STUB_API_KEY", "sk-whatever-123456")
+        point_at(monkeypatch, server.url)
         async with LLMRuntime(retry=fast_retry, transport="httptools") as rt:
             with pytest.raises(EndpointUnreachableError, match="ProtocolError"):
                 await rt.client(MODEL).complete(MESSAGES)
@@ -503,8 +507,7 @@ async def test_chunked_answer_through_the_client(monkeypatch: pytest.MonkeyPatch
         return True
 
     async with RawServer(chunked) as server:
-        monkeypatch.setenv("STUB_BASE_URL", server.url.rsplit("/chat/completions", 1)[0])
-        monkeypatch.setenv("STUB_API_KEY", "sk-whatever-123456")
+        point_at(monkeypatch, server.url)
         async with LLMRuntime(transport="httptools") as rt:
             done = await rt.client(MODEL).complete(MESSAGES)
     assert (done.text, done.usage.prompt_tokens, done.finish_reason) == ("deal", 7, "stop")
@@ -562,8 +565,7 @@ async def test_context_overflow_fields_of_the_error_body_are_read(
         return True
 
     async with RawServer(overflow) as server:
-        monkeypatch.setenv("STUB_BASE_URL", server.url.rsplit("/chat/completions", 1)[0])
-        monkeypatch.setenv("STUB_API_KEY", "sk-whatever-123456")
+        point_at(monkeypatch, server.url)
         async with LLMRuntime(transport=transport) as rt:  # type: ignore[arg-type]
             with pytest.raises(ContextOverflowError) as info:
                 await rt.client(MODEL).complete(MESSAGES)
