@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 
 from accord.agents.spec import parse_agent_list
 from accord.bench import EpisodeRecord, Store
-from accord.bench.rows import JSON_ENCODER, RowEncoder, json_bytes, may_hold_trigger, plain
-from accord.bench.worker import EpisodeTask, execute
+from accord.bench.rows import JSON_ENCODER, RowEncoder, json_bytes, plain
+from accord.bench.worker import EpisodeTask, execute, jsonable
 from accord.core import redact as core_redact
 from accord.core.redact import MASK, Redactor, json_text
 from accord.domains import EpisodeSpec
@@ -224,16 +224,50 @@ def test_gated_trigger_test_decides_as_the_plain_scan(text: str) -> None:
     assert r.text(text) == LegacyRedactor([]).text(text)
 
 
+#: pieces of trigger words (whole, partial, other case) and of the text around them
+PIECES = st.sampled_from(["key", "KeY", "secr", "ecret", "tok", "oken", "passw", "ssw",
+                          "creden", "tial", "auth", "aut", "uth", "sk-", "sk", "gh", "g", "h",
+                          "xox", "akia", "hf_", "bearer", "basic", "://", ":/", "/", " ",
+                          "\"", "0.5", "_", "-", "é", "K", "\x00", "\n"])
+#: trigger-free JSON, to make text long enough for the one-pass search
+FILLER = '{"round": 3, "party": "buyer", "offer": {"price": 950, "days": 2}}\n'
+
+
 @settings(max_examples=500, deadline=None)
-@given(st.lists(st.sampled_from(["key", "KeY", "secr", "ecret", "tok", "oken", "passw", "ssw",
-                                 "creden", "tial", "auth", "aut", "uth", "sk-", "sk", "gh",
-                                 "g", "h", "xox", "akia", "hf_", "bearer", "basic", "://",
-                                 ":/", "/", " ", "\"", "0.5", "_", "-", "é", "\x00", "\n"]),
-                max_size=12).map("".join))
-def test_the_3_gram_prefilter_never_misses_a_trigger(text: str) -> None:
-    if not may_hold_trigger(text):
-        assert not any(t in text.lower() for t in core_redact._TRIGGERS)
+@given(st.lists(PIECES, max_size=12).map("".join), st.integers(0, 6), st.integers(0, 6),
+       st.booleans())
+def test_the_byte_check_decides_as_the_exact_scan(core: str, before: int, after: int,
+                                                  one_pass: bool) -> None:
+    """``Redactor.untouched_utf8`` (the store's check over the bytes it compresses) says
+    "untouched" exactly when the text holds no trigger word (lower-cased) and no secret
+    value, with the one-pass search and with the gated substring tests it falls back to;
+    and then the redaction returns the text unchanged."""
+    text = FILLER * before + core + FILLER * after
+    secret = "sk-store30-SECRET-0badc0de"
+    expected = not any(t in text.lower() for t in core_redact._TRIGGERS)
+    saved = core_redact._trigger_finder
+    if not one_pass:
+        core_redact._trigger_finder = lambda: None  # type: ignore[assignment]
+    try:
+        assert Redactor([]).untouched_utf8(text.encode()) is expected
+        assert Redactor([]).untouched(text) is expected
+        assert Redactor([secret]).untouched_utf8((text + secret).encode()) is False
+        assert Redactor([secret]).untouched_utf8(text.encode()) is expected
+    finally:
+        core_redact._trigger_finder = saved
+    if expected:
         assert Redactor([]).text(text) == text
+
+
+def test_the_one_pass_search_is_there() -> None:
+    """The dependency is installed (so the fast path is the one measured), and its answer
+    on a long text with one trigger at the end is the exact one."""
+    assert core_redact._trigger_finder() is not None
+    long = (FILLER * 40).encode()
+    assert core_redact._has_trigger(long) is False
+    assert core_redact._has_trigger(long + b"bearer") is True
+    assert Redactor([]).untouched_utf8(long + b"Authorization") is False
+    assert Redactor([]).untouched_utf8("Straße ".encode() + long) is True
 
 
 @pytest.mark.parametrize("value", [
@@ -361,3 +395,43 @@ def test_json_bytes_reads_as_json_dumps_for_any_json_value(value: Any) -> None:
             json_bytes(value)
         return
     assert repr(json.loads(json_bytes(value))) == repr(json.loads(old))
+
+
+@pytest.mark.parametrize("value", [
+    {"a": 1.5, "b": [True, None, "é\n\"q\"\x00\u2028"], "c": {"d": -0.0, "e": 1e-05}},
+    {"big": 2**70, "neg": -(2**63) - 1, "ok": 2**63 - 1}, {"nan": float("nan")},
+    {1: "int key", None: "none key", 2.5: "float key"}, {"path": Path("/tmp/x")},
+    {"enum": _Color.RED}, {"int enum": _Level.HIGH}, {"str subclass": _Name("x")},
+    {_Name("k"): 1}, {"np": np.float64(0.25)}, {"np int": np.int64(7)}, {"set": {1}},
+])
+def test_a_value_jsonable_made_is_written_as_json_dumps_reads_it(value: Any) -> None:
+    """A record's values made by ``jsonable`` skip the type walk (``made_jsonable``) and
+    still read back as ``json.dumps`` of the same value (``str`` subclasses and huge ints
+    included: orjson writes the former as text, refuses the latter)."""
+    made = jsonable(value)
+    old = json.dumps(made, ensure_ascii=False, default=str)
+    assert repr(json.loads(json_bytes(made, made_jsonable=True))) == repr(json.loads(old))
+
+
+@settings(max_examples=200, deadline=None)
+@given(JSONISH)
+def test_made_jsonable_reads_as_json_dumps_for_any_json_value(value: Any) -> None:
+    made = jsonable(value)
+    try:
+        old = json.dumps(made, ensure_ascii=False, default=str).encode("utf-8")
+    except UnicodeEncodeError:
+        with pytest.raises(UnicodeEncodeError):
+            json_bytes(made, made_jsonable=True)
+        return
+    assert repr(json.loads(json_bytes(made, made_jsonable=True))) == repr(json.loads(old))
+
+
+def test_records_an_episode_finished_say_their_values_are_jsonable() -> None:
+    """``EpisodeRecord.finish`` marks its values; a record made by hand is not marked (the
+    store checks its types), and ``dataclasses.replace`` keeps the mark."""
+    spec = EpisodeSpec("bargaining", "buyer-seller", tuple(parse_agent_list("boulware,linear")),
+                       {}, 0)
+    rec = asyncio.run(execute(EpisodeTask("e1", spec, 0, "r")))
+    assert rec.status == "done" and rec.made_jsonable
+    assert replace(rec, packed=None).made_jsonable
+    assert not EpisodeRecord("e2", "done", summary={"x": float("nan")}).made_jsonable

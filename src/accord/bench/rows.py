@@ -9,7 +9,7 @@ text itself in format 1).
 Redaction checks once per episode: the JSON of ``summary``, ``metrics`` and ``usage``, the
 error and the trajectory, each made UTF-8 once (the compression reads the same bytes), are
 joined (``b"\\0"``, a character no secret pattern holds) and tested for secret values and
-trigger words (:func:`may_hold_trigger`, then the exact test where it says maybe); only
+trigger words in one pass over those bytes (``Redactor.untouched_utf8``); only
 when that finds something does each value go through the per-value redaction
 (``Redactor.json`` / ``.text``), which alone decides what is masked. A value whose text
 holds neither is what that redaction returns anyway, so the check only skips work, never
@@ -18,7 +18,8 @@ changes a byte.
 JSON: with ``orjson`` (a dependency; where it is missing, json alone), a value made only of
 the types JSON has (``dict`` with ``str`` keys, ``list``/``tuple``, ``str``, ``int`` within
 64 bits, ``bool``, ``None``, finite ``float``: :func:`plain`, what
-:func:`~accord.bench.worker.jsonable` makes) is serialised by orjson: compact JSON (no
+:func:`~accord.bench.worker.jsonable` makes, so a record it made
+(``EpisodeRecord.made_jsonable``) skips the check) is serialised by orjson: compact JSON (no
 spaces after ``:`` and ``,``; floats in their shortest round-trip form, ``1e-05`` written
 ``1e-5``) that decodes to exactly what ``json.dumps`` would have written. Anything else
 (NaN, a ``Path``, an enum, a subclass, a non-``str`` key, a huge int) goes through
@@ -39,15 +40,11 @@ import importlib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from accord.bench.redact import Redactor
 from accord.bench.worker import EpisodeRecord
-from accord.core.redact import _TRIGGERS, json_text
-
-if TYPE_CHECKING:
-    import numpy as np
+from accord.core.redact import json_text
 
 _orjson: Any  # the orjson module, or None where it is not installed
 try:  # optional: about 10x cheaper JSON for the store's summary and metrics
@@ -60,53 +57,6 @@ JSON_ENCODER = "json" if _orjson is None else "orjson"
 
 #: the stored ``summary``, ``metrics``, ``usage``, ``error`` and trajectory of one episode
 Packed = tuple[Any, Any, Any, Any, Any]
-
-#: the characters of the trigger words; every other byte is one "other" code (0)
-_ALPHABET = "abcdefghijklmnopqrstuvwxyz-_:/"
-#: for each trigger word, three consecutive characters of it that are rare in episode
-#: records and prompts (``auth``: ``uth``, as ``aut`` is in every ``"rule": "auto"``);
-#: ``gh`` is two characters: any third one follows
-_GRAMS = {"key": "key", "secret": "ecr", "token": "tok", "passw": "ssw",
-          "credential": "ede", "auth": "uth", "sk-": "sk-", "gh": "gh", "xox": "xox",
-          "akia": "kia", "hf_": "hf_", "bearer": "bea", "basic": "sic", "://": "://"}
-assert set(_GRAMS) == set(_TRIGGERS) and all(g in t for t, g in _GRAMS.items())
-
-
-@cache
-def _tables() -> tuple[bytes, np.ndarray]:
-    """The byte-to-code table (upper case folded) and the 3-gram hit table (32^3 flags);
-    numpy is imported here, on the first write (reading a store does not need it)."""
-    import numpy as np
-
-    codes = bytearray(256)
-    for i, ch in enumerate(_ALPHABET, 1):
-        codes[ord(ch)] = codes[ord(ch.upper())] = i
-    hit = np.zeros(1 << 15, dtype=bool)
-    for gram in _GRAMS.values():
-        c = [codes[ord(ch)] for ch in gram]
-        for last in ([c[2]] if len(c) == 3 else range(32)):
-            hit[(c[0] << 10) | (c[1] << 5) | last] = True
-    return bytes(codes), hit
-
-
-def may_hold_trigger(text: str | bytes) -> bool:
-    """``False`` only if no trigger word of the redaction is in ``text.lower()``: one
-    vectorised pass over the text's 3-grams (each trigger has one of the table's) instead
-    of a substring scan per trigger. ``True`` for any non-ASCII text (lower-casing outside
-    ASCII is left to the exact test). ``bytes`` are the UTF-8 of the text."""
-    if not text.isascii():
-        return True
-    codes, hit = _tables()
-    import numpy as np  # loaded by _tables: a dictionary lookup
-
-    raw = text if isinstance(text, bytes) else text.encode("ascii")
-    c = np.frombuffer(raw.translate(codes) + b"\0\0", np.uint8).astype(np.uint16)
-    idx = c[:-2] << 10  # in place from here: one temporary, not four
-    idx |= c[1:-1] << 5
-    idx |= c[2:]
-    # take(mode="clip") skips fancy indexing's bounds checks (idx < 2**15 by construction)
-    return bool(hit.take(idx, mode="clip").any())
-
 
 #: the leaf types of :func:`plain` (``bool`` is listed: ``type(True) is not int``)
 _LEAVES = frozenset((str, int, bool, type(None)))
@@ -140,11 +90,16 @@ def plain(value: Any) -> bool:
     return True
 
 
-def json_bytes(value: Any) -> bytes:
+def json_bytes(value: Any, made_jsonable: bool = False) -> bytes:
     """The UTF-8 JSON of ``value`` as the store writes it: orjson's for a :func:`plain`
     value where orjson is installed, else ``json.dumps(value, ensure_ascii=False,
-    default=str)``'s (the same decoded value either way)."""
-    if _orjson is not None and plain(value):
+    default=str)``'s (the same decoded value either way).
+
+    ``made_jsonable``: ``value`` is what :func:`~accord.bench.worker.jsonable` returned,
+    so :func:`plain` but for ``str`` subclasses (which orjson writes as their text, as
+    ``json.dumps`` does) and ints beyond 64 bits (which orjson refuses): the walk is
+    skipped."""
+    if _orjson is not None and (made_jsonable or plain(value)):
         try:
             return _orjson.dumps(value)
         except (TypeError, _orjson.JSONEncodeError):
@@ -182,8 +137,6 @@ class RowEncoder:
                  key: tuple[Any, ...] = ()) -> None:
         self.redactor = redactor
         self._compress = compress
-        #: the secret values as UTF-8 (the check runs over the encoded texts)
-        self._secrets = tuple(v.encode("utf-8", "surrogatepass") for v in redactor.env)
         #: see :attr:`EncoderSpec.key`
         self.key = key
 
@@ -211,16 +164,16 @@ class RowEncoder:
 
         Every value is made UTF-8 once (:func:`json_bytes` for the JSON ones); the
         redaction check and the compression both read those bytes."""
-        summary = None if rec.summary is None else json_bytes(rec.summary)
-        metrics = None if rec.metrics is None else json_bytes(rec.metrics)
-        usage = None if rec.usage is None else json_bytes(rec.usage)
+        made = rec.made_jsonable
+        summary = None if rec.summary is None else json_bytes(rec.summary, made)
+        metrics = None if rec.metrics is None else json_bytes(rec.metrics, made)
+        usage = None if rec.usage is None else json_bytes(rec.usage, made)
         error = None if rec.error is None else rec.error.encode("utf-8")
         traj = None if rec.trajectory is None else rec.trajectory.encode("utf-8")
         joined = b"\0".join([b for b in (summary, metrics, usage, error, traj)
                              if b is not None])
         r = self.redactor
-        if (any(v in joined for v in self._secrets)  # something to look at: value by value
-                or (may_hold_trigger(joined) and not r.untouched(joined.decode("utf-8")))):
+        if not r.untouched_utf8(joined):  # something to look at: value by value
             summary, metrics, usage = (None if t is None else t.encode("utf-8") for t in (
                 r.json(rec.summary), r.json(rec.metrics), r.json(rec.usage)))
             error = None if rec.error is None else r.text(rec.error).encode("utf-8")

@@ -68,6 +68,9 @@ class EpisodeRecord:
     #: ``(encoding key, stored values)`` when a worker already encoded the record for the
     #: store (:meth:`accord.bench.rows.RowEncoder.pack`); the store checks the key
     packed: tuple[Any, Any] | None = None
+    #: ``summary``, ``metrics`` and ``usage`` are what :func:`jsonable` made (:meth:`finish`):
+    #: only JSON's types, so the store writes them without checking their types again
+    made_jsonable: bool = field(default=False, repr=False, compare=False)
 
     def finish(self, result: EpisodeResult, domain: Domain, spec: EpisodeSpec) -> None:
         """Fill in a finished episode: outcome, summary, usage, trajectory, then the domain's
@@ -78,6 +81,7 @@ class EpisodeRecord:
         self.usage = jsonable(result.usage) or None
         self.trajectory = result.trajectory.to_jsonl()
         self.metrics = jsonable(domain.metrics(spec, result))
+        self.made_jsonable = True
         self.status = "done"
 
 
