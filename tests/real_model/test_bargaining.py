@@ -21,7 +21,8 @@ pytestmark = pytest.mark.slow
 
 @pytest.mark.parametrize("mode", ["auto", "grammar"])
 async def test_every_reply_of_the_real_model_is_a_legal_move(gguf: Path, mode: str) -> None:
-    spec = f"llm:llamacpp/{gguf}?structured={mode}&max_tokens=256&temperature=0.7"
+    # 512 tokens: the longest reply the grammar admits in ordinary text (see test_domains)
+    spec = f"llm:llamacpp/{gguf}?structured={mode}&max_tokens=512&temperature=0.7"
     res = await run_negotiation(resolve_scenario("buyer-seller"), [spec, "boulware"],
                                 params={"max_rounds": 2}, seed=0,
                                 ctx={"llm": {"timeout": CALL_TIMEOUT}})
