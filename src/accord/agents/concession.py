@@ -68,6 +68,9 @@ class _Prepared:
 
 #: entries a shared memo of near-target choices or moves may hold before it is cleared
 _MEMO_CAP = 1 << 16
+#: windows of at most this many candidates are matched by a scan in Python (a few at the
+#: ends of a target curve, a few dozen in its middle), larger ones by numpy
+_SCAN = 64
 
 
 def _bounded(memo: dict[Any, Any]) -> dict[Any, Any]:
@@ -183,6 +186,21 @@ class NegotiatorAgent(CodeAgent):
         got = p.picks.get(key)
         if got is None:
             codes = p.ranked_codes
+            if len(others) == 1 and codes is not None and hi - pos <= _SCAN:
+                # one offer to match, a few candidates: integer L1 distances, as popcounts
+                # of unary codes, in Python (the first of the candidates nearest, as
+                # argmin's; no numpy call, which costs more than the scan on a first,
+                # cold episode)
+                assert p.codes is not None
+                ref = p.codes.item(others[0])
+                item = codes.item
+                best, low = pos, 64
+                for k in range(pos, hi):
+                    d = (item(k) ^ ref).bit_count()
+                    if d < low:
+                        best, low = k, d
+                got = p.picks[key] = p.order.item(best)
+                return got
             if len(others) == 1 and codes is not None:
                 # one offer to match: integer L1 distances, as popcounts of unary codes
                 # (exactly the row sums below, in one array operation)
