@@ -39,9 +39,9 @@ def _outer_sum(columns: list[np.ndarray]) -> np.ndarray:
 _UNSET = object()
 
 
-#: below this many outcomes :func:`_stable_ranking` is one stable argsort: fewest numpy
-#: calls, which is what a first (cold) ranking of a small table pays for
-_SMALL_RANKING = 2048
+#: below this many outcomes :func:`_stable_ranking` is one stable argsort (the packed sort's
+#: few numpy calls cost more than the sort itself)
+_SMALL_RANKING = 64
 #: the sign bit's complement: flips a negative float's magnitude bits (see _packed_ranking)
 _MAGNITUDE = 0x7FFF_FFFF_FFFF_FFFF
 
@@ -50,10 +50,11 @@ def _stable_ranking(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(order, values[order])`` with ``order`` exactly ``np.argsort(values,
     kind="stable")``: ascending, ties in index order.
 
-    A small table is sorted so directly. A larger one is sorted as packed integer keys
-    (:func:`_packed_ranking`; numpy sorts integers several times faster than it argsorts
-    floats), checked, and sorted directly when the check fails (ties closer than the
-    packing keeps apart, or NaNs).
+    A tiny table is sorted so directly. A larger one is sorted as packed integer keys
+    (:func:`_packed_ranking`: numpy sorts integers with vector instructions, several times
+    faster than it argsorts floats, and in half the instructions of a stable argsort even
+    at 10^3 outcomes), checked, and sorted directly when the check fails (ties closer than
+    the packing keeps apart, or NaNs).
     """
     if len(values) >= _SMALL_RANKING:
         got = _packed_ranking(values)
