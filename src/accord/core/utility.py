@@ -61,7 +61,7 @@ def _stable_ranking(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         if got is not None:
             return got
     order = np.argsort(values, kind="stable")
-    return order, values[order]
+    return order, values.take(order)
 
 
 def _packed_ranking(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
@@ -85,7 +85,7 @@ def _packed_ranking(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     key |= np.arange(n, dtype=np.int64)
     key.sort()
     order = key & ((1 << bits) - 1)
-    ranked = values[order]
+    ranked = values.take(order)
     if not (ranked[1:] >= ranked[:-1]).all():
         return None
     return order, ranked
@@ -173,7 +173,7 @@ class UtilityFunction(ABC):
         if got is not _UNSET:
             return got  # type: ignore[return-value]
         codes = space.l1_codes
-        got = None if codes is None else codes[self.ranking(space)[0]]
+        got = None if codes is None else codes.take(self.ranking(space)[0])
         if got is not None:
             got.setflags(write=False)
         self._ranked_codes[space] = got
