@@ -45,8 +45,7 @@ class _Prepared:
     best: float
     floor: float
     utility: UtilityFunction
-    #: ``codes`` by outcome index (None: the space has none), and in ``order``: made on
-    #: first use (a window of at most ``_SCAN`` candidates, the usual one, never needs it)
+    #: ``codes`` by outcome index and in ``order`` (None: the space has none)
     codes: np.ndarray | None
     ranked_codes: np.ndarray | None
     #: grid rows in ``order``: made on first use (with unary codes and one offer to match,
@@ -127,8 +126,8 @@ class NegotiatorAgent(CodeAgent):
         offers = _bounded(utility.memo(obs.space, "concession.offers"))
         counters = _bounded(utility.memo(obs.space, "concession.counters"))
         p = self._prep = _Prepared(obs.space, values, order, su, float(su[-1]), floor,
-                                   utility, obs.space.l1_codes, None, None, window_end, picks,
-                                   offers, counters)
+                                   utility, obs.space.l1_codes, utility.ranked_codes(obs.space),
+                                   None, window_end, picks, offers, counters)
         self._utility = utility
         return p
 
@@ -186,24 +185,22 @@ class NegotiatorAgent(CodeAgent):
         key = (pos, others)
         got = p.picks.get(key)
         if got is None:
-            codes = p.codes
+            codes = p.ranked_codes
             if len(others) == 1 and codes is not None and hi - pos <= _SCAN:
                 # one offer to match, a few candidates: integer L1 distances, as popcounts
                 # of unary codes, over the window's codes as Python ints (the first of the
                 # nearest, as argmin's): fewer instructions than numpy's xor, popcount and
                 # argmin on a few dozen, and no numpy machinery on a first, cold episode
-                ref = codes.item(others[0])
-                dist = [(c ^ ref).bit_count() for c in codes.take(p.order[pos:hi]).tolist()]
+                assert p.codes is not None
+                ref = p.codes.item(others[0])
+                dist = [(c ^ ref).bit_count() for c in codes[pos:hi].tolist()]
                 got = p.picks[key] = p.order.item(pos + dist.index(min(dist)))
                 return got
             if len(others) == 1 and codes is not None:
                 # one offer to match: integer L1 distances, as popcounts of unary codes
                 # (exactly the row sums below, in one array operation)
-                ranked_codes = p.ranked_codes
-                if ranked_codes is None:
-                    ranked_codes = p.ranked_codes = p.utility.ranked_codes(p.space)
-                assert ranked_codes is not None
-                dist = np.bitwise_count(ranked_codes[pos:hi] ^ codes[others[0]])
+                assert p.codes is not None
+                dist = np.bitwise_count(codes[pos:hi] ^ p.codes[others[0]])
             else:
                 grid = p.grid
                 # the mean of one offer is that offer: integer distances order the
