@@ -100,6 +100,21 @@ def test_packed_ranking_declines_what_its_keys_cannot_order():
     assert np.array_equal(got[0], np.argsort(values, kind="stable"))
 
 
+def test_values_sum_from_zero_in_issue_order():
+    """A linear-additive utility's values are ``((0 + s0) + s1) + ...`` in issue order: a
+    sum of negative zeros is 0.0, not -0.0 (as the broadcast sum from zeros gave), and the
+    rounding is that of the sums in that order."""
+    space = OutcomeSpace.from_mapping({"a": [0, 1], "b": [0, 1], "c": [0, 1]})
+    u = LinearAdditiveUtility({"a": -1.0, "b": -1.0, "c": 0.1},
+                              {"a": {0: 0.0, 1: 0.1}, "b": {0: 0.0, 1: 0.2},
+                               "c": {0: -0.0, 1: 3.0}})
+    got = u.values(space)
+    assert not np.signbit(got[0])  # (-0.0 + -0.0) + -0.0 would be -0.0
+    want = [((0.0 + sa) + sb) + sc for sa in (-0.0, -0.1) for sb in (-0.0, -0.2)
+            for sc in (-0.0, 0.30000000000000004)]
+    assert got.tolist() == want
+
+
 def test_ranking_of_a_scenario_with_ties_keeps_index_order():
     space = OutcomeSpace.from_mapping({"a": [0, 1, 2], "b": [0, 1, 2]})
     u = LinearAdditiveUtility({"a": 1.0, "b": 1.0},
