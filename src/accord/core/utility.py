@@ -77,11 +77,15 @@ def _packed_ranking(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """
     n = len(values)
     bits = max(1, (n - 1).bit_length())
-    if bits > 24 or values.dtype != np.float64:
+    if n < 2 or bits > 24 or values.dtype != np.float64:
         return None
-    raw = (values + 0.0).view(np.int64)  # + 0.0: -0.0 and 0.0 get one key, as they tie
-    key = raw ^ ((raw >> 63) & _MAGNITUDE)
-    key &= -(1 << bits)
+    raw = values.view(np.int64)
+    if raw.min() >= 0:  # no sign bit (no negative value, no -0.0): the bits are the key
+        key = raw & -(1 << bits)
+    else:
+        raw = (values + 0.0).view(np.int64)  # + 0.0: -0.0 and 0.0 get one key (they tie)
+        key = raw ^ ((raw >> 63) & _MAGNITUDE)
+        key &= -(1 << bits)
     key |= np.arange(n, dtype=np.int64)
     key.sort()
     order = key & ((1 << bits) - 1)
