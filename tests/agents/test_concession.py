@@ -214,12 +214,17 @@ def _choose_reference(agent, obs, target):
     return int(cand[int(np.argmin(dist))])
 
 
+@pytest.mark.parametrize("scan", [64, 0])
 @pytest.mark.parametrize(("n_parties", "n_issues", "n_values"),
                          [(2, 4, 6), (3, 4, 6), (2, 2, 40)])
-def test_choose_matches_reference(n_parties, n_issues, n_values):
-    """Bilateral choices on a small space take the unary-code path (popcount distances),
-    2 issues of 40 values (78 bits) the row-sum path; both pick as the reference does."""
+def test_choose_matches_reference(n_parties, n_issues, n_values, scan, monkeypatch):
+    """Bilateral choices on a small space take the unary-code path (popcount distances:
+    a scan in Python over windows of at most ``_SCAN`` candidates, numpy's past it),
+    2 issues of 40 values (78 bits) the row-sum path; each picks as the reference does."""
+    import accord.agents.concession as concession
     from accord.protocols.negotiation import NegotiationObservation, OfferRecord
+
+    monkeypatch.setattr(concession, "_SCAN", scan)
 
     rng = np.random.default_rng(n_parties)
     space = OutcomeSpace.from_mapping({f"i{k}": list(range(n_values))

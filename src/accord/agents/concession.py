@@ -68,6 +68,9 @@ class _Prepared:
 
 #: entries a shared memo of near-target choices or moves may hold before it is cleared
 _MEMO_CAP = 1 << 16
+#: windows of at most this many candidates are matched by a scan in Python (a few at the
+#: ends of a target curve, a few dozen in its middle), larger ones by numpy
+_SCAN = 64
 
 
 def _bounded(memo: dict[Any, Any]) -> dict[Any, Any]:
@@ -171,7 +174,7 @@ class NegotiatorAgent(CodeAgent):
             # limit, searched in the whole table, is where it ends within the window)
             limit = su.item(pos) + 0.05 * (p.best - p.floor + 1e-12)
             hi = p.window_end[pos] = min(pos + self.window,
-                                         int(su.searchsorted(limit, side="right")))
+                                         int(su.searchsorted(limit, "right")))
         return pos, hi
 
     def _pick(self, p: _Prepared, pos: int, hi: int, others: tuple[int, ...]) -> int:
@@ -183,6 +186,16 @@ class NegotiatorAgent(CodeAgent):
         got = p.picks.get(key)
         if got is None:
             codes = p.ranked_codes
+            if len(others) == 1 and codes is not None and hi - pos <= _SCAN:
+                # one offer to match, a few candidates: integer L1 distances, as popcounts
+                # of unary codes, over the window's codes as Python ints (the first of the
+                # nearest, as argmin's): fewer instructions than numpy's xor, popcount and
+                # argmin on a few dozen, and no numpy machinery on a first, cold episode
+                assert p.codes is not None
+                ref = p.codes.item(others[0])
+                dist = [(c ^ ref).bit_count() for c in codes[pos:hi].tolist()]
+                got = p.picks[key] = p.order.item(pos + dist.index(min(dist)))
+                return got
             if len(others) == 1 and codes is not None:
                 # one offer to match: integer L1 distances, as popcounts of unary codes
                 # (exactly the row sums below, in one array operation)
@@ -354,22 +367,38 @@ class TimeBasedAgent(NegotiatorAgent):
         span = p.best - p.floor
         inv = 1.0 / self.e
         step = 1.0 / max(1, last - 1)
-        values = p.values
+        value = p.values.item
         counters = p.counters
         near = self._near
         pick = self._pick
-        order = p.order
+        order = p.order.item
+        su = p.sorted_u.item
+        n = len(p.sorted_u)
+        window_end = p.window_end
+        picks = p.picks
 
         def counter(rnd: int, index: int, others: tuple[int, ...]) -> Reject | None:
-            u = values.item(index)
+            u = value(index)
             t = 1.0 if last <= 1 else min(1.0, (rnd - 1) / (last - 1))
             t = t + step
             t = 0.0 if t < 0.0 else 1.0 if t > 1.0 else t
             nxt = floor + span * (1.0 - t ** inv)
             if (u >= batna and u >= nxt - 1e-12) or rnd >= last:
                 return None  # accepts, or the last round: act_now decides
-            pos, hi = near(p, nxt)
-            got = order.item(pos) if hi - pos <= 1 else pick(p, pos, hi, others)
+            # _near's and _pick's answers where their memos have them (most rounds), else
+            # theirs: the same lookups, without two calls a round
+            x = nxt - 1e-12 if nxt - 1e-12 > floor else floor
+            pos = p.last_pos
+            hi = window_end.get(pos) if 0 <= pos < n and su(pos) >= x and (
+                pos == 0 or su(pos - 1) < x) else None
+            if hi is None:
+                pos, hi = near(p, nxt)
+            if hi - pos <= 1 or not others:
+                got = order(pos)
+            else:
+                got = picks.get((pos, others))
+                if got is None:
+                    got = pick(p, pos, hi, others)
             move = counters.get(got)
             return move if move is not None else _counter_of(p, got)
 

@@ -276,19 +276,19 @@ class OutcomeSpace:
         if sum(n - 1 for n in self.shape) > 63 or not hasattr(np, "bitwise_count"):
             return None
         self.check_size("an outcome grid")  # as when the codes were made from it
-        # each issue's codes by value position, broadcast over the others (outcome indices
-        # are C order of the issues' shape): no outcome grid is built, which cost ten
-        # times as much as the codes themselves at 10^5 outcomes. The fields do not
-        # overlap, so OR-ing them in is adding them.
-        k = len(self.shape)
-        codes = np.zeros((1,) * k, dtype=np.uint64)
+        # each issue's codes by value position, summed over the issues as outer sums
+        # (outcome indices are C order of the issues' shape): no outcome grid is built,
+        # which cost ten times as much as the codes themselves at 10^5 outcomes. The
+        # fields do not overlap, so adding them is OR-ing them in. One numpy call per
+        # issue, on Python ints: a small space's first call of each is the cost here.
+        codes = np.zeros(1, dtype=np.uint64)
         offset = 0
         for j, n in enumerate(self.shape):
-            field = ((np.uint64(1) << np.arange(n, dtype=np.uint64)) - np.uint64(1)) \
-                << np.uint64(offset)
-            codes = codes | field.reshape([n if i == j else 1 for i in range(k)])
-            offset += n - 1
-        codes = np.ascontiguousarray(codes.reshape(-1))
+            field = np.array([((1 << v) - 1) << offset for v in range(int(n))],
+                             dtype=np.uint64)
+            codes = field if j == 0 else np.add.outer(codes, field)
+            offset += int(n) - 1
+        codes = codes.ravel()
         codes.setflags(write=False)
         return codes
 

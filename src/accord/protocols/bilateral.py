@@ -28,6 +28,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from accord.core.moves import Offer, Reject
 from accord.core.trajectory import Event
 from accord.protocols.history import extended
 from accord.protocols.negotiation import NegotiationObservation, OfferRecord
@@ -111,8 +112,13 @@ def fused_rounds(protocol: AlternatingOffers, agents: Mapping[str, Any],
             assert counter is not None  # a counter-offer, by the kernel's contract
             pkg = counter.package
             rec = OfferRecord(rnd + 1, role, pkg, pkg.index, "counter")
-            events.append(Event(len(events), rnd, role, "move", move.to_dict(), None, None,
-                                {}, monotonic() - t0))
+            # Reject.to_dict() of a counter-offer of an outcome (a dict), built here
+            logged = {"kind": "reject", "counter": {
+                "kind": "offer", "package": dict(pkg), "message": counter.message},
+                "message": move.message} if type(move) is Reject and type(counter) is Offer \
+                else move.to_dict()
+            events.append(Event(len(events), rnd, role, "move", logged, None, None, {},
+                                monotonic() - t0))
             made.append(rec)
             before = cur
             cur = rec
