@@ -121,8 +121,8 @@ _SAMPLE = 512  # points per pre-filter sample
 # below this many outcomes the direct block method is faster than pre-filter and skyline
 # (measured on random linear additive utilities: its cost grows with outcomes x frontier
 # size, and more parties have larger frontiers, which the skyline handles worse; at four
-# parties it was still 1.2-11x faster from 32,768 to 262,144 outcomes, and slower at 10^6)
-_DIRECT_ND = {3: 32_768, 4: 262_144}
+# parties 3-11x faster at 32,768-65,536 outcomes, even to 1.6x at 10^5, slower at 10^6)
+_DIRECT_ND = {3: 32_768, 4: 131_072}
 _DIRECT_MANY = 131_072  # the same, five parties or more
 _BLOCK = 16  # candidates compared with every remaining point at once by the direct method
 
