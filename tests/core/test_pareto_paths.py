@@ -19,9 +19,28 @@ from accord.core.pareto import canonical_utilities, pareto_mask, pareto_mask_bru
 
 @contextmanager
 def _direct_below(n: int) -> Iterator[None]:
-    """Every party count takes the direct method below ``n`` outcomes (0: never)."""
-    with mock.patch.object(P, "_DIRECT_ND", {}), mock.patch.object(P, "_DIRECT_MANY", n):
+    """Every party count takes the direct method below ``n`` outcomes (0: never), the
+    small-size skyline never."""
+    with mock.patch.object(P, "_DIRECT_ND", {}), mock.patch.object(P, "_DIRECT_MANY", n), \
+            mock.patch.object(P, "_SKYLINE_ND", {}), mock.patch.object(P, "_SKYLINE_MANY", 0):
         yield
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 400), st.integers(3, 5),
+       st.sampled_from([3, 10, 10**6]), st.booleans())
+def test_small_skyline_path_equals_direct_and_bruteforce(seed: int, n: int, k: int,
+                                                        levels: int, noise: bool) -> None:
+    """A few hundred outcomes take the skyline alone (below the size for each party
+    count), or the direct method above it: the same mask as brute force either way."""
+    u = _points(seed, n, k, levels, noise)
+    with _direct_below(10**9):
+        direct = pareto_mask(u)
+    assert np.array_equal(pareto_mask(u), direct)
+    assert np.array_equal(direct, pareto_mask_bruteforce(u))
+    if n <= P._SKYLINE_ND.get(k, P._SKYLINE_MANY):
+        with mock.patch.object(P, "_pareto_direct", None):  # the skyline path alone
+            assert np.array_equal(pareto_mask(u), direct)
 
 
 def _points(seed: int, n: int, k: int, levels: int, noise: bool) -> np.ndarray:

@@ -124,6 +124,11 @@ _SAMPLE = 512  # points per pre-filter sample
 # parties 3-11x faster at 32,768-65,536 outcomes, even to 1.6x at 10^5, slower at 10^6)
 _DIRECT_ND = {3: 32_768, 4: 131_072}
 _DIRECT_MANY = 131_072  # the same, five parties or more
+# up to this many outcomes the skyline alone is faster still: the direct method's blocks
+# and tie check are a dozen numpy calls each, which a frontier holding a large share of a
+# few hundred points makes many (at 100 outcomes, 5 parties: 0.20 ms against 0.43 ms)
+_SKYLINE_ND = {3: 112, 4: 128}
+_SKYLINE_MANY = 320  # the same, five parties or more
 _BLOCK = 16  # candidates compared with every remaining point at once by the direct method
 
 
@@ -174,9 +179,14 @@ def _pareto_direct(u: np.ndarray) -> np.ndarray:
 
 
 def _pareto_nd(u: np.ndarray, decimals: int | None) -> np.ndarray:
-    """Three or more parties: the direct method for few outcomes, else sample pre-filter
+    """Three or more parties: the skyline for a few hundred outcomes at most, the direct
+    method for more, up to tens of thousands, else sample pre-filter
     rounds on the raw utilities (anchors must win by more than the rounding step), the
     survivors rounded, then the exact skyline."""
+    if len(u) <= _SKYLINE_ND.get(u.shape[1], _SKYLINE_MANY):
+        mask = np.zeros(len(u), dtype=bool)
+        mask[skyline_indices(u if decimals is None else _round(u, decimals))] = True
+        return mask
     if len(u) < _DIRECT_ND.get(u.shape[1], _DIRECT_MANY):
         return _pareto_direct(u if decimals is None else _round(u, decimals))
     m = _margin(decimals)
