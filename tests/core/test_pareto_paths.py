@@ -76,8 +76,10 @@ def test_prefilter_path_equals_direct_and_bruteforce(seed: int, n: int, k: int, 
 def test_masks_agree_across_the_threshold(seed: int, width: int, k: int, levels: int,
                                           noise: bool) -> None:
     """Prefixes of one data set on both sides of the threshold: each mask equals brute
-    force, whichever path it took."""
-    threshold = 1100
+    force, whichever path it took. The threshold is patched, so a few hundred outcomes
+    show the switch as well as a thousand would (the pre-filter path at 1,025-1,400
+    outcomes is checked above), at a tenth of the brute force's quadratic cost."""
+    threshold = 400
     u = _points(seed, threshold + width, k, levels, noise)
     with _direct_below(threshold):
         for n in range(threshold - width, threshold + width + 1):
@@ -125,7 +127,11 @@ def test_prefilter_does_not_remove_a_noise_tie(k: int) -> None:
     with _direct_below(0):
         mask = pareto_mask(u)
     assert mask[tied] and mask[0] and mask.sum() == 2
-    assert np.array_equal(mask, pareto_mask_bruteforce(u))
+    expected = np.zeros(n, dtype=bool)
+    expected[[0, tied]] = True  # every other point is below 0.2 on every axis
+    assert np.array_equal(mask, expected)
+    if n <= 2000:  # brute force is quadratic: 9,000 points took 6 s for the same answer
+        assert np.array_equal(expected, pareto_mask_bruteforce(u))
 
 
 def test_rounded_input_is_taken_as_is() -> None:
