@@ -6,12 +6,13 @@ from __future__ import annotations
 import os
 import re
 import shlex
-import socket
 import subprocess
 import sys
 import time
 import urllib.request
 from pathlib import Path
+
+from accord.testing.live import announced_url
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "tutorial.md"
@@ -33,26 +34,21 @@ def steps(text: str) -> list[tuple[str, str]]:
     return out
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _serve(argv: list[str], cwd: Path, env: dict[str, str]) -> str:
-    """Start ``accord serve`` on a free port, read its front page, stop it."""
+    """Start ``accord serve`` on a port the system picks as it binds (``--port 0``, in place
+    of the tutorial's), read its front page, stop it."""
     i = argv.index("--port")
-    port = _free_port()
-    argv = [*argv[:i + 1], str(port), *argv[i + 2:]]
+    argv = [*argv[:i + 1], "0", *argv[i + 2:]]
     proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
     try:
+        base, _ = announced_url(proc, stream="stdout")
         for _ in range(600):  # until it answers (not a timing assertion)
             if proc.poll() is not None:
                 said = proc.stdout.read() if proc.stdout else ""
                 raise AssertionError(f"accord serve exited: {said}")
             try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as r:
+                with urllib.request.urlopen(f"{base}/", timeout=5) as r:
                     return str(r.read().decode("utf-8"))
             except OSError:
                 time.sleep(0.1)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import time
 from collections.abc import Callable
 
@@ -24,6 +23,7 @@ from accord.llm import (
     ServerError,
     UnknownProviderError,
 )
+from accord.testing.live import refused_port
 from accord.testing.stub import FaultyPolicy, FixedLatencyPolicy, ScriptedPolicy, StubServer
 
 MODEL = "openai-api/stub/test-model"
@@ -168,23 +168,16 @@ async def test_timeouts_are_retried_then_reported(stub_env: Callable[..., None],
         assert all(r.status != 200 for r in stub.completion_requests)
 
 
-def _closed_port() -> int:
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = int(sock.getsockname()[1])
-    sock.close()
-    return port
-
-
 async def test_unreachable_endpoint_names_the_url(monkeypatch: pytest.MonkeyPatch,
                                                   fast_retry: RetryPolicy) -> None:
-    url = f"http://127.0.0.1:{_closed_port()}/v1"
-    monkeypatch.setenv("STUB_BASE_URL", url)
-    monkeypatch.setenv("STUB_API_KEY", "sk-whatever-123456")
-    async with LLMRuntime(retry=fast_retry) as rt:
-        with pytest.raises(EndpointUnreachableError) as info:
-            await rt.client(MODEL).complete(MESSAGES)
-    assert url in str(info.value) and info.value.attempts == fast_retry.max_attempts
+    with refused_port() as port:
+        url = f"http://127.0.0.1:{port}/v1"
+        monkeypatch.setenv("STUB_BASE_URL", url)
+        monkeypatch.setenv("STUB_API_KEY", "sk-whatever-123456")
+        async with LLMRuntime(retry=fast_retry) as rt:
+            with pytest.raises(EndpointUnreachableError) as info:
+                await rt.client(MODEL).complete(MESSAGES)
+        assert url in str(info.value) and info.value.attempts == fast_retry.max_attempts
 
 
 def test_missing_key_names_the_variable(monkeypatch: pytest.MonkeyPatch) -> None:

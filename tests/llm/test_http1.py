@@ -9,7 +9,6 @@ import asyncio
 import gzip
 import json
 import shutil
-import socket
 import ssl
 import subprocess
 from collections.abc import Awaitable, Callable
@@ -36,6 +35,7 @@ from accord.llm.backends.http1 import (
 )
 from accord.llm.backends.transport import TRANSPORT_ENV
 from accord.llm.errors import ConfigurationError, ContextOverflowError
+from accord.testing.live import refused_port
 from accord.testing.stub import FixedLatencyPolicy, ScriptedPolicy, StubServer
 
 MODEL = "openai-api/stub/test-model"
@@ -121,12 +121,6 @@ def answer(body: bytes, *headers: str, status: str = "200 OK") -> bytes:
     return ("\r\n".join(lines) + "\r\n\r\n").encode() + body
 
 
-def _closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 async def post(pool: Pool, body: bytes = b"{}", timeout: float = 5.0, extra: bytes = b"") -> Any:
     head = pool.head("POST", "/v1/chat/completions", HEAD)
     return await asyncio.wait_for(pool.request(head, body, timeout, extra), HANG_GUARD)
@@ -155,12 +149,12 @@ async def test_the_pool_never_opens_more_than_its_limit() -> None:
 
 
 async def test_a_dead_port_is_a_connect_failure_naming_the_origin() -> None:
-    port = _closed_port()
-    pool = Pool(f"http://127.0.0.1:{port}/v1/chat/completions", 2)
-    with pytest.raises(ConnectFailed, match=f"cannot connect to http://127.0.0.1:{port}"):
-        await post(pool)
-    assert pool.open == 0  # the failed slot is free again
-    await pool.aclose()
+    with refused_port() as port:
+        pool = Pool(f"http://127.0.0.1:{port}/v1/chat/completions", 2)
+        with pytest.raises(ConnectFailed, match=f"cannot connect to http://127.0.0.1:{port}"):
+            await post(pool)
+        assert pool.open == 0  # the failed slot is free again
+        await pool.aclose()
 
 
 # --- bodies -----------------------------------------------------------------------------
@@ -450,13 +444,14 @@ async def test_keep_alive_through_the_client(stub_env: Callable[..., None]) -> N
 
 async def test_a_dead_port_through_the_client(monkeypatch: pytest.MonkeyPatch,
                                               fast_retry: RetryPolicy) -> None:
-    url = f"http://127.0.0.1:{_closed_port()}/v1"
-    monkeypatch.setenv("STUB_BASE_URL", url)
-    monkeypatch.setenv("STUB_API_KEY", "sk-whatever-123456")
-    async with LLMRuntime(retry=fast_retry, transport="httptools") as rt:
-        with pytest.raises(EndpointUnreachableError) as info:
-            await rt.client(MODEL).complete(MESSAGES)
-    assert url in str(info.value) and "sk-whatever" not in str(info.value)
+    with refused_port() as port:
+        url = f"http://127.0.0.1:{port}/v1"
+        monkeypatch.setenv("STUB_BASE_URL", url)
+        monkeypatch.setenv("STUB_API_KEY", "sk-whatever-123456")
+        async with LLMRuntime(retry=fast_retry, transport="httptools") as rt:
+            with pytest.raises(EndpointUnreachableError) as info:
+                await rt.client(MODEL).complete(MESSAGES)
+        assert url in str(info.value) and "sk-whatever" not in str(info.value)
 
 
 def point_at(monkeypatch: pytest.MonkeyPatch, url: str) -> None:

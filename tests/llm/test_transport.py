@@ -4,7 +4,6 @@ over real HTTP."""
 from __future__ import annotations
 
 import asyncio
-import socket
 import subprocess
 import sys
 import textwrap
@@ -30,6 +29,7 @@ from accord.llm.backends.transport import (
     pool_limits,
     resolve_transport,
 )
+from accord.testing.live import refused_port
 from accord.testing.stub import FaultyPolicy, FixedLatencyPolicy, ScriptedPolicy, StubServer
 
 MODEL = "openai-api/stub/test-model"
@@ -40,12 +40,6 @@ BOTH = pytest.mark.parametrize("transport", [
     pytest.param("httptools", marks=pytest.mark.skipif(not httptools_available(),
                                                        reason="httptools not installed")),
     "aiohttp", "httpx"])
-
-
-def _closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def test_unknown_transport_is_refused_at_construction() -> None:
@@ -99,13 +93,14 @@ async def test_anthropic_over_both(transport: str, monkeypatch: pytest.MonkeyPat
 @BOTH
 async def test_refused_connection_is_unreachable_not_a_timeout(
         transport: str, monkeypatch: pytest.MonkeyPatch, fast_retry: RetryPolicy) -> None:
-    url = f"http://127.0.0.1:{_closed_port()}/v1"
-    monkeypatch.setenv("STUB_BASE_URL", url)
-    monkeypatch.setenv("STUB_API_KEY", "sk-whatever-123456")
-    async with LLMRuntime(retry=fast_retry, transport=transport) as rt:  # type: ignore[arg-type]
-        with pytest.raises(EndpointUnreachableError) as info:
-            await rt.client(MODEL).complete(MESSAGES)
-    assert url in str(info.value) and info.value.attempts == fast_retry.max_attempts
+    with refused_port() as port:
+        url = f"http://127.0.0.1:{port}/v1"
+        monkeypatch.setenv("STUB_BASE_URL", url)
+        monkeypatch.setenv("STUB_API_KEY", "sk-whatever-123456")
+        async with LLMRuntime(retry=fast_retry, transport=transport) as rt:  # type: ignore[arg-type]
+            with pytest.raises(EndpointUnreachableError) as info:
+                await rt.client(MODEL).complete(MESSAGES)
+        assert url in str(info.value) and info.value.attempts == fast_retry.max_attempts
 
 
 @BOTH

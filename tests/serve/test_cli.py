@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from accord.testing.live import free_port
+from accord.testing.live import announced_url
 
 XSS = "<script>alert(1)</script> <img src=x onerror=alert(2)>"
 
@@ -64,13 +64,16 @@ def test_serve_without_stores_and_no_runs_folder(tmp_path):
 def test_serve_answers_on_its_port_and_reads_runs_folder(tmp_path, gated_store):
     (tmp_path / "runs").mkdir()
     (tmp_path / "runs" / "gated.db").write_bytes(gated_store.read_bytes())
-    port = free_port()
     env = {**os.environ, "ACCORD_SERVE_TOKEN": "env-token-12345"}
-    proc = subprocess.Popen([sys.executable, "-m", "accord", "serve", "--port", str(port)],
+    # --port 0: the system picks the port as it binds, and the server says which
+    proc = subprocess.Popen([sys.executable, "-m", "accord", "serve", "--port", "0"],
                             cwd=tmp_path, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
+    said = ""
     try:
-        url = f"http://127.0.0.1:{port}/api/stores"
+        base, said = announced_url(proc)
+        port = int(base.rsplit(":", 1)[1])
+        url = f"{base}/api/stores"
         deadline = time.monotonic() + 60
         while True:
             try:
@@ -89,7 +92,8 @@ def test_serve_answers_on_its_port_and_reads_runs_folder(tmp_path, gated_store):
         assert err.value.code == 401
     finally:
         proc.terminate()
-        _, err_text = proc.communicate(timeout=30)
+        _, rest = proc.communicate(timeout=30)
+    err_text = said + rest
     assert f"on http://127.0.0.1:{port}/ (needs the token" in err_text
     assert "env-token-12345" not in err_text  # a secret: never printed
 

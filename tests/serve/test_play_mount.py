@@ -19,7 +19,7 @@ from starlette.testclient import TestClient
 from accord.bench import approvals
 from accord.bench.store import Store
 from accord.serve.app import create_app
-from accord.testing.live import free_port
+from accord.testing.live import announced_url
 
 TOKEN = "play-mount-token-123"
 GAME = {"domain": "bargaining", "scenario.bargaining": "buyer-seller", "opponent": "boulware",
@@ -138,20 +138,20 @@ class Served:
         self.url, self.play_store, self.proc = url, play_store, proc
 
 
-def start_serve(args: list[str], cwd: Path) -> tuple[str, subprocess.Popen[str]]:
-    """``accord serve ARGS --port P`` (token from the environment, as the README
-    advises) once it answers: its URL and process."""
-    port = free_port()
+def start_serve(args: list[str], cwd: Path) -> tuple[str, subprocess.Popen[str], str]:
+    """``accord serve ARGS --port 0`` (token from the environment, as the README
+    advises) once it answers: its URL, its process and what it wrote to stderr so far."""
     env = {**os.environ, "ACCORD_SERVE_TOKEN": TOKEN}
-    proc = subprocess.Popen([sys.executable, "-m", "accord", "serve", *args, "--port",
-                             str(port)], cwd=cwd, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    url = f"http://127.0.0.1:{port}"
+    # --port 0: the system picks the port as it binds, and the server says which
+    proc = subprocess.Popen([sys.executable, "-m", "accord", "serve", *args, "--port", "0"],
+                            cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    url, said = announced_url(proc)
     deadline = time.monotonic() + 60
     while True:
         try:
             httpx.get(url + "/", timeout=5)
-            return url, proc
+            return url, proc, said
         except httpx.TransportError:
             if proc.poll() is not None:
                 raise AssertionError(f"accord serve exited: {proc.communicate()[1]}") from None
@@ -161,10 +161,12 @@ def start_serve(args: list[str], cwd: Path) -> tuple[str, subprocess.Popen[str]]
             time.sleep(0.1)
 
 
-def stop(proc: subprocess.Popen[str]) -> str:
-    """Stop the server; what it wrote to stderr (never the token)."""
+def stop(proc: subprocess.Popen[str], said: str = "") -> str:
+    """Stop the server; what it wrote to stderr (never the token), ``said`` (what
+    :func:`start_serve` read of it) first."""
     proc.terminate()
-    _, err = proc.communicate(timeout=30)
+    _, rest = proc.communicate(timeout=30)
+    err = said + rest
     assert TOKEN not in err  # a secret: never printed
     return err
 
@@ -173,25 +175,25 @@ def stop(proc: subprocess.Popen[str]) -> str:
 def served(tmp_path: Path, gated_copy: Path) -> Iterator[Served]:
     """``accord serve gated.db --play --play-store play.db --require-approval``."""
     play_store = tmp_path / "play.db"
-    url, proc = start_serve([str(gated_copy), "--play", "--play-store", str(play_store),
-                             "--require-approval"], tmp_path)
+    url, proc, said = start_serve([str(gated_copy), "--play", "--play-store", str(play_store),
+                                   "--require-approval"], tmp_path)
     try:
         yield Served(url, play_store, proc)
     finally:
-        stop(proc)
+        stop(proc, said)
 
 
 def test_serve_play_in_an_empty_folder_serves_the_play_store(tmp_path: Path) -> None:
     """No stores and no ./runs yet: ``accord serve --play`` still starts, serving the
     play store it will create (runs/play.db)."""
-    url, proc = start_serve(["--play"], tmp_path)
+    url, proc, said = start_serve(["--play"], tmp_path)
     try:
         auth = {"X-Accord-Token": TOKEN}
         assert httpx.get(url + "/play/", headers=auth).status_code == 200
         stores = httpx.get(url + "/api/stores", headers=auth).json()["stores"]
         assert [s["name"] for s in stores] == ["play.db"]
     finally:
-        err = stop(proc)
+        err = stop(proc, said)
     assert "accord serve: 1 store(s) on" in err
 
 

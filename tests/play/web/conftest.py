@@ -4,18 +4,15 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import tempfile
-import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-import uvicorn
 
 from accord.play.web import PlaySettings, create_app
+from accord.testing.live import LiveServer
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
@@ -27,12 +24,6 @@ class Server:
 
     url: str
     store: Path
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def data_dir() -> str | None:
@@ -49,20 +40,8 @@ def server(tmp_path: Path) -> Iterator[Server]:
     """The play app served by uvicorn in a thread (real HTTP, real event loop)."""
     store = tmp_path / "play.sqlite"
     app = create_app(store, PlaySettings(data=data_dir()))
-    port = _free_port()
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
-                            lifespan="off")
-    srv = uvicorn.Server(config)
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not srv.started:
-        if time.monotonic() > deadline:
-            raise RuntimeError("uvicorn did not start")
-        time.sleep(0.02)
-    yield Server(f"http://127.0.0.1:{port}", store)
-    srv.should_exit = True
-    thread.join(10)
+    with LiveServer(app) as url:  # the port is bound as it is chosen: no other can take it
+        yield Server(url, store)
 
 
 @pytest.fixture
