@@ -1,16 +1,23 @@
-"""A third-party domain package, installed into the test venv, runs like a built-in one.
+"""A third-party domain package, installed with pip, runs like a built-in one.
 
 The fixture ``tests/fixtures/ultimatum`` is a separate distribution (``accord-ultimatum``)
 with one registration: its ``accord.domains`` entry point. Installed with pip (offline, no
 build isolation), it must be found by ``accord run``, ``accord bench``, ``accord results``
 and ``accord scenarios`` with no edit to accord, and pass the shipped conformance check;
 its LLM provider (``accord.providers``) must answer model strings.
+
+pip installs it into a directory of its own (``--target``), put on this process's
+``sys.path`` and the ``PYTHONPATH`` of the ``accord`` commands run here, not into the test
+venv: entry points are found on the import path either way (``importlib.metadata``), and
+the suite's other test files, running at the same time in other pytest-xdist workers on
+the same venv, never see a domain they do not expect.
 """
 
 from __future__ import annotations
 
 import importlib
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -25,30 +32,46 @@ FIXTURE = Path(__file__).parent / "fixtures" / "ultimatum"
 ACCORD = [sys.executable, "-m", "accord"]
 
 
+#: where the module fixture installed the package (on the path of the commands run here)
+_SITE: list[Path] = []
+
+
 @pytest.fixture(scope="module")
 def ultimatum(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """``pip install`` the fixture package into this venv for the module's tests, then remove
-    it (a copy is built, so no build files land in the checkout)."""
-    src = tmp_path_factory.mktemp("plugin") / "ultimatum"
+    """``pip install --target`` the fixture package into a directory of its own, on the
+    import path for the module's tests, then off it (a copy is built, so no build files
+    land in the checkout; nothing lands in the venv)."""
+    base = tmp_path_factory.mktemp("plugin")
+    src, site = base / "ultimatum", base / "site"
     shutil.copytree(FIXTURE, src)
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
     done = subprocess.run([*pip, "install", "--no-build-isolation", "--no-deps", "--no-index",
-                           str(src)], capture_output=True, text=True, timeout=300)
+                           "--target", str(site), str(src)], capture_output=True, text=True,
+                          timeout=300)
     assert done.returncode == 0, done.stderr
-    importlib.invalidate_caches()
     from accord.domains import domain_entry_points
 
-    domain_entry_points.cache_clear()
-    yield
-    subprocess.run([*pip, "uninstall", "-y", "accord-ultimatum"], capture_output=True,
-                   timeout=300)
+    sys.path.insert(0, str(site))
+    _SITE.append(site)
     importlib.invalidate_caches()
     domain_entry_points.cache_clear()
+    try:
+        yield
+    finally:
+        _SITE.remove(site)
+        sys.path.remove(str(site))
+        for name in [m for m in sys.modules if m.split(".")[0] == "accord_ultimatum"]:
+            del sys.modules[name]
+        importlib.invalidate_caches()
+        domain_entry_points.cache_clear()
 
 
 def _accord(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([*map(str, _SITE), *filter(None, [
+        env.get("PYTHONPATH")])])
     return subprocess.run([*ACCORD, *args], capture_output=True, text=True, timeout=300,
-                          cwd=cwd)
+                          cwd=cwd, env=env)
 
 
 def test_accord_run_finds_the_installed_domain(ultimatum: None) -> None:
@@ -176,8 +199,6 @@ def test_agent_kinds_from_another_package_join_dond_and_games(ultimatum: None) -
 def _dond_data() -> Path | None:
     """The Deal-or-No-Deal folder as the DoND tests find it (``ACCORD_DATA`` or the shared
     data beside the clone), or ``None``."""
-    import os
-
     env = os.environ.get("ACCORD_DATA")
     base = Path(env) if env else Path(__file__).resolve().parents[2] / "shared" / "data"
     folder = base if (base / "test.txt").is_file() else base / "dealornodeal"
