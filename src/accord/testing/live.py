@@ -92,11 +92,15 @@ class LiveServer:
     def __init__(self, app: Any, port: int | None = None, timeout: float = 20.0) -> None:
         import uvicorn
 
-        # bound now and served as is: the port cannot be taken between choice and use
+        # bound and listening now, and served as is: the port cannot be taken between its
+        # choice and its use (SO_REUSEADDR only for a port asked for by number, which may
+        # be in TIME_WAIT: with it, two sockets not yet listening may share a port)
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         try:
-            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if port:
+                self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             self.sock.bind(("127.0.0.1", port or 0))
+            self.sock.listen(128)
         except OSError:
             self.sock.close()
             raise
