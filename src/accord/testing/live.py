@@ -6,8 +6,8 @@ yields its base URL (``http://127.0.0.1:PORT``); leaving the block stops it.
 
 The port is bound when the server is made, by the system (port 0), and uvicorn serves that
 very socket: no other process, such as another pytest-xdist worker, can take the port
-between its choice and its use, as it could with a port asked for first (:func:`free_port`)
-and bound later. A server run as a process is likewise started with ``--port 0`` and its
+between its choice and its use, as it could with a port asked for first and bound
+later. A server run as a process is likewise started with ``--port 0`` and its
 URL read from what it announces (:func:`announced_url`).
 """
 
@@ -24,15 +24,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from types import TracebackType
 from typing import Any
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on right now (another process may take
-    it before it is bound again: prefer :class:`LiveServer` or ``--port 0`` with
-    :func:`announced_url`)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @contextmanager
@@ -129,4 +120,4 @@ class LiveServer:
         self.sock.close()
 
 
-__all__ = ["LiveServer", "announced_url", "free_port", "refused_port"]
+__all__ = ["LiveServer", "announced_url", "refused_port"]
