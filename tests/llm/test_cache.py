@@ -346,3 +346,36 @@ async def test_recording_into_a_closed_cache_is_an_error_not_a_silent_loss(
     cache.close()
     with pytest.raises(CacheError, match="was closed; the answer was not recorded"):
         await cache.put(*_entry(1), endpoint, None)
+
+
+async def test_a_llamacpp_run_replays_in_the_next_process(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``llamacpp/`` starts its server on a port chosen at random in each process: the
+    recorded answers of one run are found in the next (rw and replay), whose server
+    listens elsewhere. A stub server per "process" stands in for llama.cpp's."""
+    import accord.llm.local as local
+
+    gguf = tmp_path / "tiny.gguf"
+    gguf.write_bytes(b"")
+    model = f"llamacpp/{gguf}"
+    path = tmp_path / "cache.sqlite"
+    prompt = _conversation(1)[0]
+
+    async def one_call(stub: StubServer, mode: str) -> Completion:
+        monkeypatch.setattr(local, "local_base_url", lambda p, env: stub.base_url)
+        with CompletionCache(path, mode) as cache:
+            async with LLMRuntime(cache=cache) as rt:
+                return await rt.client(model).complete(prompt,
+                                                       scope=CallScope("ep-1", "buyer", 1))
+
+    with StubServer(ScriptedPolicy(["<ACCEPT/>"], cycle=True)) as first:
+        recorded = await one_call(first, "rw")
+    with StubServer(ScriptedPolicy(["something else"], cycle=True)) as second:
+        assert second.port != first.port
+        replayed = await one_call(second, "replay")
+        again = await one_call(second, "rw")
+        assert second.requests == []
+    assert recorded.text == replayed.text == again.text == "<ACCEPT/>"
+    assert replayed.from_cache and again.from_cache
+    rows = sqlite3.connect(path).execute("SELECT base_url FROM completions").fetchall()
+    assert rows == [("llamacpp://local",)]  # no port of a server long gone

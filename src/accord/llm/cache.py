@@ -1,7 +1,8 @@
 """Completion cache and record/replay in one SQLite file.
 
 The key is a SHA-256 over a canonical JSON of the provider, the base URL (without
-credentials), the model, the messages, the generation config and the call scope
+credentials; ``llamacpp://local`` for a llama.cpp server this process started, whose port
+changes from run to run), the model, the messages, the generation config and the call scope
 (episode, agent, turn): a rerun of the same study with the same scopes hits every
 entry, while identical prompts in different episodes stay distinct samples.
 
@@ -111,7 +112,7 @@ def key_payload(endpoint: Endpoint, messages: Sequence[ChatMessage], config: Gen
     return {
         "v": KEY_VERSION,
         "provider": endpoint.provider,
-        "base_url": endpoint.public_url,
+        "base_url": endpoint.key_url,
         "model": endpoint.model,
         "messages": [[m["role"], m["content"]] for m in messages],
         "config": config.key_data(),
@@ -128,7 +129,7 @@ def key_bytes(endpoint: Endpoint, messages: Sequence[ChatMessage], config: Gener
     which keeps every recorded cache's keys valid.
     """
     scope = scope or CallScope()
-    parts = [b'{"base_url":', _canonical(endpoint.public_url).encode(),
+    parts = [b'{"base_url":', _canonical(endpoint.key_url).encode(),
              b',"config":', _canonical(config.key_data()).encode(), b',"messages":[',
              b",".join([_message_json(m["role"], m["content"]) for m in messages]),
              b'],"model":', _canonical(endpoint.model).encode(),
@@ -407,7 +408,7 @@ def _row(key: str, completion: Completion, endpoint: Endpoint, scope: CallScope 
     """The ``completions`` row recording ``completion`` under ``key``."""
     scope = scope or CallScope()
     u = completion.usage
-    return (key, endpoint.provider, endpoint.public_url, completion.model, scope.episode,
+    return (key, endpoint.provider, endpoint.key_url, completion.model, scope.episode,
             scope.agent, scope.turn, completion.text, completion.finish_reason,
             u.prompt_tokens, u.completion_tokens, u.cached_tokens, u.cache_write_tokens,
             completion.latency, time.time())

@@ -45,7 +45,10 @@ class Endpoint:
 
     ``key_env`` names the environment variable holding the key (``None``: no key);
     ``key_required`` says whether a missing key is an error. ``base_url`` is ``None``
-    for the in-process ``mock`` provider.
+    for the in-process ``mock`` provider. ``cache_url`` stands for the base URL in cache
+    keys where that URL is not the endpoint's identity (``None``: :attr:`public_url`):
+    a server this process started on a port chosen at random (``llamacpp/``) is the same
+    endpoint in the next run.
     """
 
     provider: str
@@ -55,6 +58,7 @@ class Endpoint:
     key_env: str | None
     key_required: bool
     spec: str
+    cache_url: str | None = None
 
     @property
     def limit_key(self) -> str:
@@ -65,6 +69,12 @@ class Endpoint:
     def public_url(self) -> str:
         """The base URL without credentials or query, safe to log and to store."""
         return sanitize_url(self.base_url) if self.base_url else f"mock://{self.model}"
+
+    @property
+    def key_url(self) -> str:
+        """The base URL as the cache keys and records it: :attr:`cache_url`, else
+        :attr:`public_url`."""
+        return self.cache_url or self.public_url
 
     def api_key(self, env: Mapping[str, str]) -> str | None:
         """The key from ``env``; raises :class:`MissingAPIKeyError` if required and absent."""
@@ -198,7 +208,9 @@ def _llamacpp(rest: str, spec: str, env: Mapping[str, str]) -> Endpoint:
     from accord.llm.local import local_base_url, model_path
 
     url = local_base_url(model_path(rest, spec), env)
-    return Endpoint("llamacpp", rest, "openai", url, None, False, spec)
+    # the server's port is new in every process: the cache keys the model file, not the URL
+    return Endpoint("llamacpp", rest, "openai", url, None, False, spec,
+                    cache_url="llamacpp://local")
 
 
 @register_provider("mock")
