@@ -49,6 +49,9 @@ DEFECTS: tuple[tuple[str, re.Pattern[str]], ...] = (
      re.compile(r"[a-z][.:!?] +[1-9]\d?\. [A-Z][a-z]")),
     ("bullet on the line of the previous sentence", re.compile(r"[a-z][.:!?] +- [A-Z][a-z]")),
     ("doubled blank line", re.compile(r"\n[ \t]*\n[ \t]*\n")),
+    ("sentence broken by a line break inside parentheses", re.compile(r"\([^()\n]*\n")),
+    ("feedback sentence without its full stop",
+     re.compile(r"could not be used[^\n]*[A-Za-z0-9_>)]\n")),
     ("stray Jinja syntax", re.compile(r"\{\{|\{%|%\}|\{#|#\}")),
 )
 
@@ -74,6 +77,9 @@ def test_the_defect_patterns_catch_the_reported_gluing() -> None:
     assert defects("the deal is final.Then nobody moves")
     assert defects("Rules: 1. Be nice")
     assert defects("one\n\n\ntwo") and defects("Hello {{ name }}")
+    assert defects("proposals (your share, your points, probability the split is\n"
+                   "envy-free for both):")
+    assert defects("Your previous reply could not be used: it holds no verdict\nAttempt 2")
     assert not defects("1. First rule.\n2. Second rule, worth 0.5. Then more.\n\nNext")
     assert not defects('{"a": {"b": 1}} is JSON; e.g. the U.S. price')
 

@@ -183,12 +183,12 @@ def test_stub_policy_raw_strategy_concedes_and_accepts() -> None:
     assert "<ACCEPT/>" not in answer(policy, round=5, last_turn=True, offer_to_me=crumbs)
 
 
-BELIEF = """Belief over the partner's values: 13 of 14 valuation vectors remain possible.
-Your best proposals not yet ruled out (your share, your points, probability the split is
-envy-free for both):
-- book=1 hat=0 ball=2: 8 points, P_EF = 1/13
-- book=1 hat=1 ball=2: 8 points, P_EF = 5/13
-- book=0 hat=0 ball=3: 6 points, P_EF = 9/13"""
+BELIEF = ("Belief over the partner's values: 13 of 14 valuation vectors remain possible.\n"
+          "Your best proposals not yet ruled out (your share, your points, probability the "
+          "split is envy-free for both):\n"
+          "- book=1 hat=0 ball=2: 8 points, P_EF = 1/13\n"
+          "- book=1 hat=1 ball=2: 8 points, P_EF = 5/13\n"
+          "- book=0 hat=0 ball=3: 6 points, P_EF = 9/13")
 
 
 def test_stub_policy_workflow_strategy_follows_problem_1() -> None:
