@@ -123,6 +123,29 @@ def test_persistent_garbage_ends_with_error_after_k_retries(stub_env):
     assert (res.status, res.who) == ("error", "alice") and n == 4
 
 
+
+def test_a_json_boolean_for_a_numeric_issue_is_an_invalid_offer(stub_env):
+    """``"warranty_years": false`` is no value of warranty_years (0 to 3), although
+    Python finds False == 0: the model gets targeted feedback, and no offer holding a
+    boolean reaches the record."""
+    bad = ('<PROPOSAL>{"price": 1200, "delivery_days": 10, "warranty_years": false}'
+           '</PROPOSAL>')
+    good = '<PROPOSAL>{"price": 1200, "delivery_days": 10, "warranty_years": 0}</PROPOSAL>'
+    with StubServer(policies={"bools": ScriptedPolicy([bad, good, "<WALK/>"], cycle=True)}
+                    ) as stub:
+        stub_env(stub)
+        res = run("buyer-seller", ["llm:openai-api/stub/bools", "boulware"],
+                  params={"max_rounds": 2})
+        reqs = stub.completion_requests
+    invalid = res.trajectory.of_kind("invalid")
+    assert [e.reason for e in invalid] == ["invalid_value"]
+    assert "warranty_years" in invalid[0].feedback and invalid[0].feedback in \
+        reqs[1].messages[-1]["content"]
+    moves = [e.move for e in res.trajectory.of_kind("move")]
+    packages = [m.get("package") or (m.get("counter") or {}).get("package") for m in moves]
+    mine = [p for p in packages if p and p["price"] == 1200]
+    assert mine and all(type(v) is not bool for p in mine for v in p.values())
+
 @pytest.mark.parametrize("fault", ["rate-limit", "server-error"])
 def test_recovers_from_429_and_500(stub_env, fault):
     policy = f"faulty-{fault}" if fault == "server-error" else "faulty-rate-limit"

@@ -141,3 +141,15 @@ def test_l1_codes_are_made_without_the_outcome_grid() -> None:
             offset += n - 1
         want.append(code)
     assert codes.tolist() == want
+
+
+def test_a_boolean_is_no_value_of_a_numeric_issue():
+    """JSON's true/false compare equal to 1/0 in Python; a model's
+    ``{"warranty_years": false}`` is still no offer (issues of booleans take them)."""
+    space = OutcomeSpace.from_mapping({"warranty": [0, 1, 2], "price": [800, 900]})
+    for value in (True, False):
+        with pytest.raises(KeyError, match="not a value of issue 'warranty'"):
+            space.index_of({"warranty": value, "price": 800})
+    assert space.index_of({"warranty": 1, "price": 800}) == 2
+    flags = OutcomeSpace.from_mapping({"remote": [False, True]})
+    assert flags.index_of({"remote": True}) == 1 and flags.index_of({"remote": "False"}) == 0

@@ -56,9 +56,19 @@ class Issue:
             pos.setdefault(str(v), i)  # "900" and 900 name the same value
         return pos
 
+    @cached_property
+    def _takes_bools(self) -> bool:
+        return any(type(v) is bool for v in self.values)
+
     def index(self, value: Value) -> int:
-        """Position of ``value`` in this issue (accepts the value or its string form)."""
+        """Position of ``value`` in this issue (accepts the value or its string form).
+
+        A boolean is no number here: ``true`` is not the value ``1`` (nor ``false`` the
+        value ``0``) of an issue whose values are not booleans, although Python compares
+        them equal; a model that writes ``"warranty_years": false`` made no valid offer."""
         try:
+            if type(value) is bool and not self._takes_bools:
+                raise KeyError(value)
             return self._position[value]
         except KeyError:
             try:
