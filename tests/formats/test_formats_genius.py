@@ -308,3 +308,23 @@ def test_discount_factor_values(tmp_path: Path, value: str, expect: object) -> N
         return
     party = import_path("genius", str(folder)).data["parties"]["party1_utility"]
     assert party.get("discount") == expect
+
+
+def test_an_issue_whose_evaluations_are_all_zero_is_worth_zero(tmp_path: Path) -> None:
+    """Genius's EvaluatorDiscrete.normalize gives 0 when an issue's largest evaluation is
+    (nearly) 0, and ANAC 2015's zoning-plan profile Group4_util1.xml scores its issue
+    'Park' 0 in every value: the domain imports, the issue adds nothing to that party's
+    utility, and a note says so."""
+    folder = _copy(tmp_path)
+    for index, value in enumerate(("2", "4", "8"), start=1):  # Food's three items
+        _edit(folder / "party1_utility.xml", f'evaluation="{value}" index="{index}"',
+              f'evaluation="0" index="{index}"')
+    imported = import_path("genius", str(folder))
+    party = imported.data["parties"]["party1_utility"]
+    assert party["utility"]["values"]["Food"] == {"Chips and Nuts": 0.0, "Finger-Food": 0.0,
+                                                  "Catering": 0.0}
+    assert party["utility"]["values"]["Music"] == pytest.approx(
+        {"MP3": 1 / 3, "DJ": 1.0, "Band": 2 / 3})
+    assert any("'Food'" in n and "party1_utility.xml" in n for n in imported.notes)
+    res = runner.invoke(app, ["import", "genius", str(folder), "--out", str(tmp_path / "o")])
+    assert res.exit_code == 0, res.output

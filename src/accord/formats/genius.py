@@ -10,10 +10,10 @@ lowerbound)`` clamped to [0, 1] as in Genius), ``weight index=... value=...`` pe
 ``reservation`` and ``discount_factor`` values.
 
 As Genius does, a discrete issue's evaluations are normalised by their maximum (the
-utility of a value is its evaluation over the issue's largest evaluation) and the
-weights are scaled to sum 1. The reservation value becomes the party's BATNA, and a
-``discount_factor`` below 1 the party's ``discount``: accord discounts utilities and the
-BATNA as Genius does, ``u * d ** t`` with ``t`` the relative time
+utility of a value is its evaluation over the issue's largest evaluation, and 0 when every
+evaluation is 0) and the weights are scaled to sum 1. The reservation value becomes the
+party's BATNA, and a ``discount_factor`` below 1 the party's ``discount``: accord discounts
+utilities and the BATNA as Genius does, ``u * d ** t`` with ``t`` the relative time
 (:mod:`accord.core.discount`). A factor of 0 or 1 means no discount in Genius (its
 ``discount`` returns the utility unchanged for ``d <= 0`` or ``d >= 1``).
 """
@@ -35,6 +35,9 @@ from accord.formats.xmlsafe import integer, number, parse_xml
 
 #: an integer issue is expanded to at most this many values
 MAX_INTEGER_VALUES = 10_000
+#: a discrete issue whose largest evaluation is below this is worth 0 in every value
+#: (Genius's ``EvaluatorDiscrete.normalize`` returns 0 rather than divide by it)
+GENIUS_MIN_MAX_EVALUATION = 0.00001
 
 
 def is_profile(root: ET.Element) -> bool:
@@ -119,9 +122,10 @@ def _linear_evaluator(path: Path, where: str, ev: ET.Element, values: list[Any]
     return {v: min(1.0, max(0.0, offset + slope * (v - low))) for v in values}
 
 
-def read_profile(path: Path, root: ET.Element, issues: dict[str, list[Any]]
-                 ) -> tuple[dict[str, Any], float, float]:
-    """(linear_additive utility spec, reservation value, discount factor) of a profile."""
+def read_profile(path: Path, root: ET.Element, issues: dict[str, list[Any]],
+                 notes: list[str] | None = None) -> tuple[dict[str, Any], float, float]:
+    """(linear_additive utility spec, reservation value, discount factor) of a profile;
+    sentences about what a person importing it should know are added to ``notes``."""
     objective = _objective(path, root)
     by_index: dict[str, str] = {}
     scores: dict[str, dict[Any, float]] = {}
@@ -153,10 +157,16 @@ def read_profile(path: Path, root: ET.Element, issues: dict[str, list[Any]]
             top = max(evals.values())
             if min(evals.values()) < 0:
                 raise FormatError(str(path), where, "negative evaluation")
-            if top <= 0:
-                raise FormatError(str(path), where, "every evaluation is 0 (Genius divides "
-                                  "by the largest)")
-            evals = {v: e / top for v, e in evals.items()}
+            if top < GENIUS_MIN_MAX_EVALUATION:
+                # Genius's EvaluatorDiscrete.normalize: every value of such an issue is
+                # worth 0 (ANAC 2015's zoning plan has an issue one party scores all 0)
+                evals = dict.fromkeys(evals, 0.0)
+                if notes is not None:
+                    notes.append(f"{path.name}: every evaluation of issue {name!r} is 0 "
+                                 "(below 0.00001), so the issue adds nothing to this "
+                                 "party's utility (as in Genius).")
+            else:
+                evals = {v: e / top for v, e in evals.items()}
         scores[name] = evals
     missing_issues = [n for n in issues if n not in scores]
     if missing_issues:
@@ -214,8 +224,9 @@ class GeniusImporter:
         issues = read_domain(dpath, droot)
         parties: dict[str, Any] = {}
         taken: set[str] = set()
+        notes: list[str] = []
         for ppath, proot in profiles:
-            utility, reservation, discount = read_profile(ppath, proot, issues)
+            utility, reservation, discount = read_profile(ppath, proot, issues, notes)
             pname = party_name(ppath, taken)
             parties[pname] = {"batna": reservation, "utility": utility}
             if discount < 1:  # the key is left out when there is no discount
@@ -224,4 +235,4 @@ class GeniusImporter:
         desc = f"Imported from Genius XML {dpath.name} with profiles " + ", ".join(
             p.name for p, _ in profiles) + "."
         data = {"name": name, "description": desc, "issues": issues, "parties": parties}
-        return Imported(data)
+        return Imported(data, tuple(notes))
