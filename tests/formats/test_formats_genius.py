@@ -328,3 +328,36 @@ def test_an_issue_whose_evaluations_are_all_zero_is_worth_zero(tmp_path: Path) -
     assert any("'Food'" in n and "party1_utility.xml" in n for n in imported.notes)
     res = runner.invoke(app, ["import", "genius", str(folder), "--out", str(tmp_path / "o")])
     assert res.exit_code == 0, res.output
+
+
+def test_linear_evaluator_float_noise_is_written_as_zero(tmp_path: Path) -> None:
+    """ANAC 2015's KillerRobot_util3.xml: offset 1.0 + slope -0.02040816326530612 x 49
+    is 1.1e-16, not 0, in floating point; the scenario loader refuses a non-zero number
+    below 1e-15, so the import was written but `accord run genius:...` and the written
+    file failed. Here 0.9 - 0.3 x 3 makes the same noise."""
+    folder = _copy(tmp_path)
+    _edit(folder / "party1_utility.xml", 'slope="0.4" offset="0.1"', 'slope="-0.3" offset="0.9"')
+    values = import_path("genius", str(folder)).data["parties"]["party1_utility"]
+    assert values["utility"]["values"]["Hours"][4] == 0.0
+    res = runner.invoke(app, ["import", "genius", str(folder), "--out", str(tmp_path / "o"),
+                              "--json"])
+    assert res.exit_code == 0, res.output
+    load_scenario(json.loads(res.stdout)["written"])
+    res = runner.invoke(app, ["analyze", f"genius:{folder}", "--json"])
+    assert res.exit_code == 0, res.output
+
+
+@pytest.mark.parametrize("value", ["1e-300", "1e300"])
+def test_a_number_no_scenario_file_can_hold_names_the_file(tmp_path: Path, value: str) -> None:
+    """An evaluation the scenario loader would refuse (too small or too large) is an
+    error naming the profile and the item, not a file written that accord cannot read."""
+    folder = _copy(tmp_path)
+    _edit(folder / "party2_utility.xml", 'evaluation="6"', f'evaluation="{value}"')
+    with pytest.raises(FormatError) as err:
+        import_path("genius", str(folder))
+    assert err.value.source.endswith("party2_utility.xml")
+    assert err.value.element == "issue 'Food' item 'Finger-Food' evaluation"
+    out = tmp_path / "o"
+    res = runner.invoke(app, ["import", "genius", str(folder), "--out", str(out)])
+    assert res.exit_code == 2 and "party2_utility.xml" in res.output
+    assert not out.exists() or not any(out.iterdir())

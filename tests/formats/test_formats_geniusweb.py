@@ -192,3 +192,16 @@ def test_class_name_spelling_and_null_reservation_bid(tmp_path: Path) -> None:
     _rewrite(folder / "jobs2.json", respell)
     assert '"DiscreteValueSetUtilities"' in (folder / "jobs2.json").read_text(encoding="utf-8")
     assert import_path("geniusweb", str(folder)).data == import_path("geniusweb", str(JOBS)).data
+
+
+def test_number_utilities_float_noise_is_written_as_zero(tmp_path: Path) -> None:
+    """0.1 + (0.0 - 0.1) x (1.0 - 0.2) / (1.0 - 0.2) is -1.4e-17 in floating point, not 0;
+    the scenario loader refuses a non-zero number below 1e-15, so `accord run
+    geniusweb:...` failed on a profile whose line reaches utility 0 at its high value."""
+    folder = _copy(tmp_path)
+    _rewrite(folder / "jobs1.json", _set("issueUtilities", "fte", value={"numberutils": {
+        "lowValue": 0.2, "lowUtility": 0.1, "highValue": 1.0, "highUtility": 0.0}}))
+    party = import_path("geniusweb", str(folder)).data["parties"]["jobs1"]
+    assert party["utility"]["values"]["fte"]["1"] == 0.0
+    res = runner.invoke(app, ["analyze", f"geniusweb:{folder}", "--json"])
+    assert res.exit_code == 0, res.output

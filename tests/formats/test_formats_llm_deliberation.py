@@ -197,6 +197,11 @@ def test_a_party_prompt_carries_the_game_its_briefing_and_persona() -> None:
      "DoT.txt", "line 3", "5, 4, 5] options"),
     (lambda d: _replace(d / "scores_files" / "mayor.txt", "14, 8, 0", "14, x, 0"),
      "mayor.txt", "line 1 option 2", "'x' is not a number"),
+    # a score no accord scenario file can hold (the file was written, then unreadable)
+    (lambda d: _replace(d / "scores_files" / "mayor.txt", "14, 8, 0", "14, 1e-300, 0"),
+     "mayor.txt", "line 1 option 2", "too small"),
+    (lambda d: _replace(d / "scores_files" / "mayor.txt", "\n30", "\n1e20"),
+     "mayor.txt", "line 6 (minimum threshold)", "out of range"),
     (lambda d: _replace(d / "config.txt", "Other cities,other_cities,player",
                         "Other cities,other_cities,p3"), "config.txt", "line 2 role",
      "unknown role 'p3'"),

@@ -19,6 +19,10 @@ from accord.core.safeload import LoadError, clip, decode, read_bytes
 
 #: the largest file an importer reads (the field's biggest ANAC domains are well below)
 MAX_FILE_BYTES = 8 * 1024 * 1024
+#: a utility or weight an importer computes that is closer to 0 than this is float noise
+#: (ANAC 2015's KillerRobot: 1.0 - 49 x 0.02040816326530612 = 1.1e-16) and is written as 0,
+#: which the scenario loader also requires (it refuses non-zero numbers below 1e-15)
+NOISE = 1e-12
 
 
 class FormatError(ValueError):
@@ -57,6 +61,11 @@ class Importer(Protocol):
     def read(self, path: str) -> Imported:
         """The scenario held by ``path`` (a folder or ``file1,file2,...``)."""
         ...
+
+
+def tidy(value: float) -> float:
+    """A computed number with float noise around 0 made 0 (see :data:`NOISE`)."""
+    return 0.0 if abs(value) < NOISE else value
 
 
 def read_file_text(path: str | os.PathLike[str], max_bytes: int = MAX_FILE_BYTES) -> str:
@@ -109,4 +118,4 @@ def normalised_weights(source: str, element: str, weights: dict[str, float]
                           "positive")
     if abs(total - 1.0) <= 1e-9:
         return dict(weights)  # already normalised: keep the file's numbers exactly
-    return {k: v / total for k, v in weights.items()}
+    return {k: tidy(v / total) for k, v in weights.items()}

@@ -30,6 +30,7 @@ from accord.formats.base import (
     input_files,
     normalised_weights,
     party_name,
+    tidy,
 )
 from accord.formats.xmlsafe import integer, number, parse_xml
 
@@ -119,7 +120,7 @@ def _linear_evaluator(path: Path, where: str, ev: ET.Element, values: list[Any]
         top = number(path, f"{where} evaluator utilHighestValue", ev.get("utilHighestValue"))
         slope = (top - offset) / (high - low) if high > low else 0.0
     # as Genius's EvaluatorInteger: offset + slope x (value - lowerbound), clamped to [0, 1]
-    return {v: min(1.0, max(0.0, offset + slope * (v - low))) for v in values}
+    return {v: tidy(min(1.0, max(0.0, offset + slope * (v - low)))) for v in values}
 
 
 def read_profile(path: Path, root: ET.Element, issues: dict[str, list[Any]],
@@ -166,7 +167,7 @@ def read_profile(path: Path, root: ET.Element, issues: dict[str, list[Any]],
                                  "(below 0.00001), so the issue adds nothing to this "
                                  "party's utility (as in Genius).")
             else:
-                evals = {v: e / top for v, e in evals.items()}
+                evals = {v: tidy(e / top) for v, e in evals.items()}
         scores[name] = evals
     missing_issues = [n for n in issues if n not in scores]
     if missing_issues:

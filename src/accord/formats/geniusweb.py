@@ -39,6 +39,7 @@ from accord.formats.base import (
     normalised_weights,
     party_name,
     read_file_text,
+    tidy,
 )
 
 ROOT = "LinearAdditiveUtilitySpace"
@@ -182,7 +183,7 @@ def _issue_utilities(path: Path, name: str, spec: Any, values: list[Any]) -> dic
             if x < lv or x > hv:
                 result[v] = 0.0
             else:
-                result[v] = lu if hv == lv else lu + (hu - lu) * (x - lv) / (hv - lv)
+                result[v] = lu if hv == lv else tidy(lu + (hu - lu) * (x - lv) / (hv - lv))
         return result
     raise FormatError(str(path), where, "expected \"discreteutils\" "
                       "(\"DiscreteValueSetUtilities\") or \"numberutils\" "
@@ -230,6 +231,7 @@ def read_profile(path: Path, doc: Any) -> tuple[dict[str, list[Any]], dict[str, 
                 raise FormatError(str(path), f"reservationBid.issuevalues.{name}",
                                   f"unknown value {v!r}")
             batna += weights[name] * scores[name][value]
+    batna = tidy(batna)
     utility = {"type": "linear_additive", "weights": weights,
                "values": {n: {v: scores[n][v] for v in issues[n]} for n in issues}}
     return issues, utility, batna, domain

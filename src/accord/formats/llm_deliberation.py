@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from accord.agents.personas import PERSONAS
+from accord.core.loadlimits import number_problem
 from accord.formats.base import FormatError, Imported, read_file_text
 
 #: the roles of ``config.txt``
@@ -61,6 +62,9 @@ def _number(path: Path, where: str, text: str) -> float | int:
         raise FormatError(str(path), where, f"{text!r} is not a number") from None
     if value != value or value in (float("inf"), float("-inf")):
         raise FormatError(str(path), where, f"{text!r} is not a finite number")
+    problem = number_problem(value)  # what an accord scenario file may hold
+    if problem is not None:
+        raise FormatError(str(path), where, problem)
     return int(value) if value.is_integer() else value
 
 

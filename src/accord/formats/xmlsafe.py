@@ -11,6 +11,7 @@ import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from accord.core.loadlimits import number_problem
 from accord.formats.base import MAX_FILE_BYTES, FormatError, read_file_text
 
 _DECLS = re.compile(r"<!\s*(DOCTYPE|ENTITY)", re.IGNORECASE)
@@ -43,6 +44,9 @@ def number(path: Path, element: str, text: str | None) -> float:
         raise FormatError(str(path), element, f"not a number: {text[:40]!r}") from None
     if value != value or value in (float("inf"), float("-inf")):
         raise FormatError(str(path), element, f"not a finite number: {text[:40]!r}")
+    problem = number_problem(value)  # what an accord scenario file may hold
+    if problem is not None:
+        raise FormatError(str(path), element, problem)
     return value
 
 
