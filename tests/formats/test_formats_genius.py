@@ -361,3 +361,24 @@ def test_a_number_no_scenario_file_can_hold_names_the_file(tmp_path: Path, value
     res = runner.invoke(app, ["import", "genius", str(folder), "--out", str(out)])
     assert res.exit_code == 2 and "party2_utility.xml" in res.output
     assert not out.exists() or not any(out.iterdir())
+
+
+def test_a_nonlinear_profile_is_named_as_such(tmp_path: Path) -> None:
+    """ANAC 2014's profiles are nonlinear (<utility_space type="nonlinear"> with
+    hyperRectangle constraints, no weights): they were taken for domain files and the
+    error was 'expected exactly one domain file, found' all three files."""
+    folder = _copy(tmp_path)
+    (folder / "party2_utility.xml").write_text(
+        '<utility_space type="nonlinear">\n<objective index="0" name="root" '
+        'type="objective" etype="objective">\n<issue index="1" name="Food" type="discrete" '
+        'etype="discrete"/>\n<utility maxutility="49">\n<ufun type="PlainUfun" weight="1" '
+        'aggregation="sum">\n<hyperRectangle utility="49">\n<INCLUDES index="1" min="0" '
+        'max="1"/>\n</hyperRectangle>\n</ufun>\n</utility>\n</objective>\n'
+        '<discount_factor value="0.5"/>\n<reservation value="0.75"/>\n</utility_space>\n',
+        encoding="utf-8")
+    with pytest.raises(FormatError) as err:
+        import_path("genius", str(folder))
+    assert err.value.source.endswith("party2_utility.xml")
+    assert "nonlinear utility space" in err.value.problem
+    res = runner.invoke(app, ["import", "genius", str(folder), "--out", str(tmp_path / "o")])
+    assert res.exit_code == 2 and "party2_utility.xml" in res.output and "nonlinear" in res.output

@@ -42,9 +42,17 @@ GENIUS_MIN_MAX_EVALUATION = 0.00001
 
 
 def is_profile(root: ET.Element) -> bool:
-    """Whether a Genius XML root is a profile (it has weights or evaluations), not a domain."""
+    """Whether a Genius XML root is a profile (it has weights or evaluations, or is a
+    nonlinear utility space), not a domain."""
     return root.find(".//weight") is not None or any(
-        "evaluation" in item.attrib for item in root.iter("item"))
+        "evaluation" in item.attrib for item in root.iter("item")) or is_nonlinear(root)
+
+
+def is_nonlinear(root: ET.Element) -> bool:
+    """Whether a Genius XML root is a nonlinear utility space (ANAC 2014's profiles:
+    ``<utility_space type="nonlinear">`` with ``<utility>``/``<ufun>`` constraints)."""
+    return ((root.tag == "utility_space" and (root.get("type") or "").lower() == "nonlinear")
+            or root.find(".//ufun") is not None or root.find(".//hyperRectangle") is not None)
 
 
 def _objective(path: Path, root: ET.Element) -> ET.Element:
@@ -127,6 +135,11 @@ def read_profile(path: Path, root: ET.Element, issues: dict[str, list[Any]],
                  notes: list[str] | None = None) -> tuple[dict[str, Any], float, float]:
     """(linear_additive utility spec, reservation value, discount factor) of a profile;
     sentences about what a person importing it should know are added to ``notes``."""
+    if is_nonlinear(root):
+        raise FormatError(str(path), "utility_space", "a nonlinear utility space (utilities "
+                          "of constraints, <ufun>/<hyperRectangle>, as ANAC 2014's domains "
+                          "have) is not supported: accord imports linear additive profiles "
+                          "(issue weights and evaluations)")
     objective = _objective(path, root)
     by_index: dict[str, str] = {}
     scores: dict[str, dict[Any, float]] = {}
