@@ -205,3 +205,24 @@ def test_number_utilities_float_noise_is_written_as_zero(tmp_path: Path) -> None
     assert party["utility"]["values"]["fte"]["1"] == 0.0
     res = runner.invoke(app, ["analyze", f"geniusweb:{folder}", "--json"])
     assert res.exit_code == 0, res.output
+
+
+def test_an_anl_domain_folder_with_its_specials_file_imports(tmp_path: Path) -> None:
+    """The ANL domains (domains/domainNN/ of the ANL 2022-2023 templates) hold
+    domainNN.json, profileA.json, profileB.json and specials.json, a precomputed analysis;
+    the folder was refused ('specials.json: wrong root'). The analysis is left unread."""
+    folder = _copy(tmp_path)
+    bid = {"salary": "3000", "lease car": "yes", "fte": 0.8}
+    (folder / "specials.json").write_text(json.dumps({
+        "size": 18, "opposition": 0.3,
+        "nash": {"bid": bid, "utility": [0.8, 0.6]},
+        "kalai": {"bid": bid, "utility": [0.8, 0.6]},
+        "pareto_front": [{"bid": bid, "utility": [0.8, 0.6]}]}, indent=2), encoding="utf-8")
+    imported = import_path("geniusweb", str(folder))
+    assert imported.data == import_path("geniusweb", str(JOBS)).data
+    assert any("specials.json" in n and "not a profile" in n for n in imported.notes)
+    res = runner.invoke(app, ["analyze", f"geniusweb:{folder}", "--json"])
+    assert res.exit_code == 0, res.output
+    (folder / "specials.json").write_text('{"size": 18}', encoding="utf-8")  # not ANL's
+    with pytest.raises(FormatError, match=r"specials.json: wrong root"):
+        import_path("geniusweb", str(folder))

@@ -49,6 +49,15 @@ DISCRETE_KEYS = ("discreteutils", "DiscreteValueSetUtilities")
 NUMBER_KEYS = ("numberutils", "NumberValueSetUtilities")
 #: a number range is expanded to at most this many values
 MAX_RANGE_VALUES = 10_000
+#: the keys of the analysis file the ANL domains carry next to their profiles
+#: (``domains/domainNN/specials.json``: size, opposition, nash, kalai, pareto_front)
+ANL_ANALYSIS_KEYS = frozenset({"nash", "kalai", "pareto_front"})
+
+
+def is_anl_analysis(doc: Any) -> bool:
+    """Whether a JSON document is an ANL domain's precomputed analysis, not a profile."""
+    return (isinstance(doc, dict) and ROOT not in doc and "issuesValues" not in doc
+            and set(doc) >= ANL_ANALYSIS_KEYS)
 
 
 def _load(path: Path) -> Any:
@@ -247,6 +256,10 @@ class GeniusWebImporter:
     def read(self, path: str) -> Imported:
         files = input_files(path, ".json")
         docs = [(f, _load(f)) for f in files]
+        notes = [f"{f.name} is the ANL domain's precomputed analysis (Nash, Kalai, Pareto "
+                 "front), not a profile; it was not read (accord analyze computes its own)."
+                 for f, d in docs if is_anl_analysis(d)]
+        docs = [(f, d) for f, d in docs if not is_anl_analysis(d)]
         domain_docs = [(f, d) for f, d in docs
                        if isinstance(d, dict) and "issuesValues" in d and ROOT not in d]
         profiles = [(f, d) for f, d in docs if (f, d) not in domain_docs]
@@ -273,4 +286,4 @@ class GeniusWebImporter:
         desc = "Imported from GeniusWeb JSON profiles " + ", ".join(
             f.name for f, _ in profiles) + "."
         data = {"name": name, "description": desc, "issues": issues0, "parties": parties}
-        return Imported(data)
+        return Imported(data, tuple(notes))
