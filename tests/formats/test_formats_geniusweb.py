@@ -226,3 +226,18 @@ def test_an_anl_domain_folder_with_its_specials_file_imports(tmp_path: Path) -> 
     (folder / "specials.json").write_text('{"size": 18}', encoding="utf-8")  # not ANL's
     with pytest.raises(FormatError, match=r"specials.json: wrong root"):
         import_path("geniusweb", str(folder))
+
+
+def test_a_json_syntax_error_gives_its_line_and_column(tmp_path: Path) -> None:
+    """A truncated profile said only 'invalid JSON: Unterminated string starting at',
+    without the place: the parser's line and column were dropped."""
+    folder = _copy(tmp_path)
+    text = (folder / "jobs2.json").read_text(encoding="utf-8")
+    start = text.index('"lease car"', text.index("issueUtilities"))  # the string cut open
+    (folder / "jobs2.json").write_text(text[:start + 4], encoding="utf-8")
+    line, column = text[:start].count("\n") + 1, start - text.rfind("\n", 0, start)
+    with pytest.raises(FormatError) as err:
+        import_path("geniusweb", str(folder))
+    assert err.value.element == f"line {line} column {column}"
+    assert str(err.value).startswith(f"{folder / 'jobs2.json'}: line {line} column ")
+    assert "Unterminated string" in err.value.problem

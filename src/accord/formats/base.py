@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from accord.core.safeload import LoadError, clip, decode, read_bytes
+from accord.core.safeload import LoadError, clip, decode, parse_json, read_bytes
 
 #: the largest file an importer reads (the field's biggest ANAC domains are well below)
 MAX_FILE_BYTES = 8 * 1024 * 1024
@@ -74,6 +74,16 @@ def read_file_text(path: str | os.PathLike[str], max_bytes: int = MAX_FILE_BYTES
         return decode(read_bytes(path, max_bytes), os.fspath(path))
     except LoadError as exc:
         raise FormatError(os.fspath(path), "<file>", exc.problem) from None
+
+
+def read_json(path: Path) -> Any:
+    """The parsed JSON of ``path`` (within the load budgets); :class:`FormatError` naming the
+    file and, for a syntax error, its line and column."""
+    try:
+        return parse_json(read_file_text(path), str(path)).data
+    except LoadError as exc:
+        where = exc.key_text("<json>") if exc.key or not exc.line else exc.position
+        raise FormatError(str(path), where, exc.problem) from None
 
 
 def input_files(path: str, suffix: str) -> list[Path]:

@@ -31,14 +31,13 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from accord.core.safeload import LoadError, parse_json
 from accord.formats.base import (
     FormatError,
     Imported,
     input_files,
     normalised_weights,
     party_name,
-    read_file_text,
+    read_json,
     tidy,
 )
 
@@ -61,10 +60,7 @@ def is_anl_analysis(doc: Any) -> bool:
 
 
 def _load(path: Path) -> Any:
-    try:
-        return parse_json(read_file_text(path), str(path)).data
-    except LoadError as exc:
-        raise FormatError(str(path), exc.key_text("<json>"), exc.problem) from None
+    return read_json(path)
 
 
 def _obj(path: Path, element: str, value: Any) -> dict[str, Any]:
