@@ -63,9 +63,9 @@ class Importer(Protocol):
         ...
 
 
-def tidy(value: float) -> float:
-    """A computed number with float noise around 0 made 0 (see :data:`NOISE`)."""
-    return 0.0 if abs(value) < NOISE else value
+def tidy(value: float, noise: float = NOISE) -> float:
+    """A number within ``noise`` of 0 made 0 (see :data:`NOISE`)."""
+    return 0.0 if abs(value) < noise else value
 
 
 def read_file_text(path: str | os.PathLike[str], max_bytes: int = MAX_FILE_BYTES) -> str:

@@ -11,7 +11,8 @@ lowerbound)`` clamped to [0, 1] as in Genius), ``weight index=... value=...`` pe
 
 As Genius does, a discrete issue's evaluations are normalised by their maximum (the
 utility of a value is its evaluation over the issue's largest evaluation, and 0 when every
-evaluation is 0) and the weights are scaled to sum 1. The reservation value becomes the
+evaluation is 0) and the weights are scaled to sum 1 (Genius uses them as written; the
+import notes a sum off by more than 0.001). The reservation value becomes the
 party's BATNA, and a ``discount_factor`` below 1 the party's ``discount``: accord discounts
 utilities and the BATNA as Genius does, ``u * d ** t`` with ``t`` the relative time
 (:mod:`accord.core.discount`). A factor of 0 or 1 means no discount in Genius (its
@@ -36,6 +37,8 @@ from accord.formats.xmlsafe import integer, number, parse_xml
 
 #: an integer issue is expanded to at most this many values
 MAX_INTEGER_VALUES = 10_000
+#: weights summing to 1 within this are not noted when scaled (ANAC's Laptop: 1.000052)
+WEIGHT_SUM_NOTED = 0.001
 #: a discrete issue whose largest evaluation is below this is worth 0 in every value
 #: (Genius's ``EvaluatorDiscrete.normalize`` returns 0 rather than divide by it)
 GENIUS_MIN_MAX_EVALUATION = 0.00001
@@ -199,7 +202,14 @@ def read_profile(path: Path, root: ET.Element, issues: dict[str, list[Any]],
     for name in issues:
         if name not in weights:
             raise FormatError(str(path), f"weight of issue {name!r}", "missing weight")
+    total = sum(weights.values())
     weights = normalised_weights(str(path), "weight", weights)
+    if notes is not None and abs(total - 1.0) > WEIGHT_SUM_NOTED:
+        # Genius's AdditiveUtilitySpace reads a profile's weights as written (its
+        # utility is capped at 1), so the scaled utilities differ from Genius's
+        notes.append(f"{path.name}: the issue weights sum to {total:.6g}, not 1; accord "
+                     "scales them to sum 1, while Genius uses them as written (capping a "
+                     f"utility at 1): utilities here are Genius's divided by {total:.6g}.")
     res = root.find(".//reservation")
     reservation = 0.0 if res is None else number(path, "reservation value", res.get("value"))
     disc = root.find(".//discount_factor")
