@@ -192,3 +192,52 @@ def test_class_name_spelling_and_null_reservation_bid(tmp_path: Path) -> None:
     _rewrite(folder / "jobs2.json", respell)
     assert '"DiscreteValueSetUtilities"' in (folder / "jobs2.json").read_text(encoding="utf-8")
     assert import_path("geniusweb", str(folder)).data == import_path("geniusweb", str(JOBS)).data
+
+
+def test_number_utilities_float_noise_is_written_as_zero(tmp_path: Path) -> None:
+    """0.1 + (0.0 - 0.1) x (1.0 - 0.2) / (1.0 - 0.2) is -1.4e-17 in floating point, not 0;
+    the scenario loader refuses a non-zero number below 1e-15, so `accord run
+    geniusweb:...` failed on a profile whose line reaches utility 0 at its high value."""
+    folder = _copy(tmp_path)
+    _rewrite(folder / "jobs1.json", _set("issueUtilities", "fte", value={"numberutils": {
+        "lowValue": 0.2, "lowUtility": 0.1, "highValue": 1.0, "highUtility": 0.0}}))
+    party = import_path("geniusweb", str(folder)).data["parties"]["jobs1"]
+    assert party["utility"]["values"]["fte"]["1"] == 0.0
+    res = runner.invoke(app, ["analyze", f"geniusweb:{folder}", "--json"])
+    assert res.exit_code == 0, res.output
+
+
+def test_an_anl_domain_folder_with_its_specials_file_imports(tmp_path: Path) -> None:
+    """The ANL domains (domains/domainNN/ of the ANL 2022-2023 templates) hold
+    domainNN.json, profileA.json, profileB.json and specials.json, a precomputed analysis;
+    the folder was refused ('specials.json: wrong root'). The analysis is left unread."""
+    folder = _copy(tmp_path)
+    bid = {"salary": "3000", "lease car": "yes", "fte": 0.8}
+    (folder / "specials.json").write_text(json.dumps({
+        "size": 18, "opposition": 0.3,
+        "nash": {"bid": bid, "utility": [0.8, 0.6]},
+        "kalai": {"bid": bid, "utility": [0.8, 0.6]},
+        "pareto_front": [{"bid": bid, "utility": [0.8, 0.6]}]}, indent=2), encoding="utf-8")
+    imported = import_path("geniusweb", str(folder))
+    assert imported.data == import_path("geniusweb", str(JOBS)).data
+    assert any("specials.json" in n and "not a profile" in n for n in imported.notes)
+    res = runner.invoke(app, ["analyze", f"geniusweb:{folder}", "--json"])
+    assert res.exit_code == 0, res.output
+    (folder / "specials.json").write_text('{"size": 18}', encoding="utf-8")  # not ANL's
+    with pytest.raises(FormatError, match=r"specials.json: wrong root"):
+        import_path("geniusweb", str(folder))
+
+
+def test_a_json_syntax_error_gives_its_line_and_column(tmp_path: Path) -> None:
+    """A truncated profile said only 'invalid JSON: Unterminated string starting at',
+    without the place: the parser's line and column were dropped."""
+    folder = _copy(tmp_path)
+    text = (folder / "jobs2.json").read_text(encoding="utf-8")
+    start = text.index('"lease car"', text.index("issueUtilities"))  # the string cut open
+    (folder / "jobs2.json").write_text(text[:start + 4], encoding="utf-8")
+    line, column = text[:start].count("\n") + 1, start - text.rfind("\n", 0, start)
+    with pytest.raises(FormatError) as err:
+        import_path("geniusweb", str(folder))
+    assert err.value.element == f"line {line} column {column}"
+    assert str(err.value).startswith(f"{folder / 'jobs2.json'}: line {line} column ")
+    assert "Unterminated string" in err.value.problem

@@ -197,6 +197,9 @@ def test_a_party_prompt_carries_the_game_its_briefing_and_persona() -> None:
      "DoT.txt", "line 3", "5, 4, 5] options"),
     (lambda d: _replace(d / "scores_files" / "mayor.txt", "14, 8, 0", "14, x, 0"),
      "mayor.txt", "line 1 option 2", "'x' is not a number"),
+    # a number no accord scenario file can hold (the file was written, then unreadable)
+    (lambda d: _replace(d / "scores_files" / "mayor.txt", "\n30", "\n1e20"),
+     "mayor.txt", "line 6 (minimum threshold)", "out of range"),
     (lambda d: _replace(d / "config.txt", "Other cities,other_cities,player",
                         "Other cities,other_cities,p3"), "config.txt", "line 2 role",
      "unknown role 'p3'"),
@@ -389,3 +392,14 @@ def test_six_parties_over_the_stub_server_and_the_prompt_a_model_gets(stub_env) 
                  render_chat(env[0].messages))
     system = env[0].messages[0]["content"]
     assert "Issue B (max score 55)" in system and "D1 (35)" not in system
+
+
+def test_a_score_below_what_a_scenario_file_holds_is_read_as_zero(tmp_path: Path) -> None:
+    """1e-300 was imported as is, and the written file (and `accord run
+    llm-deliberation:...`) was then refused as 'too small to mean anything'."""
+    case = _copy(tmp_path)
+    _replace(case / "scores_files" / "mayor.txt", "14, 8, 0", "14, 1e-300, 0")
+    data = import_path("llm-deliberation", str(case)).data
+    assert data["parties"]["Mayor"]["utility"]["values"]["A"] == {"A1": 14, "A2": 0, "A3": 0}
+    res = runner.invoke(app, ["analyze", f"llm-deliberation:{case}", "--json"])
+    assert res.exit_code == 0, res.output

@@ -233,3 +233,31 @@ def test_mutated_values_import_or_fail_cleanly(tmp_path: Path, fmt: str, folder:
             assert exc.key
 
     check()
+
+
+class _TinyNumberImporter(_TinyImporter):
+    """The tiny format, with a utility no scenario file may hold (below 1e-15)."""
+
+    name = "tinynumber"
+
+    def read(self, path: str) -> Imported:
+        imported = super().read(path)
+        imported.data["parties"]["a"]["utility"]["values"]["x"]["mid"] = 1e-300
+        return imported
+
+
+def test_import_checks_the_file_it_writes_as_accord_will_read_it(tmp_path: Path) -> None:
+    """`accord import` checked the imported data, not the YAML it writes; the YAML loader's
+    number budget then refused the written file (and `accord run FORMAT:PATH`). It now
+    reads the text it is about to write and writes nothing when that cannot load."""
+    src = tmp_path / "values.txt"
+    src.write_text("low mid high", encoding="utf-8")
+    out = tmp_path / "out"
+    register_format(_TinyNumberImporter())
+    try:
+        res = CliRunner().invoke(app, ["import", "tinynumber", str(src), "--out", str(out)])
+    finally:
+        _REGISTERED.pop("tinynumber", None)
+    assert res.exit_code == 2, res.output
+    assert "too small" in res.output and "parties.a.utility.values.x.mid" in res.output
+    assert not out.exists()

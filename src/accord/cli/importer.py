@@ -39,13 +39,14 @@ def import_command(
     if fmt == LOG_FORMAT:  # --out is the store (the CLI's one spelling for results)
         _import_logs(path, out if out != Path(".") else None, as_json)
         return
-    from accord.domains.bargaining.load import ScenarioError, parse_scenario
-    from accord.formats import FormatError, import_path, write_scenario
+    from accord.domains.bargaining.load import ScenarioError, parse_text
+    from accord.formats import FormatError, import_path, scenario_yaml, write_scenario
     from accord.formats.write import file_name
 
     try:
         imported = import_path(fmt, path)
-        scenario = parse_scenario(imported.data, f"{fmt}:{path}")  # refuse what cannot load
+        # the text to be written, read as accord will read the file: refuse what cannot load
+        scenario = parse_text(scenario_yaml(imported), f"{fmt}:{path}")
     except (FormatError, ScenarioError) as exc:
         raise c.fail(str(exc)) from None
     target = out / file_name(imported.data)

@@ -15,10 +15,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from accord.core.safeload import LoadError, clip, decode, read_bytes
+from accord.core.safeload import LoadError, clip, decode, parse_json, read_bytes
 
 #: the largest file an importer reads (the field's biggest ANAC domains are well below)
 MAX_FILE_BYTES = 8 * 1024 * 1024
+#: a utility or weight an importer computes that is closer to 0 than this is float noise
+#: (ANAC 2015's KillerRobot: 1.0 - 49 x 0.02040816326530612 = 1.1e-16) and is written as 0,
+#: which the scenario loader also requires (it refuses non-zero numbers below 1e-15)
+NOISE = 1e-12
 
 
 class FormatError(ValueError):
@@ -59,12 +63,27 @@ class Importer(Protocol):
         ...
 
 
+def tidy(value: float, noise: float = NOISE) -> float:
+    """A number within ``noise`` of 0 made 0 (see :data:`NOISE`)."""
+    return 0.0 if abs(value) < noise else value
+
+
 def read_file_text(path: str | os.PathLike[str], max_bytes: int = MAX_FILE_BYTES) -> str:
     """A regular UTF-8 file of at most ``max_bytes``; :class:`FormatError` otherwise."""
     try:
         return decode(read_bytes(path, max_bytes), os.fspath(path))
     except LoadError as exc:
         raise FormatError(os.fspath(path), "<file>", exc.problem) from None
+
+
+def read_json(path: Path) -> Any:
+    """The parsed JSON of ``path`` (within the load budgets); :class:`FormatError` naming the
+    file and, for a syntax error, its line and column."""
+    try:
+        return parse_json(read_file_text(path), str(path)).data
+    except LoadError as exc:
+        where = exc.key_text("<json>") if exc.key or not exc.line else exc.position
+        raise FormatError(str(path), where, exc.problem) from None
 
 
 def input_files(path: str, suffix: str) -> list[Path]:
@@ -109,4 +128,4 @@ def normalised_weights(source: str, element: str, weights: dict[str, float]
                           "positive")
     if abs(total - 1.0) <= 1e-9:
         return dict(weights)  # already normalised: keep the file's numbers exactly
-    return {k: v / total for k, v in weights.items()}
+    return {k: tidy(v / total) for k, v in weights.items()}

@@ -10,10 +10,11 @@ lowerbound)`` clamped to [0, 1] as in Genius), ``weight index=... value=...`` pe
 ``reservation`` and ``discount_factor`` values.
 
 As Genius does, a discrete issue's evaluations are normalised by their maximum (the
-utility of a value is its evaluation over the issue's largest evaluation) and the
-weights are scaled to sum 1. The reservation value becomes the party's BATNA, and a
-``discount_factor`` below 1 the party's ``discount``: accord discounts utilities and the
-BATNA as Genius does, ``u * d ** t`` with ``t`` the relative time
+utility of a value is its evaluation over the issue's largest evaluation, and 0 when every
+evaluation is 0) and the weights are scaled to sum 1 (Genius uses them as written; the
+import notes a sum off by more than 0.001). The reservation value becomes the
+party's BATNA, and a ``discount_factor`` below 1 the party's ``discount``: accord discounts
+utilities and the BATNA as Genius does, ``u * d ** t`` with ``t`` the relative time
 (:mod:`accord.core.discount`). A factor of 0 or 1 means no discount in Genius (its
 ``discount`` returns the utility unchanged for ``d <= 0`` or ``d >= 1``).
 """
@@ -30,17 +31,31 @@ from accord.formats.base import (
     input_files,
     normalised_weights,
     party_name,
+    tidy,
 )
 from accord.formats.xmlsafe import integer, number, parse_xml
 
 #: an integer issue is expanded to at most this many values
 MAX_INTEGER_VALUES = 10_000
+#: weights summing to 1 within this are not noted when scaled (ANAC's Laptop: 1.000052)
+WEIGHT_SUM_NOTED = 0.001
+#: a discrete issue whose largest evaluation is below this is worth 0 in every value
+#: (Genius's ``EvaluatorDiscrete.normalize`` returns 0 rather than divide by it)
+GENIUS_MIN_MAX_EVALUATION = 0.00001
 
 
 def is_profile(root: ET.Element) -> bool:
-    """Whether a Genius XML root is a profile (it has weights or evaluations), not a domain."""
+    """Whether a Genius XML root is a profile (it has weights or evaluations, or is a
+    nonlinear utility space), not a domain."""
     return root.find(".//weight") is not None or any(
-        "evaluation" in item.attrib for item in root.iter("item"))
+        "evaluation" in item.attrib for item in root.iter("item")) or is_nonlinear(root)
+
+
+def is_nonlinear(root: ET.Element) -> bool:
+    """Whether a Genius XML root is a nonlinear utility space (ANAC 2014's profiles:
+    ``<utility_space type="nonlinear">`` with ``<utility>``/``<ufun>`` constraints)."""
+    return ((root.tag == "utility_space" and (root.get("type") or "").lower() == "nonlinear")
+            or root.find(".//ufun") is not None or root.find(".//hyperRectangle") is not None)
 
 
 def _objective(path: Path, root: ET.Element) -> ET.Element:
@@ -116,12 +131,18 @@ def _linear_evaluator(path: Path, where: str, ev: ET.Element, values: list[Any]
         top = number(path, f"{where} evaluator utilHighestValue", ev.get("utilHighestValue"))
         slope = (top - offset) / (high - low) if high > low else 0.0
     # as Genius's EvaluatorInteger: offset + slope x (value - lowerbound), clamped to [0, 1]
-    return {v: min(1.0, max(0.0, offset + slope * (v - low))) for v in values}
+    return {v: tidy(min(1.0, max(0.0, offset + slope * (v - low)))) for v in values}
 
 
-def read_profile(path: Path, root: ET.Element, issues: dict[str, list[Any]]
-                 ) -> tuple[dict[str, Any], float, float]:
-    """(linear_additive utility spec, reservation value, discount factor) of a profile."""
+def read_profile(path: Path, root: ET.Element, issues: dict[str, list[Any]],
+                 notes: list[str] | None = None) -> tuple[dict[str, Any], float, float]:
+    """(linear_additive utility spec, reservation value, discount factor) of a profile;
+    sentences about what a person importing it should know are added to ``notes``."""
+    if is_nonlinear(root):
+        raise FormatError(str(path), "utility_space", "a nonlinear utility space (utilities "
+                          "of constraints, <ufun>/<hyperRectangle>, as ANAC 2014's domains "
+                          "have) is not supported: accord imports linear additive profiles "
+                          "(issue weights and evaluations)")
     objective = _objective(path, root)
     by_index: dict[str, str] = {}
     scores: dict[str, dict[Any, float]] = {}
@@ -153,10 +174,16 @@ def read_profile(path: Path, root: ET.Element, issues: dict[str, list[Any]]
             top = max(evals.values())
             if min(evals.values()) < 0:
                 raise FormatError(str(path), where, "negative evaluation")
-            if top <= 0:
-                raise FormatError(str(path), where, "every evaluation is 0 (Genius divides "
-                                  "by the largest)")
-            evals = {v: e / top for v, e in evals.items()}
+            if top < GENIUS_MIN_MAX_EVALUATION:
+                # Genius's EvaluatorDiscrete.normalize: every value of such an issue is
+                # worth 0 (ANAC 2015's zoning plan has an issue one party scores all 0)
+                evals = dict.fromkeys(evals, 0.0)
+                if notes is not None:
+                    notes.append(f"{path.name}: every evaluation of issue {name!r} is 0 "
+                                 "(below 0.00001), so the issue adds nothing to this "
+                                 "party's utility (as in Genius).")
+            else:
+                evals = {v: tidy(e / top) for v, e in evals.items()}
         scores[name] = evals
     missing_issues = [n for n in issues if n not in scores]
     if missing_issues:
@@ -175,7 +202,14 @@ def read_profile(path: Path, root: ET.Element, issues: dict[str, list[Any]]
     for name in issues:
         if name not in weights:
             raise FormatError(str(path), f"weight of issue {name!r}", "missing weight")
+    total = sum(weights.values())
     weights = normalised_weights(str(path), "weight", weights)
+    if notes is not None and abs(total - 1.0) > WEIGHT_SUM_NOTED:
+        # Genius's AdditiveUtilitySpace reads a profile's weights as written (its
+        # utility is capped at 1), so the scaled utilities differ from Genius's
+        notes.append(f"{path.name}: the issue weights sum to {total:.6g}, not 1; accord "
+                     "scales them to sum 1, while Genius uses them as written (capping a "
+                     f"utility at 1): utilities here are Genius's divided by {total:.6g}.")
     res = root.find(".//reservation")
     reservation = 0.0 if res is None else number(path, "reservation value", res.get("value"))
     disc = root.find(".//discount_factor")
@@ -214,8 +248,9 @@ class GeniusImporter:
         issues = read_domain(dpath, droot)
         parties: dict[str, Any] = {}
         taken: set[str] = set()
+        notes: list[str] = []
         for ppath, proot in profiles:
-            utility, reservation, discount = read_profile(ppath, proot, issues)
+            utility, reservation, discount = read_profile(ppath, proot, issues, notes)
             pname = party_name(ppath, taken)
             parties[pname] = {"batna": reservation, "utility": utility}
             if discount < 1:  # the key is left out when there is no discount
@@ -224,4 +259,4 @@ class GeniusImporter:
         desc = f"Imported from Genius XML {dpath.name} with profiles " + ", ".join(
             p.name for p, _ in profiles) + "."
         data = {"name": name, "description": desc, "issues": issues, "parties": parties}
-        return Imported(data)
+        return Imported(data, tuple(notes))

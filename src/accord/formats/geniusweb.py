@@ -31,14 +31,14 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from accord.core.safeload import LoadError, parse_json
 from accord.formats.base import (
     FormatError,
     Imported,
     input_files,
     normalised_weights,
     party_name,
-    read_file_text,
+    read_json,
+    tidy,
 )
 
 ROOT = "LinearAdditiveUtilitySpace"
@@ -48,13 +48,19 @@ DISCRETE_KEYS = ("discreteutils", "DiscreteValueSetUtilities")
 NUMBER_KEYS = ("numberutils", "NumberValueSetUtilities")
 #: a number range is expanded to at most this many values
 MAX_RANGE_VALUES = 10_000
+#: the keys of the analysis file the ANL domains carry next to their profiles
+#: (``domains/domainNN/specials.json``: size, opposition, nash, kalai, pareto_front)
+ANL_ANALYSIS_KEYS = frozenset({"nash", "kalai", "pareto_front"})
+
+
+def is_anl_analysis(doc: Any) -> bool:
+    """Whether a JSON document is an ANL domain's precomputed analysis, not a profile."""
+    return (isinstance(doc, dict) and ROOT not in doc and "issuesValues" not in doc
+            and set(doc) >= ANL_ANALYSIS_KEYS)
 
 
 def _load(path: Path) -> Any:
-    try:
-        return parse_json(read_file_text(path), str(path)).data
-    except LoadError as exc:
-        raise FormatError(str(path), exc.key_text("<json>"), exc.problem) from None
+    return read_json(path)
 
 
 def _obj(path: Path, element: str, value: Any) -> dict[str, Any]:
@@ -182,7 +188,7 @@ def _issue_utilities(path: Path, name: str, spec: Any, values: list[Any]) -> dic
             if x < lv or x > hv:
                 result[v] = 0.0
             else:
-                result[v] = lu if hv == lv else lu + (hu - lu) * (x - lv) / (hv - lv)
+                result[v] = lu if hv == lv else tidy(lu + (hu - lu) * (x - lv) / (hv - lv))
         return result
     raise FormatError(str(path), where, "expected \"discreteutils\" "
                       "(\"DiscreteValueSetUtilities\") or \"numberutils\" "
@@ -230,6 +236,7 @@ def read_profile(path: Path, doc: Any) -> tuple[dict[str, list[Any]], dict[str, 
                 raise FormatError(str(path), f"reservationBid.issuevalues.{name}",
                                   f"unknown value {v!r}")
             batna += weights[name] * scores[name][value]
+    batna = tidy(batna)
     utility = {"type": "linear_additive", "weights": weights,
                "values": {n: {v: scores[n][v] for v in issues[n]} for n in issues}}
     return issues, utility, batna, domain
@@ -245,6 +252,10 @@ class GeniusWebImporter:
     def read(self, path: str) -> Imported:
         files = input_files(path, ".json")
         docs = [(f, _load(f)) for f in files]
+        notes = [f"{f.name} is the ANL domain's precomputed analysis (Nash, Kalai, Pareto "
+                 "front), not a profile; it was not read (accord analyze computes its own)."
+                 for f, d in docs if is_anl_analysis(d)]
+        docs = [(f, d) for f, d in docs if not is_anl_analysis(d)]
         domain_docs = [(f, d) for f, d in docs
                        if isinstance(d, dict) and "issuesValues" in d and ROOT not in d]
         profiles = [(f, d) for f, d in docs if (f, d) not in domain_docs]
@@ -271,4 +282,4 @@ class GeniusWebImporter:
         desc = "Imported from GeniusWeb JSON profiles " + ", ".join(
             f.name for f, _ in profiles) + "."
         data = {"name": name, "description": desc, "issues": issues0, "parties": parties}
-        return Imported(data)
+        return Imported(data, tuple(notes))

@@ -36,7 +36,8 @@ from pathlib import Path
 from typing import Any
 
 from accord.agents.personas import PERSONAS
-from accord.formats.base import FormatError, Imported, read_file_text
+from accord.core.loadlimits import MIN_NUMBER, number_problem
+from accord.formats.base import FormatError, Imported, read_file_text, tidy
 
 #: the roles of ``config.txt``
 ROLES = ("p1", "p2", "target", "player")
@@ -61,6 +62,10 @@ def _number(path: Path, where: str, text: str) -> float | int:
         raise FormatError(str(path), where, f"{text!r} is not a number") from None
     if value != value or value in (float("inf"), float("-inf")):
         raise FormatError(str(path), where, f"{text!r} is not a finite number")
+    value = tidy(value, MIN_NUMBER)  # below 1e-15 is 0 to accord
+    problem = number_problem(value)  # what an accord scenario file may hold
+    if problem is not None:
+        raise FormatError(str(path), where, problem)
     return int(value) if value.is_integer() else value
 
 

@@ -53,8 +53,7 @@ from itertools import product
 from pathlib import Path
 from typing import Any
 
-from accord.core.safeload import LoadError, parse_json
-from accord.formats.base import FormatError, Imported, read_file_text
+from accord.formats.base import FormatError, Imported, read_json
 
 #: the money resource of NegotiationArena (``negotiationarena.constants.MONEY_TOKEN``)
 MONEY = "ZUP"
@@ -79,10 +78,7 @@ def log_file(path: str) -> Path:
 
 def load_document(path: Path) -> dict[str, Any]:
     """The parsed JSON object of a NegotiationArena file."""
-    try:
-        doc = parse_json(read_file_text(path), str(path)).data
-    except LoadError as exc:
-        raise FormatError(str(path), exc.key_text("<json>"), exc.problem) from None
+    doc = read_json(path)
     if not isinstance(doc, dict):
         raise FormatError(str(path), "<root>", f"expected a JSON object, got "
                           f"{type(doc).__name__}")

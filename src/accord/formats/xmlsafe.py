@@ -11,7 +11,8 @@ import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from accord.formats.base import MAX_FILE_BYTES, FormatError, read_file_text
+from accord.core.loadlimits import MIN_NUMBER, number_problem
+from accord.formats.base import MAX_FILE_BYTES, FormatError, read_file_text, tidy
 
 _DECLS = re.compile(r"<!\s*(DOCTYPE|ENTITY)", re.IGNORECASE)
 
@@ -43,6 +44,10 @@ def number(path: Path, element: str, text: str | None) -> float:
         raise FormatError(str(path), element, f"not a number: {text[:40]!r}") from None
     if value != value or value in (float("inf"), float("-inf")):
         raise FormatError(str(path), element, f"not a finite number: {text[:40]!r}")
+    value = tidy(value, MIN_NUMBER)  # 2.8e-18 (a NegMAS-written profile) is 0 to accord
+    problem = number_problem(value)  # what an accord scenario file may hold
+    if problem is not None:
+        raise FormatError(str(path), element, problem)
     return value
 
 
