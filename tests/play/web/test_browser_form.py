@@ -68,3 +68,22 @@ def test_a_refused_form_keeps_the_scenario_and_asks_for_the_file_again(
     again = browser.find_element(By.ID, "upload-again")
     assert again.is_displayed() and "Choose your scenario file again" in again.text
 
+
+def test_an_uploaded_scenario_is_called_by_its_name_not_the_servers_path(
+        server: Server, browser: Any, tmp_path: Path) -> None:
+    name = "Laptops <img src=x onerror=window.__pwned=1></script>"
+    text = (DATA / "buyer-seller.yaml").read_text(encoding="utf-8").replace(
+        "name: buyer-seller", f'name: "{name}"', 1)
+    upload = tmp_path / "mine.yaml"
+    upload.write_text(text, encoding="utf-8")
+    _open(browser, server.url)
+    browser.find_element(By.ID, "upload").send_keys(str(upload))
+    Select(browser.find_element(By.ID, "opponent-bargaining")).select_by_value("boulware")
+    browser.find_element(By.ID, "start").click()
+    h1 = WebDriverWait(browser, 20).until(
+        ec.presence_of_element_located((By.ID, "move-form"))) and \
+        browser.find_element(By.TAG_NAME, "h1").text
+    # the scenario's own name, as text; never the file the server saved the upload to
+    assert h1 == f"bargaining: {name} (uploaded)"
+    assert ".yaml" not in h1 and ".yaml" not in browser.title
+    assert browser.execute_script("return window.__pwned") is None
