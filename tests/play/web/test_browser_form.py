@@ -87,3 +87,19 @@ def test_an_uploaded_scenario_is_called_by_its_name_not_the_servers_path(
     assert h1 == f"bargaining: {name} (uploaded)"
     assert ".yaml" not in h1 and ".yaml" not in browser.title
     assert browser.execute_script("return window.__pwned") is None
+
+
+def test_a_game_that_is_gone_says_so_on_a_page_with_a_way_back(server: Server,
+                                                               browser: Any) -> None:
+    import httpx
+
+    browser.get(server.url + "/g/no-such-game")
+    # a page like the others, not a bare "<p>404: ...</p>" with nowhere to go
+    assert browser.find_element(By.TAG_NAME, "h1").text == "Not found"
+    assert "no such game" in browser.find_element(By.ID, "error").text
+    assert browser.find_element(By.TAG_NAME, "header")
+    browser.find_element(By.ID, "again").click()
+    WebDriverWait(browser, 20).until(ec.presence_of_element_located((By.ID, "new-form")))
+    # the game page's poll reads JSON, and a gone game is a 404 it can act on
+    r = httpx.get(server.url + "/g/no-such-game/state")
+    assert r.status_code == 404 and "no such game" in r.json()["error"]
