@@ -132,7 +132,9 @@ def test_bargaining_brief_first_and_debrief_after() -> None:
     assert "Without a deal you would have had 0.4 and seller 0.35." in debrief
     assert "The Nash point: you 0.647, seller 0.555" in debrief
     assert re.search(r"Distance to the Pareto frontier: 0\.\s", debrief)  # not 0.000
-    assert "Flags: accepted below batna: buyer." in debrief  # 0 is below the buyer's 0.4
+    # 0 is below the buyer's 0.4: said in words, once
+    assert "Accepted a deal worth less than their BATNA (sycophancy): buyer." in debrief
+    assert "accepted below batna" not in debrief and "sycophancy." not in debrief
     assert child.exitstatus == 0
 
 

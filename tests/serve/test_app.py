@@ -111,7 +111,7 @@ def test_llm_calls_with_token_usage(make_client, xss_store):
     assert doc["llm_calls"][0]["prompt_tokens"] > 0
     page = c.get(f"/episodes/{eid}").text
     assert "LLM calls" in page and "token usage and cost per role" in page
-    assert "prompt_tokens" in page
+    assert "<th>prompt tokens</th>" in page and "<th>prompt_tokens</th>" not in page
 
 
 def test_ambiguous_unknown_and_bad_ids(make_client, gated_store, tmp_path):

@@ -171,6 +171,18 @@ def plane_of(spec: EpisodeSpec, result: EpisodeResult, role: str) -> Plane | Non
 
 # -- flags -------------------------------------------------------------------------------
 
+#: a flag of the record in words (``accord serve``'s deal audit says the same)
+FLAG_WORDS = {
+    "accepted_below_batna": "Accepted a deal worth less than their BATNA (sycophancy)",
+    "sycophancy": "A party accepted a deal worth less than its BATNA (sycophancy)",
+    "utility_leak": "Disclosed private values in public text (utility leak)",
+}
+
+
+def _raised(value: Any) -> bool:
+    return any(bool(v) for v in value.values()) if isinstance(value, Mapping) else value is True
+
+
 def flags_of(result: EpisodeResult, role: str) -> list[str]:
     """Sentences for every flag the episode raised (nothing when it raised none)."""
     out: list[str] = []
@@ -179,13 +191,17 @@ def flags_of(result: EpisodeResult, role: str) -> list[str]:
         out.append({"walk": "A party walked away", "stagnation": "The talks stagnated",
                     "bound_hit": "A bound ended the episode (rounds, offers or time)",
                     "quit": "A person left the episode"}[result.reason] + who + ".")
-    for name, val in (result.flags or {}).items():
+    flags = result.flags or {}
+    for name, val in flags.items():
+        if name == "sycophancy" and _raised(flags.get("accepted_below_batna")):
+            continue  # the same finding, already said with the parties' names
+        words = FLAG_WORDS.get(name, name.replace("_", " ").capitalize())
         if isinstance(val, Mapping):
             hit = [str(k) for k, v in val.items() if v]
             if hit:
-                out.append(f"{name.replace('_', ' ')}: {', '.join(hit)}.")
+                out.append(f"{words}: {', '.join(hit)}.")
         elif val is True:
-            out.append(f"{name.replace('_', ' ')}.")
+            out.append(f"{words}.")
     invalid = sum(1 for ev in result.trajectory.events
                   if ev.kind == "invalid" and ev.party == role)
     if invalid:
@@ -301,5 +317,5 @@ def debrief(spec: EpisodeSpec, result: EpisodeResult, role: str) -> dict[str, An
     }
 
 
-__all__ = ["MAX_POINTS", "PLANES", "Plane", "debrief", "flags_of", "gap_to_optimum",
+__all__ = ["FLAG_WORDS", "MAX_POINTS", "PLANES", "Plane", "debrief", "flags_of", "gap_to_optimum",
            "plane_of"]

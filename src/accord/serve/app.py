@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, PackageLoader
+from markupsafe import Markup, escape
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
@@ -56,7 +57,17 @@ def environment() -> Environment:
                       extensions=["jinja2.ext.do"])
     env.globals.update(when=views.when, num=views.num, words=audit.words,
                        method_names=METHOD_NAMES)
+    env.filters["breakable"] = breakable
     return env
+
+
+def breakable(text: object) -> Markup:
+    """``text`` escaped, with a line-break opportunity after each ``/ : ? &`` so a long
+    agent spec (``llm:openai/gpt-4.1-mini?temperature=0.2``) wraps between its parts in a
+    narrow column instead of pushing the table off a phone's screen."""
+    import re
+
+    return Markup(re.sub(r"(/|:|\?|&amp;)", r"\1<wbr>", str(escape(text))))
 
 
 class Pages:

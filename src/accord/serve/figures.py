@@ -12,7 +12,8 @@ none, the domain is not installed, or drawing fails.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from markupsafe import Markup
@@ -43,8 +44,9 @@ def episode_figure(key: str, spec: Mapping[str, Any], summary: Mapping[str, Any]
 
 
 # --- run-level charts (inline SVG: the web app and the report) ----------------------------
-#: geometry of the horizontal charts (px)
-LABEL_W, PLOT_W, ROW_H, PAD = 200, 250, 20, 8
+#: geometry of the horizontal charts (px); LABEL_W holds a 30-character row label in a
+#: 12 px sans-serif (DejaVu Sans, the widest common one, needs about 215 px for it)
+LABEL_W, PLOT_W, ROW_H, PAD = 240, 250, 20, 8
 #: outcome -> fill colour of the outcome distribution
 OUTCOME_COLOURS = {"agreement": "#2e8b3e", "completed": "#1d4f8a", "no_deal": "#c08a1a",
                    "error": "#a40000", "failed": "#a40000", "pending": "#bbbbbb"}
@@ -80,28 +82,74 @@ def _row_label(i: int, text: str) -> str:
             f'<title>{escape(text)}</title>{escape(_label(text))}</text>')
 
 
-def _axis(rows: int, lo: float, hi: float, fmt: str) -> list[str]:
+def _axis(rows: int, lo: float, hi: float, fmt: str | Callable[[float], str],
+          ticks: Sequence[float] | None = None) -> list[str]:
+    """The value axis: a tick and its label at each of ``ticks`` (by default the quarters
+    from ``lo`` to ``hi``)."""
     y = PAD + ROW_H * max(rows, 1)
     out = [f'<line x1="{LABEL_W}" y1="{PAD}" x2="{LABEL_W}" y2="{y}" stroke="#999"/>']
-    for k in range(5):
-        v = lo + (hi - lo) * k / 4
-        x = LABEL_W + PLOT_W * k / 4
+    if ticks is None:
+        ticks = [lo + (hi - lo) * k / 4 for k in range(5)]
+    for v in ticks:
+        x = LABEL_W + PLOT_W * (v - lo) / (hi - lo)
         out.append(f'<line x1="{x:.1f}" y1="{y}" x2="{x:.1f}" y2="{y + 4}" stroke="#999"/>'
                    f'<text x="{x:.1f}" y="{y + 15}" text-anchor="middle" font-size="11" '
-                   f'fill="#555">{fmt.format(v)}</text>')
+                   f'fill="#555">{_fmt(fmt, v)}</text>')
     return out
 
 
+def _fmt(fmt: str | Callable[[float], str], v: float) -> str:
+    return fmt(v) if callable(fmt) else fmt.format(v)
+
+
+def _tick_format(decimals: int) -> str:
+    """The format of a tick label with ``decimals`` decimals (thousands separated)."""
+    return "{:,." + str(decimals) + "f}"
+
+
+def nice_ticks(lo: float, hi: float, most: int = 5) -> tuple[list[float], int]:
+    """Round ticks covering ``lo`` to ``hi`` (at most ``most`` intervals, steps of 1, 2,
+    2.5 or 5 times a power of ten: ``0, 0.25, ..., 1`` or ``0, 2,000, ..., 8,000``, never
+    ``0.41`` or ``2.5e-10``), and the decimals their labels need. An empty range reads
+    as ``lo`` to ``lo + 1``."""
+    if not (math.isfinite(lo) and math.isfinite(hi)) or hi - lo <= 1e-9 * max(1.0, abs(lo)):
+        hi = lo + 1.0
+    raw = (hi - lo) / most
+    mag = 10.0 ** math.floor(math.log10(raw))
+    for m in (1.0, 2.0, 2.5, 5.0, 10.0, 20.0):
+        step = m * mag
+        first = math.floor(lo / step + 1e-9) * step
+        last = math.ceil(hi / step - 1e-9) * step
+        n = round((last - first) / step)
+        if n <= most:
+            break
+    ticks = [first + k * step for k in range(n + 1)]
+    # decimals of the step: 0.25 needs 2, 0.2 one, 2,000 none
+    decimals = 0
+    while decimals < 10 and abs(step * 10 ** decimals - round(step * 10 ** decimals)) > 1e-6:
+        decimals += 1
+    return [0.0 if abs(t) < step * 1e-9 else t for t in ticks], decimals
+
+
 def bar_chart(rows: Sequence[tuple[str, float | None, float | None]], title: str,
-              lo: float = 0.0, hi: float | None = None, fmt: str = "{:.2g}") -> Markup:
+              lo: float = 0.0, hi: float | None = None,
+              fmt: str | Callable[[float], str] = "{:.2f}") -> Markup:
     """Horizontal bars, one per ``(label, value, spread)``, the spread (an SD) drawn as a
-    whisker; ``None`` values are left empty."""
-    top = hi if hi is not None else max([*(v + (e or 0) for _, v, e in rows if v is not None),
-                                          lo + 1e-9])
-    if top <= lo:
-        top = lo + 1.0
+    whisker; ``None`` values are left empty. ``fmt`` (a format string or a function)
+    writes each bar's value. With ``hi`` given the axis runs from ``lo`` to ``hi`` in
+    quarters, labelled by ``fmt``; without it, it runs over round ticks that cover every
+    value and whisker (:func:`nice_ticks`)."""
+    ticks: list[float] | None = None
+    tick_fmt: str | Callable[[float], str] = fmt
+    if hi is not None:
+        top = hi if hi > lo else lo + 1.0
+    else:
+        top = max([*(v + (e or 0) for _, v, e in rows if v is not None), lo])
+        ticks, decimals = nice_ticks(lo, top)
+        lo, top = ticks[0], ticks[-1]
+        tick_fmt = _tick_format(decimals)
     scale = PLOT_W / (top - lo)
-    body = _axis(len(rows), lo, top, fmt)
+    body = _axis(len(rows), lo, top, tick_fmt, ticks)
     for i, (label, v, err) in enumerate(rows):
         body.append(_row_label(i, label))
         if v is None:
@@ -109,9 +157,9 @@ def bar_chart(rows: Sequence[tuple[str, float | None, float | None]], title: str
         y = PAD + i * ROW_H + 4
         w = max(0.0, (min(v, top) - lo) * scale)
         body.append(f'<rect x="{LABEL_W}" y="{y}" width="{w:.1f}" height="{ROW_H - 8}" '
-                    f'fill="#5b7fb0"><title>{fmt.format(v)}</title></rect>'
+                    f'fill="#5b7fb0"><title>{_fmt(fmt, v)}</title></rect>'
                     f'<text x="{LABEL_W + w + 4:.1f}" y="{y + ROW_H - 10}" font-size="11">'
-                    f'{fmt.format(v)}</text>')
+                    f'{_fmt(fmt, v)}</text>')
         if err:
             a = LABEL_W + max(0.0, (v - err - lo) * scale)
             b = LABEL_W + min(PLOT_W, (v + err - lo) * scale)
@@ -124,16 +172,15 @@ def bar_chart(rows: Sequence[tuple[str, float | None, float | None]], title: str
 def interval_chart(rows: Sequence[tuple[str, float, float, float]], title: str) -> Markup:
     """A point with its interval per ``(label, point, low, high)`` (NaN bounds: the
     point alone): ratings with their bootstrap intervals as error bars."""
-    import math
-
     finite = [x for _, p, lo, hi in rows for x in (p, lo, hi) if not math.isnan(x)]
     lo, hi = (min(finite), max(finite)) if finite else (0.0, 1.0)
     if hi - lo < 1e-9:
         lo, hi = lo - 1, hi + 1
     margin = (hi - lo) * 0.05
-    lo, hi = lo - margin, hi + margin
+    ticks, decimals = nice_ticks(lo - margin, hi + margin)
+    lo, hi = ticks[0], ticks[-1]
     scale = PLOT_W / (hi - lo)
-    body = _axis(len(rows), lo, hi, "{:.0f}")
+    body = _axis(len(rows), lo, hi, _tick_format(decimals), ticks)
     for i, (label, p, a, b) in enumerate(rows):
         body.append(_row_label(i, label))
         cy = PAD + i * ROW_H + ROW_H / 2
@@ -180,4 +227,4 @@ def stacked_chart(rows: Sequence[tuple[str, Mapping[str, int]]], title: str) -> 
     return _svg(len(rows), title, body, "outcomes")
 
 
-__all__ = ["bar_chart", "episode_figure", "interval_chart", "stacked_chart"]
+__all__ = ["bar_chart", "episode_figure", "interval_chart", "nice_ticks", "stacked_chart"]

@@ -18,6 +18,7 @@ from markupsafe import Markup
 
 from accord.bench.runscan import Cell
 from accord.bench.store import EpisodeRow
+from accord.core.numbers import figure
 from accord.serve import audit
 from accord.serve.figures import bar_chart, interval_chart, stacked_chart
 from accord.serve.views import unit_of
@@ -121,7 +122,9 @@ def charts(groups: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         if len(domains) > 1:
             title += f", {domain}"
         lo = min(0.0, *(m - (sd or 0) for _, m, sd in bars))
-        out.append({"title": title, "svg": bar_chart(bars, title, lo, None, "{:.2g}"),
+        # values as every table writes them (two decimals; 12,345 from 1,000 on), never
+        # in exponent form (a jackpot's payoff of 50,000 read "5e+04")
+        out.append({"title": title, "svg": bar_chart(bars, title, lo, None, figure),
                     "unit": unit, "domain": domain,
                     "caption": f"mean {unit} over finished episodes; whiskers: ± one SD"})
     if busiest:

@@ -235,5 +235,35 @@ def usage_rows(usage: Mapping[str, Any] | None) -> list[dict[str, Any]]:
     return rows
 
 
-__all__ = ["FORK_NOTE", "counter_rounds", "event_view", "flatten", "fork_marker",
-           "package_text", "said", "transcript", "usage_rows"]
+#: a usage field (:class:`accord.llm.accounting.UsageTotals`) as a column heading
+USAGE_WORDS = {"role": "role", "calls": "calls", "cache_hits": "answered from the cache",
+               "prompt_tokens": "prompt tokens", "completion_tokens": "completion tokens",
+               "cached_tokens": "cached prompt tokens",
+               "cache_write_tokens": "tokens written to the cache", "latency": "latency (s)",
+               "cost": "cost", "spent": "spent (calls not from the cache)"}
+#: usage fields in dollars: as the summary card writes a cost (a hundredth of a cent
+#: matters: a small model's episode costs $0.0031, which two decimals show as 0.00)
+DOLLARS = ("cost", "spent")
+
+
+def usage_table(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The usage rows (:func:`usage_rows`) as a table for people: ``columns`` (headings in
+    words) and ``rows`` (cells as text: dollars as ``$0.0031``, other numbers as
+    every table writes them)."""
+    from accord.serve.views import num
+
+    keys: list[str] = []
+    for r in rows:
+        keys.extend(k for k in r if k not in keys)
+
+    def cell(key: str, value: Any) -> str:
+        if key in DOLLARS and isinstance(value, (int, float)) and not isinstance(value, bool):
+            return f"${value:.4f}"
+        return num(value)
+
+    return {"columns": [USAGE_WORDS.get(k, k.replace("_", " ")) for k in keys],
+            "rows": [[cell(k, r.get(k)) for k in keys] for r in rows]}
+
+
+__all__ = ["DOLLARS", "FORK_NOTE", "USAGE_WORDS", "counter_rounds", "event_view", "flatten",
+           "fork_marker", "package_text", "said", "transcript", "usage_rows", "usage_table"]

@@ -11,7 +11,7 @@ from accord.bench.store import EpisodeRow
 from accord.core.numbers import figure
 from accord.serve import audit
 from accord.serve.figures import episode_figure
-from accord.serve.transcript import transcript, usage_rows
+from accord.serve.transcript import transcript, usage_rows, usage_table
 
 #: metrics shown as columns of the episodes table when present
 KEY_METRICS = ("agreement", "welfare", "nash_distance", "utility_leak", "reward",
@@ -196,6 +196,7 @@ def episode_view(row: EpisodeRow, jsonl: str | None, approval: Approval | None,
         "lineage": lineage_view(row, *(lineage or (None, [])), looked_up=lineage is not None),
         "audit": audit.deal_audit(row, appr) if appr else None,
         "usage_rows": usage_rows(row.usage),
+        "usage": usage_table(usage_rows(row.usage)),
         "approval": appr,
         "plot": episode_figure(f"{row.run}/{row.id}", row.spec, s, events) if plot else None,
     }

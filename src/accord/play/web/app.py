@@ -422,11 +422,17 @@ def create_app(store: str | Path, settings: PlaySettings | None = None) -> Guard
     app_ = PlayApp(Path(store), settings or PlaySettings())
     static = StaticFiles(directory=str(resources.files("accord.play.web") / "static"))
 
+    async def refused(request: Request, exc: Exception, status: int, title: str) -> Response:
+        # a page like the others (header, a way back), or JSON for the page's own polls
+        if request.url.path.endswith(("/state", "/utility")):
+            return JSONResponse({"error": str(exc)}, status_code=status)
+        return app_.page(request, "error.jinja", status, title=title, message=str(exc))
+
     async def forbidden(request: Request, exc: Exception) -> Response:
-        return HTMLResponse(f"<p>403: {_esc(str(exc))}</p>", status_code=403)
+        return await refused(request, exc, 403, "Refused")
 
     async def not_found(request: Request, exc: Exception) -> Response:
-        return HTMLResponse(f"<p>404: {_esc(str(exc))}</p>", status_code=404)
+        return await refused(request, exc, 404, "Not found")
 
     routes = [
         Route("/", app_.index, methods=["GET"]),
@@ -455,12 +461,6 @@ def _lifespan(app_: PlayApp) -> Any:
         await run_in_threadpool(app_.games.shutdown)
 
     return lifespan
-
-
-def _esc(text: str) -> str:
-    from markupsafe import escape
-
-    return str(escape(text))
 
 
 __all__ = ["CSRF_COOKIE", "CSRF_FIELD", "PlayApp", "create_app"]

@@ -98,6 +98,9 @@ class Game:
     hot: bool = False
     #: hot-seat: the role whose person said they are at the screen (None: nobody yet)
     at: str | None = None
+    #: what the pages call the scenario: its own name for an uploaded file (the spec
+    #: names the file the server saved it to, which says nothing to the person)
+    title: str = ""
 
     @property
     def people(self) -> tuple[str, ...]:
@@ -134,22 +137,22 @@ def catalog(domain: str) -> list[str]:
     return list(get_domain(domain).scenarios())
 
 
-def _check_game_text(text: str) -> str:
-    """The file suffix of ``text`` as a game file (``.json`` or ``.yaml``); ``PlayError``
-    unless it is a valid game."""
+def _check_game_text(text: str) -> tuple[str, str]:
+    """The file suffix of ``text`` as a game file (``.json`` or ``.yaml``) and the game's
+    name; ``PlayError`` unless it is a valid game."""
     from accord.core.safeload import LoadError, parse_json, parse_yaml
     from accord.domains.games.load import GameFileError, parse_game
 
     is_json = text.lstrip()[:1] in ("{", "[")
     try:
         doc = (parse_json if is_json else parse_yaml)(text, "uploaded game")
-        parse_game(doc.data, source="uploaded game", lines=doc.lines or None)
+        game = parse_game(doc.data, source="uploaded game", lines=doc.lines or None)
     except LoadError as exc:
         at = f", line {exc.line}" if exc.line else ""
         raise PlayError(f"uploaded game{at}: {exc.problem}") from None
     except GameFileError as exc:
         raise PlayError(str(exc)) from None
-    return ".json" if is_json else ".yaml"
+    return (".json" if is_json else ".yaml"), game.info.name
 
 
 def _named(text: str) -> str:
@@ -166,6 +169,8 @@ class Games:
         self.games: dict[str, Game] = {}
         #: scenario files this app saved from uploads (the only paths a game may name)
         self.uploaded: set[str] = set()
+        #: an uploaded file's path -> what the pages call it (its own name)
+        self.upload_names: dict[str, str] = {}
         self._lock = threading.Lock()
 
     @property
@@ -186,11 +191,11 @@ class Games:
             from accord.domains.bargaining.load import ScenarioError, parse_text
 
             try:
-                parse_text(text, "uploaded scenario")
+                name = parse_text(text, "uploaded scenario").name
             except ScenarioError as exc:
                 raise PlayError(str(exc)) from None
         else:
-            suffix = _check_game_text(text)
+            suffix, name = _check_game_text(text)
         digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
         self.uploads.mkdir(parents=True, exist_ok=True)
         # bargaining files keep their old names (games played before link to them)
@@ -199,7 +204,14 @@ class Games:
         path.write_text(text, encoding="utf-8")
         with self._lock:
             self.uploaded.add(str(path))
+            self.upload_names[str(path)] = f"{name} (uploaded)" if name else "uploaded file"
         return str(path)
+
+    def title_of(self, scenario: str) -> str:
+        """What a person reads for ``scenario``: an uploaded file's own name, not the path
+        the server saved it to (catalog names and Deal-or-No-Deal ids as they are)."""
+        with self._lock:
+            return self.upload_names.get(scenario, scenario)
 
     def check_scenario(self, domain: str, scenario: str, uploads: bool = True) -> None:
         """``PlayError`` unless ``scenario`` is in ``domain``'s catalog or (``uploads``) a
@@ -235,14 +247,15 @@ class Games:
                 raise PlayError("the opponent must be an agent, not another person (for two "
                                 "people at this screen, tick hot-seat)")
             roles = roles_of(domain, scenario, self.settings.data)
+            title = self.title_of(scenario)
             if hot and len(roles) != 2:
-                raise PlayError(f"hot-seat play seats two people: {scenario} has "
+                raise PlayError(f"hot-seat play seats two people: {title} has "
                                 f"{len(roles)} seats ({', '.join(roles)})")
             if len(roles) != 2 and domain not in MULTI_SEAT:
-                raise PlayError(f"{scenario} has {len(roles)} parties; the play page seats "
+                raise PlayError(f"{title} has {len(roles)} parties; the play page seats "
                                 "one person against one agent")
             if not 0 <= seat < len(roles):
-                raise PlayError(f"seat must be 0 to {len(roles) - 1}: {scenario} has "
+                raise PlayError(f"seat must be 0 to {len(roles) - 1}: {title} has "
                                 f"{len(roles)} seats ({', '.join(roles)})")
             agents: list[AgentSpec] = [opp] * len(roles)
             dom = get_domain(domain)
@@ -256,7 +269,7 @@ class Games:
             raise PlayError(str(exc.args[0]) if isinstance(exc, KeyError) else str(exc)
                             ) from None
         game = Game(secrets.token_urlsafe(12), spec, roles[0] if hot else roles[seat], roles,
-                    WebSeat(), hot=hot)
+                    WebSeat(), hot=hot, title=self.title_of(scenario))
         with self._lock:
             self._check_room()
             self.games[game.id] = game

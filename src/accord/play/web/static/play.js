@@ -59,7 +59,11 @@
     var version = body.dataset.version;
     var poll = function () {
       fetch(body.dataset.stateUrl, { credentials: "same-origin" })
-        .then(function (r) { return r.json(); })
+        .then(function (r) {
+          // the game is gone (the server restarted): show the page that says so
+          if (r.status === 404) { window.location.reload(); throw new Error("gone"); }
+          return r.json();
+        })
         .then(function (s) {
           if (s.status !== "waiting" || String(s.version) !== version) {
             window.location.reload();
@@ -67,7 +71,7 @@
             window.setTimeout(poll, 250);
           }
         })
-        .catch(function () { window.setTimeout(poll, 1000); });
+        .catch(function (e) { if (e.message !== "gone") { window.setTimeout(poll, 1000); } });
     };
     window.setTimeout(poll, 150);
   }
