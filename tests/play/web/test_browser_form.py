@@ -25,7 +25,11 @@ def _open(browser: Any, url: str) -> None:
 
 
 def _refused(browser: Any) -> str:
+    """Start, and the refusal's text from the page that comes back (never from the page
+    the click left: a second refusal's ``#error`` is already on that one)."""
+    page = browser.find_element(By.TAG_NAME, "html")
     browser.find_element(By.ID, "start").click()
+    WebDriverWait(browser, 20).until(ec.staleness_of(page))
     return WebDriverWait(browser, 20).until(
         ec.presence_of_element_located((By.ID, "error"))).text
 
