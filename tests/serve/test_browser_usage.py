@@ -40,7 +40,7 @@ def test_usage_table_headings_are_words(fresh_browser, llm_store: Path, tmp_path
             (By.CSS_SELECTOR, "table.usage")))
         heads = [th.text for th in table.find_elements(By.CSS_SELECTOR, "thead th")]
         cells = [td.text for td in table.find_elements(By.CSS_SELECTOR, "tbody td")]
-        api = httpx.get(f"{url}/api/episodes/{row.id}").json()
+        api = httpx.get(f"{url}/api/episodes/{row.id}", timeout=60).json()
     # field names such as cache_hits and prompt_tokens are no headings for a person
     assert not [h for h in heads if "_" in h], heads
     assert "prompt tokens" in heads and "completion tokens" in heads

@@ -189,8 +189,8 @@ def test_serve_play_in_an_empty_folder_serves_the_play_store(tmp_path: Path) -> 
     url, proc, said = start_serve(["--play"], tmp_path)
     try:
         auth = {"X-Accord-Token": TOKEN}
-        assert httpx.get(url + "/play/", headers=auth).status_code == 200
-        stores = httpx.get(url + "/api/stores", headers=auth).json()["stores"]
+        assert httpx.get(url + "/play/", headers=auth, timeout=60).status_code == 200
+        stores = httpx.get(url + "/api/stores", headers=auth, timeout=60).json()["stores"]
         assert [s["name"] for s in stores] == ["play.db"]
     finally:
         err = stop(proc, said)

@@ -105,5 +105,5 @@ def test_a_game_that_is_gone_says_so_on_a_page_with_a_way_back(server: Server,
     browser.find_element(By.ID, "again").click()
     WebDriverWait(browser, 20).until(ec.presence_of_element_located((By.ID, "new-form")))
     # the game page's poll reads JSON, and a gone game is a 404 it can act on
-    r = httpx.get(server.url + "/g/no-such-game/state")
+    r = httpx.get(server.url + "/g/no-such-game/state", timeout=60)
     assert r.status_code == 404 and "no such game" in r.json()["error"]
