@@ -147,6 +147,19 @@ def test_cli_import_writes_a_loadable_file(tmp_path: Path) -> None:
     assert " ".join(human.output.split()).count("note:") == 1
 
 
+def test_cli_import_takes_max_outcomes_as_its_error_advises(tmp_path: Path) -> None:
+    """A domain over the cap is refused with "raise it with --max-outcomes N": accord
+    import takes that option (it had none, so the advice led nowhere)."""
+    small = runner.invoke(app, ["import", "genius", str(PARTY), "--out", str(tmp_path),
+                                "--max-outcomes", "10"])
+    assert small.exit_code == 2 and "--max-outcomes" in small.output
+    assert not list(tmp_path.iterdir())  # nothing written
+    res = runner.invoke(app, ["import", "genius", str(PARTY), "--out", str(tmp_path),
+                              "--max-outcomes", "36", "--json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["outcomes"] == 36
+
+
 def test_cli_import_out_onto_a_file_is_a_clear_error(tmp_path: Path) -> None:
     blocker = tmp_path / "afile"
     blocker.write_text("x", encoding="utf-8")

@@ -32,6 +32,9 @@ def import_command(
                              default=Path(".")),
     force: bool = typer.Option(False, "--force", help="Replace a scenario file of the same "
                                "name in the --out folder."),
+    max_outcomes: int | None = typer.Option(None, "--max-outcomes", min=1, metavar="N",
+                                            help="Accept a domain of more outcomes than the "
+                                            "default cap (as accord run's --max-outcomes)."),
     as_json: bool = c.json_option(),
 ) -> None:
     """Import another tool's negotiation domain as an accord bargaining scenario file (or,
@@ -39,6 +42,7 @@ def import_command(
     if fmt == LOG_FORMAT:  # --out is the store (the CLI's one spelling for results)
         _import_logs(path, out if out != Path(".") else None, as_json)
         return
+    from accord.core.outcomes import DEFAULT_MAX_OUTCOMES
     from accord.domains.bargaining.load import ScenarioError, parse_text
     from accord.formats import FormatError, import_path, scenario_yaml, write_scenario
     from accord.formats.write import file_name
@@ -46,7 +50,8 @@ def import_command(
     try:
         imported = import_path(fmt, path)
         # the text to be written, read as accord will read the file: refuse what cannot load
-        scenario = parse_text(scenario_yaml(imported), f"{fmt}:{path}")
+        scenario = parse_text(scenario_yaml(imported), f"{fmt}:{path}",
+                              DEFAULT_MAX_OUTCOMES if max_outcomes is None else max_outcomes)
     except (FormatError, ScenarioError) as exc:
         raise c.fail(str(exc)) from None
     target = out / file_name(imported.data)
