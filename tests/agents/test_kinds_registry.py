@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 import threading
 import types
@@ -46,3 +47,14 @@ def test_a_lazy_module_that_asks_the_registry_while_importing_does_not_recurse(
     registry = _registry(tmp_path, monkeypatch, "b", "assert 'x' not in h.REG\n"
                          "h.REG.register('x', lambda spec, ctx: None)")
     assert registry.kinds() == ["x"]
+
+
+def test_check_turns_a_bad_option_into_an_agent_spec_error_naming_the_spec() -> None:
+    """``check`` (validation before a run) words a factory's ValueError as ``build`` does:
+    Deal or No Deal's ``workflow?lam=abc`` said only ``Invalid literal for Fraction``."""
+    from accord.agents.spec import AgentSpecError, parse_agent_spec
+    from accord.domains.deal_or_no_deal.agents import AGENT_KINDS
+
+    for spec in ("workflow?lam=abc", "greedy?accept_share=abc"):
+        with pytest.raises(AgentSpecError, match=re.escape(f"bad options for agent '{spec}'")):
+            AGENT_KINDS.check(parse_agent_spec(spec))

@@ -235,3 +235,24 @@ def test_text_from_the_other_side_is_inert_in_the_terminal() -> None:
     out = buf.getvalue()
     assert "[bold red]pwned[/]" in out  # shown literally, not as markup
     assert "\x1b[2J" not in out and "\x1b]8" not in out  # no control sequence got through
+
+
+def test_an_answer_that_is_not_yes_or_no_does_not_send_the_offer() -> None:
+    """``walk`` typed at "send it? [Y/n]" (the person did not see the question) was taken
+    as a yes and sent the offer; it is asked again, and ``n`` then keeps it back."""
+    buf = io.StringIO()
+    answers = iter(["walk", "maybe", "n"])
+    prompts: list[str] = []
+
+    def reader(prompt: str) -> str:
+        prompts.append(prompt)
+        return next(answers)
+
+    seat = TerminalSeat(Console(file=buf, width=200), reader=reader)
+    turn = Turn("bargaining", "buyer", 1, ("offer", "walk"), {}, evaluate=lambda pkg: 0.5)
+    assert seat.confirm(turn, {"price": 900}) is False
+    assert prompts == ["  send it? [Y/n]> "] * 3
+    assert buf.getvalue().count("answer y to send this offer or n not to") == 2
+    for yes in ("", "y", "YES"):
+        assert TerminalSeat(Console(file=io.StringIO()), reader=lambda p, a=yes: a).confirm(
+            turn, {"price": 900}) is True

@@ -159,7 +159,13 @@ class AgentRegistry(Generic[C, T]):
         """Validate ``spec`` without building an agent (unknown kind, bad options)."""
         entry = self._require(spec)
         if entry.check is not None:
-            entry.check(spec)
+            try:
+                entry.check(spec)
+            except (TypeError, ValueError) as exc:
+                if isinstance(exc, AgentSpecError):
+                    raise
+                raise AgentSpecError(f"bad options for {self.what} {str(spec)!r}: {exc}"
+                                     ) from None
 
     def build(self, spec: AgentSpec, ctx: C) -> T:
         """An agent of ``spec``'s kind; bad options become an :class:`AgentSpecError`."""

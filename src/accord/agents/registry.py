@@ -10,6 +10,7 @@ kinds through the ``accord.agents`` entry points ``bargaining.<kind>``,
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -36,10 +37,29 @@ def _opts(spec: AgentSpec, allowed: set[str]) -> dict[str, Any]:
     return dict(spec.options)
 
 
+def _number(key: str, value: Any) -> float:
+    """An option's value as a finite float, or a ``ValueError`` naming the option (a
+    spec's options are read as YAML: ``abc`` is a string, ``true`` a bool)."""
+    try:
+        if isinstance(value, bool) or not isinstance(value, int | float | str):
+            raise ValueError
+        out = float(value)
+    except ValueError:
+        raise ValueError(f"option {key} must be a number, got {value!r}") from None
+    if not math.isfinite(out):
+        raise ValueError(f"option {key} must be a finite number, got {value!r}")
+    return out
+
+
+def _numbers(spec: AgentSpec, allowed: set[str]) -> dict[str, float]:
+    """:func:`_opts` with every value a number."""
+    return {k: _number(k, v) for k, v in _opts(spec, allowed).items()}
+
+
 def _time_based(default_e: float, name: str) -> Factory:
     def make(spec: AgentSpec, ctx: Mapping[str, Any]) -> Agent:
         o = _opts(spec, {"e"})
-        return TimeBasedAgent(float(o.get("e", spec.arg or default_e)), name=name)
+        return TimeBasedAgent(_number("e", o.get("e", spec.arg or default_e)), name=name)
     return make
 
 
@@ -58,12 +78,12 @@ for _kind, _factory in {
     "linear": _time_based(1.0, "linear"),
     "conceder": _time_based(2.0, "conceder"),
     "time-based": _time_based(1.0, "time-based"),
-    "tit-for-tat": lambda s, c: TitForTatAgent(**_opts(s, {"initial_concession"})),
+    "tit-for-tat": lambda s, c: TitForTatAgent(**_numbers(s, {"initial_concession"})),
     "hardliner": lambda s, c: HardlinerAgent(**_opts(s, set())),
     "accept-all": lambda s, c: AcceptAllAgent(**_opts(s, set())),
 }.items():
     NEGOTIATORS.register(_kind, _factory, stochastic=False)
-NEGOTIATORS.register("random", lambda s, c: RandomAgent(**_opts(s, {"p_accept"})),
+NEGOTIATORS.register("random", lambda s, c: RandomAgent(**_numbers(s, {"p_accept"})),
                      stochastic=True)
 # a person is neither: nothing is declared
 NEGOTIATORS.register("human", lambda s, c: _human(s, c), check=lambda s: _no_options(s))

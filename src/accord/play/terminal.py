@@ -247,14 +247,21 @@ class TerminalSeat(Seat):
         """Show the utility of a package the person typed and ask before sending it.
 
         A package that cannot be scored (a value that is not on the list, a count out of
-        range) is sent as it is: the protocol's feedback says what is wrong with it.
+        range) is sent as it is: the protocol's feedback says what is wrong with it. Enter
+        or ``y`` sends it, ``n`` does not; any other answer (``walk`` typed at the wrong
+        prompt) is asked again, never taken as a yes.
         """
         val = turn.evaluate(pkg) if turn.evaluate is not None else None
         if val is None:
             return True
         self.console.print(f"  this {what} is worth [bold]{val:g}[/] to you")
-        got = self._read("  send it? [Y/n]> ").strip().lower()
-        return got not in ("n", "no")
+        while True:
+            got = self._read("  send it? [Y/n]> ").strip().lower()
+            if got in ("", "y", "yes"):
+                return True
+            if got in ("n", "no"):
+                return False
+            self.console.print(f"  answer y to send this {what} or n not to")
 
     def debrief(self, data: Mapping[str, Any]) -> None:
         """Print the person's debrief after the episode (:mod:`accord.play.debrief`)."""

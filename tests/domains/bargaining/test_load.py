@@ -93,3 +93,36 @@ def test_allocation_utility_in_files():
                                           "unit_values": {"book": 2, "hat": 4}, "side": 1}}}})
     assert s.party("a").utility({"book": 1, "hat": 1}) == 7
     assert s.party("b").utility({"book": 1, "hat": 1}) == 4
+
+
+def test_broken_files_name_the_line_too(tmp_path):
+    """docs/tutorial.md: a mistake is reported "with the file, the line and the key"."""
+    text = ISSUE_EXAMPLE.replace("weights: {price: 0.7,", "weights: {price: abc,")
+    path = tmp_path / "broken.yaml"
+    path.write_text(text)
+    line = next(i for i, ln in enumerate(text.splitlines(), 1) if "price: abc" in ln)
+    with pytest.raises(ScenarioError) as err:
+        load_scenario(path)
+    assert str(err.value) == (f"{path}: parties.buyer.utility.weights.price: expected a "
+                              f"number, got 'abc' (line {line})")
+    # a name holding dots ('99.5%') is matched whole, not split at its dots
+    path.write_text(textwrap.dedent("""\
+        name: dots
+        issues:
+          sla: ["99.9%", "99.5%"]
+        parties:
+          a:
+            batna: 0
+            utility:
+              weights: {sla: 1}
+              values:
+                sla: {"99.9%": 1,
+                      "99.5%": zz}
+          b:
+            batna: 0
+            utility: {weights: {sla: 1}, values: {sla: {"99.9%": 0, "99.5%": 1}}}
+        """))
+    with pytest.raises(ScenarioError) as err:
+        load_scenario(path)
+    assert str(err.value).endswith("parties.a.utility.values.sla.99.5%: expected a number, "
+                                   "got 'zz' (line 11)")

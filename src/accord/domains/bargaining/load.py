@@ -46,6 +46,7 @@ from typing import Any
 from accord.core.loadlimits import outcome_memory_problem
 from accord.core.outcomes import DEFAULT_MAX_OUTCOMES, Issue, OutcomeSpace, OutcomeSpaceTooLarge
 from accord.core.safeload import (
+    Document,
     LoadError,
     check_name,
     clip,
@@ -309,7 +310,25 @@ def parse_text(text: str, source: str, max_outcomes: int = DEFAULT_MAX_OUTCOMES)
         doc = parse_yaml(text, source)
     except LoadError as exc:
         raise _load_error(exc) from None
-    return parse_scenario(doc.data, source, max_outcomes)
+    try:
+        return parse_scenario(doc.data, source, max_outcomes)
+    except ScenarioError as exc:
+        line = _key_line(doc, exc.key)
+        if line is None:
+            raise
+        raise ScenarioError(exc.source, exc.key, f"{exc.problem} (line {line})") from None
+
+
+def _key_line(doc: Document, key: str) -> int | None:
+    """The line of the dotted ``key`` an error names, or of its nearest enclosing key
+    found in the file (names may hold dots: paths are matched as joined text)."""
+    best: tuple[int, int] | None = None  # (length of the matched path text, line)
+    for path, line in doc.lines.items():
+        joined = ".".join(str(p) for p in path)
+        if path and (joined == key or key.startswith(joined + ".")) and (
+                best is None or len(joined) > best[0]):
+            best = (len(joined), line)
+    return None if best is None else best[1]
 
 
 def load_scenario(path: str | Path, max_outcomes: int = DEFAULT_MAX_OUTCOMES) -> Scenario:
