@@ -112,9 +112,11 @@ def test_system_prompts_carry_task_data_and_rules(setting: str, mode: str) -> No
         found = re.search(r"<TASK_DATA>(.*?)</TASK_DATA>", text, re.S)
         assert found is not None
         data = json.loads(found.group(1))
-        assert data["module"] == module and data["observation"] == json.loads(
+        assert set(data) == {"shared", "observation"} and data["observation"] == json.loads(
             json.dumps(proto.private[obs.role]))
-        assert data["shared"]["setting"] == setting and data["tools"] == "call"
+        assert stub_policy.step_module(text) == module
+        assert ("TOOLS. Before you answer you may call a tool." in text) == (
+            module in ("planning", "decision"))
         assert "REMINDER:" in text[-700:] and "COUNTERPART_TEXT" in text
         assert ("say up to 500 characters" in text) == (mode != "centralized")
         assert ("<TOOL>{" in text) == (module in ("planning", "decision"))
@@ -162,10 +164,9 @@ def test_tools_run_on_the_estimate_not_the_truth(menu: MenuInstance, tasks: Task
 def test_stub_packs_shares_exactly_like_the_code_agents() -> None:
     for setting in ("menu-numeric", "menu-semantic", "task-allocation"):
         _, _, obs = _obs(setting, 3)
-        data = {"role": obs.role, "observation": dict(obs.private)}
-        assert stub_policy.own_facts(data) == own_facts(obs)
-        assert stub_policy.pack_messages(stub_policy.own_facts(data), 300) == pack_messages(
-            own_facts(obs), 300)
+        facts = stub_policy.own_facts(obs.private, obs.role)
+        assert facts == own_facts(obs)
+        assert stub_policy.pack_messages(facts, 300) == pack_messages(own_facts(obs), 300)
 
 
 def test_spec_checks_and_validate() -> None:
@@ -213,13 +214,15 @@ def test_stub_policy_rejects_prompts_without_the_contract_blocks() -> None:
     policy = stub_policy.DeliberationPolicy()
     with pytest.raises(PolicyError, match="TASK_DATA"):
         policy.respond(PolicyRequest(({"role": "user", "content": "hi"},), "deliberation"))
-    system = {"role": "system", "content": '<TASK_DATA>{"role": "agent_0"}</TASK_DATA>'}
+    _, _, obs = _obs("menu-numeric")
+    text = system_prompt("planning", obs, "call", 2)
+    system = {"role": "system", "content": text}
     with pytest.raises(PolicyError, match=r"no 'Now is round r of the total R rounds\.'"):
         policy.respond(PolicyRequest((system, {"role": "user", "content": "hi"}), "x"))
     dreaming = {"role": "system",
-                "content": '<TASK_DATA>{"role": "agent_0", "module": "dreaming"}</TASK_DATA>'}
+                "content": text.replace("YOUR STEP: PLANNING.", "YOUR STEP: DREAMING.")}
     odd = {"role": "user", "content": "Now is round 1 of the total 3 rounds."}
-    with pytest.raises(PolicyError, match="unknown module"):
+    with pytest.raises(PolicyError, match=r"'YOUR STEP: \.\.\.' heading naming a known step"):
         policy.respond(PolicyRequest((dreaming, odd), "x"))
 
 

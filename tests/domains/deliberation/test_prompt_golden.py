@@ -10,7 +10,6 @@ Regenerate with ``ACCORD_UPDATE_GOLDEN=1`` after a legitimate prompt change.
 from __future__ import annotations
 
 import asyncio
-import re
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ import pytest
 from accord.agents.spec import parse_agent_list
 from accord.domains.base import EpisodeSpec, RunContext
 from accord.domains.deliberation import DOMAIN
+from accord.domains.deliberation.stub import read_setup, step_module
 from accord.testing.golden import assert_no_stub_blocks, check_golden, render_chat
 from accord.testing.stub import StubServer
 
@@ -26,8 +26,7 @@ HERE = Path(__file__).parent / "golden"
 
 
 def module_of(request: Any) -> str:
-    found = re.findall(r'<TASK_DATA>\{"module": "(\w+)"', request.messages[0]["content"])
-    return found[0] if found else ""
+    return step_module(request.messages[0]["content"]) or ""
 
 
 @pytest.mark.parametrize("setting, agents, tools", [
@@ -45,7 +44,7 @@ def test_module_sessions(stub_env: Any, setting: str, agents: int, tools: bool) 
     # agent_0's module sessions, each as of its last call (the whole session so far)
     last: dict[str, Any] = {}
     for r in reqs:
-        if '"role": "agent_0"' in r.messages[0]["content"]:
+        if read_setup(r.messages[0]["content"]).role == "agent_0":
             last[module_of(r)] = r
     assert set(last) >= {"observation", "planning", "conversation"}
     for module, r in sorted(last.items()):

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 from typing import Any
 
 import pytest
@@ -17,6 +16,7 @@ from accord.agents.spec import parse_agent_list
 from accord.domains.base import EpisodeSpec, RunContext
 from accord.domains.deliberation import DOMAIN, shipped_instance
 from accord.domains.deliberation.llm.structured import UNASSIGNED, ingredients
+from accord.domains.deliberation.stub import step_module
 from accord.protocols.engine import EpisodeResult
 from accord.testing.stub import Outcome, Policy, PolicyRequest, Reply, StubServer
 
@@ -38,7 +38,8 @@ class ByModule(Policy):
         self.replies = {m: list(r) for m, r in replies.items()}
 
     def respond(self, request: PolicyRequest) -> Outcome:
-        module = re.findall(r'<TASK_DATA>\{"module": "(\w+)"', request.system())[-1]
+        module = step_module(request.system())
+        assert module is not None
         queue = self.replies[module]
         out = queue.pop(0) if len(queue) > 1 else queue[0]
         return Reply(out if isinstance(out, str) else json.dumps(out))
@@ -52,8 +53,8 @@ def episode(setting: str, agents: list[str], **params: Any) -> EpisodeResult:
 
 def schemas(stub: StubServer, module: str) -> list[dict[str, Any]]:
     return [r.params["response_format"]["json_schema"]["schema"]
-            for r in stub.completion_requests if f'"module": "{module}"' in r.messages[0][
-                "content"]]
+            for r in stub.completion_requests
+            if step_module(r.messages[0]["content"]) == module]
 
 
 def test_menu_modules_send_their_schemas_and_json_becomes_the_offer(stub_env: Any) -> None:
@@ -91,7 +92,7 @@ def test_menu_modules_send_their_schemas_and_json_becomes_the_offer(stub_env: An
     assert first["speaker"] == "agent_0" and first["proposal"] == dishes[:2]
     assert first["text"] == "I have cheddar and egg."
     observation_prompts = [r.messages[-1]["content"] for r in stub.completion_requests
-                           if '"module": "observation"' in r.messages[0]["content"]]
+                           if step_module(r.messages[0]["content"]) == "observation"]
     assert "not valid JSON" in observation_prompts[1]
 
 
@@ -113,7 +114,7 @@ def test_allocation_with_a_tool_call_and_unassigned_tasks(stub_env: Any) -> None
     reqs = stub.completion_requests
     assert all("grammar" in r.params and "response_format" not in r.params for r in reqs)
     grammar = next(r.params["grammar"] for r in reqs
-                   if '"module": "planning"' in r.messages[0]["content"])
+                   if step_module(r.messages[0]["content"]) == "planning")
     assert '"\\"tool\\""' in grammar and '"\\"unassigned\\""' in grammar
     tools = [e for e in res.trajectory if e.kind == "note" and e.reason == "tool_call"]
     assert [t.data["tool"] for t in tools] == ["solver"]

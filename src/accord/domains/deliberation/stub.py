@@ -3,17 +3,31 @@
 It lets whole deliberations (menu-numeric, menu-semantic, task allocation; partial or
 merged observations; centralized) run end to end over real HTTP with no model. It reads
 what :mod:`accord.domains.deliberation.llm` puts in its prompts, the same text a
-model gets.
+model gets, and reads it as a model would: from the sentences.
 
-System prompt (once per module session): one ``<TASK_DATA>{json}</TASK_DATA>`` block::
+The system prompt (once per module session) states who and where the agent is in words
+(``_intro.j2`` and the module's step, after seed 001's Tables 10-13); the policy reads::
 
-    {"module": "observation" | "planning" | "decision" | "conversation",
-     "role": "agent_0", "setting": "menu-numeric" | "menu-semantic" | "task-allocation",
-     "mode": "symmetric" | "leader" | "single", "leader": "agent_2" | null,
-     "parties": [...], "merged": bool, "max_rounds": R, "max_chars": C,
-     "tools": "call" | "auto" | null,
-     "shared": {...},        # shared_info(): dishes, recipes, guests | tasks, requirements,
-                             #   public_resource_types, private_resource_types, agents
+    You are an AI agent named NAME ...                   # the role
+    ... in a 3-agent team: A, B are workers and L is the leader.   # task allocation:
+    ... The user asked you and A to design a menu ...    #   the team / menu: the partners
+    The team must allocate tasks to its agents ...       # setting task-allocation
+    - The preferences, at this stage, are numerical scores ...     # menu-numeric
+    - The preferences are not given as numbers ...       # menu-semantic
+    SETTING: you are the only decision maker. ...        # mode single (merged)
+    SETTING: your observation below is ... perfectly merged; ...   # merged observation
+    Only the leader (L) can end the deliberation, ...    # mode leader, the leader
+    The deliberation ends as soon as an agent accepts ...  # mode symmetric
+    ... and can say up to C characters; ...              # the message limit
+    YOUR STEP: STATE ESTIMATION | PLANNING | FINAL DECISION | DECISION | CONVERSATION.
+    TOOLS. Before you answer you may call a tool. ...    # tools "call"
+    TOOLS. The Solver ... are run for you ...            # tools "auto"
+
+A sentence the policy needs and does not find is a :class:`PolicyError`. The data a model
+needs as data comes in one ``<TASK_DATA>{json}</TASK_DATA>`` block with exactly two keys::
+
+    {"shared": {...},        # dishes, recipes, guests | tasks, requirements,
+                             #   public_resource_types, private_resource_types
      "observation": {...}}   # the agent's private observation (DeliberationObservation.private)
 
 Every user message states the data of its step in words, as seed 001's module templates
@@ -27,8 +41,7 @@ do (the last occurrence of each line in the last user message is read; values ar
     You rejected NAME's proposal, because: TEXT          # conversation
     Tool calls left in this step: n.                     # tools "call"
 
-The module is ``TASK_DATA.module``; a leader (``TASK_DATA.leader`` is the role, mode
-``leader``) may finalize.
+A leader (the agent named in "Only the leader (L) ...") may finalize.
 
 Dialog lines quote each utterance as ``<COUNTERPART_TEXT from="NAME">text</COUNTERPART_TEXT>``
 (``<``/``>`` in the text replaced by ``‹``/``›``); the policy reads them from every user
@@ -79,6 +92,26 @@ _REJECTED = re.compile(r"^You rejected \S+'s proposal, because: (.*)$", re.M)
 _TOOLS_LEFT = re.compile(r"Tool calls left in this step: (\d+)\.")
 TOOL_RESULT_RE = re.compile(r"<TOOL_RESULT>(.*?)</TOOL_RESULT>", re.S)
 QUOTE_RE = re.compile(r'<COUNTERPART_TEXT from="([^"]*)">(.*?)</COUNTERPART_TEXT>', re.S)
+# the system prompt's sentences (see the module docstring)
+_NAME = re.compile(r"^You are an AI agent named ([^\s,]+?)(?=[\s,]|\.(?:\s|$))", re.M)
+_TEAM = re.compile(r": ([^:\n]+?) (?:is a worker|are workers) and (\S+) is the leader\b")
+_PARTNERS = re.compile(r"The user asked you(?: and ([^\n]+?))? to design a menu")
+_LEADER = re.compile(r"^Only the leader \((\S+)\) can end the deliberation\b", re.M)
+_CHARS = re.compile(r"can say up to (\d+) characters")
+_MERGED = re.compile(r"^SETTING: [^\n]*perfectly merged", re.M)
+_STEP = re.compile(r"^YOUR STEP: ([A-Z][A-Z ]*[A-Z])\.", re.M)
+STEPS = {"STATE ESTIMATION": "observation", "PLANNING": "planning",
+         "FINAL DECISION": "planning", "DECISION": "decision", "CONVERSATION": "conversation"}
+"""The module of each step heading ("FINAL DECISION" is planning in single mode)."""
+SETTINGS = (("The team must allocate tasks to its agents", "task-allocation"),
+            ("- The preferences, at this stage, are numerical scores", "menu-numeric"),
+            ("- The preferences are not given as numbers", "menu-semantic"))
+MODES = (("SETTING: you are the only decision maker.", "single"),
+         ("Only the leader (", "leader"),
+         ("The deliberation ends as soon as an agent accepts", "symmetric"))
+TOOL_USES = (("TOOLS. Before you answer you may call a tool.", "call"),
+             ("TOOLS. The Solver (integer program) and the Calculator (feasibility check) "
+              "are run for you", "auto"))
 EPS = 1e-6
 
 
@@ -104,7 +137,82 @@ def _json_after(text: str, label: str) -> Any:
                           f"{exc}") from exc
 
 
-def read_state(text: str, data: Mapping[str, Any]) -> dict[str, Any]:
+def _first(pairs: tuple[tuple[str, str], ...], text: str) -> str | None:
+    """The value of the first ``(sentence, value)`` pair whose sentence ``text`` contains."""
+    return next((value for sentence, value in pairs if sentence in text), None)
+
+
+def _names(listed: str) -> list[str]:
+    """``"A, B and C"`` / ``"A, B"`` -> ``["A", "B", "C"]``."""
+    return [n for part in listed.split(", ") for n in part.split(" and ") if n]
+
+
+@dataclass(frozen=True)
+class Setup:
+    """Who and where the agent is, read from the words of a system prompt."""
+
+    module: str
+    role: str
+    setting: str
+    mode: str
+    leader: str | None
+    partners: tuple[str, ...]
+    merged: bool
+    max_chars: int | None
+    tools: str | None
+    shared: Mapping[str, Any]
+    observation: Mapping[str, Any]
+
+
+def step_module(system: str) -> str | None:
+    """The module a system prompt sets up, from its "YOUR STEP: ..." heading."""
+    found = _STEP.findall(system)
+    return STEPS.get(found[0]) if found else None
+
+
+def _need(value: Any, sentence: str) -> Any:
+    if value is None:
+        raise PolicyError(f"deliberation policy: no {sentence} in the system prompt")
+    return value
+
+
+def read_setup(system: str) -> Setup:
+    """The session's setup from the system prompt's sentences and its ``<TASK_DATA>``."""
+    data = _load(TASK_DATA_RE, system, "TASK_DATA", "the system prompt")
+    if not isinstance(data, dict):
+        raise PolicyError("deliberation policy: <TASK_DATA> is not a JSON object")
+    system = TASK_DATA_RE.sub("", system)  # the sentences only, never words inside the data
+    module = _need(step_module(system), "'YOUR STEP: ...' heading naming a known step")
+    name = _need(_NAME.search(system), "'You are an AI agent named NAME' sentence")
+    role = name.group(1)
+    setting = _need(_first(SETTINGS, system), "sentence naming the task (allocate tasks, "
+                    "or the preferences as numerical scores / not given as numbers)")
+    mode = _need(_first(MODES, system), "'SETTING: you are the only decision maker.', "
+                 "'Only the leader (L) can end ...' or 'The deliberation ends as soon as ...'")
+    leader = None
+    if mode == "leader":
+        leader = _need(_LEADER.search(system), "'Only the leader (L) can end the "
+                       "deliberation' sentence").group(1)
+    if setting == "task-allocation":
+        team = _TEAM.search(system)
+        members = [*_names(team.group(1)), team.group(2)] if team else []
+    else:
+        menu = _PARTNERS.search(system)
+        members = _names(menu.group(1) or "") if menu else []
+    if mode != "single" and not [m for m in members if m != role]:
+        raise PolicyError("deliberation policy: no partners named in the system prompt "
+                          "('... are workers and L is the leader' / 'The user asked you "
+                          "and A to design a menu')")
+    chars = _CHARS.search(system)
+    return Setup(module=module, role=role, setting=setting, mode=mode, leader=leader,
+                 partners=tuple(m for m in members if m != role),
+                 merged=mode == "single" or _MERGED.search(system) is not None,
+                 max_chars=int(chars.group(1)) if chars else None,
+                 tools=_first(TOOL_USES, system),
+                 shared=data.get("shared") or {}, observation=data.get("observation") or {})
+
+
+def read_state(text: str, setup: Setup) -> dict[str, Any]:
     """The step data one user message states in words (see the module docstring)."""
     found = list(_ROUND.finditer(text))
     if not found:
@@ -124,22 +232,22 @@ def read_state(text: str, data: Mapping[str, Any]) -> dict[str, Any]:
     rejected = list(_REJECTED.finditer(text))
     tools = list(_TOOLS_LEFT.finditer(text))
     return {
-        "module": data.get("module"), "round": rnd, "max_rounds": cap,
+        "module": setup.module, "round": rnd, "max_rounds": cap,
         "last_round": "This is the last round." in text or rnd >= cap,
         "estimate": _json_after(text, "Here is your current estimation: "),
         "my_proposal": _json_after(text, "Your latest proposal is: "),
         "table": table,
         "can_accept": table is not None and
         "(Accepting it is not possible at this step.)" not in text,
-        "can_finalize": data.get("mode") == "leader" and data.get("leader") == data.get("role"),
+        "can_finalize": setup.mode == "leader" and setup.leader == setup.role,
         "tools_left": int(tools[-1].group(1)) if tools else 0,
         "decision": {"explanation": rejected[-1].group(1)} if rejected else None,
     }
 
 
-def own_facts(data: Mapping[str, Any]) -> list[list[Any]]:
+def own_facts(observation: Mapping[str, Any], role: str) -> list[list[Any]]:
     """The agent's observation (``TASK_DATA.observation``) as share facts."""
-    return observation_facts(data.get("observation") or {}, data.get("role"))
+    return observation_facts(dict(observation), role)
 
 
 @dataclass
@@ -180,33 +288,32 @@ class _View:
     """One request as the policy sees it."""
 
     def __init__(self, request: PolicyRequest) -> None:
-        self.data = _load(TASK_DATA_RE, request.system(), "TASK_DATA", "the system prompt")
+        self.setup = read_setup(request.system())
         last = request.last("user")
-        self.state = read_state(last, self.data)
+        self.state = read_state(last, self.setup)
         try:
             found = [json.loads(b) for b in TOOL_RESULT_RE.findall(last)]
         except json.JSONDecodeError as exc:
             raise PolicyError(f"deliberation policy: a <TOOL_RESULT> is not valid JSON: "
                               f"{exc}") from exc
         self.results = [r for r in found if isinstance(r, dict)]
-        self.role = str(self.data.get("role"))
-        self.setting = str(self.data.get("setting"))
+        self.role = self.setup.role
+        self.setting = self.setup.setting
         self.task = self.setting == "task-allocation"
-        self.shared = self.data.get("shared") or {}
-        self.obs = self.data.get("observation") or {}
+        self.shared = self.setup.shared
+        self.obs = self.setup.observation
         self.heard = heard(request, self.role)
 
     def complete(self) -> bool:
         """Merged observation, or every partner's whole observation has been heard."""
-        if self.data.get("merged") or self.data.get("mode") == "single":
+        if self.setup.merged:
             return True
-        others = [p for p in self.data.get("parties", []) if p != self.role]
         return all(p in self.heard.totals and len(self.heard.parts.get(p, ())) >=
-                   self.heard.totals[p] for p in others)
+                   self.heard.totals[p] for p in self.setup.partners)
 
     def calls_left(self) -> bool:
         """Whether the model may call a tool now (and has no result to read yet)."""
-        return (self.data.get("tools") == "call" and int(self.state.get("tools_left") or 0) > 0
+        return (self.setup.tools == "call" and int(self.state.get("tools_left") or 0) > 0
                 and not self.results)
 
 
@@ -326,13 +433,10 @@ class DeliberationPolicy(Policy):
         self.rating = float(rating)
 
     def respond(self, request: PolicyRequest) -> Outcome:
-        """Read ``<TASK_DATA>``, the step's lines and the dialog; answer the module's step."""
+        """Read the setup, the step's lines and the dialog; answer the module's step."""
         v = _View(request)
-        module = str(v.state.get("module") or v.data.get("module"))
         handler = {"observation": self._observe, "planning": self._plan,
-                   "decision": self._decide, "conversation": self._talk}.get(module)
-        if handler is None:
-            raise PolicyError(f"deliberation policy: unknown module {module!r} in <TASK_DATA>")
+                   "decision": self._decide, "conversation": self._talk}[v.setup.module]
         return Reply(handler(v))
 
     def _observe(self, v: _View) -> str:
@@ -370,7 +474,7 @@ class DeliberationPolicy(Policy):
         mine = judge(v, est, st.get("my_proposal"))[1]
         complete, last = v.complete(), bool(st.get("last_round"))
         accept = bool(tb) and bool(st.get("can_accept")) and ok and (
-            (complete and value >= mine - EPS) or (last and v.data.get("mode") == "symmetric"))
+            (complete and value >= mine - EPS) or (last and v.setup.mode == "symmetric"))
         finalize = bool(st.get("can_finalize")) and not accept and (complete or last)
         why = ("the proposal is feasible and as good as mine on my estimate" if accept else
                "I have heard enough to decide" if finalize else
@@ -381,8 +485,8 @@ class DeliberationPolicy(Policy):
                f"<DECISION>{body}</DECISION>"
 
     def _talk(self, v: _View) -> str:
-        limit = int(v.data.get("max_chars") or 1000)
-        parts = [] if v.data.get("merged") else pack_messages(own_facts(v.data), limit)
+        limit = _need(v.setup.max_chars, "'can say up to C characters' sentence")
+        parts = [] if v.setup.merged else pack_messages(own_facts(v.obs, v.role), limit)
         todo = [i for i in range(1, len(parts) + 1) if i not in v.heard.sent]
         if todo:
             text = parts[todo[0] - 1]

@@ -1,17 +1,21 @@
 """Prompts of the LLM scaffold: template contexts, the TASK_DATA block, step data, dialog.
 
-Every module session is set up once with ``<module>_system.j2`` (general task
-information, the module's step, its output format, the rules again at the end, and one
-``<TASK_DATA>{json}</TASK_DATA>`` block with the shared instance data and the agent's own
-observation). Each call appends one user message rendered from ``<module>_turn.j2``,
-``tool_result.j2`` or ``feedback.j2``; each states the data of that step in words, the
-way seed 001's module templates (Tables 10-13) do (``_state.j2``: "Now is round r of the
-total R rounds.", "Here is your current estimation: {json}", "Your latest proposal is:
-...", "The latest proposal from NAME is: ...", "You rejected NAME's proposal, because:
-..."), with no machine-readable state block. Dialog lines quote what agents said inside
+Every module session is set up once with ``<module>_system.j2``: general task
+information in words (the agent's name, the team and its leader, the rules of the
+setting, the SETTING paragraph with the mode, the rounds and the message limit), one
+``<TASK_DATA>{json}</TASK_DATA>`` block with only the data a model needs as data
+(``"shared"``: the instance's dishes, recipes and guests or tasks, requirements and
+resource types; ``"observation"``: the agent's own or the merged observation), then the
+module's step, its tools, its output format and the rules again at the end. Each call
+appends one user message rendered from ``<module>_turn.j2``, ``tool_result.j2`` or
+``feedback.j2``; each states the data of that step in words, the way seed 001's module
+templates (Tables 10-13) do (``_state.j2``: "Now is round r of the total R rounds.",
+"Here is your current estimation: {json}", "Your latest proposal is: ...", "The latest
+proposal from NAME is: ...", "You rejected NAME's proposal, because: ..."), with no
+machine-readable state block. Dialog lines quote what agents said inside
 ``<COUNTERPART_TEXT from="NAME">`` (angle brackets neutralised), so a partner's text is
 never read as instructions. The rule-based stub policy
-:mod:`accord.domains.deliberation.stub` reads these same lines.
+:mod:`accord.domains.deliberation.stub` reads these same sentences, as a model would.
 """
 
 from __future__ import annotations
@@ -36,16 +40,23 @@ def dump(obj: Any) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e")
 
 
-def task_data(obs: DeliberationObservation, module: str, tool_use: str | None
-              ) -> dict[str, Any]:
-    """The ``<TASK_DATA>`` object: who and where the agent is, shared data, its observation."""
-    return {
-        "module": module, "role": obs.role, "setting": obs.setting, "mode": obs.mode,
-        "leader": obs.shared.get("leader"), "parties": list(obs.parties),
-        "merged": obs.merged, "max_rounds": obs.max_rounds, "max_chars": obs.max_chars,
-        "tools": tool_use if obs.tools else None,
-        "shared": dict(obs.shared), "observation": dict(obs.private),
-    }
+TASK_DATA_KEYS: tuple[str, ...] = ("shared", "observation")
+"""The keys of the ``<TASK_DATA>`` object: the instance data a model needs as data."""
+IN_WORDS: tuple[str, ...] = ("setting", "agents", "leader")
+"""Keys of the shared information the system prompt states in words, left out of
+``TASK_DATA.shared`` (the task's rules name the setting, the intro the team and leader)."""
+
+
+def task_data(obs: DeliberationObservation) -> dict[str, Any]:
+    """The ``<TASK_DATA>`` object: the shared instance data and the agent's observation.
+
+    Everything else the agent must know (its name, the team and the leader, the setting
+    and mode, whether the observation is merged, the rounds, the message limit, its step
+    and its tools) the system prompt says in words; nothing in the block exists only for
+    a parser.
+    """
+    shared = {k: v for k, v in obs.shared.items() if k not in IN_WORDS}
+    return {"shared": shared, "observation": dict(obs.private)}
 
 
 def table(obs: DeliberationObservation) -> dict[str, Any] | None:
@@ -122,7 +133,7 @@ def system_prompt(module: str, obs: DeliberationObservation, tool_use: str | Non
     if module not in MODULES:
         raise ValueError(f"unknown scaffold module {module!r}; expected one of {MODULES}")
     ctx = _context(obs, tool_use, max_tool_calls)
-    ctx["task_data"] = dump(task_data(obs, module, ctx["tool_use"]))
+    ctx["task_data"] = dump(task_data(obs))
     return render(f"{module}_system.j2", PACKAGE, **ctx)
 
 
