@@ -7,8 +7,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from accord.domains.bargaining import parse_scenario
+
+# Hypothesis's timing checks (a 200 ms deadline per example, "input generation is slow")
+# measure the machine, not accord: on a loaded CI runner they failed correct tests. Every
+# test keeps its own settings; these are the defaults beneath them.
+settings.register_profile("accord", deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "accord"))
 
 REPO = Path(__file__).resolve().parents[1]
 

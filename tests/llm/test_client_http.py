@@ -154,7 +154,9 @@ async def test_timeouts_are_retried_then_reported(stub_env: Callable[..., None],
     with StubServer(FaultyPolicy("delay", times=1, delay=2.0,
                                  inner=ScriptedPolicy([GOOD], cycle=True))) as stub:
         stub_env(stub)
-        async with LLMRuntime(retry=fast_retry, timeout=0.3) as rt:
+        # 1 s: the retry's prompt answer must fit in it on a loaded machine too (0.3 s did
+        # not, at load 10), while the delayed first answer (2 s) never does
+        async with LLMRuntime(retry=fast_retry, timeout=1.0) as rt:
             done = await rt.client(MODEL).complete(MESSAGES)
         assert done.text == GOOD and done.attempts == 2
     with StubServer(FaultyPolicy("delay", delay=2.0)) as stub:
