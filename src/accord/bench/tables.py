@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ from accord.bench.aggregate import (
     usage_totals,
 )
 from accord.bench.store import EpisodeRow
+from accord.core.display import inert_markup
 
 #: dispersion shown next to means in the terminal and Markdown tables
 ERRORS = ("sd", "se")
@@ -157,19 +157,6 @@ def write_parquet(rows: Sequence[dict[str, Any]], path: str | Path) -> None:
     pq.write_table(table, str(path))
 
 
-#: control characters (ESC of ANSI/OSC sequences, C1 codes, bell ...), newline and tab kept
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-def _plain(text: object) -> str:
-    """``text`` for a rich table: control characters shown literally as ``\\xNN`` and rich
-    markup escaped, as :func:`accord.cli.common.plain` does (bench does not import cli).
-    Names in the tables come from files and stores (a party's name in ``u_<party>``)."""
-    from rich.markup import escape
-
-    return escape(_CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(text)))
-
-
 def _chunks(widths: list[int], room: int) -> list[list[int]]:
     """Split column indexes into runs whose summed widths fit ``room`` (at least one each)."""
     out: list[list[int]] = [[]]
@@ -214,11 +201,11 @@ def rich_tables(agg: Aggregate, error: str = "sd", title: str | None = None,
     parts = _chunks(widths, max(width - label_w - 1, 20))
     tables = []
     for n, idx in enumerate(parts):
-        t = Table(*map(_plain, labels), *[_plain(headers[i]) for i in idx],
-                  title=_plain(title) if n == 0 and title is not None else None,
-                  caption=_plain(caption) if n == len(parts) - 1 else None)
+        t = Table(*map(inert_markup, labels), *[inert_markup(headers[i]) for i in idx],
+                  title=inert_markup(title) if n == 0 and title is not None else None,
+                  caption=inert_markup(caption) if n == len(parts) - 1 else None)
         for r, lab in enumerate(row_labels):
-            t.add_row(*map(_plain, lab), *[columns[i][r] for i in idx])
+            t.add_row(*map(inert_markup, lab), *[columns[i][r] for i in idx])
         tables.append(t)
     return tables
 

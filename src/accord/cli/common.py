@@ -10,12 +10,13 @@ stderr. This module imports only typer and the standard library at load time so 
 from __future__ import annotations
 
 import os
-import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
+
+from accord.core.display import inert, inert_markup
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -268,24 +269,13 @@ def console(stderr: bool = False) -> Console:
                    soft_wrap=stderr)
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-def inert(text: object) -> str:
-    """``text`` with every control character (ESC of ANSI/OSC sequences, C1 codes, bell,
-    carriage return ...) shown literally as ``\\xNN``; newlines and tabs are kept."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(text))
-
-
 def plain(text: object) -> str:
     """``text`` made inert for the terminal: credentials masked, control sequences shown
     literally and rich markup escaped, so text from a model, a person or a file is never
     rendered as markup, colour or a hyperlink."""
-    from rich.markup import escape
-
     from accord.core.redact import redact_text
 
-    return escape(inert(redact_text(str(text))))
+    return inert_markup(redact_text(str(text)))
 
 
 def write_trajectory(log: Any, path: Path) -> None:
